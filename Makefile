@@ -1,0 +1,70 @@
+# rankmap - one Makefile for the library, the CLI, the SPANK plugin and the
+# NCCL parts. Components add themselves through */module.mk.
+#   make            build everything this machine can build
+#   make check      install/verify deps, build (also with ASan+UBSan), run all tests
+#   make bench      speed figures, side by side with a baseline
+#   make demo       a real local Slurm cluster running a --parallel-layout job
+#   make install PREFIX=/usr/local
+#   make deps       apt-get the Debian 12 packages (as root)
+
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+PKGS    := yaml-0.1 hwloc
+
+WARN     := -std=c11 -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla
+HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIC
+CPPFLAGS += -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -Imapper/include -Imapper/src \
+            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS  = $(WARN) $(HARDEN) $(CFLAGS)
+ASAN_CFLAGS = $(WARN) $(HARDEN) -O1 -g -fno-omit-frame-pointer \
+              -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDHARDEN := -Wl,-z,relro,-z,now -Wl,--as-needed
+LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lhwloc) -lm
+
+# Object paths: $(call obj,src...) for the normal build, $(call aobj,...) for ASan.
+obj  = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+aobj = $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(1))
+
+ALL_TARGETS   :=
+CHECK_TARGETS :=
+INSTALL_STEPS :=
+
+.PHONY: all check bench demo install deps clean fuzz
+all: build-all
+
+include mapper/module.mk
+include tests/module.mk
+-include spank/module.mk
+-include nccl/module.mk
+-include bench/module.mk
+
+build-all: $(ALL_TARGETS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/asan/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+deps:
+	@tests/deps.sh install
+
+check: deps
+	@$(MAKE) --no-print-directory build-all $(CHECK_TARGETS)
+	@tests/run.sh
+
+install: build-all $(INSTALL_STEPS)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/rankmap $(DESTDIR)$(PREFIX)/bin/rankmap
+	install -m 644 $(BUILD)/librankmap.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/librankmap.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 mapper/include/rankmap.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,16 @@
+/* cli.h - the rankmap command: one function per subcommand (cmd_*.c). */
+#ifndef RANKMAP_CLI_H
+#define RANKMAP_CLI_H
+
+#include "rankmap.h"
+
+/* Exit codes shared by every subcommand. */
+enum { RMC_OK = 0, RMC_RULE_FAILED = 1, RMC_USAGE = 2 };
+
+int rmc_plan(int argc, char **argv);
+int rmc_check(int argc, char **argv);
+int rmc_node(int argc, char **argv);
+int rmc_explain(int argc, char **argv);
+int rmc_suggest(int argc, char **argv);
+
+#endif

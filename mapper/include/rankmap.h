@@ -1,0 +1,312 @@
+/*
+ * rankmap.h - the one public header of librankmap.
+ *
+ * librankmap turns a parallel layout (TP x PP x DP, optionally CP and EP),
+ * a node allocation and the fabric those nodes sit in into a rank map, and
+ * scores any rank map against the fabric.
+ *
+ * Conventions:
+ *  - every public name starts with rm_;
+ *  - functions that can fail return rm_status (RM_OK == 0) and, when the
+ *    caller passes a non-NULL rm_error, a message naming the file, line and
+ *    column or the offending value;
+ *  - the library never prints, never exits and keeps no global mutable state;
+ *  - objects returned through an out-pointer are owned by the caller and are
+ *    released with the matching rm_*_free().
+ *
+ * Sections below are owned by one module each (marked BEGIN/END); keep
+ * edits inside the section you own.
+ */
+#ifndef RANKMAP_H
+#define RANKMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RM_VERSION_STRING "0.1.0"
+#define RM_MAP_SCHEMA "rankmap-map/1"
+#define RM_SITE_SCHEMA "rankmap-site/1"
+
+/* Hard limits that make hostile input fail fast instead of eating memory. */
+#define RM_MAX_WORLD (1u << 24)     /* GPUs in one layout */
+#define RM_MAX_HOSTS (1u << 20)     /* hosts in one expanded hostlist */
+#define RM_MAX_HOSTNAME 255         /* bytes in one host name */
+#define RM_MAX_INPUT (64u << 20)    /* bytes in one input file */
+
+/* ===== BEGIN section: errors ===== */
+typedef enum rm_status {
+	RM_OK = 0,
+	RM_EINPUT,       /* malformed, oversized or inconsistent input */
+	RM_ENOMEM,
+	RM_EIO,          /* a file could not be read or written */
+	RM_ERULE,        /* a must-rule cannot be satisfied (e.g. TP > NVLink domain) */
+	RM_ENOTFOUND,    /* a name (node, axis, preset) is unknown */
+	RM_EUNSUPPORTED  /* valid input this build or machine cannot handle */
+} rm_status;
+
+typedef struct rm_error {
+	rm_status code;
+	char msg[1024];
+} rm_error;
+
+const char *rm_status_name(rm_status s);
+/* ===== END section: errors ===== */
+
+/* ===== BEGIN section: layout and order (layout.c, order.c) ===== */
+typedef enum rm_axis {
+	RM_AXIS_TP = 0,
+	RM_AXIS_CP,
+	RM_AXIS_EP,
+	RM_AXIS_PP,
+	RM_AXIS_DP,
+	RM_NAXES
+} rm_axis;
+
+/* "tp", "cp", "ep", "pp", "dp" */
+const char *rm_axis_name(rm_axis a);
+/* Axis for a name of `len` bytes, or -1 when unknown. */
+int rm_axis_from_name(const char *s, size_t len);
+
+/*
+ * A layout: the size of every axis and the physical nesting order.
+ * `8x16x128` is tp=8,pp=16,dp=128; in the named form the order written is
+ * the nesting order, innermost first. Axes not written have size 1 and are
+ * not in nest[]. A named layout without dp gets dp=auto appended outermost.
+ */
+typedef struct rm_layout {
+	unsigned naxes;              /* entries used in nest[] */
+	rm_axis nest[RM_NAXES];      /* nesting order, innermost first */
+	uint32_t size[RM_NAXES];     /* indexed by rm_axis; 1 when absent */
+	bool dp_auto;                /* dp=auto, not yet resolved */
+} rm_layout;
+
+rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err);
+/*
+ * Resolve dp=auto against `gpus` and check the product: equal to `gpus`
+ * when `exact`, otherwise at most `gpus` (the rest become spares).
+ */
+rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
+			    rm_error *err);
+uint64_t rm_layout_world(const rm_layout *l);
+/* Canonical named form ("tp=8,pp=16,dp=128"); returns strlen or needed. */
+size_t rm_layout_format(const rm_layout *l, char *buf, size_t n);
+
+/*
+ * Rank numbering: which coordinate the framework derives from RANK.
+ * axis[0] varies fastest. Named orders: "megatron" (tp-cp-ep-dp-pp),
+ * "llama3" (tp-cp-ep-pp-dp), "torchtitan" (tp-cp-dp-pp, row-major over
+ * pp,dp,cp,tp); or an explicit permutation "tp-dp-pp". NULL or "" gives the
+ * layout's nesting order. Axes of size 1 may be left out.
+ */
+typedef struct rm_order {
+	unsigned naxes;
+	rm_axis axis[RM_NAXES];      /* fastest first; all axes with size > 1 */
+	char name[32];               /* "megatron", ..., "nest" or "custom" */
+} rm_order;
+
+rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
+			 rm_error *err);
+void rm_order_from_nest(const rm_layout *l, rm_order *out);
+/* Canonical "tp-pp-dp" form; returns strlen or needed. */
+size_t rm_order_format(const rm_order *o, char *buf, size_t n);
+/* Mixed-radix encode/decode of coordinates (indexed by rm_axis). */
+uint32_t rm_rank_encode(const rm_layout *l, const rm_order *o,
+			const uint32_t coord[RM_NAXES]);
+void rm_rank_decode(const rm_layout *l, const rm_order *o, uint32_t rank,
+		    uint32_t coord[RM_NAXES]);
+/* ===== END section: layout and order ===== */
+
+/* ===== BEGIN section: hostlists (hostlist.c) ===== */
+typedef struct rm_hostlist {
+	char **host;                 /* expanded, in the order written */
+	size_t n;
+} rm_hostlist;
+
+/* Slurm syntax: "gpu[0001-2048]", "r[0-3]n[00-15]", "a[1,3,5-9],b7". */
+rm_status rm_hostlist_parse(const char *expr, rm_hostlist *out, rm_error *err);
+/* Compress names back into a ranged expression (malloc'd). */
+rm_status rm_hostlist_format(const char *const *host, size_t n, char **out,
+			     rm_error *err);
+void rm_hostlist_free(rm_hostlist *hl);
+/* Natural order: "n2" < "n10"; ties broken by strcmp. */
+int rm_host_cmp(const char *a, const char *b);
+/* ===== END section: hostlists ===== */
+
+/* ===== BEGIN section: site file (site.c) ===== */
+typedef enum rm_nvl_kind {
+	RM_NVL_NODE = 0,             /* the NVLink domain is one node */
+	RM_NVL_BLOCK,                /* Slurm topology/block blocks */
+	RM_NVL_GROUPS                /* explicit groups of nodes (site file) */
+} rm_nvl_kind;
+
+typedef enum rm_enforce {
+	RM_ENFORCE_OFF = 0,
+	RM_ENFORCE_WARN,
+	RM_ENFORCE_STRICT
+} rm_enforce;
+
+#define RM_MAX_TIERS 8
+typedef struct rm_tier {
+	char name[64];               /* "nvlink", "leaf", "pod", "spine" ... */
+	double gbytes_per_s;         /* per GPU per direction; 0 = unknown */
+	double oversubscription;     /* 1.0 = full bisection; 0 = unknown */
+} rm_tier;
+
+typedef struct rm_site {
+	char *path;                  /* file it came from, for messages */
+	char *name;
+	uint32_t gpus_per_node;      /* 0 = not set */
+	rm_nvl_kind nvl_kind;
+	char **nvl_groups;           /* hostlist expression per domain */
+	size_t n_nvl_groups;
+	uint32_t nvl_domain_gpus;    /* 0 = derive */
+	char **unit_name;            /* rail-optimised scalable units */
+	char **unit_nodes;           /* hostlist expression per unit */
+	size_t nunits;
+	uint32_t rails;              /* rails per unit; 0 = not rail-optimised */
+	rm_tier tier[RM_MAX_TIERS];  /* innermost (nvlink) first */
+	size_t ntiers;
+	char order[64];              /* default --order; "" = nesting order */
+	rm_enforce enforce;
+	int64_t max_pp_crossings;    /* -1 = no limit */
+	bool allow_missing_nodes;    /* nodes absent from topology: own leaf */
+	char *topology;              /* path of topology.conf; NULL = default */
+	/* node hardware */
+	char **nic_exclude;          /* fnmatch patterns of NIC names */
+	size_t n_nic_exclude;
+	char **nccl_key, **nccl_val; /* extra NCCL variables */
+	size_t n_nccl;
+	bool nccl_override_user;     /* site values win over the job's env */
+	char *hwloc_xml;             /* cached XML path, "%n" = short hostname */
+} rm_site;
+
+void rm_site_init(rm_site *s);
+rm_status rm_site_load(const char *path, rm_site *out, rm_error *err);
+rm_status rm_site_parse(const char *text, size_t len, const char *name,
+			rm_site *out, rm_error *err);
+void rm_site_free(rm_site *s);
+/* ===== END section: site file ===== */
+
+/* ===== BEGIN section: fabric (fabric.c, topology.c) ===== */
+/* Switch tree, NVLink domains and rail units; opaque. */
+typedef struct rm_fabric rm_fabric;
+
+rm_status rm_fabric_new(rm_fabric **out, rm_error *err);
+/* Slurm topology.conf (topology/tree and topology/block). */
+rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
+				  rm_error *err);
+rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
+				   const char *name, rm_error *err);
+/* NVLink groups, rail units and tiers from the site file. */
+rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err);
+bool rm_fabric_is_flat(const rm_fabric *f);
+/* SHA-256 (hex) of a canonical form: same fabric, same digest. */
+void rm_fabric_digest(const rm_fabric *f, char hex[65]);
+void rm_fabric_free(rm_fabric *f);
+/* ===== END section: fabric ===== */
+
+/* ===== BEGIN section: plan, check and map (place.c, check.c, map*.c) ===== */
+typedef enum rm_format {
+	RM_FMT_TEXT = 0,
+	RM_FMT_JSON,
+	RM_FMT_YAML,
+	RM_FMT_CSV,
+	RM_FMT_ENV
+} rm_format;
+
+rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err);
+
+typedef struct rm_plan_opts {
+	const rm_layout *layout;     /* resolved or dp=auto */
+	const rm_order *order;       /* NULL: nesting order */
+	const char *const *nodes;    /* the allocation, any order */
+	size_t nnodes;
+	uint32_t gpus_per_node;
+	const rm_fabric *fabric;     /* NULL: one flat switch */
+	bool allow_missing;          /* unknown nodes get a leaf of their own */
+	bool exact;                  /* layout must use every GPU (no spares) */
+	bool baseline;               /* Slurm block order over nodes as given */
+} rm_plan_opts;
+
+typedef struct rm_rank {
+	uint32_t node;               /* index into rm_map.host */
+	uint32_t local_gpu;
+	uint32_t coord[RM_NAXES];    /* indexed by rm_axis */
+} rm_rank;
+
+typedef struct rm_report {
+	uint32_t world;
+	bool must_ok;                /* every must-rule holds */
+	uint64_t tp_groups, tp_split;        /* TP groups / leaving a domain */
+	uint64_t cp_split, ep_split;         /* nested groups leaving a domain */
+	bool cp_must, ep_must;               /* those are must-rules here */
+	uint64_t pp_pairs;                   /* consecutive-stage pairs */
+	uint64_t pp_same_node, pp_same_leaf, pp_same_rail;
+	uint64_t pp_cross;                   /* pairs leaving leaf/rail */
+	uint64_t pp_cross_lower_bound;
+	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
+	uint32_t dp_groups, dp_leaves_max, dp_tops_max;
+	double dp_leaves_mean, dp_tops_mean;
+	char **warning;                      /* human sentences */
+	size_t nwarning;
+} rm_report;
+
+typedef struct rm_map {
+	rm_layout layout;
+	rm_order order;
+	uint32_t world;
+	uint32_t gpus_per_node;
+	char **host;                 /* nodes used, in placement order */
+	char **host_leaf;            /* leaf (or unit) name per host */
+	char **host_unit;            /* rail unit per host, NULL entries if none */
+	uint32_t nhost;
+	char **spare;                /* allocated but unused nodes */
+	uint32_t nspare;
+	rm_rank *rank;               /* indexed by RANK, world entries */
+	rm_report report;
+	char inputs_sha256[65];
+} rm_map;
+
+rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err);
+/* Score a map against a fabric (NULL: flat); fills map->report. */
+rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err);
+/* RANK playing local_gpu on host index `node`, or -1. */
+int64_t rm_map_rank_at(const rm_map *map, uint32_t node, uint32_t local_gpu);
+/* Index of `host` in map->host, or -1. */
+int64_t rm_map_host_index(const rm_map *map, const char *host);
+/*
+ * The group of `rank` along `axis`: members in group order (coordinate
+ * 0..size-1), written to `members` (layout.size[axis] entries). *group_id
+ * is a dense group number (the color for a communicator split).
+ */
+rm_status rm_map_group(const rm_map *map, rm_axis axis, uint32_t rank,
+		       uint32_t *members, uint32_t *group_id, rm_error *err);
+/* Render in a format; *out is malloc'd and NUL-terminated. */
+rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
+		       size_t *len, rm_error *err);
+/* Read a rankmap-map/1 file (JSON or YAML). */
+rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
+/* Read a user's "rank host local_gpu" file (CSV or whitespace). */
+rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
+				 const rm_order *o, uint32_t gpus_per_node,
+				 rm_map **out, rm_error *err);
+void rm_map_free(rm_map *map);
+/* SHA-256 of a buffer, lowercase hex. */
+void rm_sha256_hex(const void *data, size_t len, char hex[65]);
+/* ===== END section: plan, check and map ===== */
+
+/* ===== BEGIN section: node hardware (node*.c, hwloc) ===== */
+/* ===== END section: node hardware ===== */
+
+/* ===== BEGIN section: cost model (model*.c) ===== */
+/* ===== END section: cost model ===== */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RANKMAP_H */

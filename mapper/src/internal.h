@@ -1,0 +1,105 @@
+/*
+ * internal.h - shared between librankmap's own files, never installed.
+ * Internal names start with rmi_ and are hidden from the shared library.
+ */
+#ifndef RANKMAP_INTERNAL_H
+#define RANKMAP_INTERNAL_H
+
+#include "rankmap.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define RMI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define RMI_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define RMI_PRINTF(a, b)
+#define RMI_HIDDEN
+#endif
+
+/* ---- errors (error.c) ---- */
+/* Fill `err` (may be NULL) and return `code`. */
+RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,
+			     ...) RMI_PRINTF(3, 4);
+/* Same, prefixed "file:line:col: " (line and col 1-based; 0 = omit). */
+RMI_HIDDEN rm_status rmi_err_at(rm_error *err, rm_status code, const char *file,
+				unsigned long line, unsigned long col,
+				const char *fmt, ...) RMI_PRINTF(6, 7);
+/* Quote an untrusted value for a message: printable, escaped, truncated. */
+RMI_HIDDEN const char *rmi_quote(const char *s, size_t len, char *buf,
+				 size_t bufsz);
+
+/* ---- growable text buffer (buf.c) ---- */
+typedef struct rmi_buf {
+	char *data;
+	size_t len, cap;
+	bool oom;                    /* sticky: set once an allocation failed */
+} rmi_buf;
+
+RMI_HIDDEN void rmi_buf_init(rmi_buf *b);
+RMI_HIDDEN void rmi_buf_free(rmi_buf *b);
+RMI_HIDDEN bool rmi_buf_reserve(rmi_buf *b, size_t extra);
+RMI_HIDDEN void rmi_buf_add(rmi_buf *b, const char *s, size_t n);
+RMI_HIDDEN void rmi_buf_puts(rmi_buf *b, const char *s);
+RMI_HIDDEN void rmi_buf_printf(rmi_buf *b, const char *fmt, ...)
+	RMI_PRINTF(2, 3);
+RMI_HIDDEN void rmi_buf_u64(rmi_buf *b, uint64_t v);   /* fast decimal */
+/* JSON string with quotes and escapes. */
+RMI_HIDDEN void rmi_buf_json_str(rmi_buf *b, const char *s);
+/* Hand the text over (NUL-terminated); the buffer is reset. */
+RMI_HIDDEN char *rmi_buf_take(rmi_buf *b, size_t *len);
+
+/* ---- files (buf.c) ---- */
+/* Read a whole regular file, at most RM_MAX_INPUT bytes, NUL-terminated. */
+RMI_HIDDEN rm_status rmi_read_file(const char *path, char **out, size_t *len,
+				   rm_error *err);
+
+/* ---- fabric internals (fabric.c, topology.c, site.c) ---- */
+typedef struct rmi_switch {
+	char *name;
+	int32_t parent;              /* switch index, -1 = top level */
+	int32_t *child;              /* switch children */
+	uint32_t nchild;
+	uint32_t level;              /* 0 = leaf (has Nodes=), up from there */
+	unsigned long line;          /* where it was defined, for messages */
+} rmi_switch;
+
+typedef struct rmi_fnode {
+	char *name;
+	int32_t leaf;                /* switch whose Nodes= lists it; -1 none */
+	int32_t domain;              /* NVLink block/group; -1 = the node */
+	int32_t unit;                /* rail-optimised unit; -1 none */
+} rmi_fnode;
+
+struct rm_fabric {
+	rmi_switch *sw;
+	uint32_t nsw;
+	rmi_fnode *node;
+	uint32_t nnode;
+	uint32_t *hash;              /* open addressing, node index + 1 */
+	uint32_t hash_cap;
+	char **domain_name;          /* NVLink domains (blocks or groups) */
+	uint32_t ndomain;
+	uint32_t *block_sizes;       /* BlockSizes=, if given */
+	uint32_t nblock_sizes;
+	char **unit_name;            /* rail units */
+	uint32_t nunit;
+	uint32_t rails;
+	rm_tier tier[RM_MAX_TIERS];
+	size_t ntiers;
+	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	bool has_tree, has_blocks;
+	char *source;                /* topology file name, for messages */
+};
+
+/* Node index for a name, or -1. */
+RMI_HIDDEN int64_t rmi_fabric_find(const rm_fabric *f, const char *name);
+/* Add (or find) a node; returns its index or -1 on allocation failure. */
+RMI_HIDDEN int64_t rmi_fabric_add_node(rm_fabric *f, const char *name);
+/* Add a switch; returns its index or -1 on allocation failure. */
+RMI_HIDDEN int64_t rmi_fabric_add_switch(rm_fabric *f, const char *name);
+RMI_HIDDEN int64_t rmi_fabric_find_switch(const rm_fabric *f,
+					  const char *name);
+
+#endif /* RANKMAP_INTERNAL_H */

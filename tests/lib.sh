@@ -1,0 +1,37 @@
+# tests/lib.sh - sourced by the shell test suites (tests/*/t_*.sh).
+# Each check prints "PASS: suite/name" or "FAIL: suite/name: why";
+# tests/run.sh counts them.
+RM_ROOT=${RM_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+RM_BUILD=${RM_BUILD:-$RM_ROOT/build}
+RM_ASAN=${RM_ASAN:-$RM_BUILD/asan}
+RANKMAP=${RANKMAP:-$RM_ASAN/rankmap}
+SUITE=${SUITE:-$(basename "$0" .sh)}
+T_FAILS=0
+
+pass() { echo "PASS: $SUITE/$1"; }
+fail() { echo "FAIL: $SUITE/$1: ${2:-}"; T_FAILS=$((T_FAILS + 1)); }
+skip() { echo "SKIP: $SUITE/$1: ${2:-}"; }
+
+# run NAME EXPECTED_RC CMD... : runs CMD, keeps stdout in $OUT, stderr in $ERR
+run() {
+	local name=$1 want=$2
+	shift 2
+	OUT=$(mktemp) ERR=$(mktemp)
+	"$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "$RC" -eq "$want" ]; then pass "$name"; else
+		fail "$name" "exit $RC, expected $want; stderr: $(head -c 400 "$ERR")"
+	fi
+}
+# has NAME FILE PATTERN : grep -E in FILE
+has() {
+	if grep -qE -- "$3" "$2"; then pass "$1"; else
+		fail "$1" "no /$3/ in: $(head -c 400 "$2")"
+	fi
+}
+hasnt() {
+	if grep -qE -- "$3" "$2"; then fail "$1" "unexpected /$3/ in: $(head -c 400 "$2")"; else
+		pass "$1"
+	fi
+}
+finish() { [ "$T_FAILS" -eq 0 ]; }
