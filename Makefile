@@ -57,7 +57,7 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory build-all $(CHECK_TARGETS)
-	@tests/run.sh
+	@RM_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 install: build-all $(INSTALL_STEPS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

@@ -301,6 +301,48 @@ void rm_sha256_hex(const void *data, size_t len, char hex[65]);
 /* ===== END section: plan, check and map ===== */
 
 /* ===== BEGIN section: node hardware (node*.c, hwloc) ===== */
+/* PCI distance between a GPU and a NIC, in NCCL's words. */
+typedef enum rm_pci_dist {
+	RM_DIST_PIX = 0,             /* at most one PCIe switch between them */
+	RM_DIST_PXB,                 /* several PCIe switches, no host bridge */
+	RM_DIST_PHB,                 /* through the host bridge */
+	RM_DIST_NODE,                /* same NUMA node, different host bridges */
+	RM_DIST_SYS,                 /* across sockets / NUMA nodes */
+	RM_DIST_NONE                 /* no NIC at all */
+} rm_pci_dist;
+
+const char *rm_pci_dist_name(rm_pci_dist d);
+
+typedef struct rm_env {
+	char **key, **val;
+	size_t n;
+} rm_env;
+
+void rm_env_free(rm_env *e);
+
+/* Opaque result of reading one node's hardware; see rm_node_* below. */
+typedef struct rm_node_hw rm_node_hw;
+
+/*
+ * Read this node (xml_path NULL: the live machine; else an hwloc XML
+ * export). `site` may be NULL; it supplies NIC exclusion patterns.
+ * A node without GPUs is not an error: it reports zero GPUs.
+ */
+rm_status rm_node_load(const char *xml_path, const rm_site *site,
+		       rm_node_hw **out, rm_error *err);
+size_t rm_node_gpu_count(const rm_node_hw *hw);
+/*
+ * The node-wide NCCL environment (NCCL_IB_HCA, CUDA_DEVICE_ORDER,
+ * NCCL_CROSS_NIC where the site is rail-optimised, the site's own NCCL
+ * variables). Whether a job's own value wins is the caller's business
+ * (site->nccl_override_user).
+ */
+rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
+			   rm_env *out, rm_error *err);
+/* Per local rank: the variables that differ per task (GPU, NIC, cpuset). */
+rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
+			   uint32_t local_ranks, rm_env *out, rm_error *err);
+void rm_node_free(rm_node_hw *hw);
 /* ===== END section: node hardware ===== */
 
 /* ===== BEGIN section: cost model (model*.c) ===== */
