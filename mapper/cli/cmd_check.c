@@ -1,12 +1,199 @@
-/* cmd_check.c - placeholder until the check command lands (owned by its module). */
-#include "cli.h"
+/* cmd_check.c - `rankmap check`: score a map, ours or a user's. */
+#include "common.h"
+#include "mapio.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap check (--map FILE | --assignment FILE --layout L\n"
+	      "         [--order O] [--gpus-per-node N]) [--topology F] [--site F]\n"
+	      "         [--nodes HOSTLIST | --nodes-file F] [--allow-missing]\n"
+	      "         [--baseline] [--format text|json]\n\n"
+	      "  --map FILE         a rankmap-map/1 file (JSON or YAML)\n"
+	      "  --assignment FILE  lines of `rank host local_gpu` (whitespace or\n"
+	      "                     commas, '#' comments, optional header line)\n"
+	      "  --layout, --order  how the assignment's ranks are numbered\n"
+	      "  --topology F       Slurm topology.conf (default: the site's)\n"
+	      "  --baseline         also score Slurm's block order over the nodes\n"
+	      "                     (--nodes, else the map's own nodes) side by side\n"
+	      "  --format F         text (default) or json\n\n"
+	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error\n",
+	      f);
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+	return rm_host_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Nodes for the baseline: the list given, else an assignment's hosts in the
+ * order first seen (the user's own order), else a map's hosts and spares in
+ * Slurm's natural order.
+ */
+static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
+			  char ***out, size_t *n)
+{
+	int rc = rmc_load_nodes(o, in, false);
+	if (rc)
+		return rc;
+	size_t k = in->nodes.n ? in->nodes.n : (size_t)m->nhost + m->nspare;
+	char **v = calloc(k + 1, sizeof(char *));
+	if (!v)
+		return rmc_usage("out of memory");
+	if (in->nodes.n) {
+		memcpy(v, in->nodes.host, k * sizeof(char *));
+	} else {
+		memcpy(v, m->host, m->nhost * sizeof(char *));
+		memcpy(v + m->nhost, m->spare, m->nspare * sizeof(char *));
+		if (o->map)
+			qsort(v, k, sizeof(char *), cmp_host);
+	}
+	*out = v;
+	*n = k;
+	return RMC_OK;
+}
+
+static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
+		  const rm_map *base)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rmi_buf b;
+	rmi_buf_init(&b);
+	if (fmt == RM_FMT_JSON) {
+		rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-check/1\",\n"
+				 "  \"source\": ");
+		rmi_buf_qstr(&b, o->map ? o->map : o->assignment);
+		rmi_buf_puts(&b, ",\n  \"map\": ");
+		rmi_report_json(&b, &m->report, 1);
+		if (base) {
+			rmi_buf_puts(&b, ",\n  \"baseline\": ");
+			rmi_report_json(&b, &base->report, 1);
+		}
+		rmi_buf_puts(&b, "\n}\n");
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		if (rm_map_write(m, RM_FMT_TEXT, &text, &len, &e) != RM_OK) {
+			rmi_buf_free(&b);
+			return rmc_fail(&e);
+		}
+		rmi_buf_add(&b, text, len);
+		free(text);
+		if (base) {
+			rmi_buf_puts(&b, "\ncompared with Slurm's block order "
+					 "over the same nodes\n");
+			rmi_report_compare_text(&b, &m->report, "checked",
+						&base->report, "baseline");
+		}
+	}
+	int rc = b.oom ? rmc_usage("out of memory")
+		       : rmc_output(NULL, b.data ? b.data : "", b.len);
+	rmi_buf_free(&b);
+	return rc;
+}
+
+static int check(const rmc_opts *o, rmc_inputs *in)
+{
+	rm_format fmt = RM_FMT_TEXT;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (o->format && (rm_format_parse(o->format, &fmt, &e) != RM_OK ||
+			  (fmt != RM_FMT_TEXT && fmt != RM_FMT_JSON)))
+		return e.msg[0] ? rmc_fail(&e)
+				: rmc_usage("check: --format is text or json");
+	if (!!o->map == !!o->assignment)
+		return rmc_usage("check: give --map FILE or --assignment FILE");
+	if (o->map && (o->layout || o->order))
+		return rmc_usage("check: --layout and --order go with "
+				 "--assignment (a map file has its own)");
+	int rc = rmc_load_fabric(o, in);
+	if (rc)
+		return rc;
+	rm_map *m = NULL;
+	if (o->map) {
+		if (rm_map_read(o->map, &m, &e) != RM_OK)
+			return rmc_fail(&e);
+	} else {
+		if ((rc = rmc_load_layout(o, in)))
+			return rc;
+		if (rm_map_read_assignment(o->assignment, &in->layout,
+					   &in->order, in->gpus_per_node, &m,
+					   &e) != RM_OK)
+			return rmc_fail(&e);
+	}
+	if (rm_check(m, in->fabric, &e) != RM_OK) {
+		rm_map_free(m);
+		return rmc_fail(&e);
+	}
+	rm_map *base = NULL;
+	if (o->baseline) {
+		char **nodes = NULL;
+		size_t n = 0;
+		rc = baseline_nodes(o, in, m, &nodes, &n);
+		if (rc) {
+			rm_map_free(m);
+			return rc;
+		}
+		rm_plan_opts po = {
+			.layout = &m->layout,
+			.order = &m->order,
+			.nodes = (const char *const *)nodes,
+			.nnodes = n,
+			.gpus_per_node = m->gpus_per_node,
+			.fabric = in->fabric,
+			.allow_missing = o->allow_missing ||
+					 (in->have_site &&
+					  in->site.allow_missing_nodes),
+			.baseline = true,
+		};
+		rm_status st = rm_plan(&po, &base, &e);
+		free(nodes);
+		if (st != RM_OK) {
+			rm_map_free(m);
+			return rmc_fail(&e);
+		}
+	}
+	rc = render(o, fmt, m, base);
+	bool ok = m->report.must_ok;
+	rm_map_free(m);
+	rm_map_free(base);
+	if (rc)
+		return rc;
+	return ok ? RMC_OK : RMC_RULE_FAILED;
+}
 
 int rmc_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rankmap check: not built yet\n");
-	return RMC_USAGE;
+	rmc_opts o;
+	rmc_opts_init(&o);
+	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
+			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
+			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_FORMAT |
+			      RMC_O_MAP;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return RMC_OK;
+		}
+		int r = rmc_opt(&o, mask, argc, argv, &i);
+		if (r < 0)
+			return RMC_USAGE;
+		if (r == 0) {
+			char q[96];
+			rmc_usage("check: unknown argument %s (see rankmap check "
+				  "--help)", rmi_quote(argv[i], strlen(argv[i]),
+						       q, sizeof(q)));
+			return RMC_USAGE;
+		}
+	}
+	rmc_inputs in;
+	rmc_inputs_init(&in);
+	int rc = check(&o, &in);
+	rmc_inputs_free(&in);
+	return rc;
 }

@@ -1,12 +1,243 @@
-/* cmd_explain.c - placeholder until the explain command lands (owned by its module). */
-#include "cli.h"
+/* cmd_explain.c - `rankmap explain`: what a layout costs, axis by axis. */
+#include "cmd_model.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap explain --model M --layout L [--gpus N] [--hw H]\n"
+	      "         [--batch TOKENS] [--seq N] [--micro-batch N]\n"
+	      "         [--schedule S] [--recompute R] [--sharding S]\n"
+	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
+	      "  --model M        llama3-8b, llama3-70b, llama3-405b, gpt3-175b\n"
+	      "                   or a model YAML file\n"
+	      "  --hw H           h100-sxm-80gb (default), h200, gb200-nvl72 or a\n"
+	      "                   hardware YAML file\n"
+	      "  --layout L       8x16x128 (TP x PP x DP) or tp=8,cp=2,pp=16,dp=auto\n"
+	      "  --gpus N         GPU count (default: the layout's product)\n"
+	      "  --batch TOKENS   global batch, K/M/G = 2^10/2^20/2^30 (default 4M)\n"
+	      "  --seq N          sequence length (default: the model's)\n"
+	      "  --micro-batch N  sequences per micro-batch (default 1)\n"
+	      "  --schedule S     1f1b (default), interleaved:V, zb-h1, zb-v\n"
+	      "  --recompute R    none, selective, full (default)\n"
+	      "  --sharding S     none (default), zero1, zero2, fsdp\n"
+	      "  --set KEY=VALUE  compute_eff (0.5), nvlink_eff (0.8), net_eff (0.8),\n"
+	      "                   dp_overlap (1.0), grad_bytes (2), mem_reserve_gib (4)\n"
+	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
+	      "  --gpus-per-node N, --order O, --allow-missing\n"
+	      "                   plan the map as `rankmap plan` does and put each\n"
+	      "                   axis on the links the map really uses\n\n"
+	      "exit: 0 the layout fits, 1 it does not fit memory, 2 usage or input error\n",
+	      f);
+}
+
+static int usage(void (*h)(FILE *), const char *msg)
+{
+	fprintf(stderr, "rankmap: %s\n", msg);
+	h(stderr);
+	return RMC_USAGE;
+}
+
+static int fail(const rm_error *e)
+{
+	fprintf(stderr, "rankmap: %s\n", e->msg);
+	return RMC_USAGE;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Options of ours that take a value, and the train key they set. */
+static const struct {
+	const char *name, *key;
+} train_opts[] = {
+	{ "--batch", "batch" }, { "--seq", "seq" }, { "--micro-batch", "mb" },
+	{ "--schedule", "schedule" }, { "--recompute", "recompute" },
+	{ "--sharding", "sharding" },
+};
+
+static int own_opt(rmc_model_args *a, bool suggest, const char *name,
+		   const char *v, void (*h)(FILE *))
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	uint64_t n;
+	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
+		if (!strcmp(name, train_opts[k].name))
+			return rm_train_set(&a->train, train_opts[k].key, v, &e)
+				       ? fail(&e) : -1;
+	if (!strcmp(name, "--model")) {
+		a->model_spec = v;
+	} else if (!strcmp(name, "--hw") || !strcmp(name, "--hardware")) {
+		a->hw_spec = v;
+	} else if (!strcmp(name, "--gpus")) {
+		if (!parse_u64(v, RM_MAX_WORLD, &a->gpus))
+			return usage(h, "--gpus wants a count in [1, 2^24]");
+	} else if (!strcmp(name, "--set")) {
+		char key[64];
+		const char *eq = strchr(v, '=');
+		if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key))
+			return usage(h, "--set wants KEY=VALUE");
+		memcpy(key, v, (size_t)(eq - v));
+		key[eq - v] = '\0';
+		if (rm_train_set(&a->train, key, eq + 1, &e))
+			return fail(&e);
+	} else if (suggest && (!strcmp(name, "--top") ||
+			       !strcmp(name, "--max-cp") ||
+			       !strcmp(name, "--max-mb"))) {
+		if (!parse_u64(v, 1024, &n))
+			return usage(h, "--top, --max-cp, --max-mb want a count "
+				     "in [1, 1024]");
+		if (!strcmp(name, "--top"))
+			a->top = (uint32_t)n;
+		else if (!strcmp(name, "--max-cp"))
+			a->max_cp = (uint32_t)n;
+		else
+			a->max_mb = (uint32_t)n;
+	} else if (suggest && !strcmp(name, "--around")) {
+		a->around = v;
+	} else {
+		return -2;
+	}
+	return -1;
+}
+
+int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
+		    void (*h)(FILE *))
+{
+	memset(a, 0, sizeof(*a));
+	rm_train_init(&a->train);
+	rmc_opts_init(&a->common);
+	a->hw_spec = "h100-sxm-80gb";
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	unsigned mask = suggest ? RMC_O_FORMAT :
+		RMC_O_FORMAT | RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
+		RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN | RMC_O_MISSING;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			h(stdout);
+			return RMC_OK;
+		}
+		int r = rmc_opt(&a->common, mask, argc, argv, &i);
+		if (r < 0)
+			return RMC_USAGE;
+		if (r > 0)
+			continue;
+		if (strncmp(arg, "--", 2))
+			return usage(h, "unexpected argument");
+		char name[32];
+		const char *eq = strchr(arg, '=');
+		size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (nl >= sizeof(name))
+			return usage(h, "unknown option");
+		memcpy(name, arg, nl);
+		name[nl] = '\0';
+		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!v)
+			return usage(h, "option needs a value");
+		int rc = own_opt(a, suggest, name, v, h);
+		if (rc == -2)
+			return usage(h, "unknown option");
+		if (rc >= 0)
+			return rc;
+	}
+	if (!a->model_spec)
+		return usage(h, "--model is required");
+	if (suggest && !a->gpus)
+		return usage(h, "--gpus is required");
+	if (!suggest && !a->common.layout)
+		return usage(h, "--layout is required");
+	a->fmt = RM_FMT_TEXT;
+	const char *fmt = a->common.format;
+	if (fmt && (rm_format_parse(fmt, &a->fmt, &e) ||
+		    (a->fmt != RM_FMT_TEXT && a->fmt != RM_FMT_JSON)))
+		return usage(h, "--format wants text or json");
+	if (rm_model_get(a->model_spec, &a->model, &e) ||
+	    rm_hw_get(a->hw_spec, &a->hw, &e))
+		return fail(&e);
+	return -1;
+}
+
+/* With nodes, a topology or a site: plan the map and price its links. */
+static int with_map(rmc_model_args *a, rm_estimate *est)
+{
+	rmc_inputs in;
+	rmc_inputs_init(&in);
+	int rc;
+	if ((rc = rmc_load_fabric(&a->common, &in)) ||
+	    (rc = rmc_load_layout(&a->common, &in)) ||
+	    (rc = rmc_load_nodes(&a->common, &in, true))) {
+		rmc_inputs_free(&in);
+		return rc;
+	}
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_plan_opts po = {
+		.layout = &in.layout,
+		.order = &in.order,
+		.nodes = (const char *const *)in.nodes.host,
+		.nnodes = in.nodes.n,
+		.gpus_per_node = in.gpus_per_node,
+		.fabric = in.fabric,
+		.allow_missing = a->common.allow_missing ||
+				 (in.have_site && in.site.allow_missing_nodes),
+		.exact = false,
+	};
+	rm_map *map = NULL;
+	if (rm_plan(&po, &map, &e) ||
+	    rm_estimate_map(&a->model, &a->hw, &a->train, map, in.fabric, est,
+			    &e))
+		rc = rmc_fail(&e);
+	rm_map_free(map);
+	rmc_inputs_free(&in);
+	return rc;
+}
 
 int rmc_explain(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rankmap explain: not built yet\n");
-	return RMC_USAGE;
+	rmc_model_args a;
+	int rc = rmc_model_parse(argc, argv, false, &a, help);
+	if (rc >= 0)
+		return rc;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_estimate est;
+	const rmc_opts *o = &a.common;
+	if (o->nodes || o->nodes_file || o->topology || o->site) {
+		if ((rc = with_map(&a, &est)))
+			return rc;
+	} else {
+		rm_layout l;
+		if (rm_layout_parse(o->layout, &l, &e))
+			return fail(&e);
+		uint64_t gpus = a.gpus ? a.gpus : rm_layout_world(&l);
+		if (l.dp_auto && !a.gpus)
+			return usage(help, "dp=auto needs --gpus");
+		if (rm_layout_resolve(&l, gpus, true, &e) ||
+		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, &est, &e))
+			return fail(&e);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	if (rm_estimate_write(&a.model, &a.hw, &a.train, &est, a.fmt, &text,
+			      &len, &e))
+		return fail(&e);
+	fwrite(text, 1, len, stdout);
+	free(text);
+	return est.fits ? RMC_OK : RMC_RULE_FAILED;
 }

@@ -1,12 +1,63 @@
-/* cmd_suggest.c - placeholder until the suggest command lands (owned by its module). */
-#include "cli.h"
+/* cmd_suggest.c - `rankmap suggest`: the fastest layouts that fit. */
+#include "cmd_model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap suggest --model M --gpus N [--hw H] [--top N]\n"
+	      "         [--batch TOKENS] [--seq N] [--recompute R] [--sharding S]\n"
+	      "         [--max-cp N] [--max-mb N] [--around LAYOUT]\n"
+	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
+	      "  Tries tp = 1, 2, 4 ... up to 4 NVLink domains, cp = 1 .. --max-cp (8),\n"
+	      "  every pp dividing the rest, dp = the rest, micro-batches 1 .. --max-mb\n"
+	      "  (8) and every schedule; drops what does not fit memory, ranks the\n"
+	      "  rest by estimated step time and says why each neighbour of #1\n"
+	      "  (tp x2, tp /2, pp x2, pp /2, cp x2, cp /2, mb x2, mb /2) lost.\n"
+	      "  --around LAYOUT  show where LAYOUT ranks and why its neighbours lose\n"
+	      "  --top N          rows to show (default 10)\n"
+	      "  Model, hardware and training options as in `rankmap explain --help`.\n\n"
+	      "exit: 0 at least one layout fits, 1 none does, 2 usage or input error\n",
+	      f);
+}
 
 int rmc_suggest(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "rankmap suggest: not built yet\n");
-	return RMC_USAGE;
+	rmc_model_args a;
+	int rc = rmc_model_parse(argc, argv, true, &a, help);
+	if (rc >= 0)
+		return rc;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_layout around;
+	rm_suggest_opts o = { .gpus = a.gpus, .top = a.top, .max_cp = a.max_cp,
+			      .max_mb = a.max_mb };
+	if (a.around) {
+		if (rm_layout_parse(a.around, &around, &e) ||
+		    rm_layout_resolve(&around, a.gpus, true, &e)) {
+			fprintf(stderr, "rankmap: --around: %s\n", e.msg);
+			return RMC_USAGE;
+		}
+		o.around = &around;
+	}
+	rm_suggestion *s = NULL;
+	rm_status st = rm_suggest(&a.model, &a.hw, &a.train, &o, &s, &e);
+	if (st) {
+		fprintf(stderr, "rankmap: %s\n", e.msg);
+		return st == RM_ERULE ? RMC_RULE_FAILED : RMC_USAGE;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	st = rm_suggestion_write(&a.model, &a.hw, &a.train, &o, s, a.fmt,
+				 &text, &len, &e);
+	rm_suggestion_free(s);
+	if (st) {
+		fprintf(stderr, "rankmap: %s\n", e.msg);
+		return RMC_USAGE;
+	}
+	fwrite(text, 1, len, stdout);
+	free(text);
+	return RMC_OK;
 }

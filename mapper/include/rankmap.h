@@ -162,6 +162,7 @@ typedef struct rm_site {
 	char *name;
 	uint32_t gpus_per_node;      /* 0 = not set */
 	rm_nvl_kind nvl_kind;
+	bool nvl_given;              /* nvlink.domain written in the file */
 	char **nvl_groups;           /* hostlist expression per domain */
 	size_t n_nvl_groups;
 	uint32_t nvl_domain_gpus;    /* 0 = derive */
@@ -252,6 +253,7 @@ typedef struct rm_report {
 	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
 	uint32_t dp_groups, dp_leaves_max, dp_tops_max;
 	double dp_leaves_mean, dp_tops_mean;
+	uint32_t leaves, tops;               /* distinct ones the hosts use */
 	char **warning;                      /* human sentences */
 	size_t nwarning;
 } rm_report;
@@ -270,6 +272,10 @@ typedef struct rm_map {
 	rm_rank *rank;               /* indexed by RANK, world entries */
 	rm_report report;
 	char inputs_sha256[65];
+	/* RANK per host*gpus_per_node + local_gpu, UINT32_MAX = idle; built
+	 * by rm_plan and rm_check, may be NULL. Every pointer in the map
+	 * (arrays and each string) is malloc'd: rm_map_free releases them. */
+	uint32_t *slot_rank;
 } rm_map;
 
 rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err);
@@ -343,9 +349,272 @@ rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
 rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
 			   uint32_t local_ranks, rm_env *out, rm_error *err);
 void rm_node_free(rm_node_hw *hw);
+
+/*
+ * Where rm_node_load(NULL, site, ...) reads from: the site's cached XML
+ * (hwloc_xml with "%n" = short host name of `host`, "%%" = "%") when the
+ * site names one, else NULL (*out) for the live machine. rm_node_load
+ * uses this itself with this machine's name and falls back to the live
+ * machine when the expanded file does not exist.
+ */
+rm_status rm_node_xml_path(const rm_site *site, const char *host, char **out,
+			   rm_error *err);
+/* "live" or the XML file that was read. */
+const char *rm_node_source(const rm_node_hw *hw);
+
+/* One GPU, in PCI bus order (CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID).
+ * Strings and arrays belong to the rm_node_hw and live as long as it. */
+typedef struct rm_gpu_info {
+	const char *busid;           /* "0000:1b:00.0" */
+	uint16_t vendor, device;     /* PCI ids, 0x10de:0x2330 */
+	int32_t numa;                /* NUMA node OS index; -1 unknown */
+	const char *cpus;            /* its local PUs, "0-55,112-167" */
+	const uint32_t *nic;         /* paired compute NIC ports (rm_node_nic) */
+	size_t nnic;                 /* 0 = none on this node */
+	rm_pci_dist dist;            /* distance to nic[0]; RM_DIST_NONE if none */
+} rm_gpu_info;
+
+/* One RDMA port (a dual-port NIC gives two). */
+typedef struct rm_nic_info {
+	const char *name;            /* RDMA device, "mlx5_0", "rdmap85s0" */
+	uint32_t port;               /* 1-based */
+	const char *busid;
+	const char *netdev;          /* "ibp24s0", "" when none */
+	int32_t state;               /* IB port state: 4 ACTIVE, 1 DOWN; -1 unknown */
+	int32_t numa;                /* -1 unknown */
+	bool compute;                /* goes into NCCL_IB_HCA */
+	const char *why_not;         /* reason when !compute, else "" */
+	int32_t gpu;                 /* nearest GPU index; -1 none */
+	rm_pci_dist dist;            /* distance to that GPU */
+} rm_nic_info;
+
+size_t rm_node_nic_count(const rm_node_hw *hw);
+size_t rm_node_nvswitch_count(const rm_node_hw *hw);
+/* false when i is out of range. */
+bool rm_node_gpu(const rm_node_hw *hw, size_t i, rm_gpu_info *out);
+bool rm_node_nic(const rm_node_hw *hw, size_t i, rm_nic_info *out);
+/* True when no NIC served a GPU at PHB or closer and the compute NICs
+ * were taken from the GPUs' NUMA nodes instead (POWER9-like machines). */
+bool rm_node_numa_fallback(const rm_node_hw *hw);
+/* The cpuset of a local rank as a list ("0-13,112-125"); malloc'd. */
+rm_status rm_node_rank_cpus(const rm_node_hw *hw, uint32_t local_rank,
+			    uint32_t local_ranks, char **out, rm_error *err);
+/* NCCL_TOPO_FILE contents built from the hwloc data (malloc'd). */
+rm_status rm_node_nccl_topo_xml(const rm_node_hw *hw, char **xml, size_t *len,
+				rm_error *err);
+/*
+ * The `rankmap node` report: RM_FMT_TEXT (tables), RM_FMT_JSON or
+ * RM_FMT_ENV (KEY=value lines, the node's then each rank's under a
+ * "# local rank N" comment). local_ranks 0 = one per GPU.
+ */
+rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
+			 rm_format fmt, uint32_t local_ranks, char **out,
+			 size_t *len, rm_error *err);
 /* ===== END section: node hardware ===== */
 
 /* ===== BEGIN section: cost model (model*.c) ===== */
+/*
+ * An analytical model of one training step: memory per GPU, compute, the
+ * traffic of each parallel axis and the link it lands on, the pipeline
+ * bubble. Units: bytes, FLOP, seconds; bandwidths in GB/s (1e9 bytes/s).
+ * Formulas and their sources: docs/explain.md.
+ */
+typedef struct rm_model {
+	char name[64];
+	uint32_t layers, hidden, ffn, heads, kv_heads, head_dim;
+	uint32_t vocab, seq_len;
+	bool swiglu;                 /* gated FFN: 3 matrices, else 2 */
+	bool bias;                   /* linear biases and LayerNorm beta (GPT) */
+	bool learned_pos;            /* learned position embeddings (GPT) */
+	bool tied_embeddings;        /* LM head shares the embedding */
+	double params;               /* total; derived unless params_given */
+	bool params_given;
+} rm_model;
+
+typedef struct rm_hw_tier {
+	char name[32];               /* "leaf", "pod", "spine" ... */
+	uint64_t span_gpus;          /* GPUs under one switch of this tier */
+	double gbytes_per_s;         /* per GPU per direction */
+	double oversubscription;     /* 1.0 = full bisection */
+} rm_hw_tier;
+
+typedef struct rm_hw {
+	char name[64];
+	double hbm_bytes;
+	double peak_flops;           /* dense BF16, per GPU */
+	double nvlink_gbytes_per_s;  /* per GPU per direction */
+	uint32_t nvl_domain;         /* GPUs in one NVLink domain */
+	double nic_gbytes_per_s;     /* per GPU per direction */
+	rm_hw_tier tier[RM_MAX_TIERS]; /* network tiers above NVLink, inner first */
+	size_t ntiers;
+} rm_hw;
+
+typedef enum rm_schedule {
+	RM_SCHED_1F1B = 0,
+	RM_SCHED_INTERLEAVED,        /* with rm_train.vchunks chunks per GPU */
+	RM_SCHED_ZBH1,
+	RM_SCHED_ZBV
+} rm_schedule;
+
+typedef enum rm_recompute {
+	RM_RECOMPUTE_NONE = 0,
+	RM_RECOMPUTE_SELECTIVE,
+	RM_RECOMPUTE_FULL
+} rm_recompute;
+
+typedef enum rm_sharding {
+	RM_SHARD_NONE = 0,
+	RM_SHARD_ZERO1,
+	RM_SHARD_ZERO2,
+	RM_SHARD_FSDP
+} rm_sharding;
+
+typedef struct rm_train {
+	uint64_t batch_tokens;       /* global batch per step */
+	uint32_t seq_len;            /* 0 = the model's */
+	uint32_t micro_batch;        /* sequences per micro-batch */
+	rm_schedule schedule;
+	uint32_t vchunks;            /* interleaved: model chunks per GPU */
+	rm_recompute recompute;
+	rm_sharding sharding;
+	double grad_bytes;           /* bytes per gradient element (2 or 4) */
+	double compute_eff;          /* achieved / peak FLOP/s */
+	double nvlink_eff;           /* achievable share of NVLink bandwidth */
+	double net_eff;              /* achievable share of NIC bandwidth */
+	double dp_overlap;           /* share of the overlap window DP can use */
+	double mem_reserve_bytes;    /* CUDA context, NCCL buffers, fragmentation */
+} rm_train;
+
+/* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
+ * "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated name lists. */
+extern const char *const rm_model_presets[];
+extern const char *const rm_hw_presets[];
+rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err);
+rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err);
+/* A preset name, or a path (contains '/' or ends .yaml/.yml/.json). */
+rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err);
+rm_status rm_hw_get(const char *spec, rm_hw *out, rm_error *err);
+rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err);
+rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err);
+rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
+			      rm_model *out, rm_error *err);
+rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
+			   rm_hw *out, rm_error *err);
+/* Parameters from the architecture (GQA, gated FFN, untied head). */
+double rm_model_derive_params(const rm_model *m);
+/* Check sizes for zero, overflow and inconsistency. */
+rm_status rm_model_check(const rm_model *m, rm_error *err);
+rm_status rm_hw_check(const rm_hw *h, rm_error *err);
+
+void rm_train_init(rm_train *t);
+/* key=value as on the command line: batch=16M, seq=8192, mb=1,
+ * schedule=interleaved:4, recompute=full, sharding=zero1, compute_eff=0.5,
+ * nvlink_eff, net_eff, dp_overlap, grad_bytes, mem_reserve_gib. */
+rm_status rm_train_set(rm_train *t, const char *key, const char *value,
+		       rm_error *err);
+const char *rm_schedule_name(rm_schedule s);
+const char *rm_recompute_name(rm_recompute r);
+const char *rm_sharding_name(rm_sharding s);
+
+typedef struct rm_axis_cost {
+	bool used;                   /* axis size > 1 */
+	char collective[48];
+	uint32_t group;              /* ranks in one collective */
+	double bytes;                /* sent per GPU per step */
+	double calls;                /* collective calls per GPU per step */
+	char link[32];               /* "nvlink" or the highest tier crossed */
+	double gbytes_per_s;         /* effective, after eff and oversubscription */
+	double seconds;              /* bytes / bandwidth */
+	double exposed;              /* of which on the critical path */
+	bool overlappable;
+	double off_nvlink;           /* share of ring hops leaving NVLink */
+	double off_leaf;             /* share of hops leaving the leaf switch */
+} rm_axis_cost;
+
+typedef struct rm_estimate {
+	rm_layout layout;
+	rm_schedule schedule;
+	uint32_t vchunks, micro_batch;
+	uint64_t gpus, seqs;
+	uint64_t m;                  /* micro-batches per step per pipeline */
+	uint32_t layers_stage;       /* most layers on one stage */
+	double imbalance;            /* slowest stage / average stage */
+	/* memory, bytes per GPU; first = first stage, last = last stage */
+	double params_first, params_last;
+	double bytes_per_param[3];   /* weights, gradients, optimizer */
+	double weights, grads, optim; /* worst stage */
+	double act_layer;            /* one layer, one micro-batch */
+	double inflight_first, inflight_last; /* micro-batch-stages held */
+	double act_first, act_last, act_work, logits;
+	double mem_first, mem_last, mem_peak, hbm, reserve;
+	bool fits;
+	/* compute */
+	double flops_token;          /* model FLOPs per token, 6N + attention */
+	double hw_flops_token;       /* with recomputation */
+	double flops_step;           /* model FLOPs per step, all GPUs */
+	double flops_gpu;            /* model FLOPs per GPU per step */
+	double t_peak, t_compute;    /* s: model FLOPs at peak; hw at eff */
+	rm_axis_cost axis[RM_NAXES];
+	double bubble_frac;          /* bubble / ideal time */
+	double t_bubble;
+	double t_step, mfu, tokens_per_s;
+	char note[256];              /* a placement assumption worth saying */
+} rm_estimate;
+
+/* `layout` must be resolved (no dp=auto); its world is the GPU count. */
+rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
+			  const rm_train *t, const rm_layout *layout,
+			  rm_estimate *out, rm_error *err);
+/*
+ * The same for a planned map: each axis's traffic goes on the links the
+ * map's groups actually use in `fabric` (NULL: one flat switch), the
+ * slowest hop of the worst group setting the pace.
+ */
+rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
+			  const rm_train *t, const rm_map *map,
+			  const rm_fabric *fabric, rm_estimate *out,
+			  rm_error *err);
+/* The report of `rankmap explain` (text or JSON), malloc'd. */
+rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_estimate *e,
+			    rm_format fmt, char **out, size_t *len,
+			    rm_error *err);
+
+typedef struct rm_suggest_opts {
+	uint64_t gpus;
+	uint32_t top;                /* 0 = 10 */
+	uint32_t max_cp;             /* 0 = 8 */
+	uint32_t max_mb;             /* 0 = 8 */
+	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
+} rm_suggest_opts;
+
+typedef struct rm_candidate {
+	rm_estimate est;
+	bool valid;                  /* fits and the batch splits */
+	char why[256];               /* why not valid, or why it lost */
+	char label[24];              /* neighbours: "tp x2", "pp /2" ... */
+} rm_candidate;
+
+typedef struct rm_suggestion {
+	rm_candidate *ranked;        /* valid, fastest first */
+	size_t nranked;
+	rm_candidate base;           /* #1, or opts.around at its best */
+	size_t base_rank;            /* 1-based place of base; 0 = not ranked */
+	rm_candidate neighbour[12];  /* of base */
+	size_t nneighbour;
+	size_t considered, rejected_mem, rejected_other;
+	rm_candidate *rejected;      /* a few memory rejects, for the report */
+	size_t nrejected;
+} rm_suggestion;
+
+rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		     const rm_suggest_opts *o, rm_suggestion **out,
+		     rm_error *err);
+rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
+			      const rm_train *t, const rm_suggest_opts *o,
+			      const rm_suggestion *s, rm_format fmt,
+			      char **out, size_t *len, rm_error *err);
+void rm_suggestion_free(rm_suggestion *s);
 /* ===== END section: cost model ===== */
 
 #ifdef __cplusplus

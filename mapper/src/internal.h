@@ -55,6 +55,15 @@ RMI_HIDDEN char *rmi_buf_take(rmi_buf *b, size_t *len);
 RMI_HIDDEN rm_status rmi_read_file(const char *path, char **out, size_t *len,
 				   rm_error *err);
 
+/* ---- hostlists (hostlist.c) ---- */
+/* rm_hostlist_parse over `len` bytes (NULs are bad characters). On error
+ * err->msg has no location and *col is the 1-based byte column in expr
+ * (0 when the whole expression is at fault), so file readers can report
+ * file:line:col. */
+RMI_HIDDEN rm_status rmi_hostlist_parse_n(const char *expr, size_t len,
+					  rm_hostlist *out, size_t *col,
+					  rm_error *err);
+
 /* ---- fabric internals (fabric.c, topology.c, site.c) ---- */
 typedef struct rmi_switch {
 	char *name;
@@ -79,6 +88,9 @@ struct rm_fabric {
 	uint32_t nnode;
 	uint32_t *hash;              /* open addressing, node index + 1 */
 	uint32_t hash_cap;
+	uint32_t *sw_hash;           /* same for switch names */
+	uint32_t sw_hash_cap;
+	uint32_t node_cap, sw_cap;   /* allocated entries of node[], sw[] */
 	char **domain_name;          /* NVLink domains (blocks or groups) */
 	uint32_t ndomain;
 	uint32_t *block_sizes;       /* BlockSizes=, if given */

@@ -1,0 +1,378 @@
+/* common.c - the options plan, check and explain share (see common.h). */
+#include "common.h"
+#include "mapio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_GPUS_PER_NODE 8
+#define MAX_GPUS_PER_NODE 1024
+
+void rmc_opts_init(rmc_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rank = -1;
+}
+
+int rmc_usage(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("rankmap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return RMC_USAGE;
+}
+
+int rmc_fail(const rm_error *e)
+{
+	fprintf(stderr, "rankmap: %s\n", e->msg[0] ? e->msg
+						   : rm_status_name(e->code));
+	return e->code == RM_ERULE ? RMC_RULE_FAILED : RMC_USAGE;
+}
+
+/* A whole number in [lo, hi], digits only. */
+static bool parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s || strlen(s) > 12)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static const struct {
+	const char *name;
+	unsigned mask;
+	bool value;
+} known[] = {
+	{ "--layout", RMC_O_LAYOUT, true },
+	{ "--order", RMC_O_ORDER, true },
+	{ "--nodes", RMC_O_NODES, true },
+	{ "--nodes-file", RMC_O_NODES, true },
+	{ "--topology", RMC_O_TOPOLOGY, true },
+	{ "--site", RMC_O_SITE, true },
+	{ "--gpus-per-node", RMC_O_GPN, true },
+	{ "--allow-missing", RMC_O_MISSING, false },
+	{ "--baseline", RMC_O_BASELINE, false },
+	{ "-o", RMC_O_OUTPUT, true },
+	{ "--output", RMC_O_OUTPUT, true },
+	{ "--format", RMC_O_FORMAT, true },
+	{ "--rank", RMC_O_RANK, true },
+	{ "--map", RMC_O_MAP, true },
+	{ "--assignment", RMC_O_MAP, true },
+};
+
+static int set(rmc_opts *o, const char *name, const char *v)
+{
+	char q[96];
+	uint64_t n;
+	const char **slot = NULL;
+	if (!strcmp(name, "--layout"))
+		slot = &o->layout;
+	else if (!strcmp(name, "--order"))
+		slot = &o->order;
+	else if (!strcmp(name, "--nodes"))
+		slot = &o->nodes;
+	else if (!strcmp(name, "--nodes-file"))
+		slot = &o->nodes_file;
+	else if (!strcmp(name, "--topology"))
+		slot = &o->topology;
+	else if (!strcmp(name, "--site"))
+		slot = &o->site;
+	else if (!strcmp(name, "-o") || !strcmp(name, "--output"))
+		slot = &o->output;
+	else if (!strcmp(name, "--format"))
+		slot = &o->format;
+	else if (!strcmp(name, "--map"))
+		slot = &o->map;
+	else if (!strcmp(name, "--assignment"))
+		slot = &o->assignment;
+	if (slot) {
+		if (*slot)
+			return rmc_usage("%s given twice", name);
+		*slot = v;
+		return 1;
+	}
+	if (!strcmp(name, "--gpus-per-node")) {
+		if (!parse_num(v, 1, MAX_GPUS_PER_NODE, &n))
+			return rmc_usage("--gpus-per-node %s: expected a whole "
+					 "number from 1 to %d",
+					 rmi_quote(v, strlen(v), q, sizeof(q)),
+					 MAX_GPUS_PER_NODE), -1;
+		o->gpus_per_node = (uint32_t)n;
+		return 1;
+	}
+	if (!strcmp(name, "--rank")) {
+		if (!parse_num(v, 0, RM_MAX_WORLD - 1, &n))
+			return rmc_usage("--rank %s: expected a whole number "
+					 "below %u",
+					 rmi_quote(v, strlen(v), q, sizeof(q)),
+					 RM_MAX_WORLD), -1;
+		o->rank = (int64_t)n;
+		return 1;
+	}
+	if (!strcmp(name, "--allow-missing"))
+		o->allow_missing = true;
+	else if (!strcmp(name, "--baseline"))
+		o->baseline = true;
+	return 1;
+}
+
+int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const char *eq = strchr(arg, '=');
+	size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+		if (!(known[k].mask & mask) || strlen(known[k].name) != nlen ||
+		    strncmp(known[k].name, arg, nlen))
+			continue;
+		const char *v = NULL;
+		if (known[k].value) {
+			if (eq) {
+				v = eq + 1;
+			} else if (*i + 1 < argc) {
+				v = argv[++*i];
+			} else {
+				rmc_usage("%s needs a value", known[k].name);
+				return -1;
+			}
+		} else if (eq) {
+			rmc_usage("%s takes no value", known[k].name);
+			return -1;
+		}
+		int r = set(o, known[k].name, v);
+		return r == 1 ? 1 : -1;
+	}
+	return 0;
+}
+
+void rmc_inputs_init(rmc_inputs *in)
+{
+	memset(in, 0, sizeof(*in));
+	rm_site_init(&in->site);
+}
+
+void rmc_inputs_free(rmc_inputs *in)
+{
+	if (in->have_site)
+		rm_site_free(&in->site);
+	rm_fabric_free(in->fabric);
+	rm_hostlist_free(&in->nodes);
+	free(in->topology);
+	memset(in, 0, sizeof(*in));
+}
+
+int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (o->site) {
+		if (rm_site_load(o->site, &in->site, &e) != RM_OK)
+			return rmc_fail(&e);
+		in->have_site = true;
+	}
+	in->gpus_per_node = o->gpus_per_node      ? o->gpus_per_node
+			    : in->site.gpus_per_node ? in->site.gpus_per_node
+						     : DEFAULT_GPUS_PER_NODE;
+	if (o->topology)
+		in->topology = strdup(o->topology);
+	else if (in->have_site && in->site.topology)
+		in->topology = strdup(in->site.topology); /* already rebased */
+	if ((o->topology || (in->have_site && in->site.topology)) &&
+	    !in->topology)
+		return rmc_usage("out of memory");
+	if (!in->topology && !in->have_site) {
+		fprintf(stderr, "rankmap: warning: no topology (--topology or "
+				"a site file): all nodes are treated as one "
+				"flat switch\n");
+		return RMC_OK;
+	}
+	if (rm_fabric_new(&in->fabric, &e) != RM_OK ||
+	    (in->topology &&
+	     rm_fabric_load_topology(in->fabric, in->topology, &e) != RM_OK) ||
+	    (in->have_site &&
+	     rm_fabric_apply_site(in->fabric, &in->site, &e) != RM_OK))
+		return rmc_fail(&e);
+	return RMC_OK;
+}
+
+int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (!o->layout)
+		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
+	if (rm_layout_parse(o->layout, &in->layout, &e) != RM_OK)
+		return rmc_fail(&e);
+	const char *order = o->order;
+	if (!order && in->have_site && in->site.order[0])
+		order = in->site.order;
+	if (rm_order_parse(order, &in->layout, &in->order, &e) != RM_OK)
+		return rmc_fail(&e);
+	return RMC_OK;
+}
+
+static int append(rm_hostlist *all, rm_hostlist *more)
+{
+	if (more->n > RM_MAX_HOSTS - all->n)
+		return rmc_usage("more than %u nodes", RM_MAX_HOSTS);
+	char **p = realloc(all->host, (all->n + more->n + 1) * sizeof(char *));
+	if (!p)
+		return rmc_usage("out of memory");
+	all->host = p;
+	memcpy(all->host + all->n, more->host, more->n * sizeof(char *));
+	all->n += more->n;
+	free(more->host);
+	more->host = NULL;
+	more->n = 0;
+	return RMC_OK;
+}
+
+/* One host or hostlist expression per line; '#' starts a comment. */
+static int nodes_file(const char *path, rm_hostlist *out)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	char *text;
+	size_t len;
+	if (rmi_read_file(path, &text, &len, &e) != RM_OK)
+		return rmc_fail(&e);
+	int rc = RMC_OK;
+	unsigned long line = 0;
+	for (size_t pos = 0; pos < len && rc == RMC_OK;) {
+		char *s = text + pos;
+		char *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		pos += n + 1;
+		line++;
+		char *hash = memchr(s, '#', n);
+		if (hash)
+			n = (size_t)(hash - s);
+		size_t b = 0;
+		while (b < n && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r'))
+			b++;
+		while (n > b && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
+				 s[n - 1] == '\r'))
+			n--;
+		if (b == n)
+			continue;
+		if (memchr(s + b, '\0', n - b)) {
+			rc = rmc_usage("%s:%lu: NUL byte: not a text file",
+				       path, line);
+			break;
+		}
+		char *expr = strndup(s + b, n - b);
+		if (!expr) {
+			rc = rmc_usage("out of memory");
+			break;
+		}
+		rm_hostlist hl = { 0 };
+		if (rm_hostlist_parse(expr, &hl, &e) != RM_OK) {
+			rc = rmc_usage("%s:%lu:%zu: %s", path, line, b + 1,
+				       e.msg);
+		} else {
+			rc = append(out, &hl);
+		}
+		rm_hostlist_free(&hl);
+		free(expr);
+	}
+	free(text);
+	if (rc == RMC_OK && !out->n)
+		rc = rmc_usage("%s: no nodes in the file", path);
+	return rc;
+}
+
+int rmc_load_nodes(const rmc_opts *o, rmc_inputs *in, bool required)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (o->nodes && o->nodes_file)
+		return rmc_usage("give --nodes or --nodes-file, not both");
+	if (o->nodes_file)
+		return nodes_file(o->nodes_file, &in->nodes);
+	const char *expr = o->nodes, *from = "--nodes";
+	if (!expr && (expr = getenv("SLURM_STEP_NODELIST")))
+		from = "SLURM_STEP_NODELIST";
+	if (!expr && (expr = getenv("SLURM_JOB_NODELIST")))
+		from = "SLURM_JOB_NODELIST";
+	if (!expr) {
+		if (!required)
+			return RMC_OK;
+		return rmc_usage("no nodes: give --nodes HOSTLIST or "
+				 "--nodes-file F, or run inside a Slurm job");
+	}
+	if (rm_hostlist_parse(expr, &in->nodes, &e) != RM_OK)
+		return rmc_usage("%s: %s", from, e.msg);
+	if (!in->nodes.n)
+		return rmc_usage("%s: no nodes", from);
+	return RMC_OK;
+}
+
+int rmc_output(const char *path, const char *data, size_t len)
+{
+	if (!path || !strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+			return rmc_usage("writing the output: %s",
+					 strerror(errno));
+		return RMC_OK;
+	}
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	if (!tmp)
+		return rmc_usage("out of memory");
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".tmp.XXXXXX", 12);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int rc = rmc_usage("%s: cannot create a temporary file: %s",
+				   path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	/* mkstemp makes 0600; a map is for every node and user to read. */
+	mode_t mask = umask(0);
+	umask(mask);
+	const char *p = data;
+	size_t left = len;
+	int err = 0;
+	while (left && !err) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			err = w < 0 ? errno : EIO;
+		else
+			p += w, left -= (size_t)w;
+	}
+	if (!err && fchmod(fd, 0644 & ~mask) != 0)
+		err = errno;
+	if (!err && fsync(fd) != 0)
+		err = errno;
+	if (close(fd) != 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) != 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		free(tmp);
+		return rmc_usage("%s: %s", path, strerror(err));
+	}
+	free(tmp);
+	return RMC_OK;
+}

@@ -1,0 +1,76 @@
+/*
+ * common.h - option handling shared by `rankmap plan`, `check` and
+ * `explain`: one spelling, one default and one error style for the
+ * layout, order, nodes, topology and site options.
+ */
+#ifndef RANKMAP_CLI_COMMON_H
+#define RANKMAP_CLI_COMMON_H
+
+#include "cli.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Which options a command accepts (rmc_opt's `mask`). */
+enum {
+	RMC_O_LAYOUT = 1u << 0,     /* --layout L */
+	RMC_O_ORDER = 1u << 1,      /* --order O */
+	RMC_O_NODES = 1u << 2,      /* --nodes HOSTLIST, --nodes-file F */
+	RMC_O_TOPOLOGY = 1u << 3,   /* --topology F */
+	RMC_O_SITE = 1u << 4,       /* --site F */
+	RMC_O_GPN = 1u << 5,        /* --gpus-per-node N */
+	RMC_O_MISSING = 1u << 6,    /* --allow-missing */
+	RMC_O_BASELINE = 1u << 7,   /* --baseline */
+	RMC_O_OUTPUT = 1u << 8,     /* -o FILE */
+	RMC_O_FORMAT = 1u << 9,     /* --format F */
+	RMC_O_RANK = 1u << 10,      /* --rank N */
+	RMC_O_MAP = 1u << 11,       /* --map F, --assignment F */
+};
+
+typedef struct rmc_opts {
+	const char *layout, *order, *nodes, *nodes_file, *topology, *site;
+	const char *output, *format, *map, *assignment;
+	uint32_t gpus_per_node;      /* 0: the site's, else 8 */
+	bool allow_missing, baseline;
+	int64_t rank;                /* -1: not given */
+} rmc_opts;
+
+/* Everything the options point at, loaded and checked. */
+typedef struct rmc_inputs {
+	rm_site site;
+	bool have_site;
+	char *topology;              /* path actually used, or NULL */
+	rm_fabric *fabric;           /* NULL: one flat switch */
+	rm_layout layout;
+	rm_order order;
+	rm_hostlist nodes;
+	uint32_t gpus_per_node;
+} rmc_inputs;
+
+void rmc_opts_init(rmc_opts *o);
+/*
+ * Try argv[*i] as one of the options in `mask` ("--opt value" or
+ * "--opt=value"). Returns 1 when taken (*i is left on its last word),
+ * 0 when it is not one of them, -1 after printing a usage error.
+ */
+int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i);
+
+void rmc_inputs_init(rmc_inputs *in);
+void rmc_inputs_free(rmc_inputs *in);
+/* Site file, GPUs per node, topology and fabric. */
+int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in);
+/* --layout and --order (the site's default order, else the nesting). */
+int rmc_load_layout(const rmc_opts *o, rmc_inputs *in);
+/* --nodes, --nodes-file or SLURM_STEP_NODELIST / SLURM_JOB_NODELIST;
+ * `required`: say so when none of them is there. Returns RMC_OK with
+ * in->nodes.n == 0 when not required and absent. */
+int rmc_load_nodes(const rmc_opts *o, rmc_inputs *in, bool required);
+
+/* "rankmap: <message>" on stderr; the exit code for the error's class
+ * (a must-rule that cannot hold is 1, everything else 2). */
+int rmc_fail(const rm_error *e);
+int rmc_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* stdout, or FILE written atomically (temp file + rename, 0644 & ~umask). */
+int rmc_output(const char *path, const char *data, size_t len);
+
+#endif

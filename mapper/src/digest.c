@@ -1,0 +1,155 @@
+/*
+ * digest.c - rm_fabric_digest: SHA-256 over a canonical text of a fabric.
+ * Every node of a job builds its fabric from its own copy of the inputs;
+ * the digest lets them (and a later `rankmap check`) prove they saw the same
+ * fabric. Canonical means: independent of line order, comments and the
+ * order names were first seen in, but sensitive to anything that changes
+ * placement (a node moved to another leaf, a different parent switch ...).
+ */
+#include "sha256.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Length-prefixed so that no name can fake a field boundary. */
+static void field(rmi_sha256 *c, const char *s)
+{
+	char num[24];
+	if (!s)
+		s = "";
+	size_t n = strlen(s);
+	int k = snprintf(num, sizeof(num), "%zu:", n);
+	rmi_sha256_add(c, num, (size_t)k);
+	rmi_sha256_add(c, s, n);
+	rmi_sha256_add(c, " ", 1);
+}
+
+static void number(rmi_sha256 *c, uint64_t v)
+{
+	char num[24];
+	int k = snprintf(num, sizeof(num), "%llu ", (unsigned long long)v);
+	rmi_sha256_add(c, num, (size_t)k);
+}
+
+static const char *name_at(char **names, uint32_t n, int32_t i)
+{
+	return i >= 0 && (uint32_t)i < n ? names[i] : "-";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	return strcmp(*x ? *x : "", *y ? *y : "");
+}
+
+static int cmp_switch(const void *a, const void *b)
+{
+	const rmi_switch *const *x = a, *const *y = b;
+	return strcmp((*x)->name ? (*x)->name : "", (*y)->name ? (*y)->name : "");
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const rmi_fnode *const *x = a, *const *y = b;
+	return rm_host_cmp((*x)->name ? (*x)->name : "",
+			   (*y)->name ? (*y)->name : "");
+}
+
+/* Hash a list of names in sorted order; false when out of memory. */
+static bool sorted_names(rmi_sha256 *c, const char *tag, char **names,
+			 uint32_t n)
+{
+	const char **tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!tmp)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		tmp[i] = names[i];
+	qsort(tmp, n, sizeof(*tmp), cmp_str);
+	field(c, tag);
+	number(c, n);
+	for (uint32_t i = 0; i < n; i++)
+		field(c, tmp[i]);
+	rmi_sha256_add(c, "\n", 1);
+	free(tmp);
+	return true;
+}
+
+static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
+{
+	rmi_sha256_add(c, "rankmap-fabric/1\n", 17);
+	const rmi_switch **sw = malloc((f->nsw ? f->nsw : 1) * sizeof(*sw));
+	const rmi_fnode **nd = malloc((f->nnode ? f->nnode : 1) * sizeof(*nd));
+	bool ok = sw && nd;
+	if (ok) {
+		for (uint32_t i = 0; i < f->nsw; i++)
+			sw[i] = &f->sw[i];
+		qsort(sw, f->nsw, sizeof(*sw), cmp_switch);
+		for (uint32_t i = 0; i < f->nsw; i++) {
+			int32_t p = sw[i]->parent;
+			field(c, "switch");
+			field(c, sw[i]->name);
+			field(c, p >= 0 && (uint32_t)p < f->nsw ? f->sw[p].name
+								: "-");
+			rmi_sha256_add(c, "\n", 1);
+		}
+		for (uint32_t i = 0; i < f->nnode; i++)
+			nd[i] = &f->node[i];
+		qsort(nd, f->nnode, sizeof(*nd), cmp_node);
+		for (uint32_t i = 0; i < f->nnode; i++) {
+			const rmi_fnode *n = nd[i];
+			field(c, "node");
+			field(c, n->name);
+			field(c, n->leaf >= 0 && (uint32_t)n->leaf < f->nsw
+					 ? f->sw[n->leaf].name
+					 : "-");
+			field(c, name_at(f->domain_name, f->ndomain, n->domain));
+			field(c, name_at(f->unit_name, f->nunit, n->unit));
+			rmi_sha256_add(c, "\n", 1);
+		}
+	}
+	free(sw);
+	free(nd);
+	if (!ok || !sorted_names(c, "domains", f->domain_name, f->ndomain) ||
+	    !sorted_names(c, "units", f->unit_name, f->nunit))
+		return false;
+	field(c, "blocksizes");
+	for (uint32_t i = 0; i < f->nblock_sizes; i++)
+		number(c, f->block_sizes[i]);
+	rmi_sha256_add(c, "\n", 1);
+	field(c, "rails");
+	number(c, f->rails);
+	field(c, "nvl_domain_gpus");
+	number(c, f->nvl_domain_gpus);
+	rmi_sha256_add(c, "\n", 1);
+	for (size_t i = 0; i < f->ntiers && i < RM_MAX_TIERS; i++) {
+		char v[80];
+		int k = snprintf(v, sizeof(v), "%.17g %.17g",
+				 f->tier[i].gbytes_per_s,
+				 f->tier[i].oversubscription);
+		field(c, "tier");
+		field(c, f->tier[i].name);
+		rmi_sha256_add(c, v, (size_t)k);
+		rmi_sha256_add(c, "\n", 1);
+	}
+	return true;
+}
+
+void rm_fabric_digest(const rm_fabric *f, char hex[65])
+{
+	rmi_sha256 c;
+	rmi_sha256_init(&c);
+	if (!f) {
+		/* No topology: one flat switch, still a definite input. */
+		rmi_sha256_add(&c, "rankmap-fabric/1 flat\n", 22);
+		rmi_sha256_hex(&c, hex);
+		return;
+	}
+	if (!hash_fabric(&c, f)) {
+		/* Out of memory: an all-zero digest never equals a real one,
+		 * so a comparison fails safe instead of matching by accident. */
+		memset(hex, '0', 64);
+		hex[64] = '\0';
+		return;
+	}
+	rmi_sha256_hex(&c, hex);
+}

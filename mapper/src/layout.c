@@ -1,0 +1,330 @@
+/* layout.c - parallel layouts: "8x16x128" or "tp=8,pp=16,dp=auto". */
+#include "internal.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+
+/* Long enough for any honest layout, short enough that a hostile one is
+ * rejected before anything looks at it. */
+#define LAYOUT_MAX_TEXT 256
+
+static const char *const axis_names[RM_NAXES] = { "tp", "cp", "ep", "pp",
+						  "dp" };
+
+const char *rm_axis_name(rm_axis a)
+{
+	if ((unsigned)a >= RM_NAXES)
+		return "?";
+	return axis_names[a];
+}
+
+int rm_axis_from_name(const char *s, size_t len)
+{
+	if (!s || len != 2)
+		return -1;
+	for (int a = 0; a < RM_NAXES; a++)
+		if (tolower((unsigned char)s[0]) == axis_names[a][0] &&
+		    tolower((unsigned char)s[1]) == axis_names[a][1])
+			return a;
+	return -1;
+}
+
+static bool is_auto(const char *s, size_t len)
+{
+	return len == 4 && strncasecmp(s, "auto", 4) == 0;
+}
+
+/*
+ * One size field. Only plain decimal digits: "+8", "0x10" or "8.0" are
+ * typos in a layout, not notations to honour.
+ */
+static rm_status parse_size(const char *s, size_t len, const char *what,
+			    uint32_t *out, rm_error *err)
+{
+	char q[96];
+	if (len == 0)
+		return rmi_err(err, RM_EINPUT, "layout: empty size for %s",
+			       what);
+	if (s[0] == '-')
+		return rmi_err(err, RM_EINPUT,
+			       "layout: %s size %s is negative", what,
+			       rmi_quote(s, len, q, sizeof(q)));
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return rmi_err(err, RM_EINPUT,
+				       "layout: %s size %s is not a number",
+				       what, rmi_quote(s, len, q, sizeof(q)));
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > UINT32_MAX)
+			return rmi_err(err, RM_EINPUT,
+				       "layout: %s size %s is too large (at most %u GPUs in a layout)",
+				       what, rmi_quote(s, len, q, sizeof(q)),
+				       RM_MAX_WORLD);
+	}
+	if (v == 0)
+		return rmi_err(err, RM_EINPUT,
+			       "layout: %s size %s must be at least 1", what,
+			       rmi_quote(s, len, q, sizeof(q)));
+	*out = (uint32_t)v;
+	return RM_OK;
+}
+
+static rm_status check_product(const rm_layout *l, const char *text,
+			       rm_error *err)
+{
+	uint64_t p = 1;
+	for (int a = 0; a < RM_NAXES; a++) {
+		p *= l->size[a];
+		if (p > RM_MAX_WORLD) {
+			char q[96];
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: more than %u GPUs (2^24) in one layout",
+				       rmi_quote(text, strlen(text), q,
+						 sizeof(q)),
+				       RM_MAX_WORLD);
+		}
+	}
+	return RM_OK;
+}
+
+static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
+				  rm_error *err)
+{
+	static const rm_axis pos[3] = { RM_AXIS_TP, RM_AXIS_PP, RM_AXIS_DP };
+	size_t start = 0;
+	unsigned field = 0;
+	char q[96];
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && t[i] != 'x' && t[i] != 'X')
+			continue;
+		if (field >= 3)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: the positional form has exactly three fields, TPxPPxDP",
+				       rmi_quote(t, n, q, sizeof(q)));
+		const char *f = t + start;
+		size_t len = i - start;
+		rm_axis a = pos[field];
+		if (len == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: empty field %u (expected TPxPPxDP, e.g. 8x16x128)",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       field + 1);
+		if (a == RM_AXIS_DP && is_auto(f, len)) {
+			l->dp_auto = true;
+		} else {
+			rm_status st = parse_size(f, len, axis_names[a],
+						  &l->size[a], err);
+			if (st)
+				return st;
+		}
+		l->nest[l->naxes++] = a;
+		field++;
+		start = i + 1;
+	}
+	if (field != 3)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: the positional form has exactly three fields, TPxPPxDP",
+			       rmi_quote(t, n, q, sizeof(q)));
+	return RM_OK;
+}
+
+static rm_status parse_named(const char *t, size_t n, rm_layout *l,
+			     rm_error *err)
+{
+	char q[96], q2[96];
+	size_t start = 0;
+	bool seen[RM_NAXES] = { false };
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && t[i] != ',')
+			continue;
+		const char *f = t + start;
+		size_t len = i - start;
+		start = i + 1;
+		if (len == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: empty field at column %zu (separators must sit between axis=size pairs)",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       (size_t)(f - t) + 1);
+		const char *eq = memchr(f, '=', len);
+		if (!eq)
+			return rmi_err(err, RM_EINPUT,
+				       "layout: %s is not axis=size (named and positional forms cannot be mixed)",
+				       rmi_quote(f, len, q, sizeof(q)));
+		size_t klen = (size_t)(eq - f);
+		int a = rm_axis_from_name(f, klen);
+		if (a < 0)
+			return rmi_err(err, RM_EINPUT,
+				       "layout: unknown axis %s in %s (known: tp, cp, ep, pp, dp)",
+				       rmi_quote(f, klen, q, sizeof(q)),
+				       rmi_quote(t, n, q2, sizeof(q2)));
+		if (seen[a])
+			return rmi_err(err, RM_EINPUT,
+				       "layout: axis %s given twice in %s",
+				       rmi_quote(f, klen, q, sizeof(q)),
+				       rmi_quote(t, n, q2, sizeof(q2)));
+		seen[a] = true;
+		const char *v = eq + 1;
+		size_t vlen = len - klen - 1;
+		if (memchr(v, '=', vlen))
+			return rmi_err(err, RM_EINPUT,
+				       "layout: %s has more than one '=' (pairs are separated by ',')",
+				       rmi_quote(f, len, q, sizeof(q)));
+		if (a == RM_AXIS_DP && is_auto(v, vlen)) {
+			l->dp_auto = true;
+		} else {
+			rm_status st = parse_size(v, vlen, axis_names[a],
+						  &l->size[a], err);
+			if (st)
+				return st;
+		}
+		l->nest[l->naxes++] = (rm_axis)a;
+	}
+	if (!seen[RM_AXIS_DP]) {
+		/* Data parallel is what is left once the model is split:
+		 * outermost, sized by the allocation. */
+		l->dp_auto = true;
+		l->nest[l->naxes++] = RM_AXIS_DP;
+	}
+	return RM_OK;
+}
+
+rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err)
+{
+	char q[96];
+	if (!text || !out)
+		return rmi_err(err, RM_EINPUT, "layout: no layout given");
+	size_t n = strnlen(text, LAYOUT_MAX_TEXT + 1);
+	if (n > LAYOUT_MAX_TEXT)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: longer than %d bytes",
+			       rmi_quote(text, n, q, sizeof(q)),
+			       LAYOUT_MAX_TEXT);
+	/* Surrounding blanks come from shell quoting and are harmless; blanks
+	 * inside would make "tp=8, pp=2" mean something unclear. */
+	while (n && isspace((unsigned char)*text)) {
+		text++;
+		n--;
+	}
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	if (n == 0)
+		return rmi_err(err, RM_EINPUT,
+			       "layout: empty (expected e.g. 8x16x128 or tp=8,pp=16,dp=auto)");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (isspace(c) || c < 0x20 || c >= 0x7f)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: unexpected character at column %zu",
+				       rmi_quote(text, n, q, sizeof(q)), i + 1);
+	}
+	rm_layout l;
+	memset(&l, 0, sizeof(l));
+	for (int a = 0; a < RM_NAXES; a++)
+		l.size[a] = 1;
+	rm_status st = memchr(text, '=', n) ? parse_named(text, n, &l, err)
+					    : parse_positional(text, n, &l, err);
+	if (st)
+		return st;
+	char copy[LAYOUT_MAX_TEXT + 1];
+	memcpy(copy, text, n);
+	copy[n] = '\0';
+	st = check_product(&l, copy, err);
+	if (st)
+		return st;
+	*out = l;
+	return RM_OK;
+}
+
+static uint64_t product_without_dp(const rm_layout *l)
+{
+	uint64_t p = 1;
+	for (int a = 0; a < RM_NAXES; a++)
+		if (a != RM_AXIS_DP)
+			p *= l->size[a];
+	return p;
+}
+
+rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
+			    rm_error *err)
+{
+	char name[LAYOUT_MAX_TEXT];
+	if (!l)
+		return rmi_err(err, RM_EINPUT, "layout: none given");
+	rm_layout_format(l, name, sizeof(name));
+	if (l->dp_auto) {
+		uint64_t per = product_without_dp(l);
+		if (gpus < per)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s needs at least %" PRIu64
+				       " GPUs (one replica), %" PRIu64
+				       " available",
+				       name, per, gpus);
+		if (gpus % per != 0) {
+			uint64_t dp = gpus / per;
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: %" PRIu64
+				       " GPUs available is not a multiple of the %" PRIu64
+				       " GPUs in one replica; dp=%" PRIu64
+				       " would use %" PRIu64 " of them",
+				       name, gpus, per, dp, dp * per);
+		}
+		uint64_t dp = gpus / per;
+		if (dp * per > RM_MAX_WORLD)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: dp=auto gives %" PRIu64
+				       " GPUs, more than the limit of %u",
+				       name, gpus, RM_MAX_WORLD);
+		l->size[RM_AXIS_DP] = (uint32_t)dp;
+		l->dp_auto = false;
+		return RM_OK;
+	}
+	uint64_t world = rm_layout_world(l);
+	if (exact ? world != gpus : world > gpus)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s needs %" PRIu64 " GPUs, %" PRIu64
+			       " available%s",
+			       name, world, gpus,
+			       exact && world < gpus ? " (all must be used)"
+						     : "");
+	return RM_OK;
+}
+
+uint64_t rm_layout_world(const rm_layout *l)
+{
+	if (!l || l->dp_auto)
+		return 0;
+	uint64_t p = 1;
+	for (int a = 0; a < RM_NAXES; a++)
+		p *= l->size[a];
+	return p;
+}
+
+size_t rm_layout_format(const rm_layout *l, char *buf, size_t n)
+{
+	/* Five axes of at most ten digits each: fits with room to spare. */
+	char tmp[160];
+	size_t o = 0;
+	for (unsigned i = 0; l && i < l->naxes && i < RM_NAXES; i++) {
+		rm_axis a = l->nest[i];
+		if ((unsigned)a >= RM_NAXES)
+			continue;
+		if (a == RM_AXIS_DP && l->dp_auto)
+			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o,
+					      "%s%s=auto", i ? "," : "",
+					      rm_axis_name(a));
+		else
+			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o,
+					      "%s%s=%" PRIu32, i ? "," : "",
+					      rm_axis_name(a), l->size[a]);
+	}
+	tmp[o] = '\0';
+	if (buf && n) {
+		size_t c = o < n ? o : n - 1;
+		memcpy(buf, tmp, c);
+		buf[c] = '\0';
+	}
+	return o;
+}

@@ -1,0 +1,536 @@
+/*
+ * map_json.c - the rankmap-map/1 file as JSON and as YAML.
+ * One emitter writes both: the content is identical, only the punctuation
+ * differs. Every string goes out double-quoted with JSON escapes, which
+ * YAML reads the same way, so a host called "yes" or "1e3" stays a string.
+ * Rank records are the bulk of a map (131,072 of them for a large job):
+ * they are assembled from per-host pieces prepared once, with no printf.
+ */
+#include "mapio.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXDEPTH 8
+
+typedef struct em {
+	rmi_buf *b;
+	bool yaml;
+	int depth;                   /* 1 = top-level entries */
+	bool first[MAXDEPTH];
+} em;
+
+static void add(em *e, const char *s)
+{
+	rmi_buf_add(e->b, s, strlen(s));
+}
+
+static void indent(em *e, int n)
+{
+	static const char sp[] = "                                ";
+	if (n > 0)
+		rmi_buf_add(e->b, sp, (size_t)n < sizeof(sp) - 1 ? (size_t)n
+								  : sizeof(sp) - 1);
+}
+
+void rmi_buf_qstr(rmi_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	rmi_buf_add(b, "\"", 1);
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')
+			p++;
+		rmi_buf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			char esc[2] = { '\\', (char)*p };
+			rmi_buf_add(b, esc, 2);
+		} else {
+			/* Control bytes and DEL: YAML refuses them raw. */
+			char esc[6] = { '\\', 'u', '0', '0', hex[*p >> 4],
+					hex[*p & 15] };
+			rmi_buf_add(b, esc, 6);
+		}
+		p++;
+	}
+	rmi_buf_add(b, "\"", 1);
+}
+
+/* A block-level key; the value follows on the same line or below. */
+static void key(em *e, const char *k)
+{
+	if (e->yaml) {
+		indent(e, 2 * (e->depth - 1));
+		add(e, k);
+		add(e, ":");
+	} else {
+		add(e, e->first[e->depth] ? "\n" : ",\n");
+		indent(e, 2 * e->depth);
+		add(e, "\"");
+		add(e, k);
+		add(e, "\":");
+	}
+	e->first[e->depth] = false;
+}
+
+static void kv_end(em *e)
+{
+	if (e->yaml)
+		add(e, "\n");
+}
+
+static void kv_str(em *e, const char *k, const char *v)
+{
+	key(e, k);
+	add(e, " ");
+	rmi_buf_qstr(e->b, v);
+	kv_end(e);
+}
+
+static void kv_u64(em *e, const char *k, uint64_t v)
+{
+	key(e, k);
+	add(e, " ");
+	rmi_buf_u64(e->b, v);
+	kv_end(e);
+}
+
+static void kv_bool(em *e, const char *k, bool v)
+{
+	key(e, k);
+	add(e, v ? " true" : " false");
+	kv_end(e);
+}
+
+/* Fixed four decimals: always has a '.', so YAML 1.1 reads a float, and
+ * reading it back and writing it again gives the same text. */
+static void kv_real(em *e, const char *k, double v)
+{
+	char tmp[64];
+	if (!isfinite(v) || v < 0 || v > 1e15)
+		v = 0;
+	snprintf(tmp, sizeof(tmp), " %.4f", v);
+	key(e, k);
+	add(e, tmp);
+	kv_end(e);
+}
+
+static void obj_begin(em *e, const char *k)
+{
+	key(e, k);
+	add(e, e->yaml ? "\n" : " {");
+	e->depth++;
+	e->first[e->depth] = true;
+}
+
+static void obj_end(em *e)
+{
+	if (!e->yaml) {
+		add(e, "\n");
+		indent(e, 2 * (e->depth - 1));
+		add(e, "}");
+	}
+	e->depth--;
+}
+
+/* Returns false for an empty list, which is written inline as []. */
+static bool list_begin(em *e, const char *k, size_t n)
+{
+	key(e, k);
+	if (!n) {
+		add(e, " []");
+		kv_end(e);
+		return false;
+	}
+	add(e, e->yaml ? "\n" : " [");
+	return true;
+}
+
+static void item(em *e, size_t i)
+{
+	if (e->yaml) {
+		indent(e, 2 * (e->depth - 1));
+		add(e, "- ");
+	} else {
+		add(e, i ? ",\n" : "\n");
+		indent(e, 2 * e->depth + 2);
+	}
+}
+
+static void item_end(em *e)
+{
+	if (e->yaml)
+		add(e, "\n");
+}
+
+static void list_end(em *e)
+{
+	if (!e->yaml) {
+		add(e, "\n");
+		indent(e, 2 * e->depth);
+		add(e, "]");
+	}
+}
+
+/* Key inside a one-line {...}: `i` is the position (0 = first). */
+static void fkey(em *e, size_t i, const char *k)
+{
+	if (e->yaml) {
+		if (i)
+			add(e, ", ");
+		add(e, k);
+		add(e, ": ");
+	} else {
+		if (i)
+			add(e, ",");
+		add(e, "\"");
+		add(e, k);
+		add(e, "\":");
+	}
+}
+
+bool rmi_map_axis_shown(const rm_layout *l, rm_axis a)
+{
+	if (a == RM_AXIS_TP || a == RM_AXIS_PP || a == RM_AXIS_DP)
+		return true;
+	if (l->size[a] > 1)
+		return true;
+	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
+		if (l->nest[i] == a)
+			return true;
+	return false;
+}
+
+static void report(em *e, const rm_report *r)
+{
+	kv_bool(e, "must_ok", r->must_ok);
+	kv_u64(e, "world", r->world);
+	kv_u64(e, "tp_groups", r->tp_groups);
+	kv_u64(e, "tp_split", r->tp_split);
+	kv_u64(e, "cp_split", r->cp_split);
+	kv_u64(e, "ep_split", r->ep_split);
+	kv_bool(e, "cp_must", r->cp_must);
+	kv_bool(e, "ep_must", r->ep_must);
+	kv_u64(e, "pp_pairs", r->pp_pairs);
+	kv_u64(e, "pp_same_node", r->pp_same_node);
+	kv_u64(e, "pp_same_leaf", r->pp_same_leaf);
+	kv_u64(e, "pp_same_rail", r->pp_same_rail);
+	kv_u64(e, "pp_cross", r->pp_cross);
+	kv_u64(e, "pp_cross_lower_bound", r->pp_cross_lower_bound);
+	kv_u64(e, "pp_rail_aligned", r->pp_rail_aligned);
+	kv_u64(e, "dp_pairs", r->dp_pairs);
+	kv_u64(e, "dp_rail_aligned", r->dp_rail_aligned);
+	kv_u64(e, "dp_groups", r->dp_groups);
+	kv_u64(e, "dp_leaves_max", r->dp_leaves_max);
+	kv_real(e, "dp_leaves_mean", r->dp_leaves_mean);
+	kv_u64(e, "dp_tops_max", r->dp_tops_max);
+	kv_real(e, "dp_tops_mean", r->dp_tops_mean);
+	if (list_begin(e, "warnings", r->nwarning)) {
+		for (size_t i = 0; i < r->nwarning; i++) {
+			item(e, i);
+			rmi_buf_qstr(e->b, r->warning[i]);
+			item_end(e);
+		}
+		list_end(e);
+	}
+}
+
+void rmi_report_json(rmi_buf *b, const rm_report *r, int depth)
+{
+	em e = { .b = b, .yaml = false, .depth = depth + 1 };
+	if (e.depth >= MAXDEPTH)
+		e.depth = MAXDEPTH - 1;
+	e.first[e.depth] = true;
+	rmi_buf_add(b, "{", 1);
+	report(&e, r);
+	e.depth--;
+	add(&e, "\n");
+	indent(&e, 2 * e.depth);
+	add(&e, "}");
+}
+
+static void u64_at(char **pp, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(*pp, tmp + i, (size_t)(24 - i));
+	*pp += 24 - i;
+}
+
+/*
+ * Per host: the text between the rank number and local_gpu, and the text
+ * after the coordinates, so that a rank record is a handful of memcpy.
+ */
+typedef struct host_parts {
+	rmi_buf text;
+	size_t *mid, *tail;          /* offsets into text, nhost + 1 each */
+} host_parts;
+
+static void parts_free(host_parts *hp)
+{
+	rmi_buf_free(&hp->text);
+	free(hp->mid);
+	free(hp->tail);
+}
+
+static bool parts_build(em *e, const rm_map *m, host_parts *hp)
+{
+	rmi_buf_init(&hp->text);
+	hp->mid = malloc(((size_t)m->nhost + 1) * sizeof(size_t));
+	hp->tail = malloc(((size_t)m->nhost + 1) * sizeof(size_t));
+	if (!hp->mid || !hp->tail)
+		return false;
+	em sub = *e;
+	sub.b = &hp->text;
+	for (uint32_t h = 0; h < m->nhost; h++) {
+		hp->mid[h] = hp->text.len;
+		fkey(&sub, 1, "host");
+		rmi_buf_qstr(&hp->text, m->host[h]);
+		fkey(&sub, 1, "node");
+		rmi_buf_u64(&hp->text, h);
+		fkey(&sub, 1, "local_gpu");
+		hp->tail[h] = hp->text.len;
+		if (m->host_leaf && m->host_leaf[h]) {
+			fkey(&sub, 1, "leaf");
+			rmi_buf_qstr(&hp->text, m->host_leaf[h]);
+		}
+		if (m->host_unit && m->host_unit[h]) {
+			fkey(&sub, 1, "unit");
+			rmi_buf_qstr(&hp->text, m->host_unit[h]);
+		}
+		add(&sub, "}");
+	}
+	hp->mid[m->nhost] = hp->tail[m->nhost] = hp->text.len;
+	return !hp->text.oom;
+}
+
+static rm_status ranks(em *e, const rm_map *m, rm_error *err)
+{
+	host_parts hp;
+	memset(&hp, 0, sizeof(hp));
+	if (!parts_build(e, m, &hp)) {
+		parts_free(&hp);
+		return rmi_err(err, RM_ENOMEM, "out of memory writing the map");
+	}
+	/* Coordinate keys, prepared once: ,"tp": or , tp: */
+	char akey[RM_NAXES][16];
+	size_t aklen[RM_NAXES];
+	unsigned shown[RM_NAXES], nshown = 0;
+	for (unsigned a = 0; a < RM_NAXES; a++) {
+		if (!rmi_map_axis_shown(&m->layout, (rm_axis)a))
+			continue;
+		shown[nshown++] = a;
+		int k = snprintf(akey[a], sizeof(akey[a]),
+				 e->yaml ? ", %s: " : ",\"%s\":",
+				 rm_axis_name((rm_axis)a));
+		aklen[a] = (size_t)(k > 0 ? k : 0);
+	}
+	const char *open = e->yaml ? "{rank: " : "{\"rank\":";
+	size_t openlen = strlen(open);
+	list_begin(e, "ranks", m->world);
+	for (uint32_t r = 0; r < m->world; r++) {
+		const rm_rank *rk = &m->rank[r];
+		if (rk->node >= m->nhost) {
+			parts_free(&hp);
+			return rmi_err(err, RM_EINPUT,
+				       "rank %u sits on node index %u, but the "
+				       "map has %u nodes", r, rk->node,
+				       m->nhost);
+		}
+		item(e, r);
+		size_t mid = hp.tail[rk->node] - hp.mid[rk->node];
+		size_t tail = hp.mid[rk->node + 1] - hp.tail[rk->node];
+		if (!rmi_buf_reserve(e->b, openlen + mid + tail +
+						   (RM_NAXES + 2) * 40))
+			break;
+		char *p = e->b->data + e->b->len;
+		memcpy(p, open, openlen);
+		p += openlen;
+		u64_at(&p, r);
+		memcpy(p, hp.text.data + hp.mid[rk->node], mid);
+		p += mid;
+		u64_at(&p, rk->local_gpu);
+		for (unsigned i = 0; i < nshown; i++) {
+			memcpy(p, akey[shown[i]], aklen[shown[i]]);
+			p += aklen[shown[i]];
+			u64_at(&p, rk->coord[shown[i]]);
+		}
+		memcpy(p, hp.text.data + hp.tail[rk->node], tail);
+		p += tail;
+		*p = '\0';
+		e->b->len = (size_t)(p - e->b->data);
+		item_end(e);
+	}
+	if (m->world)
+		list_end(e);
+	parts_free(&hp);
+	return e->b->oom ? rmi_err(err, RM_ENOMEM, "out of memory writing the map")
+			 : RM_OK;
+}
+
+/* One axis's groups, in group-id order (the id is a communicator color). */
+static rm_status groups_axis(em *e, const rm_map *m, rm_axis a, rm_error *err)
+{
+	uint32_t size = m->layout.size[a];
+	if (!size || m->world % size)
+		return rmi_err(err, RM_EINPUT,
+			       "axis %s of size %u does not divide world %u",
+			       rm_axis_name(a), size, m->world);
+	uint32_t ngroups = m->world / size;
+	uint32_t *mem = malloc(((size_t)m->world + 1) * sizeof(uint32_t));
+	uint32_t *tmp = malloc(((size_t)size + 1) * sizeof(uint32_t));
+	unsigned char *seen = calloc((size_t)ngroups + 1, 1);
+	rm_status st = RM_OK;
+	if (!mem || !tmp || !seen) {
+		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
+		goto out;
+	}
+	uint32_t found = 0;
+	for (uint32_t r = 0; r < m->world && st == RM_OK; r++) {
+		if (m->rank[r].coord[a] != 0)
+			continue;
+		uint32_t gid = 0;
+		st = rm_map_group(m, a, r, tmp, &gid, err);
+		if (st != RM_OK)
+			break;
+		if (gid >= ngroups || seen[gid]) {
+			st = rmi_err(err, RM_EINPUT,
+				     "%s group id %u of rank %u is out of "
+				     "range or repeated", rm_axis_name(a), gid,
+				     r);
+			break;
+		}
+		seen[gid] = 1;
+		found++;
+		memcpy(mem + (size_t)gid * size, tmp, size * sizeof(uint32_t));
+	}
+	if (st == RM_OK && found != ngroups)
+		st = rmi_err(err, RM_EINPUT,
+			     "%u %s groups found, expected %u", found,
+			     rm_axis_name(a), ngroups);
+	if (st == RM_OK && list_begin(e, rm_axis_name(a), ngroups)) {
+		for (uint32_t g = 0; g < ngroups; g++) {
+			item(e, g);
+			add(e, "[");
+			for (uint32_t i = 0; i < size; i++) {
+				if (i)
+					add(e, e->yaml ? ", " : ",");
+				rmi_buf_u64(e->b, mem[(size_t)g * size + i]);
+			}
+			add(e, "]");
+			item_end(e);
+		}
+		list_end(e);
+	}
+out:
+	free(mem);
+	free(tmp);
+	free(seen);
+	return st;
+}
+
+static void header(em *e, const rm_map *m)
+{
+	char text[256];
+	kv_str(e, "schema", RM_MAP_SCHEMA);
+	kv_str(e, "generator", "rankmap " RM_VERSION_STRING);
+	rm_layout_format(&m->layout, text, sizeof(text));
+	kv_str(e, "layout", text);
+	key(e, "axes");
+	add(e, " {");
+	size_t n = 0;
+	for (unsigned a = 0; a < RM_NAXES; a++)
+		if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+			fkey(e, n++, rm_axis_name((rm_axis)a));
+			rmi_buf_u64(e->b, m->layout.size[a]);
+		}
+	add(e, "}");
+	kv_end(e);
+	key(e, "nesting");
+	add(e, " [");
+	for (unsigned i = 0; i < m->layout.naxes && i < RM_NAXES; i++) {
+		if (i)
+			add(e, e->yaml ? ", " : ",");
+		rmi_buf_qstr(e->b, rm_axis_name(m->layout.nest[i]));
+	}
+	add(e, "]");
+	kv_end(e);
+	key(e, "order");
+	add(e, " {");
+	fkey(e, 0, "name");
+	rmi_buf_qstr(e->b, m->order.name);
+	fkey(e, 1, "permutation");
+	rm_order_format(&m->order, text, sizeof(text));
+	rmi_buf_qstr(e->b, text);
+	add(e, "}");
+	kv_end(e);
+	kv_u64(e, "world_size", m->world);
+	kv_u64(e, "gpus_per_node", m->gpus_per_node);
+}
+
+static void nodes(em *e, const rm_map *m)
+{
+	if (list_begin(e, "nodes", m->nhost)) {
+		for (uint32_t h = 0; h < m->nhost; h++) {
+			item(e, h);
+			add(e, "{");
+			fkey(e, 0, "host");
+			rmi_buf_qstr(e->b, m->host[h]);
+			if (m->host_leaf && m->host_leaf[h]) {
+				fkey(e, 1, "leaf");
+				rmi_buf_qstr(e->b, m->host_leaf[h]);
+			}
+			if (m->host_unit && m->host_unit[h]) {
+				fkey(e, 1, "unit");
+				rmi_buf_qstr(e->b, m->host_unit[h]);
+			}
+			add(e, "}");
+			item_end(e);
+		}
+		list_end(e);
+	}
+	if (list_begin(e, "spares", m->nspare)) {
+		for (uint32_t i = 0; i < m->nspare; i++) {
+			item(e, i);
+			rmi_buf_qstr(e->b, m->spare[i]);
+			item_end(e);
+		}
+		list_end(e);
+	}
+}
+
+rm_status rmi_map_json(const rm_map *m, bool yaml, rmi_buf *b, rm_error *err)
+{
+	em e = { .b = b, .yaml = yaml, .depth = 1 };
+	e.first[1] = true;
+	if (!yaml)
+		add(&e, "{");
+	header(&e, m);
+	nodes(&e, m);
+	rm_status st = ranks(&e, m, err);
+	if (st != RM_OK)
+		return st;
+	obj_begin(&e, "groups");
+	for (unsigned a = 0; a < RM_NAXES && st == RM_OK; a++)
+		if (rmi_map_axis_shown(&m->layout, (rm_axis)a))
+			st = groups_axis(&e, m, (rm_axis)a, err);
+	if (st != RM_OK)
+		return st;
+	obj_end(&e);
+	obj_begin(&e, "validation");
+	report(&e, &m->report);
+	obj_end(&e);
+	kv_str(&e, "inputs_sha256", m->inputs_sha256);
+	if (!yaml)
+		add(&e, "\n}\n");
+	return b->oom ? rmi_err(err, RM_ENOMEM, "out of memory writing the map")
+		      : RM_OK;
+}

@@ -1,0 +1,588 @@
+/*
+ * map_read.c - rm_map_read: a rankmap-map/1 file (JSON or YAML) back into
+ * an rm_map. A map file may have been edited by hand or by a script, so
+ * nothing in it is trusted: every rank must be a coordinate the order
+ * actually gives it, sit on a listed node and a GPU of its own, and every
+ * derived field (axes, nesting, groups) must agree with the rest.
+ */
+#include "mapio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GPUS_PER_NODE 1024
+
+typedef struct rd {
+	const char *file;
+	rm_error *err;
+	rm_map *m;
+} rd;
+
+static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
+	RMI_PRINTF(3, 4);
+static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rmi_err_at(r->err, RM_EINPUT, r->file, n ? n->line : 0,
+			  n ? n->col : 0, "%s", msg);
+}
+
+static rm_status oom(rd *r)
+{
+	return rmi_err(r->err, RM_ENOMEM, "%s: out of memory", r->file);
+}
+
+/* A name (host, leaf, unit, warning): a non-empty string without NUL. */
+static rm_status name(rd *r, const rmi_ynode *n, const char *what,
+		      size_t maxlen, char **out)
+{
+	const char *s;
+	rm_status st = rmi_y_str(n, r->file, what, &s, r->err);
+	if (st)
+		return st;
+	if (strlen(s) != n->len || n->len == 0 || n->len > maxlen)
+		return bad(r, n, "%s must be 1 to %zu bytes without NUL", what,
+			   maxlen);
+	*out = strdup(s);
+	return *out ? RM_OK : oom(r);
+}
+
+static rm_status u32(rd *r, const rmi_ynode *n, const char *what,
+		     uint64_t max, uint32_t *out)
+{
+	uint64_t v;
+	rm_status st = rmi_y_u64(n, r->file, what, 0, max, &v, r->err);
+	if (st == RM_OK)
+		*out = (uint32_t)v;
+	return st;
+}
+
+static rm_status layout(rd *r, const rmi_ynode *root)
+{
+	rm_map *m = r->m;
+	const rmi_ynode *n = rmi_y_get(root, "layout");
+	const char *s;
+	rm_error e;
+	char q[160];
+	rm_status st = rmi_y_str(n, r->file, "layout", &s, r->err);
+	if (st)
+		return st;
+	if (rm_layout_parse(s, &m->layout, &e) != RM_OK)
+		return bad(r, n, "%s", e.msg);
+	if (m->layout.dp_auto)
+		return bad(r, n, "layout %s: a map needs a resolved dp size",
+			   rmi_quote(s, n->len, q, sizeof(q)));
+	uint64_t world = rm_layout_world(&m->layout);
+	n = rmi_y_get(root, "world_size");
+	st = u32(r, n, "world_size", RM_MAX_WORLD, &m->world);
+	if (st)
+		return st;
+	if (m->world != world)
+		return bad(r, n, "world_size %u differs from the layout's %llu",
+			   m->world, (unsigned long long)world);
+
+	if ((n = rmi_y_get(root, "axes"))) {
+		if ((st = rmi_y_kind(n, r->file, "axes", RMI_Y_MAP, r->err)))
+			return st;
+		unsigned seen = 0;
+		for (size_t i = 0; i < n->n; i++) {
+			const rmi_ynode *k = n->item[2 * i];
+			int a = rm_axis_from_name(k->str, k->len);
+			if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a))
+				return bad(r, k, "axes: %s is not an axis of "
+					   "this layout",
+					   rmi_quote(k->str, k->len, q,
+						     sizeof(q)));
+			uint32_t v;
+			if ((st = u32(r, n->item[2 * i + 1], "axis size",
+				      RM_MAX_WORLD, &v)))
+				return st;
+			if (v != m->layout.size[a])
+				return bad(r, n->item[2 * i + 1],
+					   "axes: %s is %u, the layout says %u",
+					   rm_axis_name((rm_axis)a), v,
+					   m->layout.size[a]);
+			seen |= 1u << a;
+		}
+		for (unsigned a = 0; a < RM_NAXES; a++)
+			if (rmi_map_axis_shown(&m->layout, (rm_axis)a) &&
+			    !(seen & (1u << a)))
+				return bad(r, n, "axes: %s is missing",
+					   rm_axis_name((rm_axis)a));
+	}
+	if ((n = rmi_y_get(root, "nesting"))) {
+		if ((st = rmi_y_kind(n, r->file, "nesting", RMI_Y_SEQ, r->err)))
+			return st;
+		bool same = n->n == m->layout.naxes;
+		for (size_t i = 0; same && i < n->n; i++) {
+			const rmi_ynode *x = n->item[i];
+			same = x->kind == RMI_Y_SCALAR &&
+			       rm_axis_from_name(x->str, x->len) ==
+				       (int)m->layout.nest[i];
+		}
+		if (!same)
+			return bad(r, n, "nesting does not match the layout "
+				   "(innermost first, as in the layout string)");
+	}
+
+	const rmi_ynode *o = rmi_y_get(root, "order");
+	static const char *const okeys[] = { "name", "permutation", NULL };
+	if ((st = rmi_y_keys(o, r->file, "order", okeys, r->err)))
+		return st;
+	n = rmi_y_get(o, "permutation");
+	if ((st = rmi_y_str(n, r->file, "order permutation", &s, r->err)))
+		return st;
+	if (rm_order_parse(s, &m->layout, &m->order, &e) != RM_OK)
+		return bad(r, n, "%s", e.msg);
+	n = rmi_y_get(o, "name");
+	if ((st = rmi_y_str(n, r->file, "order name", &s, r->err)))
+		return st;
+	if (n->len >= sizeof(m->order.name) ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n->len)
+		return bad(r, n, "order name %s: expected up to %zu of a-z, "
+			   "0-9, '-', '_'", rmi_quote(s, n->len, q, sizeof(q)),
+			   sizeof(m->order.name) - 1);
+	memcpy(m->order.name, s, n->len + 1);
+
+	n = rmi_y_get(root, "gpus_per_node");
+	if ((st = u32(r, n, "gpus_per_node", MAX_GPUS_PER_NODE,
+		      &m->gpus_per_node)))
+		return st;
+	return m->gpus_per_node ? RM_OK : bad(r, n, "gpus_per_node is 0");
+}
+
+typedef struct hostref {
+	const char *name;
+	const rmi_ynode *at;
+} hostref;
+
+static int cmp_hostref(const void *a, const void *b)
+{
+	return strcmp(((const hostref *)a)->name, ((const hostref *)b)->name);
+}
+
+/* Nodes used and spares together: a host appears once in all. */
+static rm_status nodes(rd *r, const rmi_ynode *root)
+{
+	rm_map *m = r->m;
+	rm_status st;
+	const rmi_ynode *n = rmi_y_get(root, "nodes");
+	if ((st = rmi_y_kind(n, r->file, "nodes", RMI_Y_SEQ, r->err)))
+		return st;
+	const rmi_ynode *sp = rmi_y_get(root, "spares");
+	if (sp && (st = rmi_y_kind(sp, r->file, "spares", RMI_Y_SEQ, r->err)))
+		return st;
+	size_t nsp = sp ? sp->n : 0;
+	if (n->n > RM_MAX_HOSTS || nsp > RM_MAX_HOSTS - n->n)
+		return bad(r, n, "more than %u nodes", RM_MAX_HOSTS);
+	m->host = calloc(n->n + 1, sizeof(char *));
+	m->host_leaf = calloc(n->n + 1, sizeof(char *));
+	m->host_unit = calloc(n->n + 1, sizeof(char *));
+	m->spare = calloc(nsp + 1, sizeof(char *));
+	if (!m->host || !m->host_leaf || !m->host_unit || !m->spare)
+		return oom(r);
+	static const char *const keys[] = { "host", "leaf", "unit", NULL };
+	for (size_t i = 0; i < n->n; i++) {
+		const rmi_ynode *x = n->item[i], *v;
+		if ((st = rmi_y_keys(x, r->file, "node", keys, r->err)))
+			return st;
+		if ((st = name(r, rmi_y_get(x, "host"), "node host",
+			       RM_MAX_HOSTNAME, &m->host[i])))
+			return st;
+		m->nhost = (uint32_t)i + 1;
+		if ((v = rmi_y_get(x, "leaf")) &&
+		    (st = name(r, v, "node leaf", 4096, &m->host_leaf[i])))
+			return st;
+		if ((v = rmi_y_get(x, "unit")) &&
+		    (st = name(r, v, "node unit", 4096, &m->host_unit[i])))
+			return st;
+	}
+	for (size_t i = 0; i < nsp; i++) {
+		if ((st = name(r, sp->item[i], "spare", RM_MAX_HOSTNAME,
+			       &m->spare[i])))
+			return st;
+		m->nspare = (uint32_t)i + 1;
+	}
+	hostref *all = malloc((n->n + nsp + 1) * sizeof(*all));
+	if (!all)
+		return oom(r);
+	for (size_t i = 0; i < n->n; i++)
+		all[i] = (hostref){ m->host[i], n->item[i] };
+	for (size_t i = 0; i < nsp; i++)
+		all[n->n + i] = (hostref){ m->spare[i], sp->item[i] };
+	qsort(all, n->n + nsp, sizeof(*all), cmp_hostref);
+	for (size_t i = 1; i < n->n + nsp && st == RM_OK; i++)
+		if (!strcmp(all[i].name, all[i - 1].name)) {
+			char q[160];
+			const rmi_ynode *later =
+				all[i].at->line > all[i - 1].at->line ||
+						(all[i].at->line == all[i - 1].at->line &&
+						 all[i].at->col > all[i - 1].at->col)
+					? all[i].at : all[i - 1].at;
+			st = bad(r, later, "host %s is listed twice",
+				 rmi_quote(all[i].name, strlen(all[i].name), q,
+					   sizeof(q)));
+		}
+	free(all);
+	return st;
+}
+
+typedef struct slot {
+	uint64_t key;                /* node * gpus_per_node + local_gpu */
+	uint32_t rank;
+	const rmi_ynode *at;
+} slot;
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const slot *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
+			  slot *sl)
+{
+	rm_map *m = r->m;
+	static const char *const keys[] = { "rank", "host", "node", "local_gpu",
+					    "tp", "cp", "ep", "pp", "dp",
+					    "leaf", "unit", NULL };
+	rm_status st = rmi_y_keys(x, r->file, "rank record", keys, r->err);
+	if (st)
+		return st;
+	uint32_t rank, node, gpu;
+	const rmi_ynode *n = rmi_y_get(x, "rank");
+	if ((st = u32(r, n, "rank", m->world - 1, &rank)))
+		return st;
+	if (seen[rank])
+		return bad(r, n, "rank %u appears twice", rank);
+	seen[rank] = 1;
+	if ((st = u32(r, rmi_y_get(x, "node"), "node", m->nhost ? m->nhost - 1 : 0,
+		      &node)))
+		return st;
+	if (!m->nhost)
+		return bad(r, x, "rank %u: the map lists no nodes", rank);
+	n = rmi_y_get(x, "local_gpu");
+	if ((st = u32(r, n, "local_gpu", m->gpus_per_node - 1, &gpu)))
+		return st;
+	const char *s;
+	n = rmi_y_get(x, "host");
+	if ((st = rmi_y_str(n, r->file, "host", &s, r->err)))
+		return st;
+	char q[160];
+	if (strcmp(s, m->host[node]))
+		return bad(r, n, "rank %u: host %s is not node %u (%s)", rank,
+			   rmi_quote(s, n->len, q, sizeof(q)), node,
+			   m->host[node]);
+	static const char *const loc[] = { "leaf", "unit" };
+	char *const *want[] = { m->host_leaf, m->host_unit };
+	for (int k = 0; k < 2; k++) {
+		n = rmi_y_get(x, loc[k]);
+		if (!n)
+			continue;
+		if ((st = rmi_y_str(n, r->file, loc[k], &s, r->err)))
+			return st;
+		if (!want[k][node] || strcmp(s, want[k][node]))
+			return bad(r, n, "rank %u: %s %s differs from node "
+				   "%s's", rank, loc[k],
+				   rmi_quote(s, n->len, q, sizeof(q)),
+				   m->host[node]);
+	}
+	rm_rank *rk = &m->rank[rank];
+	rk->node = node;
+	rk->local_gpu = gpu;
+	rm_rank_decode(&m->layout, &m->order, rank, rk->coord);
+	for (unsigned a = 0; a < RM_NAXES; a++) {
+		const char *an = rm_axis_name((rm_axis)a);
+		n = rmi_y_get(x, an);
+		if (!n) {
+			if (rmi_map_axis_shown(&m->layout, (rm_axis)a))
+				return bad(r, x, "rank %u: %s is missing", rank,
+					   an);
+			continue;
+		}
+		uint32_t c;
+		if ((st = u32(r, n, an, RM_MAX_WORLD, &c)))
+			return st;
+		if (c != rk->coord[a])
+			return bad(r, n, "rank %u: %s is %u, but order %s "
+				   "gives rank %u %s %u", rank, an, c,
+				   m->order.name, rank, an, rk->coord[a]);
+	}
+	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank, x };
+	return RM_OK;
+}
+
+static rm_status ranks(rd *r, const rmi_ynode *root)
+{
+	rm_map *m = r->m;
+	const rmi_ynode *n = rmi_y_get(root, "ranks");
+	rm_status st = rmi_y_kind(n, r->file, "ranks", RMI_Y_SEQ, r->err);
+	if (st)
+		return st;
+	if (n->n != m->world)
+		return bad(r, n, "%zu rank records for a world of %u", n->n,
+			   m->world);
+	m->rank = calloc((size_t)m->world + 1, sizeof(rm_rank));
+	unsigned char *seen = calloc((size_t)m->world + 1, 1);
+	slot *sl = malloc(((size_t)m->world + 1) * sizeof(*sl));
+	if (!m->rank || !seen || !sl) {
+		free(seen);
+		free(sl);
+		return oom(r);
+	}
+	for (size_t i = 0; i < n->n && st == RM_OK; i++)
+		st = one_rank(r, n->item[i], seen, &sl[i]);
+	if (st == RM_OK) {
+		qsort(sl, m->world, sizeof(*sl), cmp_slot);
+		for (uint32_t i = 1; i < m->world && st == RM_OK; i++)
+			if (sl[i].key == sl[i - 1].key)
+				st = bad(r, sl[i].at, "ranks %u and %u share "
+					 "GPU %u of %s", sl[i - 1].rank,
+					 sl[i].rank, m->rank[sl[i].rank].local_gpu,
+					 m->host[m->rank[sl[i].rank].node]);
+	}
+	free(seen);
+	free(sl);
+	return st;
+}
+
+/* Groups are derived data: they must be exactly what rm_map_group says. */
+static rm_status groups(rd *r, const rmi_ynode *root)
+{
+	rm_map *m = r->m;
+	const rmi_ynode *g = rmi_y_get(root, "groups");
+	if (!g)
+		return RM_OK;
+	rm_status st = rmi_y_kind(g, r->file, "groups", RMI_Y_MAP, r->err);
+	if (st)
+		return st;
+	uint32_t maxsize = 1;
+	for (unsigned a = 0; a < RM_NAXES; a++)
+		if (m->layout.size[a] > maxsize)
+			maxsize = m->layout.size[a];
+	uint32_t *tmp = malloc(((size_t)maxsize + 1) * sizeof(uint32_t));
+	if (!tmp)
+		return oom(r);
+	char q[160];
+	for (size_t i = 0; i < g->n && st == RM_OK; i++) {
+		const rmi_ynode *k = g->item[2 * i], *v = g->item[2 * i + 1];
+		int a = rm_axis_from_name(k->str, k->len);
+		if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+			st = bad(r, k, "groups: %s is not an axis of this "
+				 "layout", rmi_quote(k->str, k->len, q,
+						     sizeof(q)));
+			break;
+		}
+		uint32_t size = m->layout.size[a];
+		if ((st = rmi_y_kind(v, r->file, "group list", RMI_Y_SEQ,
+				     r->err)))
+			break;
+		if (v->n != m->world / size) {
+			st = bad(r, v, "%zu %s groups, expected %u", v->n,
+				 k->str, m->world / size);
+			break;
+		}
+		for (size_t j = 0; j < v->n && st == RM_OK; j++) {
+			const rmi_ynode *grp = v->item[j];
+			if ((st = rmi_y_kind(grp, r->file, "group", RMI_Y_SEQ,
+					     r->err)))
+				break;
+			if (grp->n != size) {
+				st = bad(r, grp, "%s group of %zu ranks, "
+					 "expected %u", k->str, grp->n, size);
+				break;
+			}
+			uint32_t first, gid, x;
+			if ((st = u32(r, grp->item[0], "rank", m->world - 1,
+				      &first)))
+				break;
+			if ((st = rm_map_group(m, (rm_axis)a, first, tmp, &gid,
+					       r->err)))
+				break;
+			if (gid != j) {
+				st = bad(r, grp, "%s group %zu holds rank %u, "
+					 "which is in group %u", k->str, j,
+					 first, gid);
+				break;
+			}
+			for (size_t t = 0; t < size && st == RM_OK; t++) {
+				if ((st = u32(r, grp->item[t], "rank",
+					      m->world - 1, &x)))
+					break;
+				if (x != tmp[t])
+					st = bad(r, grp->item[t],
+						 "%s group %zu: member %zu is "
+						 "rank %u, expected %u", k->str,
+						 j, t, x, tmp[t]);
+			}
+		}
+	}
+	free(tmp);
+	return st;
+}
+
+static rm_status validation(rd *r, const rmi_ynode *root)
+{
+	rm_report *rp = &r->m->report;
+	const rmi_ynode *v = rmi_y_get(root, "validation");
+	if (!v)
+		return RM_OK;
+	static const char *const keys[] = {
+		"must_ok", "world", "tp_groups", "tp_split", "cp_split",
+		"ep_split", "cp_must", "ep_must", "pp_pairs", "pp_same_node",
+		"pp_same_leaf", "pp_same_rail", "pp_cross",
+		"pp_cross_lower_bound", "pp_rail_aligned", "dp_pairs",
+		"dp_rail_aligned", "dp_groups", "dp_leaves_max",
+		"dp_leaves_mean", "dp_tops_max", "dp_tops_mean", "warnings",
+		NULL
+	};
+	rm_status st = rmi_y_keys(v, r->file, "validation", keys, r->err);
+	const struct {
+		const char *k;
+		uint64_t *p;
+	} u64s[] = {
+		{ "tp_groups", &rp->tp_groups }, { "tp_split", &rp->tp_split },
+		{ "cp_split", &rp->cp_split }, { "ep_split", &rp->ep_split },
+		{ "pp_pairs", &rp->pp_pairs },
+		{ "pp_same_node", &rp->pp_same_node },
+		{ "pp_same_leaf", &rp->pp_same_leaf },
+		{ "pp_same_rail", &rp->pp_same_rail },
+		{ "pp_cross", &rp->pp_cross },
+		{ "pp_cross_lower_bound", &rp->pp_cross_lower_bound },
+		{ "pp_rail_aligned", &rp->pp_rail_aligned },
+		{ "dp_pairs", &rp->dp_pairs },
+		{ "dp_rail_aligned", &rp->dp_rail_aligned },
+	};
+	const struct {
+		const char *k;
+		uint32_t *p;
+	} u32s[] = {
+		{ "world", &rp->world }, { "dp_groups", &rp->dp_groups },
+		{ "dp_leaves_max", &rp->dp_leaves_max },
+		{ "dp_tops_max", &rp->dp_tops_max },
+	};
+	const struct {
+		const char *k;
+		bool *p;
+	} bools[] = {
+		{ "must_ok", &rp->must_ok }, { "cp_must", &rp->cp_must },
+		{ "ep_must", &rp->ep_must },
+	};
+	const struct {
+		const char *k;
+		double *p;
+	} reals[] = {
+		{ "dp_leaves_mean", &rp->dp_leaves_mean },
+		{ "dp_tops_mean", &rp->dp_tops_mean },
+	};
+	const rmi_ynode *n;
+	for (size_t i = 0; st == RM_OK && i < sizeof(u64s) / sizeof(u64s[0]); i++)
+		if ((n = rmi_y_get(v, u64s[i].k)))
+			st = rmi_y_u64(n, r->file, u64s[i].k, 0, UINT64_MAX,
+				       u64s[i].p, r->err);
+	for (size_t i = 0; st == RM_OK && i < sizeof(u32s) / sizeof(u32s[0]); i++)
+		if ((n = rmi_y_get(v, u32s[i].k)))
+			st = u32(r, n, u32s[i].k, UINT32_MAX, u32s[i].p);
+	for (size_t i = 0; st == RM_OK && i < sizeof(bools) / sizeof(bools[0]); i++)
+		if ((n = rmi_y_get(v, bools[i].k)))
+			st = rmi_y_bool(n, r->file, bools[i].k, bools[i].p,
+					r->err);
+	for (size_t i = 0; st == RM_OK && i < sizeof(reals) / sizeof(reals[0]); i++)
+		if ((n = rmi_y_get(v, reals[i].k)))
+			st = rmi_y_double(n, r->file, reals[i].k, 0, 1e15,
+					  reals[i].p, r->err);
+	if (st || !(n = rmi_y_get(v, "warnings")))
+		return st;
+	if ((st = rmi_y_kind(n, r->file, "warnings", RMI_Y_SEQ, r->err)))
+		return st;
+	if (n->n > 100000)
+		return bad(r, n, "more than 100000 warnings");
+	rp->warning = calloc(n->n + 1, sizeof(char *));
+	if (!rp->warning)
+		return oom(r);
+	for (size_t i = 0; i < n->n && st == RM_OK; i++) {
+		st = name(r, n->item[i], "warning", 4096, &rp->warning[i]);
+		if (st == RM_OK)
+			rp->nwarning = i + 1;
+	}
+	return st;
+}
+
+static rm_status from_tree(rd *r, const rmi_ynode *root)
+{
+	static const char *const keys[] = {
+		"schema", "generator", "layout", "axes", "nesting", "order",
+		"world_size", "gpus_per_node", "nodes", "spares", "ranks",
+		"groups", "validation", "inputs_sha256", NULL
+	};
+	rm_status st = rmi_y_keys(root, r->file, "map file", keys, r->err);
+	if (st)
+		return st;
+	const rmi_ynode *n = rmi_y_get(root, "schema");
+	const char *s;
+	char q[160];
+	if ((st = rmi_y_str(n, r->file, "schema", &s, r->err)))
+		return st;
+	if (strcmp(s, RM_MAP_SCHEMA))
+		return bad(r, n, "schema %s is not %s", rmi_quote(s, n->len, q,
+								  sizeof(q)),
+			   RM_MAP_SCHEMA);
+	if ((n = rmi_y_get(root, "generator")) &&
+	    (st = rmi_y_str(n, r->file, "generator", &s, r->err)))
+		return st;
+	if ((st = layout(r, root)) || (st = nodes(r, root)) ||
+	    (st = ranks(r, root)) || (st = groups(r, root)) ||
+	    (st = validation(r, root)))
+		return st;
+	if ((n = rmi_y_get(root, "inputs_sha256"))) {
+		if ((st = rmi_y_str(n, r->file, "inputs_sha256", &s, r->err)))
+			return st;
+		if (n->len != 64 || strspn(s, "0123456789abcdef") != 64)
+			return bad(r, n, "inputs_sha256 must be 64 lowercase "
+				   "hex digits");
+		memcpy(r->m->inputs_sha256, s, 65);
+	}
+	return RM_OK;
+}
+
+rm_status rmi_map_parse(const char *text, size_t len, const char *name,
+			rm_map **out, rm_error *err)
+{
+	*out = NULL;
+	rmi_ynode *root = NULL;
+	rm_status st = rmi_yaml_load(text, len, name, &root, err);
+	if (st)
+		return st;
+	rd r = { .file = name, .err = err, .m = calloc(1, sizeof(rm_map)) };
+	if (!r.m) {
+		rmi_yaml_free(root);
+		return oom(&r);
+	}
+	st = from_tree(&r, root);
+	rmi_yaml_free(root);
+	if (st) {
+		rm_map_free(r.m);
+		return st;
+	}
+	*out = r.m;
+	return RM_OK;
+}
+
+rm_status rm_map_read(const char *path, rm_map **out, rm_error *err)
+{
+	*out = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	rm_status st = rmi_read_file(path, &text, &len, err);
+	if (st)
+		return st;
+	st = rmi_map_parse(text, len, path, out, err);
+	free(text);
+	return st;
+}

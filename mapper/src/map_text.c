@@ -1,0 +1,245 @@
+/*
+ * map_text.c - the map as a report for people: what was placed where, per
+ * tier, and whether the rules hold. Machines read the JSON; this is for the
+ * person deciding whether to launch.
+ */
+#include "mapio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* qsort has no context argument in C11: sort (name, index) pairs. */
+typedef struct named {
+	const char *name;
+	uint32_t idx;
+} named;
+
+static int cmp_named(const void *a, const void *b)
+{
+	const named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * Dense ids for the distinct names in `names` (NULL entries get -1).
+ * Returns the number of distinct names, or -1 when out of memory.
+ */
+static int64_t intern(char *const *names, uint32_t n, int64_t *id)
+{
+	named *v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		id[i] = -1;
+		if (names && names[i])
+			v[k++] = (named){ names[i], i };
+	}
+	qsort(v, k, sizeof(*v), cmp_named);
+	int64_t distinct = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		if (i && strcmp(v[i].name, v[i - 1].name))
+			distinct++;
+		id[v[i].idx] = distinct;
+	}
+	free(v);
+	return k ? distinct + 1 : 0;
+}
+
+static void line(rmi_buf *b, const char *label)
+{
+	rmi_buf_printf(b, "  %-16s", label);
+}
+
+static void rule(rmi_buf *b, bool ok, const char *what)
+{
+	rmi_buf_printf(b, "  %s  %s", ok ? "PASS" : "FAIL", what);
+}
+
+/* Replicas (one DP index each) whole inside one leaf vs spread. */
+static void replicas(rmi_buf *b, const rm_map *m, const int64_t *leaf)
+{
+	uint32_t n = m->layout.size[RM_AXIS_DP];
+	int64_t *first = malloc((n ? n : 1) * sizeof(*first));
+	unsigned char *split = calloc(n ? n : 1, 1);
+	if (!first || !split || !n) {
+		free(first);
+		free(split);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		first[i] = -2;
+	for (uint32_t r = 0; r < m->world; r++) {
+		uint32_t d = m->rank[r].coord[RM_AXIS_DP];
+		if (d >= n || m->rank[r].node >= m->nhost)
+			continue;
+		int64_t l = leaf[m->rank[r].node];
+		if (first[d] == -2)
+			first[d] = l;
+		else if (first[d] != l || l < 0)
+			split[d] = 1;
+	}
+	uint32_t nsplit = 0;
+	for (uint32_t i = 0; i < n; i++)
+		nsplit += split[i];
+	line(b, "replicas");
+	rmi_buf_printf(b, "%u (one per DP index): %u whole in one leaf, "
+		       "%u spread over leaves\n", n, n - nsplit, nsplit);
+	free(first);
+	free(split);
+}
+
+static void placement(rmi_buf *b, const rm_map *m)
+{
+	const rm_report *r = &m->report;
+	line(b, "nodes");
+	rmi_buf_printf(b, "%u used, %u GPUs each, %u spare", m->nhost,
+		       m->gpus_per_node, m->nspare);
+	char *spares = NULL;
+	if (m->nspare &&
+	    rm_hostlist_format((const char *const *)m->spare, m->nspare,
+			       &spares, NULL) == RM_OK && spares)
+		rmi_buf_printf(b, ": %s", spares);
+	free(spares);
+	rmi_buf_puts(b, "\n");
+
+	int64_t *leaf = malloc(((size_t)m->nhost + 1) * sizeof(*leaf));
+	int64_t *unit = malloc(((size_t)m->nhost + 1) * sizeof(*unit));
+	int64_t nleaf = leaf ? intern(m->host_leaf, m->nhost, leaf) : -1;
+	int64_t nunit = unit ? intern(m->host_unit, m->nhost, unit) : -1;
+	line(b, "leaves");
+	if (nleaf > 0)
+		rmi_buf_printf(b, "%lld used", (long long)nleaf);
+	else
+		rmi_buf_puts(b, "not known (no topology)");
+	if (nunit > 0)
+		rmi_buf_printf(b, ", %lld rail units", (long long)nunit);
+	rmi_buf_puts(b, "\n");
+	line(b, "NVLink domain");
+	rmi_buf_printf(b, "%llu TP groups, %llu leave their domain\n",
+		       (unsigned long long)r->tp_groups,
+		       (unsigned long long)r->tp_split);
+	line(b, "pipeline");
+	rmi_buf_printf(b, "%llu neighbour pairs: %llu same node, %llu same "
+		       "leaf, %llu same rail, %llu cross (lower bound %llu)\n",
+		       (unsigned long long)r->pp_pairs,
+		       (unsigned long long)r->pp_same_node,
+		       (unsigned long long)r->pp_same_leaf,
+		       (unsigned long long)r->pp_same_rail,
+		       (unsigned long long)r->pp_cross,
+		       (unsigned long long)r->pp_cross_lower_bound);
+	if (nleaf > 0)
+		replicas(b, m, leaf);
+	free(leaf);
+	free(unit);
+	line(b, "data parallel");
+	rmi_buf_printf(b, "%u DP groups span at most %u leaves (mean %.2f) "
+		       "and %u top-level subtrees (mean %.2f)\n", r->dp_groups,
+		       r->dp_leaves_max, r->dp_leaves_mean, r->dp_tops_max,
+		       r->dp_tops_mean);
+	line(b, "rail alignment");
+	rmi_buf_printf(b, "PP %llu of %llu pairs, DP %llu of %llu pairs\n",
+		       (unsigned long long)r->pp_rail_aligned,
+		       (unsigned long long)r->pp_pairs,
+		       (unsigned long long)r->dp_rail_aligned,
+		       (unsigned long long)r->dp_pairs);
+}
+
+static void rules(rmi_buf *b, const rm_report *r)
+{
+	char what[160];
+	snprintf(what, sizeof(what),
+		 "TP groups inside one NVLink domain (%llu of %llu split)\n",
+		 (unsigned long long)r->tp_split,
+		 (unsigned long long)r->tp_groups);
+	rule(b, r->tp_split == 0, what);
+	if (r->cp_must) {
+		snprintf(what, sizeof(what),
+			 "CP groups inside one NVLink domain (%llu split)\n",
+			 (unsigned long long)r->cp_split);
+		rule(b, r->cp_split == 0, what);
+	}
+	if (r->ep_must) {
+		snprintf(what, sizeof(what),
+			 "EP groups inside one NVLink domain (%llu split)\n",
+			 (unsigned long long)r->ep_split);
+		rule(b, r->ep_split == 0, what);
+	}
+	/* A should-rule: reported, never failed. */
+	rmi_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu\n",
+		       r->pp_cross <= r->pp_cross_lower_bound ? "BEST" : "MORE",
+		       (unsigned long long)r->pp_cross,
+		       (unsigned long long)r->pp_cross_lower_bound);
+	rmi_buf_printf(b, "  all must-rules hold: %s\n",
+		       r->must_ok ? "yes" : "NO");
+}
+
+rm_status rmi_map_text(const rm_map *m, rmi_buf *b, rm_error *err)
+{
+	char layout[256], order[128];
+	rm_layout_format(&m->layout, layout, sizeof(layout));
+	rm_order_format(&m->order, order, sizeof(order));
+	rmi_buf_printf(b, "rankmap: %s = %u GPUs, rank order %s (%s)\n",
+		       layout, m->world, m->order.name, order);
+	rmi_buf_puts(b, "\nplacement\n");
+	placement(b, m);
+	rmi_buf_puts(b, "\nrules\n");
+	rules(b, &m->report);
+	if (m->report.nwarning) {
+		rmi_buf_puts(b, "\nwarnings\n");
+		for (size_t i = 0; i < m->report.nwarning; i++)
+			rmi_buf_printf(b, "  - %s\n", m->report.warning[i]);
+	}
+	rmi_buf_printf(b, "\ninputs sha256 %s\n", m->inputs_sha256);
+	(void)err;
+	return RM_OK;
+}
+
+static void row_u(rmi_buf *b, const char *label, uint64_t x, uint64_t y)
+{
+	rmi_buf_printf(b, "  %-32s %12llu %12llu\n", label,
+		       (unsigned long long)x, (unsigned long long)y);
+}
+
+static void row_f(rmi_buf *b, const char *label, double x, double y)
+{
+	rmi_buf_printf(b, "  %-32s %12.2f %12.2f\n", label, x, y);
+}
+
+void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
+			     const char *name_a, const rm_report *c,
+			     const char *name_c)
+{
+	rmi_buf_printf(b, "  %-32s %12.12s %12.12s\n", "", name_a, name_c);
+	rmi_buf_printf(b, "  %-32s %12s %12s\n", "all must-rules hold",
+		       a->must_ok ? "yes" : "NO", c->must_ok ? "yes" : "NO");
+	row_u(b, "world size", a->world, c->world);
+	row_u(b, "TP groups", a->tp_groups, c->tp_groups);
+	row_u(b, "TP groups leaving NVLink domain", a->tp_split, c->tp_split);
+	if (a->cp_must || c->cp_must)
+		row_u(b, "CP groups leaving NVLink domain", a->cp_split,
+		      c->cp_split);
+	if (a->ep_must || c->ep_must)
+		row_u(b, "EP groups leaving NVLink domain", a->ep_split,
+		      c->ep_split);
+	row_u(b, "PP neighbour pairs", a->pp_pairs, c->pp_pairs);
+	row_u(b, "PP pairs on the same node", a->pp_same_node,
+	      c->pp_same_node);
+	row_u(b, "PP pairs on the same leaf", a->pp_same_leaf,
+	      c->pp_same_leaf);
+	row_u(b, "PP pairs on the same rail", a->pp_same_rail,
+	      c->pp_same_rail);
+	row_u(b, "PP pairs crossing leaf/rail", a->pp_cross, c->pp_cross);
+	row_u(b, "PP crossings lower bound", a->pp_cross_lower_bound,
+	      c->pp_cross_lower_bound);
+	row_u(b, "PP pairs rail-aligned", a->pp_rail_aligned,
+	      c->pp_rail_aligned);
+	row_u(b, "DP pairs rail-aligned", a->dp_rail_aligned,
+	      c->dp_rail_aligned);
+	row_u(b, "DP group leaves, max", a->dp_leaves_max, c->dp_leaves_max);
+	row_f(b, "DP group leaves, mean", a->dp_leaves_mean, c->dp_leaves_mean);
+	row_u(b, "DP group top subtrees, max", a->dp_tops_max, c->dp_tops_max);
+	row_f(b, "DP group top subtrees, mean", a->dp_tops_mean,
+	      c->dp_tops_mean);
+}

@@ -1,0 +1,207 @@
+/*
+ * map_write.c - rm_map_write: pick the renderer, plus the two small
+ * formats (csv for spreadsheets and scripts, env for shells).
+ */
+#include "mapio.h"
+#include "sha256.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void csv_field(rmi_buf *b, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		rmi_buf_puts(b, s);
+		return;
+	}
+	rmi_buf_add(b, "\"", 1);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			rmi_buf_add(b, "\"\"", 2);
+		else
+			rmi_buf_add(b, p, 1);
+	}
+	rmi_buf_add(b, "\"", 1);
+}
+
+/* Column order: rank,host,local_gpu,tp,pp,dp[,cp][,ep],leaf[,unit] - the
+ * first three are what `rankmap check --assignment` reads back. */
+static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
+{
+	static const rm_axis cols[] = { RM_AXIS_TP, RM_AXIS_PP, RM_AXIS_DP,
+					RM_AXIS_CP, RM_AXIS_EP };
+	bool units = false;
+	for (uint32_t h = 0; m->host_unit && h < m->nhost; h++)
+		units |= m->host_unit[h] != NULL;
+	rmi_buf_puts(b, "rank,host,local_gpu");
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (rmi_map_axis_shown(&m->layout, cols[i])) {
+			rmi_buf_add(b, ",", 1);
+			rmi_buf_puts(b, rm_axis_name(cols[i]));
+		}
+	rmi_buf_puts(b, units ? ",leaf,unit\n" : ",leaf\n");
+	for (uint32_t r = 0; r < m->world; r++) {
+		const rm_rank *rk = &m->rank[r];
+		if (rk->node >= m->nhost)
+			return rmi_err(err, RM_EINPUT,
+				       "rank %u sits on node index %u, but the "
+				       "map has %u nodes", r, rk->node,
+				       m->nhost);
+		rmi_buf_u64(b, r);
+		rmi_buf_add(b, ",", 1);
+		csv_field(b, m->host[rk->node]);
+		rmi_buf_add(b, ",", 1);
+		rmi_buf_u64(b, rk->local_gpu);
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			if (rmi_map_axis_shown(&m->layout, cols[i])) {
+				rmi_buf_add(b, ",", 1);
+				rmi_buf_u64(b, rk->coord[cols[i]]);
+			}
+		rmi_buf_add(b, ",", 1);
+		if (m->host_leaf)
+			csv_field(b, m->host_leaf[rk->node]);
+		if (units) {
+			rmi_buf_add(b, ",", 1);
+			csv_field(b, m->host_unit[rk->node]);
+		}
+		rmi_buf_add(b, "\n", 1);
+	}
+	return RM_OK;
+}
+
+/* Single quotes unless the value is plainly safe for a shell. */
+static void env_kv(rmi_buf *b, const char *k, const char *v)
+{
+	rmi_buf_puts(b, k);
+	rmi_buf_add(b, "=", 1);
+	if (!v)
+		v = "";
+	bool plain = *v != '\0';
+	for (const char *p = v; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789_./:=,+-@%", *p) != NULL;
+	if (plain) {
+		rmi_buf_puts(b, v);
+	} else {
+		rmi_buf_add(b, "'", 1);
+		for (const char *p = v; *p; p++) {
+			if (*p == '\'')
+				rmi_buf_puts(b, "'\\''");
+			else
+				rmi_buf_add(b, p, 1);
+		}
+		rmi_buf_add(b, "'", 1);
+	}
+	rmi_buf_add(b, "\n", 1);
+}
+
+static void env_u64(rmi_buf *b, const char *k, uint64_t v)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	env_kv(b, k, num);
+}
+
+static void upper(char *dst, size_t n, const char *pre, const char *axis,
+		  const char *post)
+{
+	snprintf(dst, n, "%s%s%s", pre, axis, post);
+	for (char *p = dst; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+}
+
+rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
+		      rm_error *err)
+{
+	if (rank >= (int64_t)m->world)
+		return rmi_err(err, RM_EINPUT,
+			       "rank %lld is outside the world of %u ranks",
+			       (long long)rank, m->world);
+	/* The map file's own digest: what the plugin exports as
+	 * RANKMAP_MAP_SHA256 when it writes the JSON map. */
+	rmi_buf json;
+	rmi_buf_init(&json);
+	rm_status st = rmi_map_json(m, false, &json, err);
+	if (st != RM_OK) {
+		rmi_buf_free(&json);
+		return st;
+	}
+	char digest[65], text[256], name[64];
+	rm_sha256_hex(json.data, json.len, digest);
+	rmi_buf_free(&json);
+
+	if (rank >= 0) {
+		const rm_rank *rk = &m->rank[rank];
+		if (rk->node >= m->nhost)
+			return rmi_err(err, RM_EINPUT,
+				       "rank %lld sits on node index %u, but "
+				       "the map has %u nodes", (long long)rank,
+				       rk->node, m->nhost);
+		uint64_t local = 0;
+		for (uint32_t r = 0; r < m->world; r++)
+			local += m->rank[r].node == rk->node;
+		env_u64(b, "RANK", (uint64_t)rank);
+		env_u64(b, "LOCAL_RANK", rk->local_gpu);
+		env_u64(b, "LOCAL_WORLD_SIZE", local);
+		env_kv(b, "RANKMAP_HOST", m->host[rk->node]);
+		for (unsigned a = 0; a < RM_NAXES; a++)
+			if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+				upper(name, sizeof(name), "RANKMAP_",
+				      rm_axis_name((rm_axis)a), "_RANK");
+				env_u64(b, name, rk->coord[a]);
+			}
+		if (m->host_leaf && m->host_leaf[rk->node])
+			env_kv(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
+	}
+	env_u64(b, "WORLD_SIZE", m->world);
+	if (m->world && m->rank[0].node < m->nhost)
+		env_kv(b, "MASTER_ADDR", m->host[m->rank[0].node]);
+	for (unsigned a = 0; a < RM_NAXES; a++)
+		if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+			upper(name, sizeof(name), "RANKMAP_",
+			      rm_axis_name((rm_axis)a), "_SIZE");
+			env_u64(b, name, m->layout.size[a]);
+		}
+	rm_layout_format(&m->layout, text, sizeof(text));
+	env_kv(b, "RANKMAP_LAYOUT", text);
+	rm_order_format(&m->order, text, sizeof(text));
+	env_kv(b, "RANKMAP_ORDER", text);
+	env_kv(b, "RANKMAP_MAP_SHA256", digest);
+	return RM_OK;
+}
+
+rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
+		       size_t *len, rm_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!map || (map->world && !map->rank) || (map->nhost && !map->host))
+		return rmi_err(err, RM_EINPUT, "no map to write");
+	rmi_buf b;
+	rmi_buf_init(&b);
+	/* Room for the rank records up front: one growth instead of twenty. */
+	rmi_buf_reserve(&b, (size_t)map->world * 96 + 4096);
+	rm_status st;
+	switch (fmt) {
+	case RM_FMT_JSON: st = rmi_map_json(map, false, &b, err); break;
+	case RM_FMT_YAML: st = rmi_map_json(map, true, &b, err); break;
+	case RM_FMT_CSV: st = csv(map, &b, err); break;
+	case RM_FMT_ENV: st = rmi_map_env(map, -1, &b, err); break;
+	case RM_FMT_TEXT: st = rmi_map_text(map, &b, err); break;
+	default:
+		st = rmi_err(err, RM_EINPUT, "unknown format %d", (int)fmt);
+	}
+	if (st == RM_OK && b.oom)
+		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
+	if (st != RM_OK) {
+		rmi_buf_free(&b);
+		return st;
+	}
+	*out = rmi_buf_take(&b, len);
+	return *out ? RM_OK
+		    : rmi_err(err, RM_ENOMEM, "out of memory writing the map");
+}

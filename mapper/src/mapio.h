@@ -1,0 +1,45 @@
+/*
+ * mapio.h - shared between the map writers and readers (map_*.c) and the
+ * CLI's report printing. Not installed.
+ */
+#ifndef RANKMAP_MAPIO_H
+#define RANKMAP_MAPIO_H
+
+#include "internal.h"
+
+/* Axes a map file spells out: tp, pp and dp always, cp and ep when the
+ * layout uses them. Readers and writers must agree on this set. */
+RMI_HIDDEN bool rmi_map_axis_shown(const rm_layout *l, rm_axis a);
+
+/* Rendering per format (map_json.c, map_text.c, map_write.c). */
+RMI_HIDDEN rm_status rmi_map_json(const rm_map *m, bool yaml, rmi_buf *b,
+				  rm_error *err);
+RMI_HIDDEN rm_status rmi_map_text(const rm_map *m, rmi_buf *b, rm_error *err);
+/* KEY=value lines: the job-wide variables, then (rank >= 0) those of the
+ * task playing `rank`, as the SPANK plugin would set them. */
+RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
+				 rm_error *err);
+
+/* The validation object of a map file, as one JSON object at `indent`. */
+RMI_HIDDEN void rmi_report_json(rmi_buf *b, const rm_report *r, int indent);
+/* Two reports side by side for people ("rankmap" vs "baseline"). */
+RMI_HIDDEN void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
+					const char *name_a, const rm_report *c,
+					const char *name_c);
+
+/* rm_map_read and rm_map_read_assignment over text in memory; `name`
+ * stands for the file in messages. */
+RMI_HIDDEN rm_status rmi_map_parse(const char *text, size_t len,
+				   const char *name, rm_map **out,
+				   rm_error *err);
+RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
+					      const char *name,
+					      const rm_layout *l,
+					      const rm_order *o,
+					      uint32_t gpus_per_node,
+					      rm_map **out, rm_error *err);
+
+/* A JSON/YAML double-quoted string: both read the same escapes. */
+RMI_HIDDEN void rmi_buf_qstr(rmi_buf *b, const char *s);
+
+#endif

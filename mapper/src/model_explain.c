@@ -1,0 +1,358 @@
+/* model_explain.c - the explain report: a table to check by hand, or JSON. */
+#include "model_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB(x) ((x) / RMI_GIB)
+
+static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+		       const rm_train *t, const rm_estimate *e)
+{
+	rmi_buf_printf(b,
+		"model     %s: layers L=%u, hidden h=%u, ffn f=%u (%s), heads a=%u, "
+		"kv_heads %u, head_dim %u, vocab V=%u, seq s=%u\n",
+		m->name, m->layers, m->hidden, m->ffn,
+		m->swiglu ? "gated, 3 matrices" : "2 matrices", m->heads,
+		m->kv_heads, m->head_dim, m->vocab, rmi_seq(m, t));
+	double lp = rmi_model_layer_params(m);
+	rmi_buf_printf(b,
+		"params    N = %.4e %s = L x %.5e per layer + embedding %.5e + "
+		"head/norm %.5e\n",
+		m->params, m->params_given ? "(given)" : "(derived)", lp,
+		rmi_model_edge_params(m, true), rmi_model_edge_params(m, false));
+	rmi_buf_printf(b,
+		"hardware  %s: HBM %.1f GiB, %.0f TFLOP/s dense bf16, NVLink "
+		"%.0f GB/s per direction x %u GPUs, NIC %.0f GB/s\n",
+		hw->name, GIB(hw->hbm_bytes), hw->peak_flops / 1e12,
+		hw->nvlink_gbytes_per_s, hw->nvl_domain, hw->nic_gbytes_per_s);
+	for (size_t i = 0; i < hw->ntiers; i++)
+		rmi_buf_printf(b, "          tier %-6s %8llu GPUs  %.0f GB/s  1:%.3g\n",
+			       hw->tier[i].name,
+			       (unsigned long long)hw->tier[i].span_gpus,
+			       hw->tier[i].gbytes_per_s,
+			       hw->tier[i].oversubscription);
+	rmi_buf_printf(b,
+		"training  batch %llu tokens = %llu seqs x %u; micro-batch b=%u; "
+		"m = %llu / (dp %u x b %u) = %llu micro-batches\n",
+		(unsigned long long)t->batch_tokens,
+		(unsigned long long)e->seqs, rmi_seq(m, t), t->micro_batch,
+		(unsigned long long)e->seqs, e->layout.size[RM_AXIS_DP],
+		t->micro_batch, (unsigned long long)e->m);
+	rmi_buf_printf(b,
+		"          schedule %s", rm_schedule_name(t->schedule));
+	if (t->schedule == RM_SCHED_INTERLEAVED)
+		rmi_buf_printf(b, ":%u", t->vchunks);
+	rmi_buf_printf(b,
+		", recompute %s, sharding %s, grad_bytes %g, compute_eff %.2f, "
+		"nvlink_eff %.2f, net_eff %.2f, dp_overlap %.2f, "
+		"mem_reserve %.1f GiB\n\n",
+		rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
+		t->grad_bytes, t->compute_eff, t->nvlink_eff, t->net_eff,
+		t->dp_overlap, GIB(t->mem_reserve_bytes));
+}
+
+static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
+		       const rm_estimate *e)
+{
+	const double *bp = e->bytes_per_param;
+	rmi_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
+	rmi_buf_printf(b, "  parameters (layers %u/tp + edge/tp)      %11.4e %11.4e\n",
+		       e->layers_stage, e->params_first, e->params_last);
+	rmi_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
+		       bp[0], GIB(e->params_first * bp[0]), GIB(e->params_last * bp[0]));
+	rmi_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
+		       bp[1], GIB(e->params_first * bp[1]), GIB(e->params_last * bp[1]));
+	rmi_buf_printf(b, "  optimizer  %6.3f B/param                %11.2f %11.2f\n",
+		       bp[2], GIB(e->params_first * bp[2]), GIB(e->params_last * bp[2]));
+	if (t->sharding == RM_SHARD_FSDP)
+		rmi_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
+			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]),
+			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]));
+	rmi_buf_printf(b, "  activations %u layers x %.4f GiB x in-flight %.2f / %.2f\n"
+		       "                                           %11.2f %11.2f\n",
+		       e->layers_stage, GIB(e->act_layer), e->inflight_first,
+		       e->inflight_last, GIB(e->act_first), GIB(e->act_last));
+	if (e->act_work > 0)
+		rmi_buf_printf(b, "  recomputed layer (34sbh/t)               %11.2f %11.2f\n",
+			       GIB(e->act_work), GIB(e->act_work));
+	bool lf = e->layout.size[RM_AXIS_PP] <= 1 || e->schedule == RM_SCHED_ZBV;
+	rmi_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
+		       lf ? GIB(e->logits) : 0.0, GIB(e->logits));
+	rmi_buf_printf(b, "  reserve (context, NCCL, fragmentation)   %11.2f %11.2f\n",
+		       GIB(e->reserve), GIB(e->reserve));
+	rmi_buf_printf(b, "  total                                    %11.2f %11.2f\n",
+		       GIB(e->mem_first), GIB(e->mem_last));
+	if (e->fits)
+		rmi_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
+			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));
+	else
+		rmi_buf_printf(b, "  HBM %.1f GiB: DOES NOT FIT, short by %.1f GiB\n\n",
+			       GIB(e->hbm), GIB(e->mem_peak - e->hbm));
+}
+
+static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+			const rm_train *t, const rm_estimate *e)
+{
+	double attn = e->flops_token - 6.0 * m->params;
+	rmi_buf_printf(b, "compute\n");
+	rmi_buf_printf(b, "  FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
+		       6.0 * m->params, attn, e->flops_token);
+	rmi_buf_printf(b, "  with recompute %s: %.4e hardware FLOPs per token\n",
+		       rm_recompute_name(t->recompute), e->hw_flops_token);
+	rmi_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e\n",
+		       (double)e->seqs * rmi_seq(m, t), e->flops_step,
+		       (unsigned long long)e->gpus, e->flops_gpu);
+	rmi_buf_printf(b, "  at peak %.3f s; hardware FLOPs at %.2f x peak, x stage "
+		       "imbalance %.4f (%u layers on the fullest stage) = %.3f s\n\n",
+		       e->t_peak, t->compute_eff, e->imbalance, e->layers_stage,
+		       e->t_compute);
+	(void)hw;
+}
+
+static void put_axes(rmi_buf *b, const rm_estimate *e)
+{
+	rmi_buf_printf(b, "per axis, per GPU per step\n");
+	rmi_buf_printf(b, "  axis  size collective                          bytes     calls  link     GB/s    time  exposed  hops off NVLink/leaf\n");
+	for (int a = 0; a < RM_NAXES; a++) {
+		const rm_axis_cost *c = &e->axis[a];
+		if (!c->used)
+			continue;
+		rmi_buf_printf(b, "  %-4s %5u %-32s %8.2f GB %7.0f  %-7s %5.0f %7.3f %7.3f  %3.0f%%/%3.0f%%  %s\n",
+			       rm_axis_name((rm_axis)a), c->group, c->collective,
+			       c->bytes / 1e9, c->calls, c->link, c->gbytes_per_s,
+			       c->seconds, c->exposed, 100 * c->off_nvlink,
+			       100 * c->off_leaf,
+			       c->overlappable ? "overlaps" : "critical path");
+	}
+	rmi_buf_puts(b,
+		"  tp: (4, +2 with full recompute) x 2 B x b*s*h*(t-1)/t x layers x m\n"
+		"  cp: (3, +1 with full recompute) x (cp-1) x K,V block 2 x 2 B x b*s/cp*kv_dim/t x layers x m\n"
+		"  pp: 2 directions x 2 B x b*s*h/t x m x chunks\n"
+		"  dp: none 2(d-1)/d x P x grad_bytes; zero1/2 (d-1)/d x P x (grad_bytes+2);"
+		" fsdp (d-1)/d x P x (4m + grad_bytes); d = dp x cp\n\n");
+}
+
+static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+		       const rm_train *t, const rm_estimate *e)
+{
+	uint32_t p = e->layout.size[RM_AXIS_PP];
+	rmi_buf_printf(b, "pipeline bubble (p=%u, m=%llu)\n", p,
+		       (unsigned long long)e->m);
+	rmi_buf_printf(b, "  schedule        formula         fraction  bubble s  step s    MFU  peak GiB\n");
+	rm_train v = *t;
+	for (uint32_t i = 0; i < 3 + 6; i++) {
+		uint32_t vc = 1;
+		const char *f;
+		if (i == 0) { v.schedule = RM_SCHED_1F1B; f = "(p-1)/m"; }
+		else if (i == 1) { v.schedule = RM_SCHED_ZBH1; f = "(p-1)/(3m)"; }
+		else if (i == 2) { v.schedule = RM_SCHED_ZBV; f = "~0"; }
+		else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 2); f = "(p-1)/(v*m)"; }
+		v.vchunks = vc;
+		if (v.schedule == RM_SCHED_INTERLEAVED && vc > e->layers_stage)
+			continue;
+		rm_estimate x;
+		char name[24];
+		snprintf(name, sizeof(name), "%s%s%.0u", rm_schedule_name(v.schedule),
+			 vc > 1 ? ":" : "", vc > 1 ? vc : 0);
+		bool chosen = v.schedule == t->schedule &&
+			      (vc == t->vchunks || v.schedule != RM_SCHED_INTERLEAVED);
+		if (rm_estimate_run(m, hw, &v, &e->layout, &x, NULL)) {
+			rmi_buf_printf(b, "  %c %-13s %-15s (needs m >= p and v <= %u layers per stage)\n",
+				       chosen ? '*' : ' ', name, f, e->layers_stage);
+			continue;
+		}
+		/* keep the links of the estimate shown (a planned map's) */
+		for (int a = 0; a < RM_NAXES; a++)
+			if (x.axis[a].used) {
+				x.axis[a].gbytes_per_s = e->axis[a].gbytes_per_s;
+				memcpy(x.axis[a].link, e->axis[a].link,
+				       sizeof(x.axis[a].link));
+			}
+		rmi_estimate_times(m, hw, &v, &x);
+		rmi_buf_printf(b, "  %c %-13s %-15s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+			       chosen ? '*' : ' ', name, f, x.bubble_frac,
+			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
+			       x.fits ? "" : " does not fit");
+	}
+	rmi_buf_puts(b, "\n");
+}
+
+static void put_step(rmi_buf *b, const rm_hw *hw, const rm_estimate *e)
+{
+	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
+		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed;
+	rmi_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f = %.3f s\n",
+		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
+		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed,
+		       path);
+	rmi_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s\n",
+		       e->bubble_frac, path, e->t_bubble, e->axis[RM_AXIS_DP].exposed);
+	rmi_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n\n",
+		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
+		       100 * e->mfu, e->tokens_per_s);
+}
+
+/* Why this nesting: the axis that would lose most on the network goes
+ * innermost; every adjacent swap is priced by the same model. */
+static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+		      const rm_train *t, const rm_estimate *e)
+{
+	rmi_buf_printf(b, "axis order\n  on the network (NIC %.0f GB/s x %.2f) each axis would cost:\n",
+		       hw->nic_gbytes_per_s, t->net_eff);
+	for (int a = 0; a < RM_NAXES; a++) {
+		const rm_axis_cost *c = &e->axis[a];
+		if (!c->used)
+			continue;
+		double s = c->bytes / (hw->nic_gbytes_per_s * t->net_eff * 1e9);
+		rmi_buf_printf(b, "    %-3s %9.2f GB in %6.0f calls = %.3f s/step, %s\n",
+			       rm_axis_name((rm_axis)a), c->bytes / 1e9, c->calls,
+			       s, c->overlappable ?
+			       "latency-tolerant, overlaps compute" :
+			       "blocking, latency-sensitive");
+	}
+	rmi_buf_puts(b, "  so: blocking axes with most bytes innermost (NVLink), "
+			"the overlappable once-per-step dp outermost\n");
+	const rm_layout *l = &e->layout;
+	for (unsigned i = 0; i + 1 < l->naxes; i++) {
+		rm_layout s = *l;
+		s.nest[i] = l->nest[i + 1];
+		s.nest[i + 1] = l->nest[i];
+		rm_estimate x;
+		if (rm_estimate_run(m, hw, t, &s, &x, NULL))
+			continue;
+		rm_axis a0 = l->nest[i], a1 = l->nest[i + 1];
+		rmi_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
+			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
+			       x.t_step - e->t_step, rm_axis_name(a0),
+			       e->axis[a0].link, x.axis[a0].link,
+			       rm_axis_name(a1), e->axis[a1].link,
+			       x.axis[a1].link);
+	}
+	rmi_buf_printf(b, "\nnote: %s\n", e->note);
+}
+
+static void json_num(rmi_buf *b, const char *k, double v, bool comma)
+{
+	rmi_buf_printf(b, "\"%s\": %.6g%s", k, isfinite(v) ? v : 0.0,
+		       comma ? ", " : "");
+}
+
+static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+		     const rm_train *t, const rm_estimate *e)
+{
+	char lay[128];
+	rm_layout_format(&e->layout, lay, sizeof(lay));
+	rmi_buf_puts(b, "{\"schema\": \"rankmap-explain/1\", \"model\": ");
+	rmi_buf_json_str(b, m->name);
+	rmi_buf_puts(b, ", \"hardware\": ");
+	rmi_buf_json_str(b, hw->name);
+	rmi_buf_puts(b, ", \"layout\": ");
+	rmi_buf_json_str(b, lay);
+	rmi_buf_printf(b, ", \"gpus\": %llu, \"params\": %.6g,\n \"training\": {",
+		       (unsigned long long)e->gpus, m->params);
+	rmi_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
+		       "\"schedule\": \"%s\", \"vchunks\": %u, \"recompute\": \"%s\", "
+		       "\"sharding\": \"%s\", ",
+		       (unsigned long long)t->batch_tokens, rmi_seq(m, t),
+		       t->micro_batch, rm_schedule_name(t->schedule), e->vchunks,
+		       rm_recompute_name(t->recompute), rm_sharding_name(t->sharding));
+	json_num(b, "grad_bytes", t->grad_bytes, true);
+	json_num(b, "compute_eff", t->compute_eff, true);
+	json_num(b, "nvlink_eff", t->nvlink_eff, true);
+	json_num(b, "net_eff", t->net_eff, true);
+	json_num(b, "dp_overlap", t->dp_overlap, true);
+	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
+	rmi_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
+		       (unsigned long long)e->m, e->layers_stage);
+	rmi_buf_puts(b, "\"memory\": {");
+	json_num(b, "weights", e->weights, true);
+	json_num(b, "grads", e->grads, true);
+	json_num(b, "optimizer", e->optim, true);
+	json_num(b, "activations_first", e->act_first, true);
+	json_num(b, "activations_last", e->act_last, true);
+	json_num(b, "inflight_first", e->inflight_first, true);
+	json_num(b, "inflight_last", e->inflight_last, true);
+	json_num(b, "recompute_work", e->act_work, true);
+	json_num(b, "logits", e->logits, true);
+	json_num(b, "reserve", e->reserve, true);
+	json_num(b, "first_stage", e->mem_first, true);
+	json_num(b, "last_stage", e->mem_last, true);
+	json_num(b, "peak", e->mem_peak, true);
+	json_num(b, "hbm", e->hbm, true);
+	rmi_buf_printf(b, "\"fits\": %s},\n \"compute\": {", e->fits ? "true" : "false");
+	json_num(b, "flops_per_token", e->flops_token, true);
+	json_num(b, "hw_flops_per_token", e->hw_flops_token, true);
+	json_num(b, "flops_per_step", e->flops_step, true);
+	json_num(b, "flops_per_gpu", e->flops_gpu, true);
+	json_num(b, "seconds_at_peak", e->t_peak, true);
+	json_num(b, "imbalance", e->imbalance, true);
+	json_num(b, "seconds", e->t_compute, false);
+	rmi_buf_puts(b, "},\n \"axes\": [");
+	bool first = true;
+	for (int a = 0; a < RM_NAXES; a++) {
+		const rm_axis_cost *c = &e->axis[a];
+		if (!c->used)
+			continue;
+		rmi_buf_printf(b, "%s\n  {\"axis\": \"%s\", \"group\": %u, \"collective\": ",
+			       first ? "" : ",", rm_axis_name((rm_axis)a), c->group);
+		rmi_buf_json_str(b, c->collective);
+		rmi_buf_puts(b, ", \"link\": ");
+		rmi_buf_json_str(b, c->link);
+		rmi_buf_puts(b, ", ");
+		json_num(b, "bytes", c->bytes, true);
+		json_num(b, "calls", c->calls, true);
+		json_num(b, "gbytes_per_s", c->gbytes_per_s, true);
+		json_num(b, "seconds", c->seconds, true);
+		json_num(b, "exposed", c->exposed, true);
+		json_num(b, "off_nvlink", c->off_nvlink, true);
+		json_num(b, "off_leaf", c->off_leaf, true);
+		rmi_buf_printf(b, "\"overlappable\": %s}", c->overlappable ? "true" : "false");
+		first = false;
+	}
+	rmi_buf_puts(b, "],\n \"bubble\": {");
+	json_num(b, "fraction", e->bubble_frac, true);
+	json_num(b, "seconds", e->t_bubble, false);
+	rmi_buf_puts(b, "},\n ");
+	json_num(b, "step_seconds", e->t_step, true);
+	json_num(b, "mfu", e->mfu, true);
+	json_num(b, "tokens_per_s", e->tokens_per_s, true);
+	rmi_buf_puts(b, "\"note\": ");
+	rmi_buf_json_str(b, e->note);
+	rmi_buf_puts(b, "}\n");
+}
+
+rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_estimate *e,
+			    rm_format fmt, char **out, size_t *len,
+			    rm_error *err)
+{
+	rmi_buf b;
+	rmi_buf_init(&b);
+	*out = NULL;
+	if (fmt == RM_FMT_JSON) {
+		put_json(&b, m, hw, t, e);
+	} else if (fmt == RM_FMT_TEXT) {
+		char lay[128];
+		rm_layout_format(&e->layout, lay, sizeof(lay));
+		rmi_buf_printf(&b, "rankmap explain: %s on %llu x %s, layout %s\n"
+			       "(GB = 1e9 bytes, GiB = 2^30 bytes, s = seconds per step)\n\n",
+			       m->name, (unsigned long long)e->gpus, hw->name, lay);
+		put_inputs(&b, m, hw, t, e);
+		put_memory(&b, m, t, e);
+		put_compute(&b, m, hw, t, e);
+		put_axes(&b, e);
+		put_bubble(&b, m, hw, t, e);
+		put_step(&b, hw, e);
+		put_order(&b, m, hw, t, e);
+	} else {
+		return rmi_err(err, RM_EUNSUPPORTED,
+			       "explain writes text or json only");
+	}
+	if (b.oom) {
+		rmi_buf_free(&b);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	*out = rmi_buf_take(&b, len);
+	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
+}

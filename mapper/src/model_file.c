@@ -1,0 +1,280 @@
+/* model_file.c - model and hardware descriptions from YAML (or JSON) files. */
+#include "model_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const model_keys[] = {
+	"name", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim",
+	"vocab", "seq_len", "gated_ffn", "bias", "learned_pos",
+	"tied_embeddings", "params", NULL
+};
+
+static rm_status get_u32(const rmi_ynode *map, const char *file,
+			 const char *key, bool need, uint64_t max,
+			 uint32_t *out, rm_error *err)
+{
+	const rmi_ynode *n = rmi_y_get(map, key);
+	if (!n) {
+		if (need)
+			return rmi_err_at(err, RM_EINPUT, file, map->line,
+					  map->col, "%s is missing", key);
+		return RM_OK;
+	}
+	uint64_t v;
+	rm_status st = rmi_y_u64(n, file, key, 1, max, &v, err);
+	if (!st)
+		*out = (uint32_t)v;
+	return st;
+}
+
+static rm_status get_bool(const rmi_ynode *map, const char *file,
+			  const char *key, bool *out, rm_error *err)
+{
+	const rmi_ynode *n = rmi_y_get(map, key);
+	return n ? rmi_y_bool(n, file, key, out, err) : RM_OK;
+}
+
+static void set_name(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src);
+}
+
+rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
+			      rm_model *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const char *f = name ? name : "<model>";
+	rmi_ynode *root;
+	rm_status st = rmi_yaml_load(text, len, f, &root, err);
+	if (st)
+		return st;
+	const rmi_ynode *r = root;
+	st = rmi_y_kind(r, f, "model file", RMI_Y_MAP, err);
+	if (!st)
+		st = rmi_y_keys(r, f, "model file", model_keys, err);
+	const char *s = NULL;
+	out->swiglu = true;
+	if (!st && rmi_y_get(r, "name"))
+		st = rmi_y_str(rmi_y_get(r, "name"), f, "name", &s, err);
+	set_name(out->name, sizeof(out->name), s ? s : f);
+	if (!st)
+		st = get_u32(r, f, "layers", true, 100000, &out->layers, err);
+	if (!st)
+		st = get_u32(r, f, "hidden", true, 1u << 20, &out->hidden, err);
+	if (!st)
+		st = get_u32(r, f, "ffn", true, 1u << 22, &out->ffn, err);
+	if (!st)
+		st = get_u32(r, f, "heads", true, 65536, &out->heads, err);
+	out->kv_heads = out->heads;
+	if (!st)
+		st = get_u32(r, f, "kv_heads", false, 65536, &out->kv_heads, err);
+	if (!st && out->hidden % out->heads && !rmi_y_get(r, "head_dim"))
+		st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
+				"heads=%u does not divide hidden=%u: give "
+				"head_dim", out->heads, out->hidden);
+	if (!st)
+		out->head_dim = out->hidden / out->heads;
+	if (!st)
+		st = get_u32(r, f, "head_dim", false, 65536, &out->head_dim, err);
+	if (!st)
+		st = get_u32(r, f, "vocab", true, 1u << 24, &out->vocab, err);
+	if (!st)
+		st = get_u32(r, f, "seq_len", true, 1u << 24, &out->seq_len, err);
+	if (!st)
+		st = get_bool(r, f, "gated_ffn", &out->swiglu, err);
+	if (!st)
+		st = get_bool(r, f, "bias", &out->bias, err);
+	if (!st)
+		st = get_bool(r, f, "learned_pos", &out->learned_pos, err);
+	if (!st)
+		st = get_bool(r, f, "tied_embeddings", &out->tied_embeddings, err);
+	if (!st) {
+		const rmi_ynode *p = rmi_y_get(r, "params");
+		out->params = rm_model_derive_params(out);
+		if (p) {
+			st = rmi_y_double(p, f, "params", 1, 1e15, &out->params,
+					  err);
+			out->params_given = true;
+		}
+	}
+	if (!st && out->kv_heads > out->heads)
+		st = rmi_err_at(err, RM_EINPUT, f, rmi_y_get(r, "kv_heads")->line,
+				rmi_y_get(r, "kv_heads")->col,
+				"kv_heads=%u is more than heads=%u",
+				out->kv_heads, out->heads);
+	if (!st && out->heads % out->kv_heads)
+		st = rmi_err_at(err, RM_EINPUT, f, rmi_y_get(r, "kv_heads")->line,
+				rmi_y_get(r, "kv_heads")->col,
+				"kv_heads=%u does not divide heads=%u",
+				out->kv_heads, out->heads);
+	rmi_yaml_free(root);
+	if (!st)
+		st = rm_model_check(out, err);
+	return st;
+}
+
+static const char *const hw_keys[] = {
+	"name", "hbm_gb", "hbm_gib", "peak_tflops", "nvlink_gbps",
+	"nvlink_domain", "nic_gbps", "tiers", NULL
+};
+static const char *const tier_keys[] = {
+	"name", "gpus", "gbps", "oversubscription", NULL
+};
+
+static rm_status get_real(const rmi_ynode *map, const char *file,
+			  const char *key, bool need, double *out,
+			  rm_error *err)
+{
+	const rmi_ynode *n = rmi_y_get(map, key);
+	if (!n)
+		return need ? rmi_err_at(err, RM_EINPUT, file, map->line,
+					 map->col, "%s is missing", key)
+			    : RM_OK;
+	return rmi_y_double(n, file, key, 1e-9, 1e9, out, err);
+}
+
+static rm_status parse_tier(const rmi_ynode *t, const char *f, rm_hw_tier *o,
+			    double nic, rm_error *err)
+{
+	rm_status st = rmi_y_kind(t, f, "tier", RMI_Y_MAP, err);
+	if (!st)
+		st = rmi_y_keys(t, f, "tier", tier_keys, err);
+	const char *s = NULL;
+	if (!st)
+		st = rmi_y_str(rmi_y_get(t, "name"), f, "tier name", &s, err);
+	if (!st)
+		set_name(o->name, sizeof(o->name), s);
+	uint64_t g = 0;
+	if (!st && !rmi_y_get(t, "gpus"))
+		st = rmi_err_at(err, RM_EINPUT, f, t->line, t->col,
+				"tier %s: gpus is missing", o->name);
+	if (!st)
+		st = rmi_y_u64(rmi_y_get(t, "gpus"), f, "tier gpus", 1,
+			       RM_MAX_WORLD, &g, err);
+	o->span_gpus = g;
+	o->gbytes_per_s = nic;
+	o->oversubscription = 1.0;
+	if (!st)
+		st = get_real(t, f, "gbps", false, &o->gbytes_per_s, err);
+	if (!st && rmi_y_get(t, "oversubscription"))
+		st = rmi_y_double(rmi_y_get(t, "oversubscription"), f,
+				  "oversubscription", 1, 1000,
+				  &o->oversubscription, err);
+	return st;
+}
+
+rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
+			   rm_hw *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const char *f = name ? name : "<hardware>";
+	rmi_ynode *root;
+	rm_status st = rmi_yaml_load(text, len, f, &root, err);
+	if (st)
+		return st;
+	const rmi_ynode *r = root;
+	st = rmi_y_kind(r, f, "hardware file", RMI_Y_MAP, err);
+	if (!st)
+		st = rmi_y_keys(r, f, "hardware file", hw_keys, err);
+	const char *s = NULL;
+	if (!st && rmi_y_get(r, "name"))
+		st = rmi_y_str(rmi_y_get(r, "name"), f, "name", &s, err);
+	set_name(out->name, sizeof(out->name), s ? s : f);
+	double gb = 0, gib = 0, tf = 0;
+	if (!st)
+		st = get_real(r, f, "hbm_gb", false, &gb, err);
+	if (!st)
+		st = get_real(r, f, "hbm_gib", false, &gib, err);
+	if (!st && (gb > 0) == (gib > 0))
+		st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
+				"give exactly one of hbm_gb and hbm_gib");
+	out->hbm_bytes = gb > 0 ? gb * 1e9 : gib * RMI_GIB;
+	if (!st)
+		st = get_real(r, f, "peak_tflops", true, &tf, err);
+	out->peak_flops = tf * 1e12;
+	if (!st)
+		st = get_real(r, f, "nvlink_gbps", true, &out->nvlink_gbytes_per_s, err);
+	if (!st)
+		st = get_u32(r, f, "nvlink_domain", true, RM_MAX_WORLD,
+			     &out->nvl_domain, err);
+	if (!st)
+		st = get_real(r, f, "nic_gbps", true, &out->nic_gbytes_per_s, err);
+	const rmi_ynode *tl = rmi_y_get(r, "tiers");
+	if (!st && tl) {
+		st = rmi_y_kind(tl, f, "tiers", RMI_Y_SEQ, err);
+		if (!st && tl->n > RM_MAX_TIERS)
+			st = rmi_err_at(err, RM_EINPUT, f, tl->line, tl->col,
+					"%zu tiers, at most %d", tl->n,
+					RM_MAX_TIERS);
+		for (size_t i = 0; !st && i < tl->n; i++) {
+			st = parse_tier(tl->item[i], f, &out->tier[i],
+					out->nic_gbytes_per_s, err);
+			out->ntiers = i + 1;
+			if (!st && (out->tier[i].span_gpus <
+				    (i ? out->tier[i - 1].span_gpus : out->nvl_domain)))
+				st = rmi_err_at(err, RM_EINPUT, f,
+						tl->item[i]->line, tl->item[i]->col,
+						"tier %s: gpus=%llu is smaller than "
+						"the tier inside it",
+						out->tier[i].name,
+						(unsigned long long)out->tier[i].span_gpus);
+		}
+	}
+	if (!st && out->ntiers == 0) {
+		/* no tiers: one non-blocking switch over everything */
+		out->ntiers = 1;
+		out->tier[0] = (rm_hw_tier){ "network", RM_MAX_WORLD,
+					     out->nic_gbytes_per_s, 1.0 };
+	}
+	rmi_yaml_free(root);
+	if (!st)
+		st = rm_hw_check(out, err);
+	return st;
+}
+
+static bool is_file(const char *spec)
+{
+	size_t n = strlen(spec);
+	return strchr(spec, '/') || (n > 5 && !strcmp(spec + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(spec + n - 4, ".yml")) ||
+	       (n > 5 && !strcmp(spec + n - 5, ".json"));
+}
+
+rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err)
+{
+	char *text;
+	size_t len;
+	rm_status st = rmi_read_file(path, &text, &len, err);
+	if (st)
+		return st;
+	st = rm_model_parse_yaml(text, len, path, out, err);
+	free(text);
+	return st;
+}
+
+rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err)
+{
+	char *text;
+	size_t len;
+	rm_status st = rmi_read_file(path, &text, &len, err);
+	if (st)
+		return st;
+	st = rm_hw_parse_yaml(text, len, path, out, err);
+	free(text);
+	return st;
+}
+
+rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err)
+{
+	if (spec && is_file(spec))
+		return rm_model_load_yaml(spec, out, err);
+	return rm_model_preset(spec, out, err);
+}
+
+rm_status rm_hw_get(const char *spec, rm_hw *out, rm_error *err)
+{
+	if (spec && is_file(spec))
+		return rm_hw_load_yaml(spec, out, err);
+	return rm_hw_preset(spec, out, err);
+}

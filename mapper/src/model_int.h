@@ -1,0 +1,42 @@
+/* model_int.h - shared between the cost model's files (model*.c). */
+#ifndef RANKMAP_MODEL_INT_H
+#define RANKMAP_MODEL_INT_H
+
+#include "internal.h"
+
+#define RMI_GIB 1073741824.0
+
+/* Parameters of one transformer layer (scaled when the count is given). */
+RMI_HIDDEN double rmi_model_layer_params(const rm_model *m);
+/* Embedding (+ learned positions) when `first`, else head + final norm. */
+RMI_HIDDEN double rmi_model_edge_params(const rm_model *m, bool first);
+
+/* Bubble time over ideal time for p stages and m micro-batches. */
+RMI_HIDDEN double rmi_bubble_frac(rm_schedule s, uint32_t v, double p,
+				  double m);
+/* Micro-batch-stages of activations held by the first and last stage. */
+RMI_HIDDEN double rmi_inflight(rm_schedule s, uint32_t v, double p, double m,
+			       bool first);
+/* Bytes per parameter for weights, gradients, optimizer state. */
+RMI_HIDDEN void rmi_bytes_per_param(rm_sharding s, double grad_bytes,
+				    double d, double out[3]);
+/* Activation bytes of one layer for one micro-batch on one GPU. */
+RMI_HIDDEN double rmi_act_layer(const rm_model *m, rm_recompute r, double b,
+				double s, double t);
+/* Fill the memory part of `e` (layout, m, layers_stage already set). */
+RMI_HIDDEN void rmi_model_memory(const rm_model *m, const rm_hw *hw,
+				 const rm_train *t, rm_estimate *e);
+/*
+ * Where a group of `n` ranks spaced `stride` apart (ideal packing) lands:
+ * the link name and the effective bandwidth of its slowest hop.
+ */
+RMI_HIDDEN void rmi_group_link(const rm_hw *hw, const rm_train *t,
+			       uint64_t stride, uint64_t n, char link[32],
+			       double *gbps);
+/* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
+RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
+				   const rm_train *t, rm_estimate *e);
+/* Sequence length in force. */
+RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
+
+#endif

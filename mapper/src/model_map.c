@@ -1,0 +1,147 @@
+/* model_map.c - put each axis's traffic on the links a planned map uses. */
+#include "model_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_UP 32  /* switch levels followed upwards */
+
+typedef struct {
+	int64_t domain;              /* NVLink domain key */
+	int32_t leaf;                /* leaf switch, -1 unknown */
+} host_at;
+
+/* Lowest switch level both leaves hang under; `top` when none. */
+static uint32_t lca_level(const rm_fabric *f, int32_t a, int32_t b,
+			  uint32_t top)
+{
+	if (a == b)
+		return 0;
+	if (!f || a < 0 || b < 0)
+		return f && f->has_tree ? top : 0;
+	int32_t up[MAX_UP];
+	size_t n = 0;
+	for (int32_t x = a; x >= 0 && n < MAX_UP; x = f->sw[x].parent)
+		up[n++] = x;
+	for (int32_t y = b, k = 0; y >= 0 && k < MAX_UP;
+	     y = f->sw[y].parent, k++)
+		for (size_t i = 0; i < n; i++)
+			if (up[i] == y)
+				return f->sw[y].level;
+	return top;
+}
+
+static rm_status hosts_of(const rm_map *map, const rm_fabric *f,
+			  host_at **out, rm_error *err)
+{
+	host_at *h = calloc(map->nhost ? map->nhost : 1, sizeof(*h));
+	if (!h)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	uint32_t ndom = f ? f->ndomain : 0;
+	for (uint32_t i = 0; i < map->nhost; i++) {
+		int64_t k = f ? rmi_fabric_find(f, map->host[i]) : -1;
+		const rmi_fnode *n = k >= 0 ? &f->node[k] : NULL;
+		h[i].leaf = n ? n->leaf : -1;
+		h[i].domain = n && n->domain >= 0 ? n->domain
+						  : (int64_t)ndom + i;
+	}
+	*out = h;
+	return RM_OK;
+}
+
+/* Walk every group of `a`; count hops per crossing level, then price the
+ * slowest tier with its oversubscription over the share that crosses. */
+static rm_status axis_links(const rm_hw *hw, const rm_train *t,
+			    const rm_map *map, const rm_fabric *f,
+			    const host_at *h, rm_axis a, rm_axis_cost *c,
+			    rm_error *err)
+{
+	uint32_t n = map->layout.size[a];
+	if (n <= 1 || !c->used)
+		return RM_OK;
+	uint32_t *mem = malloc(n * sizeof(*mem));
+	if (!mem)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	uint32_t top = 0;
+	for (uint32_t i = 0; f && i < f->nsw; i++)
+		if (f->sw[i].level + 1 > top)
+			top = f->sw[i].level + 1;
+	double through[RM_MAX_TIERS + 1] = { 0 }, hops = 0, off = 0;
+	uint32_t maxc = 0;
+	bool ring = a != RM_AXIS_PP;
+	rm_status st = RM_OK;
+	for (uint32_t r = 0; r < map->world && !st; r++) {
+		if (map->rank[r].coord[a] != 0)
+			continue;
+		st = rm_map_group(map, a, r, mem, NULL, err);
+		uint32_t last = ring && n > 2 ? n : n - 1;
+		for (uint32_t j = 0; !st && j < last; j++) {
+			const rm_rank *x = &map->rank[mem[j]];
+			const rm_rank *y = &map->rank[mem[(j + 1) % n]];
+			hops++;
+			if (h[x->node].domain == h[y->node].domain)
+				continue;
+			off++;
+			uint32_t lv = lca_level(f, h[x->node].leaf,
+						h[y->node].leaf, top);
+			if (lv > maxc)
+				maxc = lv;
+			for (uint32_t i = 0; i <= lv && i <= RM_MAX_TIERS; i++)
+				through[i]++;
+		}
+	}
+	free(mem);
+	if (st)
+		return st;
+	c->off_nvlink = hops ? off / hops : 0;
+	c->off_leaf = hops ? through[1] / hops : 0;
+	if (off == 0) {
+		snprintf(c->link, sizeof(c->link), "nvlink");
+		c->gbytes_per_s = hw->nvlink_gbytes_per_s * t->nvlink_eff;
+		return RM_OK;
+	}
+	double bw = hw->nic_gbytes_per_s * t->net_eff;
+	for (size_t i = 0; i < hw->ntiers && i <= maxc; i++) {
+		const rm_hw_tier *tr = &hw->tier[i];
+		double share = tr->oversubscription * through[i] / hops;
+		double tb = tr->gbytes_per_s * t->net_eff / (share > 1 ? share : 1);
+		if (tb < bw)
+			bw = tb;
+	}
+	size_t ti = hw->ntiers ? (maxc < hw->ntiers ? maxc : hw->ntiers - 1) : 0;
+	snprintf(c->link, sizeof(c->link), "%s",
+		 hw->ntiers ? hw->tier[ti].name : "network");
+	c->gbytes_per_s = bw;
+	return RM_OK;
+}
+
+rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
+			  const rm_train *t, const rm_map *map,
+			  const rm_fabric *fabric, rm_estimate *e,
+			  rm_error *err)
+{
+	if (!map || !map->rank)
+		return rmi_err(err, RM_EINPUT, "no map to estimate");
+	rm_status st = rm_estimate_run(m, hw, t, &map->layout, e, err);
+	if (st)
+		return st;
+	host_at *h = NULL;
+	st = hosts_of(map, fabric, &h, err);
+	for (int a = 0; a < RM_NAXES && !st; a++) {
+		/* gradients reduce over dp x cp; the dp rings carry them */
+		rm_axis g = a == RM_AXIS_DP && map->layout.size[RM_AXIS_DP] < 2 ?
+			    RM_AXIS_CP : (rm_axis)a;
+		st = axis_links(hw, t, map, fabric, h, g, &e->axis[a], err);
+	}
+	free(h);
+	if (st)
+		return st;
+	rmi_estimate_times(m, hw, t, e);
+	snprintf(e->note, sizeof(e->note),
+		 "links from the planned map on %s (%u hosts); bandwidths and "
+		 "oversubscription from %s's tiers by switch level",
+		 fabric && !rm_fabric_is_flat(fabric) ? "the given fabric" :
+		 "one flat switch", map->nhost, hw->name);
+	return RM_OK;
+}

@@ -1,0 +1,140 @@
+/* model_mem.c - memory per GPU: parameter state, activations, logits. */
+#include "model_int.h"
+
+#include <math.h>
+
+/* Mixed-precision Adam (ZeRO paper, sec. 3.1): bf16 weights (2 bytes),
+ * gradients (grad_bytes), fp32 master weights + momentum + variance (12);
+ * each sharding stage divides one more of them by the sharding group. */
+void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
+			 double out[3])
+{
+	out[0] = 2.0;
+	out[1] = grad_bytes;
+	out[2] = 12.0;
+	switch (s) {
+	case RM_SHARD_FSDP:
+		out[0] /= d;
+		/* fall through */
+	case RM_SHARD_ZERO2:
+		out[1] /= d;
+		/* fall through */
+	case RM_SHARD_ZERO1:
+		out[2] /= d;
+		break;
+	case RM_SHARD_NONE:
+		break;
+	}
+}
+
+/*
+ * Korthikanti et al. 2022 with tensor + sequence parallelism, bf16:
+ * everything kept is s*b*h*(34 + 5*a*s/h)/t bytes per layer; selective
+ * recomputation drops the attention scores (5*a*s/h); full recomputation
+ * keeps only the layer input, 2*s*b*h/t. The 34 is the paper's GPT count;
+ * for SwiGLU/GQA layers it is within a few percent (docs/explain.md).
+ */
+double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
+		     double t)
+{
+	double sbh = s * b * m->hidden / t;
+	switch (r) {
+	case RM_RECOMPUTE_NONE:
+		return sbh * (34.0 + 5.0 * m->heads * s / m->hidden);
+	case RM_RECOMPUTE_SELECTIVE:
+		return sbh * 34.0;
+	case RM_RECOMPUTE_FULL:
+		return sbh * 2.0;
+	}
+	return 0;
+}
+
+/*
+ * How many micro-batches' worth of one stage's activations a stage holds
+ * at its peak. 1F1B: the first stage runs p forwards before its first
+ * backward (Narayanan 2021); interleaved adds (p-1)/v (Korthikanti 2022,
+ * sec. 4.2.3; Megatron's warm-up count 2(p-1)+(v-1)p+1 chunks gives the
+ * same); ZB-H1 keeps the 1F1B peak; ZB-V, as the reference puts it, buys
+ * its zero bubble with about twice that.
+ */
+double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
+{
+	double k;
+	if (p <= 1)
+		return 1;
+	switch (s) {
+	case RM_SCHED_INTERLEAVED:
+		k = first ? p + (p - 1) / v : ((v - 1) * p + 1) / v;
+		break;
+	case RM_SCHED_ZBV:
+		k = 2 * p;
+		break;
+	case RM_SCHED_1F1B:
+	case RM_SCHED_ZBH1:
+	default:
+		k = first ? p : 1;
+		break;
+	}
+	return k < m ? k : m;
+}
+
+void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		      rm_estimate *e)
+{
+	const rm_layout *l = &e->layout;
+	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	double cp = l->size[RM_AXIS_CP];
+	double d = (double)l->size[RM_AXIS_DP] * cp;
+	double s = rmi_seq(m, t) / cp, b = e->micro_batch;
+	double layer = rmi_model_layer_params(m) / tp;
+	double head = rmi_model_edge_params(m, false);
+	if (m->tied_embeddings && pp > 1)
+		head += (double)m->vocab * m->hidden;   /* the head's own copy */
+	e->params_first = e->layers_stage * layer +
+			  rmi_model_edge_params(m, true) / tp;
+	e->params_last = e->layers_stage * layer + head / tp;
+	if (pp <= 1)
+		e->params_first = e->params_last =
+			e->params_first + head / tp;
+	double worst = fmax(e->params_first, e->params_last);
+	rmi_bytes_per_param(t->sharding, t->grad_bytes, d, e->bytes_per_param);
+	e->weights = worst * e->bytes_per_param[0];
+	if (t->sharding == RM_SHARD_FSDP)
+		e->weights += 2.0 * layer * 2.0;   /* gathered layer + prefetch */
+	e->grads = worst * e->bytes_per_param[1];
+	e->optim = worst * e->bytes_per_param[2];
+	double state_first = e->params_first *
+			     (e->bytes_per_param[0] + e->bytes_per_param[1] +
+			      e->bytes_per_param[2]);
+	double state_last = e->params_last *
+			    (e->bytes_per_param[0] + e->bytes_per_param[1] +
+			     e->bytes_per_param[2]);
+	if (t->sharding == RM_SHARD_FSDP) {
+		state_first += 4.0 * layer;
+		state_last += 4.0 * layer;
+	}
+
+	e->act_layer = rmi_act_layer(m, t->recompute, b, s, tp);
+	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp,
+					 (double)e->m, true);
+	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,
+					(double)e->m, false);
+	double stage = e->layers_stage * e->act_layer;
+	e->act_first = e->inflight_first * stage;
+	e->act_last = e->inflight_last * stage;
+	/* Full recomputation rebuilds one layer at a time for its backward
+	 * (attention through a fused kernel: no s*s scores kept). */
+	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?
+		      rmi_act_layer(m, RM_RECOMPUTE_SELECTIVE, b, s, tp) : 0;
+	/* bf16 logits plus the fp32 copy the loss is computed in */
+	e->logits = b * s * m->vocab / tp * 6.0;
+	e->reserve = t->mem_reserve_bytes;
+	e->hbm = hw->hbm_bytes;
+	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
+	e->mem_last = state_last + e->act_last + e->act_work + e->logits +
+		      e->reserve;
+	if (pp <= 1 || e->schedule == RM_SCHED_ZBV)
+		e->mem_first += e->logits;   /* the head lives on this GPU too */
+	e->mem_peak = fmax(e->mem_first, e->mem_last);
+	e->fits = e->mem_peak <= e->hbm;
+}

@@ -1,0 +1,223 @@
+/* model_preset.c - model and hardware presets, parameter derivation, checks. */
+#include "model_int.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const rm_model_presets[] = { "llama3-8b", "llama3-70b",
+					 "llama3-405b", "gpt3-175b", NULL };
+const char *const rm_hw_presets[] = { "h100-sxm-80gb", "h200", "gb200-nvl72",
+				      NULL };
+
+typedef struct {
+	const char *name;
+	uint32_t layers, hidden, ffn, heads, kv, vocab, seq;
+	bool swiglu, bias, learned_pos, tied;
+} model_row;
+
+/* Architectures as published: Llama 3 from Meta's llama-models configs
+ * (arXiv 2407.21783 table 3), GPT-3 from Brown et al. 2020 table 2.1. */
+static const model_row models[] = {
+	{ "llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192,
+	  true, false, false, false },
+	{ "llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192,
+	  true, false, false, false },
+	{ "llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192,
+	  true, false, false, false },
+	{ "gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048,
+	  false, true, true, true },
+};
+
+static void copy_name(char *dst, size_t n, const char *src)
+{
+	size_t l = strlen(src);
+	if (l >= n)
+		l = n - 1;
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
+static double layer_params(const rm_model *m)
+{
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = (double)m->heads * hd, kv = (double)m->kv_heads * hd;
+	/* attention: Q and O are h x q, K and V are h x kv (GQA shrinks them) */
+	double layer = h * q + 2.0 * h * kv + q * h;
+	layer += (m->swiglu ? 3.0 : 2.0) * h * f;
+	if (m->bias) {
+		/* biases of Q,K,V,O and the FFN, LayerNorm gain+bias twice */
+		layer += q + 2.0 * kv + h + (m->swiglu ? 2.0 * f : f) + h;
+		layer += 4.0 * h;
+	} else {
+		layer += 2.0 * h;    /* two RMSNorm gains */
+	}
+	return layer;
+}
+
+double rmi_model_edge_params(const rm_model *m, bool first)
+{
+	double h = m->hidden;
+	if (first)
+		return (double)m->vocab * h +
+		       (m->learned_pos ? (double)m->seq_len * h : 0.0);
+	return (m->tied_embeddings ? 0.0 : (double)m->vocab * h) +
+	       (m->bias ? 2.0 * h : h);
+}
+
+double rm_model_derive_params(const rm_model *m)
+{
+	return (double)m->layers * layer_params(m) +
+	       rmi_model_edge_params(m, true) + rmi_model_edge_params(m, false);
+}
+
+double rmi_model_layer_params(const rm_model *m)
+{
+	if (!m->params_given)
+		return layer_params(m);
+	/* A given count scales the layers; embedding and head stay exact. */
+	double rest = m->params - rmi_model_edge_params(m, true) -
+		      rmi_model_edge_params(m, false);
+	return rest > 0 ? rest / m->layers : 0.0;
+}
+
+rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
+{
+	char q[96];
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		return rmi_err(err, RM_EINPUT, "no model given");
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		const model_row *r = &models[i];
+		if (strcmp(name, r->name))
+			continue;
+		copy_name(out->name, sizeof(out->name), r->name);
+		out->layers = r->layers;
+		out->hidden = r->hidden;
+		out->ffn = r->ffn;
+		out->heads = r->heads;
+		out->kv_heads = r->kv;
+		out->head_dim = r->hidden / r->heads;
+		out->vocab = r->vocab;
+		out->seq_len = r->seq;
+		out->swiglu = r->swiglu;
+		out->bias = r->bias;
+		out->learned_pos = r->learned_pos;
+		out->tied_embeddings = r->tied;
+		out->params = rm_model_derive_params(out);
+		return RM_OK;
+	}
+	return rmi_err(err, RM_ENOTFOUND,
+		       "unknown model preset %s (known: llama3-8b, llama3-70b, "
+		       "llama3-405b, gpt3-175b; or a .yaml file)",
+		       rmi_quote(name, strlen(name), q, sizeof(q)));
+}
+
+/* One switch tier per row; spans and oversubscription of the H100 rows are
+ * the Llama 3 cluster (2 servers per ToR, 3,072-GPU pods at full bisection,
+ * 1:7 between pods), the only fabric the reference measures. */
+rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err)
+{
+	char q[96];
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		return rmi_err(err, RM_EINPUT, "no hardware given");
+	bool h100 = !strcmp(name, "h100-sxm-80gb") || !strcmp(name, "h100");
+	bool h200 = !strcmp(name, "h200");
+	if (h100 || h200) {
+		copy_name(out->name, sizeof(out->name),
+			  h100 ? "h100-sxm-80gb" : "h200");
+		/* total HBM as nvidia-smi reports it (81,559 / 143,771 MiB) */
+		out->hbm_bytes = (h100 ? 81559.0 : 143771.0) * 1048576.0;
+		out->peak_flops = 989e12;
+		out->nvlink_gbytes_per_s = 450;
+		out->nvl_domain = 8;
+		out->nic_gbytes_per_s = 50;
+		out->ntiers = 3;
+		out->tier[0] = (rm_hw_tier){ "leaf", 16, 50, 1.0 };
+		out->tier[1] = (rm_hw_tier){ "pod", 3072, 50, 1.0 };
+		out->tier[2] = (rm_hw_tier){ "spine", RM_MAX_WORLD, 50, 7.0 };
+		return RM_OK;
+	}
+	if (!strcmp(name, "gb200-nvl72") || !strcmp(name, "gb200")) {
+		copy_name(out->name, sizeof(out->name), "gb200-nvl72");
+		/* 13.4 TB of HBM3e per NVL72 rack, over 72 GPUs */
+		out->hbm_bytes = 186e9;
+		out->peak_flops = 2.5e15;
+		out->nvlink_gbytes_per_s = 900;
+		out->nvl_domain = 72;
+		out->nic_gbytes_per_s = 50;
+		out->ntiers = 2;
+		out->tier[0] = (rm_hw_tier){ "leaf", 576, 50, 1.0 };
+		out->tier[1] = (rm_hw_tier){ "spine", RM_MAX_WORLD, 50, 1.0 };
+		return RM_OK;
+	}
+	return rmi_err(err, RM_ENOTFOUND,
+		       "unknown hardware preset %s (known: h100-sxm-80gb, h200, "
+		       "gb200-nvl72; or a .yaml file)",
+		       rmi_quote(name, strlen(name), q, sizeof(q)));
+}
+
+rm_status rm_model_check(const rm_model *m, rm_error *err)
+{
+	const struct { const char *what; uint32_t v; } need[] = {
+		{ "layers", m->layers }, { "hidden", m->hidden },
+		{ "ffn", m->ffn }, { "heads", m->heads },
+		{ "kv_heads", m->kv_heads }, { "head_dim", m->head_dim },
+		{ "vocab", m->vocab }, { "seq_len", m->seq_len },
+	};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (need[i].v == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "model %s: %s must be at least 1",
+				       m->name, need[i].what);
+	if (m->layers > 100000 || m->hidden > (1u << 20) ||
+	    m->ffn > (1u << 22) || m->heads > 65536 ||
+	    m->vocab > (1u << 24) || m->seq_len > (1u << 24) ||
+	    m->head_dim > 65536)
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: a size is beyond any real model "
+			       "(layers <= 100000, hidden <= 2^20, ffn <= 2^22, "
+			       "heads <= 65536, vocab and seq_len <= 2^24)",
+			       m->name);
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads)
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: kv_heads=%u must divide heads=%u",
+			       m->name, m->kv_heads, m->heads);
+	if (!(m->params > 0) || !isfinite(m->params) || m->params > 1e15)
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: parameter count %.4g is not in (0, 1e15]",
+			       m->name, m->params);
+	return RM_OK;
+}
+
+rm_status rm_hw_check(const rm_hw *h, rm_error *err)
+{
+	const struct { const char *what; double v, max; } need[] = {
+		{ "hbm_gb", h->hbm_bytes / 1e9, 1e6 },
+		{ "peak_tflops", h->peak_flops / 1e12, 1e6 },
+		{ "nvlink_gbps", h->nvlink_gbytes_per_s, 1e6 },
+		{ "nic_gbps", h->nic_gbytes_per_s, 1e6 },
+		{ "nvlink_domain", h->nvl_domain, RM_MAX_WORLD },
+	};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!(need[i].v > 0) || !(need[i].v <= need[i].max))
+			return rmi_err(err, RM_EINPUT,
+				       "hardware %s: %s=%.6g must be in (0, %.6g]",
+				       h->name, need[i].what, need[i].v,
+				       need[i].max);
+	uint64_t prev = h->nvl_domain;
+	for (size_t i = 0; i < h->ntiers; i++) {
+		const rm_hw_tier *t = &h->tier[i];
+		if (t->span_gpus < prev || !(t->gbytes_per_s > 0) ||
+		    !(t->oversubscription >= 1.0) ||
+		    t->oversubscription > 1000 || t->gbytes_per_s > 1e6)
+			return rmi_err(err, RM_EINPUT,
+				       "hardware %s: tier %s needs span_gpus >= "
+				       "%llu (the tier inside it), gbps > 0 and "
+				       "oversubscription in [1, 1000]",
+				       h->name, t->name,
+				       (unsigned long long)prev);
+		prev = t->span_gpus;
+	}
+	return RM_OK;
+}

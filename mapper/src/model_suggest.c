@@ -1,0 +1,335 @@
+/* model_suggest.c - enumerate layouts, drop what does not fit, rank the rest. */
+#include "model_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void make_layout(rm_layout *l, uint32_t tp, uint32_t cp, uint32_t pp,
+			uint32_t dp)
+{
+	memset(l, 0, sizeof(*l));
+	for (int a = 0; a < RM_NAXES; a++)
+		l->size[a] = 1;
+	l->size[RM_AXIS_TP] = tp;
+	l->size[RM_AXIS_CP] = cp;
+	l->size[RM_AXIS_PP] = pp;
+	l->size[RM_AXIS_DP] = dp;
+	/* the nesting the explain report argues for: tp, cp, pp, dp */
+	const rm_axis order[] = { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_PP,
+				  RM_AXIS_DP };
+	for (size_t i = 0; i < 4; i++)
+		if (l->size[order[i]] > 1 || order[i] == RM_AXIS_DP)
+			l->nest[l->naxes++] = order[i];
+}
+
+/* Fastest valid schedule for one layout and micro-batch; `why` gets the
+ * reason when none is valid (memory first: it is the usual one). */
+static bool best_schedule(const rm_model *m, const rm_hw *hw,
+			  const rm_train *base, const rm_layout *l, uint32_t mb,
+			  bool any_schedule, rm_candidate *out)
+{
+	rm_train t = *base;
+	t.micro_batch = mb;
+	bool found = false, mem = false;
+	rm_candidate c;
+	memset(out, 0, sizeof(*out));
+	uint32_t pp = l->size[RM_AXIS_PP];
+	uint32_t ls = (m->layers + pp - 1) / pp;
+	/* 0: 1f1b, 1: zb-h1, 2: zb-v, 3..: interleaved v = i-1 */
+	uint32_t last = any_schedule ? (pp > 1 ? 2 + (ls > 64 ? 64 : ls) - 1 : 0)
+				     : 0;
+	for (uint32_t i = 0; i <= last; i++) {
+		if (any_schedule) {
+			t.schedule = i == 0 ? RM_SCHED_1F1B :
+				     i == 1 ? RM_SCHED_ZBH1 :
+				     i == 2 ? RM_SCHED_ZBV : RM_SCHED_INTERLEAVED;
+			t.vchunks = i >= 3 ? i - 1 : 1;
+		}
+		memset(&c, 0, sizeof(c));
+		rm_error err = { 0 };
+		if (rm_estimate_run(m, hw, &t, l, &c.est, &err)) {
+			if (!found && !mem)
+				snprintf(out->why, sizeof(out->why), "%.250s", err.msg);
+			continue;
+		}
+		if (!c.est.fits) {
+			if (!found && (!mem || c.est.mem_peak < out->est.mem_peak)) {
+				out->est = c.est;
+				double state = c.est.weights + c.est.grads +
+					       c.est.optim;
+				snprintf(out->why, sizeof(out->why),
+					 "does not fit: %.1f GiB per GPU (%s, "
+					 "mb=%u) > %.1f GiB HBM, short by %.1f GiB%s",
+					 c.est.mem_peak / RMI_GIB,
+					 rm_schedule_name(c.est.schedule), mb,
+					 c.est.hbm / RMI_GIB,
+					 (c.est.mem_peak - c.est.hbm) / RMI_GIB,
+					 state > c.est.hbm - c.est.reserve ?
+					 "; below the memory floor: weights, "
+					 "gradients and optimizer alone exceed HBM" : "");
+				mem = true;
+			}
+			continue;
+		}
+		if (!found || c.est.t_step < out->est.t_step) {
+			out->est = c.est;
+			out->valid = true;
+			out->why[0] = '\0';
+			found = true;
+		}
+	}
+	if (!found && mem)
+		out->est.fits = false;
+	return found;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const rm_candidate *x = a, *y = b;
+	if (x->est.t_step != y->est.t_step)
+		return x->est.t_step < y->est.t_step ? -1 : 1;
+	return 0;
+}
+
+static int by_mem(const void *a, const void *b)
+{
+	const rm_candidate *x = a, *y = b;
+	double dx = x->est.mem_peak - x->est.hbm, dy = y->est.mem_peak - y->est.hbm;
+	return dx < dy ? -1 : dx > dy;
+}
+
+static bool push(rm_candidate **v, size_t *n, size_t *cap,
+		 const rm_candidate *c)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		rm_candidate *nv = realloc(*v, nc * sizeof(*nv));
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *c;
+	return true;
+}
+
+/* Name the biggest loss of `n` against the winner `w`. */
+static void why_lost(const rm_hw *hw, const rm_estimate *w,
+		     const rm_estimate *n, char *out, size_t sz)
+{
+	struct { const char *what; double d; int axis; } part[] = {
+		{ "compute", n->t_compute - w->t_compute, -1 },
+		{ "bubble", n->t_bubble - w->t_bubble, -1 },
+		{ "tp", n->axis[RM_AXIS_TP].exposed - w->axis[RM_AXIS_TP].exposed, RM_AXIS_TP },
+		{ "cp", n->axis[RM_AXIS_CP].exposed - w->axis[RM_AXIS_CP].exposed, RM_AXIS_CP },
+		{ "pp", n->axis[RM_AXIS_PP].exposed - w->axis[RM_AXIS_PP].exposed, RM_AXIS_PP },
+		{ "dp", n->axis[RM_AXIS_DP].exposed - w->axis[RM_AXIS_DP].exposed, RM_AXIS_DP },
+	};
+	size_t k = 0;
+	for (size_t i = 1; i < sizeof(part) / sizeof(part[0]); i++)
+		if (part[i].d > part[k].d)
+			k = i;
+	double dt = n->t_step - w->t_step;
+	if (dt <= 0) {
+		snprintf(out, sz, "%.2f s per step faster: it beats the layout "
+			 "it is a neighbour of", -dt);
+		return;
+	}
+	int o = snprintf(out, sz, "%+.2f s per step; most of it %s %+.2f s",
+			 dt, part[k].what, part[k].d);
+	if (o < 0 || (size_t)o >= sz)
+		return;
+	if (part[k].axis >= 0) {
+		const rm_axis_cost *c = &n->axis[part[k].axis];
+		char link[32];
+		memcpy(link, c->link, sizeof(link));
+		link[sizeof(link) - 1] = '\0';
+		bool left = strcmp(link, "nvlink") != 0;
+		snprintf(out + o, sz - (size_t)o,
+			 " (%u ranks on %s at %.0f GB/s%s)", c->group, link,
+			 c->gbytes_per_s,
+			 left && c->group <= hw->nvl_domain * 64 &&
+			 part[k].axis == RM_AXIS_TP ?
+			 ", outside the NVLink domain" : "");
+	} else if (!strcmp(part[k].what, "bubble")) {
+		snprintf(out + o, sz - (size_t)o,
+			 " (%.3f of ideal: pp=%u, %llu micro-batches, %s)",
+			 n->bubble_frac, n->layout.size[RM_AXIS_PP],
+			 (unsigned long long)n->m, rm_schedule_name(n->schedule));
+	} else {
+		snprintf(out + o, sz - (size_t)o,
+			 " (stage imbalance %.3f)", n->imbalance);
+	}
+}
+
+static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		       uint64_t gpus, rm_suggestion *s)
+{
+	const rm_estimate *w = &s->base.est;
+	const rm_layout *wl = &w->layout;
+	static const struct { const char *label; int axis; int mul; } nb[] = {
+		{ "tp x2", RM_AXIS_TP, 2 }, { "tp /2", RM_AXIS_TP, -2 },
+		{ "pp x2", RM_AXIS_PP, 2 }, { "pp /2", RM_AXIS_PP, -2 },
+		{ "cp x2", RM_AXIS_CP, 2 }, { "cp /2", RM_AXIS_CP, -2 },
+		{ "mb x2", -1, 2 }, { "mb /2", -1, -2 },
+	};
+	for (size_t i = 0; i < sizeof(nb) / sizeof(nb[0]); i++) {
+		uint32_t sz[RM_NAXES];
+		memcpy(sz, wl->size, sizeof(sz));
+		uint32_t mb = w->micro_batch;
+		uint32_t *v = nb[i].axis >= 0 ? &sz[nb[i].axis] : &mb;
+		if (nb[i].mul < 0) {
+			if (*v < 2 || *v % 2)
+				continue;
+			*v /= 2;
+		} else {
+			*v *= 2;
+		}
+		uint64_t inner = (uint64_t)sz[RM_AXIS_TP] * sz[RM_AXIS_CP] *
+				 sz[RM_AXIS_PP];
+		if (gpus % inner)
+			continue;
+		rm_layout l;
+		make_layout(&l, sz[RM_AXIS_TP], sz[RM_AXIS_CP], sz[RM_AXIS_PP],
+			    (uint32_t)(gpus / inner));
+		rm_candidate *c = &s->neighbour[s->nneighbour++];
+		best_schedule(m, hw, t, &l, mb, true, c);
+		c->est.layout = l;
+		c->est.micro_batch = mb;
+		snprintf(c->label, sizeof(c->label), "%s", nb[i].label);
+		if (c->valid)
+			why_lost(hw, w, &c->est, c->why, sizeof(c->why));
+	}
+}
+
+rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		     const rm_suggest_opts *o, rm_suggestion **out,
+		     rm_error *err)
+{
+	*out = NULL;
+	rm_status st = rm_model_check(m, err);
+	if (!st)
+		st = rm_hw_check(hw, err);
+	if (st)
+		return st;
+	uint64_t gpus = o->gpus;
+	if (gpus == 0 || gpus > RM_MAX_WORLD)
+		return rmi_err(err, RM_EINPUT, "GPU count %llu is not in [1, %u]",
+			       (unsigned long long)gpus, RM_MAX_WORLD);
+	uint32_t max_cp = o->max_cp ? o->max_cp : 8;
+	uint32_t max_mb = o->max_mb ? o->max_mb : 8;
+	uint32_t max_tp = hw->nvl_domain * 4;
+	rm_suggestion *s = calloc(1, sizeof(*s));
+	if (!s)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	size_t cap = 0, rcap = 0;
+	rm_candidate c;
+	for (uint32_t tp = 1; tp <= max_tp && tp <= m->heads; tp *= 2) {
+		if (m->heads % tp || gpus % tp)
+			continue;
+		for (uint32_t cp = 1; cp <= max_cp; cp *= 2) {
+			if (gpus % ((uint64_t)tp * cp))
+				continue;
+			uint64_t rest = gpus / ((uint64_t)tp * cp);
+			for (uint64_t pp = 1; pp <= rest && pp <= m->layers; pp++) {
+				if (rest % pp)
+					continue;
+				rm_layout l;
+				make_layout(&l, tp, cp, (uint32_t)pp,
+					    (uint32_t)(rest / pp));
+				bool any = false, mem = false;
+				rm_candidate best = { 0 };
+				for (uint32_t mb = 1; mb <= max_mb; mb *= 2) {
+					s->considered++;
+					if (!best_schedule(m, hw, t, &l, mb, true, &c)) {
+						if (!c.est.fits && c.est.mem_peak > 0 &&
+						    !mem && !any) {
+							best = c;
+							mem = true;
+						}
+						continue;
+					}
+					if (!any || c.est.t_step < best.est.t_step)
+						best = c;
+					any = true;
+				}
+				bool ok = true;
+				if (any)
+					ok = push(&s->ranked, &s->nranked, &cap, &best);
+				else if (mem) {
+					s->rejected_mem++;
+					ok = push(&s->rejected, &s->nrejected,
+						  &rcap, &best);
+				} else
+					s->rejected_other++;
+				if (!ok) {
+					rm_suggestion_free(s);
+					return rmi_err(err, RM_ENOMEM,
+						       "out of memory");
+				}
+			}
+		}
+	}
+	if (!s->nranked) {
+		rm_suggestion_free(s);
+		return rmi_err(err, RM_ERULE,
+			       "no layout of %llu GPUs fits %s on %s with these "
+			       "settings (try sharding=zero1, recompute=full or "
+			       "more GPUs)",
+			       (unsigned long long)gpus, m->name, hw->name);
+	}
+	qsort(s->ranked, s->nranked, sizeof(*s->ranked), by_time);
+	qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
+	s->base = s->ranked[0];
+	s->base_rank = 1;
+	if (o->around) {
+		rm_layout a;
+		uint64_t w = rm_layout_world(o->around);
+		if (w != gpus) {
+			rm_suggestion_free(s);
+			return rmi_err(err, RM_EINPUT,
+				       "layout to compare has %llu GPUs, not %llu",
+				       (unsigned long long)w,
+				       (unsigned long long)gpus);
+		}
+		make_layout(&a, o->around->size[RM_AXIS_TP],
+			    o->around->size[RM_AXIS_CP],
+			    o->around->size[RM_AXIS_PP],
+			    o->around->size[RM_AXIS_DP]);
+		s->base_rank = 0;
+		memset(&s->base, 0, sizeof(s->base));
+		for (size_t i = 0; i < s->nranked; i++)
+			if (!memcmp(s->ranked[i].est.layout.size, a.size,
+				    sizeof(a.size))) {
+				s->base = s->ranked[i];
+				s->base_rank = i + 1;
+				break;
+			}
+		if (!s->base_rank) {
+			rm_error e2 = { 0 };
+			rm_train t1 = *t;
+			if (!best_schedule(m, hw, t, &a, t->micro_batch, true,
+					   &s->base) &&
+			    rm_estimate_run(m, hw, &t1, &a, &s->base.est, &e2)) {
+				rm_suggestion_free(s);
+				return rmi_err(err, e2.code, "%s", e2.msg);
+			}
+			s->base.est.layout = a;
+		}
+	}
+	if (s->base.valid)
+		neighbours(m, hw, t, gpus, s);
+	*out = s;
+	return RM_OK;
+}
+
+void rm_suggestion_free(rm_suggestion *s)
+{
+	if (!s)
+		return;
+	free(s->ranked);
+	free(s->rejected);
+	free(s);
+}

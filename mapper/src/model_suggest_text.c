@@ -1,0 +1,173 @@
+/* model_suggest_text.c - the suggest report (text table or JSON). */
+#include "model_int.h"
+
+#include <math.h>
+#include <string.h>
+
+static void sched(char *out, size_t n, const rm_estimate *e)
+{
+	if (e->schedule == RM_SCHED_INTERLEAVED)
+		snprintf(out, n, "interleaved:%u", e->vchunks);
+	else
+		snprintf(out, n, "%s", rm_schedule_name(e->schedule));
+}
+
+static void row(rmi_buf *b, const char *tag, const rm_estimate *e)
+{
+	char lay[96], sc[24];
+	rm_layout_format(&e->layout, lay, sizeof(lay));
+	sched(sc, sizeof(sc), e);
+	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %5llu %8.3f %6.3f %5.1f%% %7.1f\n",
+		       tag, lay, e->micro_batch, sc, (unsigned long long)e->m,
+		       e->t_step, e->bubble_frac, 100 * e->mfu,
+		       e->mem_peak / RMI_GIB);
+}
+
+static void cand_json(rmi_buf *b, const rm_candidate *c)
+{
+	char lay[96], sc[24];
+	const rm_estimate *e = &c->est;
+	rm_layout_format(&e->layout, lay, sizeof(lay));
+	sched(sc, sizeof(sc), e);
+	rmi_buf_puts(b, "{\"layout\": ");
+	rmi_buf_json_str(b, lay);
+	rmi_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
+		       "\"micro_batch\": %u, \"schedule\": \"%s\", "
+		       "\"micro_batches\": %llu, \"step_seconds\": %.6g, "
+		       "\"bubble\": %.6g, \"mfu\": %.6g, \"mem_peak\": %.6g, "
+		       "\"fits\": %s",
+		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
+		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
+		       e->micro_batch, sc, (unsigned long long)e->m, e->t_step,
+		       e->bubble_frac, e->mfu, e->mem_peak,
+		       e->fits ? "true" : "false");
+	if (c->label[0]) {
+		rmi_buf_puts(b, ", \"neighbour\": ");
+		rmi_buf_json_str(b, c->label);
+	}
+	if (c->why[0]) {
+		rmi_buf_puts(b, ", \"why\": ");
+		rmi_buf_json_str(b, c->why);
+	}
+	rmi_buf_puts(b, "}");
+}
+
+static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+		     const rm_train *t, const rm_suggest_opts *o,
+		     const rm_suggestion *s, size_t top)
+{
+	rmi_buf_puts(b, "{\"schema\": \"rankmap-suggest/1\", \"model\": ");
+	rmi_buf_json_str(b, m->name);
+	rmi_buf_puts(b, ", \"hardware\": ");
+	rmi_buf_json_str(b, hw->name);
+	rmi_buf_printf(b, ", \"gpus\": %llu, \"batch_tokens\": %llu, "
+		       "\"recompute\": \"%s\", \"sharding\": \"%s\", "
+		       "\"considered\": %zu, \"rejected_memory\": %zu, "
+		       "\"rejected_other\": %zu,\n \"ranked\": [",
+		       (unsigned long long)o->gpus,
+		       (unsigned long long)t->batch_tokens,
+		       rm_recompute_name(t->recompute),
+		       rm_sharding_name(t->sharding), s->considered,
+		       s->rejected_mem, s->rejected_other);
+	for (size_t i = 0; i < top; i++) {
+		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		cand_json(b, &s->ranked[i]);
+	}
+	rmi_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
+	cand_json(b, &s->base);
+	rmi_buf_puts(b, ",\n \"neighbours\": [");
+	for (size_t i = 0; i < s->nneighbour; i++) {
+		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		cand_json(b, &s->neighbour[i]);
+	}
+	rmi_buf_puts(b, "],\n \"rejected\": [");
+	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
+		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		rm_candidate c = s->rejected[i];
+		snprintf(c.why, sizeof(c.why), "short by %.1f GiB",
+			 (c.est.mem_peak - c.est.hbm) / RMI_GIB);
+		cand_json(b, &c);
+	}
+	rmi_buf_puts(b, "]}\n");
+}
+
+rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
+			      const rm_train *t, const rm_suggest_opts *o,
+			      const rm_suggestion *s, rm_format fmt,
+			      char **out, size_t *len, rm_error *err)
+{
+	rmi_buf b;
+	rmi_buf_init(&b);
+	*out = NULL;
+	size_t top = o->top ? o->top : 10;
+	if (top > s->nranked)
+		top = s->nranked;
+	if (fmt == RM_FMT_JSON) {
+		put_json(&b, m, hw, t, o, s, top);
+	} else if (fmt == RM_FMT_TEXT) {
+		rmi_buf_printf(&b,
+			"rankmap suggest: %s on %llu x %s, batch %llu tokens of %u\n"
+			"recompute %s, sharding %s, compute_eff %.2f, nvlink_eff %.2f, "
+			"net_eff %.2f, dp_overlap %.2f, grad_bytes %g "
+			"(rankmap explain prints every formula)\n"
+			"%zu layouts x micro-batches considered: %zu layouts fit, "
+			"%zu do not fit memory, %zu do not split the batch or the model\n"
+			"nesting tp, cp, pp, dp innermost first; best micro-batch and "
+			"schedule per layout\n\n",
+			m->name, (unsigned long long)o->gpus, hw->name,
+			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
+			rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
+			t->compute_eff, t->nvlink_eff, t->net_eff, t->dp_overlap,
+			t->grad_bytes, s->considered, s->nranked, s->rejected_mem,
+			s->rejected_other);
+		rmi_buf_puts(&b, "  rank   layout                      mb schedule           m   step s bubble   MFU  peak GiB\n");
+		for (size_t i = 0; i < top; i++) {
+			char tag[24];
+			snprintf(tag, sizeof(tag), "%zu", i + 1);
+			row(&b, tag, &s->ranked[i].est);
+		}
+		if (s->base_rank == 1) {
+			rmi_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
+		} else {
+			char lay[96];
+			rm_layout_format(&s->base.est.layout, lay, sizeof(lay));
+			if (s->base_rank)
+				rmi_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1\n",
+					       lay, s->base_rank,
+					       s->base.est.t_step - s->ranked[0].est.t_step);
+			else
+				rmi_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
+					       s->base.why);
+			row(&b, "it", &s->base.est);
+			rmi_buf_printf(&b, "\nneighbours of %s and why they lose to it\n", lay);
+		}
+		for (size_t i = 0; i < s->nneighbour; i++) {
+			const rm_candidate *c = &s->neighbour[i];
+			char lay[96];
+			rm_layout_format(&c->est.layout, lay, sizeof(lay));
+			rmi_buf_printf(&b, "  %-6s %-26s mb %-3u %s\n", c->label,
+				       lay, c->est.micro_batch, c->why);
+		}
+		if (s->nrejected) {
+			rmi_buf_puts(&b, "\nclosest layouts that do not fit memory\n");
+			for (size_t i = 0; i < s->nrejected && i < 5; i++) {
+				const rm_estimate *e = &s->rejected[i].est;
+				char lay[96];
+				rm_layout_format(&e->layout, lay, sizeof(lay));
+				rmi_buf_printf(&b, "  %-26s needs %.1f GiB > %.1f GiB HBM "
+					       "(state %.1f GiB: %.4e params x %.3g B)\n",
+					       lay, e->mem_peak / RMI_GIB,
+					       e->hbm / RMI_GIB,
+					       (e->weights + e->grads + e->optim) / RMI_GIB,
+					       fmax(e->params_first, e->params_last),
+					       e->bytes_per_param[0] + e->bytes_per_param[1] +
+					       e->bytes_per_param[2]);
+			}
+		}
+	} else {
+		return rmi_err(err, RM_EUNSUPPORTED,
+			       "suggest writes text or json only");
+	}
+	*out = rmi_buf_take(&b, len);
+	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
+}

@@ -1,0 +1,304 @@
+/* model_time.c - compute, per-axis communication, bubble, step time. */
+#include "model_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+uint32_t rmi_seq(const rm_model *m, const rm_train *t)
+{
+	return t->seq_len ? t->seq_len : m->seq_len;
+}
+
+/* Narayanan et al. 2021 (1F1B, interleaved); Qi et al. 2024 (zero bubble). */
+double rmi_bubble_frac(rm_schedule s, uint32_t v, double p, double m)
+{
+	if (p <= 1 || m <= 0)
+		return 0;
+	switch (s) {
+	case RM_SCHED_1F1B: return (p - 1) / m;
+	case RM_SCHED_INTERLEAVED: return (p - 1) / (v * m);
+	case RM_SCHED_ZBH1: return (p - 1) / (3 * m);
+	case RM_SCHED_ZBV: return 0;
+	}
+	return 0;
+}
+
+static uint64_t units(uint64_t stride, uint64_t n, uint64_t span)
+{
+	if (n <= 1)
+		return 1;
+	if (stride >= span)
+		return n;
+	return (n - 1) * stride / span + 1;
+}
+
+/*
+ * A ring is as fast as its slowest hop. Inside one NVLink domain that is
+ * NVLink. Otherwise every tier the group spans several units of carries
+ * k of its n hops; with every GPU of the job in one such group, a tier
+ * oversubscribed o:1 slows those hops by o*k/n when that exceeds 1.
+ */
+void rmi_group_link(const rm_hw *hw, const rm_train *t, uint64_t stride,
+		    uint64_t n, char link[32], double *gbps)
+{
+	uint64_t below = units(stride, n, hw->nvl_domain);
+	if (below <= 1) {
+		snprintf(link, 32, "nvlink");
+		*gbps = hw->nvlink_gbytes_per_s * t->nvlink_eff;
+		return;
+	}
+	double bw = hw->nic_gbytes_per_s * t->net_eff;
+	snprintf(link, 32, "network");
+	for (size_t i = 0; i < hw->ntiers; i++) {
+		const rm_hw_tier *tr = &hw->tier[i];
+		double share = tr->oversubscription * (double)below / (double)n;
+		double tb = tr->gbytes_per_s * t->net_eff / (share > 1 ? share : 1);
+		if (tb < bw)
+			bw = tb;
+		snprintf(link, 32, "%s", tr->name);
+		below = units(stride, n, tr->span_gpus);
+		if (below <= 1)
+			break;
+	}
+	*gbps = bw;
+}
+
+static uint64_t stride_of(const rm_layout *l, rm_axis a)
+{
+	uint64_t s = 1;
+	for (unsigned i = 0; i < l->naxes && l->nest[i] != a; i++)
+		s *= l->size[l->nest[i]];
+	return s;
+}
+
+static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
+		     const rm_layout *l, rm_axis place, uint32_t group,
+		     const char *coll, double bytes, double calls)
+{
+	c->used = true;
+	c->group = group;
+	snprintf(c->collective, sizeof(c->collective), "%s", coll);
+	c->bytes = bytes;
+	c->calls = calls;
+	uint64_t stride = stride_of(l, place), n = l->size[place];
+	rmi_group_link(hw, t, stride, n, c->link, &c->gbytes_per_s);
+	/* a ring over k units has k hops leaving them */
+	uint64_t kn = units(stride, n, hw->nvl_domain);
+	uint64_t kl = hw->ntiers ? units(stride, n, hw->tier[0].span_gpus) : kn;
+	c->off_nvlink = n > 1 && kn > 1 ? (double)kn / n : 0;
+	c->off_leaf = n > 1 && kl > 1 ? (double)kl / n : 0;
+}
+
+/* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
+void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
+			rm_estimate *e)
+{
+	double attn = 12.0 * m->layers * m->heads * m->head_dim * rmi_seq(m, t);
+	double fwd = 2.0 * m->params + attn / 3.0;
+	double mb = (double)e->m;
+	for (int a = 0; a < RM_NAXES; a++) {
+		rm_axis_cost *c = &e->axis[a];
+		if (!c->used)
+			continue;
+		c->seconds = c->bytes / (c->gbytes_per_s * 1e9);
+		c->exposed = c->seconds;
+	}
+	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
+	if (cp->used) {
+		/* ring attention hides behind the attention it feeds */
+		double t_attn = e->t_compute * (attn / e->hw_flops_token);
+		cp->exposed = fmax(0, cp->seconds - t_attn);
+	}
+	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
+	if (dp->used) {
+		/* Gradients of a stage are final once its last micro-batch's
+		 * backward runs: that backward is the window to hide in. */
+		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
+			e->t_compute / mb * (1.0 - fwd / e->hw_flops_token);
+		dp->exposed = fmax(0, dp->seconds - t->dp_overlap * window);
+	}
+	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
+		      cp->exposed + e->axis[RM_AXIS_PP].exposed;
+	e->bubble_frac = rmi_bubble_frac(e->schedule, e->vchunks,
+					 e->layout.size[RM_AXIS_PP], mb);
+	e->t_bubble = e->bubble_frac * path;
+	e->t_step = path + e->t_bubble + dp->exposed;
+	e->mfu = e->flops_gpu / (e->t_step * hw->peak_flops);
+	e->tokens_per_s = (double)e->seqs * rmi_seq(m, t) / e->t_step;
+}
+
+static rm_status check_layout(const rm_model *m, const rm_train *t,
+			      const rm_layout *l, uint64_t *seqs, rm_error *err)
+{
+	uint64_t world = rm_layout_world(l);
+	if (l->dp_auto || world == 0 || world > RM_MAX_WORLD)
+		return rmi_err(err, RM_EINPUT,
+			       "layout must be resolved to at most %u GPUs",
+			       RM_MAX_WORLD);
+	for (int a = 0; a < RM_NAXES; a++)
+		if (l->size[a] == 0)
+			return rmi_err(err, RM_EINPUT, "%s=0 in the layout",
+				       rm_axis_name((rm_axis)a));
+	if (l->size[RM_AXIS_EP] > 1)
+		return rmi_err(err, RM_EUNSUPPORTED,
+			       "ep=%u: expert parallelism needs a mixture-of-"
+			       "experts model; this model is dense",
+			       l->size[RM_AXIS_EP]);
+	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	uint32_t cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
+	if (m->heads % tp)
+		return rmi_err(err, RM_EINPUT,
+			       "tp=%u does not divide the %u attention heads",
+			       tp, m->heads);
+	if (pp > m->layers)
+		return rmi_err(err, RM_EINPUT,
+			       "pp=%u is more stages than the %u layers", pp,
+			       m->layers);
+	uint32_t seq = rmi_seq(m, t);
+	if (seq % cp)
+		return rmi_err(err, RM_EINPUT,
+			       "cp=%u does not divide the sequence of %u tokens",
+			       cp, seq);
+	if (t->batch_tokens % seq)
+		return rmi_err(err, RM_EINPUT,
+			       "batch of %llu tokens is not a whole number of "
+			       "%u-token sequences",
+			       (unsigned long long)t->batch_tokens, seq);
+	*seqs = t->batch_tokens / seq;
+	uint64_t per = (uint64_t)dp * t->micro_batch;
+	if (*seqs % per)
+		return rmi_err(err, RM_EINPUT,
+			       "%llu sequences per step do not split into dp=%u "
+			       "x micro-batch=%u",
+			       (unsigned long long)*seqs, dp, t->micro_batch);
+	uint64_t mbs = *seqs / per;
+	uint32_t ls = (m->layers + pp - 1) / pp;
+	if (t->schedule == RM_SCHED_INTERLEAVED || t->schedule == RM_SCHED_ZBV) {
+		uint32_t v = t->schedule == RM_SCHED_ZBV ? 2 : t->vchunks;
+		if (pp < 2)
+			return rmi_err(err, RM_EINPUT,
+				       "schedule %s needs pp >= 2",
+				       rm_schedule_name(t->schedule));
+		if (v > ls)
+			return rmi_err(err, RM_EINPUT,
+				       "%u chunks per GPU but only %u layers per "
+				       "stage", v, ls);
+		if (mbs < pp)
+			return rmi_err(err, RM_EINPUT,
+				       "schedule %s needs at least pp=%u "
+				       "micro-batches per step, the batch gives %llu",
+				       rm_schedule_name(t->schedule), pp,
+				       (unsigned long long)mbs);
+	}
+	return RM_OK;
+}
+
+rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
+			  const rm_train *t, const rm_layout *l,
+			  rm_estimate *e, rm_error *err)
+{
+	memset(e, 0, sizeof(*e));
+	rm_status st = rm_model_check(m, err);
+	if (!st)
+		st = rm_hw_check(hw, err);
+	uint64_t seqs = 0;
+	if (!st)
+		st = check_layout(m, t, l, &seqs, err);
+	if (st)
+		return st;
+	e->layout = *l;
+	e->schedule = t->schedule;
+	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
+		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
+	e->micro_batch = t->micro_batch;
+	e->gpus = rm_layout_world(l);
+	e->seqs = seqs;
+	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	double cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
+	e->m = seqs / (l->size[RM_AXIS_DP] * (uint64_t)t->micro_batch);
+	e->layers_stage = (m->layers + l->size[RM_AXIS_PP] - 1) /
+			  l->size[RM_AXIS_PP];
+	e->imbalance = e->layers_stage * pp / m->layers;
+	rmi_model_memory(m, hw, t, e);
+
+	/* compute: PaLM appendix B, 6N + 12*L*H*Q*T per token */
+	double seq = rmi_seq(m, t), tokens = (double)seqs * seq;
+	double attn = 12.0 * m->layers * m->heads * m->head_dim * seq;
+	double fwd = 2.0 * m->params + attn / 3.0;
+	e->flops_token = 6.0 * m->params + attn;
+	e->hw_flops_token = e->flops_token;
+	if (t->recompute == RM_RECOMPUTE_SELECTIVE)
+		e->hw_flops_token += attn / 3.0;
+	else if (t->recompute == RM_RECOMPUTE_FULL)
+		e->hw_flops_token += fwd;
+	e->flops_step = e->flops_token * tokens;
+	e->flops_gpu = e->flops_step / (double)e->gpus;
+	e->t_peak = e->flops_gpu / hw->peak_flops;
+	e->t_compute = e->hw_flops_token * tokens / (double)e->gpus /
+		       (hw->peak_flops * t->compute_eff) * e->imbalance;
+
+	double b = t->micro_batch, sl = seq / cp, h = m->hidden;
+	double mb = (double)e->m, ls = e->layers_stage;
+	bool full = t->recompute == RM_RECOMPUTE_FULL;
+	if (tp > 1) {
+		/* Megatron TP+SP: 4 all-gather/reduce-scatter per layer per
+		 * micro-batch of b*s*h bf16 elements; recomputation redoes the
+		 * forward two. */
+		double per = (full ? 6.0 : 4.0);
+		double bytes = per * 2.0 * b * sl * h * (tp - 1) / tp * ls * mb;
+		axis_set(&e->axis[RM_AXIS_TP], hw, t, l, RM_AXIS_TP,
+			 (uint32_t)tp, "all-gather+reduce-scatter", bytes,
+			 per * ls * mb);
+	}
+	if (cp > 1) {
+		/* ring attention: K and V blocks of the local tokens go round
+		 * the ring (cp-1 steps); backward sends them again plus dK, dV */
+		double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+		double blk = 2.0 * b * sl * kvh * m->head_dim * 2.0;
+		double per = full ? 4.0 : 3.0;
+		double bytes = per * blk * (cp - 1) * ls * mb;
+		axis_set(&e->axis[RM_AXIS_CP], hw, t, l, RM_AXIS_CP,
+			 (uint32_t)cp, "ring send/recv of K,V", bytes,
+			 per * (cp - 1) * ls * mb);
+		e->axis[RM_AXIS_CP].overlappable = true;
+	}
+	if (pp > 1) {
+		double bytes = 2.0 * (2.0 * b * sl * h / tp) * mb * e->vchunks;
+		axis_set(&e->axis[RM_AXIS_PP], hw, t, l, RM_AXIS_PP,
+			 (uint32_t)pp, "send/recv activations", bytes,
+			 2.0 * mb * e->vchunks);
+	}
+	double d = dp * cp;
+	if (d > 1) {
+		double P = fmax(e->params_first, e->params_last);
+		double f = (d - 1) / d, bytes, calls;
+		const char *coll;
+		switch (t->sharding) {
+		case RM_SHARD_NONE:
+			bytes = 2 * f * P * t->grad_bytes;
+			calls = 1;
+			coll = "all-reduce grads";
+			break;
+		case RM_SHARD_FSDP:
+			bytes = f * P * (2.0 * 2.0 * mb + t->grad_bytes);
+			calls = 2 * mb + 1;
+			coll = "all-gather params+reduce-scatter";
+			break;
+		default:
+			bytes = f * P * (t->grad_bytes + 2.0);
+			calls = 2;
+			coll = "reduce-scatter+all-gather";
+			break;
+		}
+		axis_set(&e->axis[RM_AXIS_DP], hw, t, l,
+			 dp > 1 ? RM_AXIS_DP : RM_AXIS_CP, (uint32_t)d, coll,
+			 bytes, calls);
+		e->axis[RM_AXIS_DP].overlappable = true;
+	}
+	rmi_estimate_times(m, hw, t, e);
+	snprintf(e->note, sizeof(e->note),
+		 "no fabric given: ideal nesting assumed (axes packed in the "
+		 "layout's order, innermost first, on %s's tiers)", hw->name);
+	return RM_OK;
+}

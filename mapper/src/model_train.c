@@ -1,0 +1,210 @@
+/* model_train.c - training assumptions: defaults and key=value settings. */
+#include "model_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Defaults follow Narayanan et al. 2021 (the paper of the bubble formula):
+ * plain mixed-precision Adam (16 bytes per parameter, no optimizer
+ * sharding) and full activation recomputation. Efficiencies are round
+ * figures: half of peak for whole-layer compute, 80 % of link bandwidth
+ * for large NCCL collectives. Every one is printed and settable.
+ */
+void rm_train_init(rm_train *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->batch_tokens = 4u << 20;
+	t->micro_batch = 1;
+	t->schedule = RM_SCHED_1F1B;
+	t->vchunks = 1;
+	t->recompute = RM_RECOMPUTE_FULL;
+	t->sharding = RM_SHARD_NONE;
+	t->grad_bytes = 2;
+	t->compute_eff = 0.5;
+	t->nvlink_eff = 0.8;
+	t->net_eff = 0.8;
+	t->dp_overlap = 1.0;
+	t->mem_reserve_bytes = 4 * RMI_GIB;
+}
+
+const char *rm_schedule_name(rm_schedule s)
+{
+	switch (s) {
+	case RM_SCHED_1F1B: return "1f1b";
+	case RM_SCHED_INTERLEAVED: return "interleaved";
+	case RM_SCHED_ZBH1: return "zb-h1";
+	case RM_SCHED_ZBV: return "zb-v";
+	}
+	return "?";
+}
+
+const char *rm_recompute_name(rm_recompute r)
+{
+	switch (r) {
+	case RM_RECOMPUTE_NONE: return "none";
+	case RM_RECOMPUTE_SELECTIVE: return "selective";
+	case RM_RECOMPUTE_FULL: return "full";
+	}
+	return "?";
+}
+
+const char *rm_sharding_name(rm_sharding s)
+{
+	switch (s) {
+	case RM_SHARD_NONE: return "none";
+	case RM_SHARD_ZERO1: return "zero1";
+	case RM_SHARD_ZERO2: return "zero2";
+	case RM_SHARD_FSDP: return "fsdp";
+	}
+	return "?";
+}
+
+static rm_status bad(rm_error *err, const char *key, const char *val,
+		     const char *want)
+{
+	char q[96];
+	return rmi_err(err, RM_EINPUT, "%s=%s: expected %s", key,
+		       rmi_quote(val, strlen(val), q, sizeof(q)), want);
+}
+
+/* Whole number with an optional binary suffix: 16M = 16 * 2^20. */
+static bool parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v == 0 || v > (max >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+static bool parse_real(const char *s, double lo, double hi, double *out)
+{
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static rm_status set_schedule(rm_train *t, const char *v, rm_error *err)
+{
+	const char *want = "1f1b, interleaved:V (V = 2..64 chunks per GPU), "
+			   "zb-h1 or zb-v";
+	if (!strcmp(v, "1f1b")) {
+		t->schedule = RM_SCHED_1F1B;
+		t->vchunks = 1;
+	} else if (!strcmp(v, "zb-h1")) {
+		t->schedule = RM_SCHED_ZBH1;
+		t->vchunks = 1;
+	} else if (!strcmp(v, "zb-v")) {
+		t->schedule = RM_SCHED_ZBV;
+		t->vchunks = 2;
+	} else if (!strncmp(v, "interleaved", 11)) {
+		uint64_t c = 2;
+		if (v[11] == ':' && !parse_count(v + 12, 64, &c))
+			return bad(err, "schedule", v, want);
+		if ((v[11] && v[11] != ':') || c < 2)
+			return bad(err, "schedule", v, want);
+		t->schedule = RM_SCHED_INTERLEAVED;
+		t->vchunks = (uint32_t)c;
+	} else {
+		return bad(err, "schedule", v, want);
+	}
+	return RM_OK;
+}
+
+rm_status rm_train_set(rm_train *t, const char *key, const char *v,
+		       rm_error *err)
+{
+	char q[96];
+	uint64_t n;
+	double x;
+	if (!key || !v)
+		return rmi_err(err, RM_EINPUT, "setting without key or value");
+	if (!strcmp(key, "batch") || !strcmp(key, "batch_tokens")) {
+		if (!parse_count(v, 1ull << 40, &n))
+			return bad(err, key, v, "a token count >= 1 (16M = 16*2^20)");
+		t->batch_tokens = n;
+	} else if (!strcmp(key, "seq") || !strcmp(key, "seq_len")) {
+		if (!parse_count(v, 1u << 24, &n))
+			return bad(err, key, v, "a sequence length in [1, 2^24]");
+		t->seq_len = (uint32_t)n;
+	} else if (!strcmp(key, "mb") || !strcmp(key, "micro_batch")) {
+		if (!parse_count(v, 65536, &n))
+			return bad(err, key, v, "sequences per micro-batch in [1, 65536]");
+		t->micro_batch = (uint32_t)n;
+	} else if (!strcmp(key, "schedule")) {
+		return set_schedule(t, v, err);
+	} else if (!strcmp(key, "recompute")) {
+		if (!strcmp(v, "none"))
+			t->recompute = RM_RECOMPUTE_NONE;
+		else if (!strcmp(v, "selective"))
+			t->recompute = RM_RECOMPUTE_SELECTIVE;
+		else if (!strcmp(v, "full"))
+			t->recompute = RM_RECOMPUTE_FULL;
+		else
+			return bad(err, key, v, "none, selective or full");
+	} else if (!strcmp(key, "sharding")) {
+		if (!strcmp(v, "none"))
+			t->sharding = RM_SHARD_NONE;
+		else if (!strcmp(v, "zero1"))
+			t->sharding = RM_SHARD_ZERO1;
+		else if (!strcmp(v, "zero2"))
+			t->sharding = RM_SHARD_ZERO2;
+		else if (!strcmp(v, "fsdp") || !strcmp(v, "zero3"))
+			t->sharding = RM_SHARD_FSDP;
+		else
+			return bad(err, key, v, "none, zero1, zero2 or fsdp");
+	} else if (!strcmp(key, "grad_bytes")) {
+		if (!parse_real(v, 1, 8, &x))
+			return bad(err, key, v, "bytes per gradient element in [1, 8]");
+		t->grad_bytes = x;
+	} else if (!strcmp(key, "compute_eff") || !strcmp(key, "nvlink_eff") ||
+		   !strcmp(key, "net_eff") || !strcmp(key, "dp_overlap")) {
+		if (!parse_real(v, 0, 1, &x) ||
+		    (x == 0 && strcmp(key, "dp_overlap")))
+			return bad(err, key, v, "a fraction in (0, 1]");
+		if (!strcmp(key, "compute_eff"))
+			t->compute_eff = x;
+		else if (!strcmp(key, "nvlink_eff"))
+			t->nvlink_eff = x;
+		else if (!strcmp(key, "net_eff"))
+			t->net_eff = x;
+		else
+			t->dp_overlap = x;
+	} else if (!strcmp(key, "mem_reserve_gib")) {
+		if (!parse_real(v, 0, 1e6, &x))
+			return bad(err, key, v, "GiB in [0, 1e6]");
+		t->mem_reserve_bytes = x * RMI_GIB;
+	} else {
+		return rmi_err(err, RM_ENOTFOUND,
+			       "unknown setting %s (known: batch, seq, mb, "
+			       "schedule, recompute, sharding, grad_bytes, "
+			       "compute_eff, nvlink_eff, net_eff, dp_overlap, "
+			       "mem_reserve_gib)",
+			       rmi_quote(key, strlen(key), q, sizeof(q)));
+	}
+	return RM_OK;
+}

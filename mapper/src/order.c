@@ -1,0 +1,189 @@
+/* order.c - rank numbering: which coordinate a framework derives from RANK. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#define ORDER_MAX_TEXT 64
+
+/* Axes a rank order talks about: written in the layout, or larger than 1. */
+static bool present(const rm_layout *l, rm_axis a)
+{
+	if (l->size[a] > 1 || (a == RM_AXIS_DP && l->dp_auto))
+		return true;
+	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
+		if (l->nest[i] == a)
+			return true;
+	return false;
+}
+
+/* Size that must be numbered: dp=auto will almost always be > 1. */
+static bool needs_place(const rm_layout *l, rm_axis a)
+{
+	return l->size[a] > 1 || (a == RM_AXIS_DP && l->dp_auto);
+}
+
+void rm_order_from_nest(const rm_layout *l, rm_order *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; l && i < l->naxes && i < RM_NAXES; i++)
+		if ((unsigned)l->nest[i] < RM_NAXES)
+			out->axis[out->naxes++] = l->nest[i];
+	snprintf(out->name, sizeof(out->name), "nest");
+}
+
+struct named {
+	const char *name;
+	rm_axis axis[RM_NAXES];
+	unsigned n;
+};
+
+/* Fastest first, as the frameworks document them (see docs/layouts.md). */
+static const struct named named_orders[] = {
+	{ "megatron",
+	  { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_EP, RM_AXIS_DP, RM_AXIS_PP }, 5 },
+	{ "llama3",
+	  { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_EP, RM_AXIS_PP, RM_AXIS_DP }, 5 },
+	{ "torchtitan", { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_DP, RM_AXIS_PP }, 4 },
+};
+
+static rm_status parse_explicit(const char *t, size_t n, const rm_layout *l,
+				rm_order *o, rm_error *err)
+{
+	char q[96], q2[96];
+	bool seen[RM_NAXES] = { false };
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && t[i] != '-')
+			continue;
+		const char *f = t + start;
+		size_t len = i - start;
+		start = i + 1;
+		if (len == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "order %s: empty axis name at column %zu",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       (size_t)(f - t) + 1);
+		int a = rm_axis_from_name(f, len);
+		if (a < 0)
+			return rmi_err(err, RM_EINPUT,
+				       "order %s: unknown axis or order %s (known orders: megatron, llama3, torchtitan, nest; axes: tp, cp, ep, pp, dp)",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       rmi_quote(f, len, q2, sizeof(q2)));
+		if (seen[a])
+			return rmi_err(err, RM_EINPUT,
+				       "order %s: axis %s appears twice",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       rmi_quote(f, len, q2, sizeof(q2)));
+		seen[a] = true;
+		o->axis[o->naxes++] = (rm_axis)a;
+	}
+	for (int a = 0; a < RM_NAXES; a++)
+		if (needs_place(l, (rm_axis)a) && !seen[a]) {
+			char sz[24];
+			if (l->dp_auto && a == RM_AXIS_DP)
+				snprintf(sz, sizeof(sz), "auto");
+			else
+				snprintf(sz, sizeof(sz), "%u",
+					 (unsigned)l->size[a]);
+			return rmi_err(err, RM_EINPUT,
+				       "order %s leaves out %s (size %s): every axis larger than 1 must appear once",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_axis_name((rm_axis)a), sz);
+		}
+	snprintf(o->name, sizeof(o->name), "custom");
+	return RM_OK;
+}
+
+rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
+			 rm_error *err)
+{
+	char q[96];
+	if (!l || !out)
+		return rmi_err(err, RM_EINPUT, "order: no layout given");
+	size_t n = text ? strnlen(text, ORDER_MAX_TEXT + 1) : 0;
+	if (n > ORDER_MAX_TEXT)
+		return rmi_err(err, RM_EINPUT,
+			       "order %s: longer than %d bytes",
+			       rmi_quote(text, n, q, sizeof(q)),
+			       ORDER_MAX_TEXT);
+	while (n && isspace((unsigned char)*text)) {
+		text++;
+		n--;
+	}
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	if (n == 0 || (n == 4 && strncasecmp(text, "nest", 4) == 0)) {
+		rm_order_from_nest(l, out);
+		return RM_OK;
+	}
+	rm_order o;
+	memset(&o, 0, sizeof(o));
+	for (size_t k = 0; k < sizeof(named_orders) / sizeof(named_orders[0]);
+	     k++) {
+		const struct named *nm = &named_orders[k];
+		if (strlen(nm->name) != n || strncasecmp(text, nm->name, n))
+			continue;
+		if (strcmp(nm->name, "torchtitan") == 0 &&
+		    l->size[RM_AXIS_EP] > 1)
+			return rmi_err(err, RM_EINPUT,
+				       "order 'torchtitan' has no ep axis in its device mesh but the layout has ep=%u; give an explicit order such as tp-ep-dp-pp",
+				       (unsigned)l->size[RM_AXIS_EP]);
+		for (unsigned i = 0; i < nm->n; i++)
+			if (present(l, nm->axis[i]))
+				o.axis[o.naxes++] = nm->axis[i];
+		snprintf(o.name, sizeof(o.name), "%s", nm->name);
+		*out = o;
+		return RM_OK;
+	}
+	rm_status st = parse_explicit(text, n, l, &o, err);
+	if (st)
+		return st;
+	*out = o;
+	return RM_OK;
+}
+
+size_t rm_order_format(const rm_order *o, char *buf, size_t n)
+{
+	char tmp[64];
+	size_t len = 0;
+	for (unsigned i = 0; o && i < o->naxes && i < RM_NAXES; i++)
+		len += (size_t)snprintf(tmp + len, sizeof(tmp) - len, "%s%s",
+					i ? "-" : "", rm_axis_name(o->axis[i]));
+	tmp[len] = '\0';
+	if (buf && n) {
+		size_t c = len < n ? len : n - 1;
+		memcpy(buf, tmp, c);
+		buf[c] = '\0';
+	}
+	return len;
+}
+
+uint32_t rm_rank_encode(const rm_layout *l, const rm_order *o,
+			const uint32_t coord[RM_NAXES])
+{
+	uint64_t rank = 0, stride = 1;
+	for (unsigned i = 0; i < o->naxes && i < RM_NAXES; i++) {
+		rm_axis a = o->axis[i];
+		if ((unsigned)a >= RM_NAXES)
+			continue;
+		rank += (uint64_t)coord[a] * stride;
+		stride *= l->size[a];
+	}
+	return (uint32_t)rank;
+}
+
+void rm_rank_decode(const rm_layout *l, const rm_order *o, uint32_t rank,
+		    uint32_t coord[RM_NAXES])
+{
+	for (int a = 0; a < RM_NAXES; a++)
+		coord[a] = 0;
+	for (unsigned i = 0; i < o->naxes && i < RM_NAXES; i++) {
+		rm_axis a = o->axis[i];
+		if ((unsigned)a >= RM_NAXES || l->size[a] == 0)
+			continue;
+		coord[a] = rank % l->size[a];
+		rank /= l->size[a];
+	}
+}

@@ -1,0 +1,419 @@
+/*
+ * place.c - rm_plan: validate the inputs, resolve the layout against the
+ * GPUs the must-rule can use, choose and order the hosts (place_pack.c),
+ * number the slots and score the result with rm_check.
+ */
+#include "place.h"
+#include "sha256.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RMI_MAX_GPUS_PER_NODE 1024u
+
+typedef struct sorted_host {
+	const char *name;
+	uint32_t in;                 /* index in opts->nodes */
+} sorted_host;
+
+static int cmp_host(const void *a, const void *b)
+{
+	const sorted_host *x = a, *y = b;
+	int c = rm_host_cmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->in < y->in ? -1 : x->in > y->in;
+}
+
+static rm_status check_opts(const rm_plan_opts *o, rm_error *err)
+{
+	char q[96];
+	if (!o || !o->layout)
+		return rmi_err(err, RM_EINPUT, "plan: no layout given");
+	if (!o->nodes || o->nnodes == 0)
+		return rmi_err(err, RM_EINPUT, "plan: no nodes given");
+	if (o->nnodes > RM_MAX_HOSTS)
+		return rmi_err(err, RM_EINPUT,
+			       "plan: %zu nodes, more than the limit of %u",
+			       o->nnodes, RM_MAX_HOSTS);
+	if (o->gpus_per_node == 0 ||
+	    o->gpus_per_node > RMI_MAX_GPUS_PER_NODE)
+		return rmi_err(err, RM_EINPUT,
+			       "plan: %" PRIu32
+			       " GPUs per node is out of range (1..%u)",
+			       o->gpus_per_node, RMI_MAX_GPUS_PER_NODE);
+	for (size_t i = 0; i < o->nnodes; i++) {
+		const char *h = o->nodes[i];
+		size_t n = h ? strnlen(h, RM_MAX_HOSTNAME + 1) : 0;
+		if (n == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "plan: node %zu has an empty name", i);
+		if (n > RM_MAX_HOSTNAME)
+			return rmi_err(err, RM_EINPUT,
+				       "plan: node name %s is longer than %d bytes",
+				       rmi_quote(h, n, q, sizeof(q)),
+				       RM_MAX_HOSTNAME);
+	}
+	return RM_OK;
+}
+
+/* Nodes absent from the topology: an error naming a few, or (allowed)
+ * each becomes a leaf of its own and rm_check says so. */
+static rm_status check_missing(const rm_plan_opts *o, const rmi_hostinfo *info,
+			       const sorted_host *sh, uint32_t n,
+			       rm_error *err)
+{
+	uint32_t miss = 0;
+	for (uint32_t i = 0; i < n; i++)
+		miss += info[i].missing;
+	if (!miss || o->allow_missing)
+		return RM_OK;
+	char list[400], q[80];
+	size_t off = 0;
+	uint32_t shown = 0;
+	list[0] = '\0';
+	for (uint32_t i = 0; i < n && shown < 5; i++) {
+		if (!info[i].missing)
+			continue;
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					shown ? ", " : "",
+					rmi_quote(sh[i].name, strlen(sh[i].name),
+						  q, sizeof(q)));
+		shown++;
+	}
+	const char *src = o->fabric && o->fabric->source ? o->fabric->source
+							  : "the topology";
+	return rmi_err(err, RM_EINPUT,
+		       "%" PRIu32 " node%s not in %.200s: %s%s; add %s or allow missing nodes (each then gets a leaf of its own)",
+		       miss, miss == 1 ? " is" : "s are", src, list,
+		       miss > shown ? ", ..." : "", miss == 1 ? "it" : "them");
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* GPUs of one replica: the nesting prefix up to the outermost non-DP axis. */
+static uint64_t replica_gpus(const rm_layout *l)
+{
+	uint64_t p = 1, r = 1;
+	for (unsigned i = 0; i < l->naxes; i++) {
+		p *= l->size[l->nest[i]];
+		if (l->nest[i] != RM_AXIS_DP)
+			r = p;
+	}
+	return r;
+}
+
+/* Cells per packing unit: a replica when it covers whole cells, one cell
+ * when several replicas share a cell, else the smallest run of cells that
+ * holds whole replicas. */
+static uint64_t unit_cells(uint64_t rg, uint64_t cell_gpus, uint64_t need)
+{
+	if (rg % cell_gpus == 0)
+		return rg / cell_gpus;
+	if (cell_gpus % rg == 0)
+		return 1;
+	uint64_t u = rg / gcd64(rg, cell_gpus);
+	return u > need ? need : u;
+}
+
+typedef struct plan_ctx {
+	const rm_plan_opts *o;
+	rm_layout l;
+	rm_order ord;
+	rmi_rules rules;
+	sorted_host *sh;
+	rmi_hostinfo *info;
+	rmi_where where;
+	rmi_cells cells;
+	uint32_t *seq;               /* sorted-host indices, placement order */
+	uint64_t nseq;
+	uint32_t n;
+} plan_ctx;
+
+/* dp=auto takes as many whole replicas as `gpus` holds; the GPUs left
+ * over become spares unless every GPU must be used. */
+static rm_status resolve(rm_layout *l, uint64_t gpus, bool exact,
+			 rm_error *err)
+{
+	if (l->dp_auto && !exact) {
+		uint64_t per = 1;
+		for (int a = 0; a < RM_NAXES; a++)
+			if (a != RM_AXIS_DP)
+				per *= l->size[a] ? l->size[a] : 1;
+		if (gpus >= per)
+			gpus = gpus / per * per;
+	}
+	return rm_layout_resolve(l, gpus, exact, err);
+}
+
+static rm_status resolve_layout(plan_ctx *c, rm_error *err)
+{
+	const rm_plan_opts *o = c->o;
+	uint32_t g = o->gpus_per_node;
+	uint64_t total = (uint64_t)c->n * g;
+	if (o->baseline)
+		return resolve(&c->l, total, o->exact, err);
+	int dp = rmi_nest_pos(&c->l, RM_AXIS_DP);
+	int tp = rmi_nest_pos(&c->l, RM_AXIS_TP);
+	if (c->l.dp_auto && dp >= 0 && dp < tp) {
+		rm_status st = resolve(&c->l, total, o->exact, err);
+		if (st)
+			return st;
+	}
+	rm_status st = rmi_rules_get(&c->l, o->fabric, g, &c->rules, err);
+	if (!st)
+		st = rmi_rules_feasible(&c->l, &c->rules, g, err);
+	uint32_t cn = c->rules.must > g ? (uint32_t)(c->rules.must / g) : 1;
+	if (!st)
+		st = rmi_cells_build(c->info, c->n, cn, &c->cells, err);
+	if (st)
+		return st;
+	uint64_t usable = c->cells.ncell * cn * g;
+	st = resolve(&c->l, c->l.dp_auto ? usable : total, o->exact, err);
+	if (st)
+		return st;
+	uint64_t world = rm_layout_world(&c->l);
+	if (world > usable || (o->exact && usable < total)) {
+		char lay[160];
+		rm_layout_format(&c->l, lay, sizeof(lay));
+		return rmi_err(err, RM_ERULE,
+			       "layout %s needs %" PRIu64
+			       " GPUs in whole TP blocks of %" PRIu32
+			       " node%s of one NVLink domain; the allocation's domains hold %"
+			       PRIu64 " such blocks (%" PRIu64
+			       " GPUs) of its %" PRIu64
+			       " GPUs; allocate whole domains or use a smaller dp",
+			       lay, world, cn, cn == 1 ? "" : "s",
+			       c->cells.ncell, usable, total);
+	}
+	return RM_OK;
+}
+
+static rm_status choose_hosts(plan_ctx *c, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node;
+	uint64_t world = rm_layout_world(&c->l);
+	uint64_t nodes = (world + g - 1) / g;
+	c->seq = malloc(((size_t)c->n + 1) * sizeof(*c->seq));
+	if (!c->seq)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	if (c->o->baseline) {
+		/* Slurm's block distribution over the nodes as given. */
+		uint32_t *pos = malloc(((size_t)c->n + 1) * sizeof(*pos));
+		if (!pos)
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		for (uint32_t i = 0; i < c->n; i++)
+			pos[c->sh[i].in] = i;
+		for (uint64_t i = 0; i < nodes; i++)
+			c->seq[i] = pos[i];
+		free(pos);
+		c->nseq = nodes;
+		return RM_OK;
+	}
+	uint64_t cg = (uint64_t)c->cells.c * g;
+	uint64_t need = (world + cg - 1) / cg;
+	uint64_t u = unit_cells(replica_gpus(&c->l), cg, need);
+	rm_status st = rmi_pack(c->info, &c->cells, need, u, c->seq, &c->nseq,
+				err);
+	if (!st && c->nseq > nodes)
+		c->nseq = nodes;
+	return st;
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node;
+	uint64_t world = rm_layout_world(&c->l);
+	bool oom = false;
+	m->layout = c->l;
+	m->order = c->ord;
+	m->world = (uint32_t)world;
+	m->gpus_per_node = g;
+	m->nhost = (uint32_t)c->nseq;
+	m->nspare = c->n - m->nhost;
+	m->host = calloc(m->nhost + 1, sizeof(char *));
+	m->host_leaf = calloc(m->nhost + 1, sizeof(char *));
+	m->host_unit = calloc(m->nhost + 1, sizeof(char *));
+	m->spare = calloc(m->nspare + 1, sizeof(char *));
+	m->rank = malloc((world + 1) * sizeof(rm_rank));
+	bool *used = calloc(c->n + 1, sizeof(bool));
+	if (!m->host || !m->host_leaf || !m->host_unit || !m->spare ||
+	    !m->rank || !used) {
+		free(used);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < m->nhost; i++) {
+		uint32_t h = c->seq[i];
+		used[h] = true;
+		m->host[i] = dup_or_null(c->sh[h].name, &oom);
+		m->host_leaf[i] = dup_or_null(
+			rmi_where_loc_name(&c->where, &c->info[h],
+					   c->sh[h].name),
+			&oom);
+		m->host_unit[i] = dup_or_null(
+			rmi_where_unit_name(&c->where, &c->info[h]), &oom);
+	}
+	for (uint32_t i = 0, s = 0; i < c->n; i++)
+		if (!used[i])
+			m->spare[s++] = dup_or_null(c->sh[i].name, &oom);
+	free(used);
+	if (oom)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+
+	uint64_t stride[RM_NAXES];
+	rm_status st = rmi_order_strides(&c->l, &c->ord, stride, err);
+	if (st)
+		return st;
+	uint32_t coord[RM_NAXES] = { 0 };
+	for (uint64_t s = 0; s < world; s++) {
+		rm_rank *r;
+		if (c->o->baseline) {
+			/* The framework's convention: coordinates from RANK. */
+			r = &m->rank[s];
+			rm_rank_decode(&c->l, &c->ord, (uint32_t)s, r->coord);
+		} else {
+			uint64_t rank = 0;
+			for (int a = 0; a < RM_NAXES; a++)
+				rank += coord[a] * stride[a];
+			r = &m->rank[rank];
+			memcpy(r->coord, coord, sizeof(coord));
+			/* next slot: odometer in nesting order */
+			for (unsigned i = 0; i < c->l.naxes; i++) {
+				rm_axis a = c->l.nest[i];
+				if (++coord[a] < c->l.size[a])
+					break;
+				coord[a] = 0;
+			}
+		}
+		r->node = (uint32_t)(s / g);
+		r->local_gpu = (uint32_t)(s % g);
+	}
+	return RM_OK;
+}
+
+static void inputs_digest(const plan_ctx *c, char hex[65])
+{
+	rmi_sha256 h;
+	char buf[256], fd[65];
+	rmi_sha256_init(&h);
+	int k = snprintf(buf, sizeof(buf), "rankmap-inputs/1\nlayout=");
+	rmi_sha256_add(&h, buf, (size_t)k);
+	rm_layout_format(&c->l, buf, sizeof(buf));
+	rmi_sha256_add(&h, buf, strlen(buf));
+	rm_order_format(&c->ord, buf, sizeof(buf));
+	rmi_sha256_add(&h, "\norder=", 7);
+	rmi_sha256_add(&h, buf, strlen(buf));
+	rm_fabric_digest(c->o->fabric, fd);
+	k = snprintf(buf, sizeof(buf),
+		     "\ngpus_per_node=%" PRIu32
+		     "\nexact=%d\nbaseline=%d\nallow_missing=%d\nfabric=%s\nnodes=%zu\n",
+		     c->o->gpus_per_node, c->o->exact, c->o->baseline,
+		     c->o->allow_missing, fd, (size_t)c->n);
+	rmi_sha256_add(&h, buf, (size_t)k);
+	/* Sorted, except for the baseline, whose result depends on the
+	 * order the nodes were given in. */
+	for (uint32_t i = 0; i < c->n; i++) {
+		const char *name = c->o->baseline ? c->o->nodes[i]
+						  : c->sh[i].name;
+		rmi_sha256_add(&h, name, strlen(name));
+		rmi_sha256_add(&h, "\n", 1);
+	}
+	rmi_sha256_hex(&h, hex);
+}
+
+static void ctx_free(plan_ctx *c)
+{
+	free(c->sh);
+	free(c->info);
+	free(c->seq);
+	rmi_where_free(&c->where);
+	rmi_cells_free(&c->cells);
+}
+
+static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
+{
+	const rm_plan_opts *o = c->o;
+	char q[96];
+	c->sh = malloc((o->nnodes + 1) * sizeof(*c->sh));
+	c->info = malloc((o->nnodes + 1) * sizeof(*c->info));
+	if (!c->sh || !c->info)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->nnodes; i++)
+		c->sh[i] = (sorted_host){ o->nodes[i], (uint32_t)i };
+	qsort(c->sh, o->nnodes, sizeof(*c->sh), cmp_host);
+	for (uint32_t i = 1; i < c->n; i++)
+		if (strcmp(c->sh[i - 1].name, c->sh[i].name) == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "node %s is listed more than once",
+				       rmi_quote(c->sh[i].name,
+						 strlen(c->sh[i].name), q,
+						 sizeof(q)));
+	rm_status st = rmi_where_init(&c->where, o->fabric, c->n, err);
+	if (st)
+		return st;
+	for (uint32_t i = 0; i < c->n; i++)
+		rmi_where_host(&c->where, c->sh[i].name, i, &c->info[i]);
+	if ((st = check_missing(o, c->info, c->sh, c->n, err)) ||
+	    (st = resolve_layout(c, err)))
+		return st;
+	if (o->order) {
+		c->ord = *o->order;
+		c->ord.name[sizeof(c->ord.name) - 1] = '\0';
+	} else {
+		rm_order_from_nest(&c->l, &c->ord);
+	}
+	uint64_t stride[RM_NAXES];
+	if ((st = rmi_order_strides(&c->l, &c->ord, stride, err)) ||
+	    (st = choose_hosts(c, err)) || (st = build_map(c, m, err)))
+		return st;
+	inputs_digest(c, m->inputs_sha256);
+	return rm_check(m, o->fabric, err);
+}
+
+rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!out)
+		return rmi_err(err, RM_EINPUT, "plan: no output given");
+	rm_status st = check_opts(opts, err);
+	if (st)
+		return st;
+	plan_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.o = opts;
+	c.l = *opts->layout;
+	c.n = (uint32_t)opts->nnodes;
+	if (c.l.naxes > RM_NAXES)
+		return rmi_err(err, RM_EINPUT, "plan: malformed layout");
+	rm_map *m = calloc(1, sizeof(*m));
+	if (!m)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	st = plan(&c, m, err);
+	ctx_free(&c);
+	if (st) {
+		rm_map_free(m);
+		return st;
+	}
+	*out = m;
+	return RM_OK;
+}

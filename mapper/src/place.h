@@ -1,0 +1,103 @@
+/*
+ * place.h - shared by the planner (place*.c), the checker (check.c) and the
+ * map helpers (map.c); never installed.
+ */
+#ifndef RANKMAP_PLACE_H
+#define RANKMAP_PLACE_H
+
+#include "internal.h"
+
+/* Which innermost axes have to share one NVLink domain. */
+typedef struct rmi_rules {
+	uint64_t must;               /* GPUs in one must-block */
+	unsigned must_end;           /* nest[0..must_end) form the block */
+	bool cp_must, ep_must;
+	uint64_t domain_gpus;        /* largest NVLink domain, in GPUs */
+	bool node_domain;            /* the domain is one node */
+	uint32_t domain_nodes;       /* nodes of the largest domain */
+} rmi_rules;
+
+RMI_HIDDEN rm_status rmi_rules_get(const rm_layout *l, const rm_fabric *f,
+				   uint32_t gpus_per_node, rmi_rules *out,
+				   rm_error *err);
+/* RM_ERULE with a message saying why and what would work, or RM_OK. */
+RMI_HIDDEN rm_status rmi_rules_feasible(const rm_layout *l,
+					const rmi_rules *r, uint32_t gpus,
+					rm_error *err);
+/* Nest position of an axis, or -1. */
+RMI_HIDDEN int rmi_nest_pos(const rm_layout *l, rm_axis a);
+/* Stride of every axis in the numbering order (0 for absent axes). */
+RMI_HIDDEN rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
+				       uint64_t stride[RM_NAXES],
+				       rm_error *err);
+
+/*
+ * Where a host sits. Ids are also sort keys: leaves and top-level subtrees
+ * are numbered in DFS order of the switch tree (children by name), so
+ * sorting by id walks the tree.
+ */
+typedef struct rmi_hostinfo {
+	uint32_t loc;                /* PP locality: rail unit, leaf, block */
+	uint32_t top;                /* top-level subtree */
+	uint64_t dom;                /* NVLink domain */
+	int32_t unit;                /* rail unit, -1 none */
+	bool missing;                /* not in a non-empty fabric */
+} rmi_hostinfo;
+
+typedef struct rmi_where {
+	const rm_fabric *f;
+	uint32_t *sw_pre;            /* DFS preorder per switch */
+	uint32_t *sw_root;           /* top-level ancestor per switch */
+	uint32_t *unit_rank, *dom_rank;   /* rank by name */
+	uint32_t nsw, nunit, ndom;
+	uint32_t nown;               /* hosts that may get a leaf of their own */
+} rmi_where;
+
+RMI_HIDDEN rm_status rmi_where_init(rmi_where *w, const rm_fabric *f,
+				    uint32_t nown, rm_error *err);
+RMI_HIDDEN void rmi_where_free(rmi_where *w);
+/* `own` is the host's index in the caller's list (< nown). */
+RMI_HIDDEN void rmi_where_host(const rmi_where *w, const char *name,
+			       uint32_t own, rmi_hostinfo *h);
+/* Bound (exclusive) on loc and top ids. */
+RMI_HIDDEN uint32_t rmi_where_nids(const rmi_where *w);
+/* Name of a host's locality group ("flat" on a flat fabric). */
+RMI_HIDDEN const char *rmi_where_loc_name(const rmi_where *w,
+					  const rmi_hostinfo *h,
+					  const char *host);
+RMI_HIDDEN const char *rmi_where_unit_name(const rmi_where *w,
+					   const rmi_hostinfo *h);
+
+/*
+ * Cells: the units the must-rule lets us place. One node, or `c` nodes of
+ * one multi-node NVLink domain when the TP block spans nodes (a domain's
+ * leftover nodes form no cell). node[k*c .. k*c+c) are host indices.
+ */
+typedef struct rmi_cells {
+	uint32_t *node;
+	uint64_t ncell;
+	uint32_t c;
+} rmi_cells;
+
+RMI_HIDDEN rm_status rmi_cells_build(const rmi_hostinfo *info, uint32_t n,
+				     uint32_t c, rmi_cells *out,
+				     rm_error *err);
+RMI_HIDDEN void rmi_cells_free(rmi_cells *cells);
+
+/*
+ * Choose `need` cells and order them: whole packing units (replicas of
+ * `unit` cells) inside single leaves first, the rest from leftover pieces,
+ * units in DFS order. Writes host indices in placement order to seq
+ * (capacity need * c) and their count to *nseq.
+ */
+RMI_HIDDEN rm_status rmi_pack(const rmi_hostinfo *info,
+			      const rmi_cells *cells, uint64_t need,
+			      uint64_t unit, uint32_t *seq, uint64_t *nseq,
+			      rm_error *err);
+
+/* Lower bound on PP pairs leaving their leaf, from leaf capacities. */
+RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
+				       const rmi_rules *r,
+				       const uint64_t *loc_gpus, uint32_t nloc);
+
+#endif

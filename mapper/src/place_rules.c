@@ -1,0 +1,215 @@
+/*
+ * place_rules.c - the must-rule (which axes share an NVLink domain), the
+ * numbering strides and the lower bound on pipeline crossings. Shared by
+ * the planner and the checker so both judge a map by the same rules.
+ */
+#include "place.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rmi_nest_pos(const rm_layout *l, rm_axis a)
+{
+	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
+		if (l->nest[i] == a)
+			return (int)i;
+	return -1;
+}
+
+static bool fits_nodes(uint64_t m, uint32_t g)
+{
+	return (m <= g && g % m == 0) || (m > g && m % g == 0);
+}
+
+rm_status rmi_rules_get(const rm_layout *l, const rm_fabric *f, uint32_t g,
+			rmi_rules *r, rm_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->node_domain = true;
+	r->domain_nodes = 1;
+	if (f && f->ndomain > 0) {
+		uint32_t *cnt = calloc(f->ndomain, sizeof(*cnt));
+		if (!cnt)
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		uint32_t best = 1;
+		for (uint32_t i = 0; i < f->nnode; i++) {
+			int32_t d = f->node[i].domain;
+			if (d >= 0 && (uint32_t)d < f->ndomain &&
+			    ++cnt[d] > best)
+				best = cnt[d];
+		}
+		free(cnt);
+		r->node_domain = false;
+		r->domain_nodes = best;
+	}
+	r->domain_gpus = (uint64_t)r->domain_nodes * g;
+	if (f && f->ndomain > 0 && f->nvl_domain_gpus)
+		r->domain_gpus = f->nvl_domain_gpus;
+
+	/* Everything nested inside TP travels with it; CP/EP right outside
+	 * join the block only while the block still fits a domain on whole
+	 * nodes, otherwise they are scored, not required. */
+	uint64_t m = 1;
+	int tp = rmi_nest_pos(l, RM_AXIS_TP);
+	unsigned end = 0;
+	for (int i = 0; i <= tp; i++) {
+		rm_axis a = l->nest[i];
+		m *= l->size[a];
+		if (a == RM_AXIS_CP && l->size[a] > 1)
+			r->cp_must = true;
+		if (a == RM_AXIS_EP && l->size[a] > 1)
+			r->ep_must = true;
+	}
+	end = tp < 0 ? 0 : (unsigned)tp + 1;
+	for (; end < l->naxes; end++) {
+		rm_axis a = l->nest[end];
+		if (a != RM_AXIS_CP && a != RM_AXIS_EP)
+			break;
+		uint64_t m2 = m * l->size[a];
+		if (m2 > r->domain_gpus || !fits_nodes(m2, g))
+			break;
+		m = m2;
+		if (l->size[a] > 1) {
+			if (a == RM_AXIS_CP)
+				r->cp_must = true;
+			else
+				r->ep_must = true;
+		}
+	}
+	r->must = m;
+	r->must_end = end;
+	return RM_OK;
+}
+
+static void block_name(const rm_layout *l, const rmi_rules *r, char *buf,
+		       size_t n)
+{
+	size_t o = 0;
+	unsigned big = 0;
+	for (unsigned i = 0; i < r->must_end; i++)
+		if (l->size[l->nest[i]] > 1)
+			big++;
+	if (big <= 1) {
+		snprintf(buf, n, "TP=%" PRIu64, r->must);
+		return;
+	}
+	o += (size_t)snprintf(buf + o, n - o, "the TP block (");
+	for (unsigned i = 0, k = 0; i < r->must_end && o < n; i++) {
+		rm_axis a = l->nest[i];
+		if (l->size[a] <= 1)
+			continue;
+		o += (size_t)snprintf(buf + o, n - o, "%s%s=%" PRIu32,
+				      k++ ? " x " : "", rm_axis_name(a),
+				      l->size[a]);
+	}
+	if (o < n)
+		snprintf(buf + o, n - o, " = %" PRIu64 " GPUs)", r->must);
+}
+
+static void divisors(uint32_t g, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (uint32_t d = 1; d <= g && o + 12 < n; d++)
+		if (g % d == 0)
+			o += (size_t)snprintf(buf + o, n - o, "%s%" PRIu32,
+					      o ? ", " : "", d);
+}
+
+rm_status rmi_rules_feasible(const rm_layout *l, const rmi_rules *r,
+			     uint32_t g, rm_error *err)
+{
+	char what[128], div[96];
+	block_name(l, r, what, sizeof(what));
+	divisors(g, div, sizeof(div));
+	if (r->must > r->domain_gpus) {
+		if (r->node_domain)
+			return rmi_err(err, RM_ERULE,
+				       "%s needs an NVLink domain of %" PRIu64
+				       " GPUs; nodes here have %" PRIu32
+				       " (domain: node); use tp<=%" PRIu32
+				       " or a site file with NVLink groups",
+				       what, r->must, g, g);
+		return rmi_err(err, RM_ERULE,
+			       "%s needs an NVLink domain of %" PRIu64
+			       " GPUs; the largest domain here has %" PRIu64
+			       " (%" PRIu32 " nodes of %" PRIu32
+			       " GPUs); use tp<=%" PRIu64,
+			       what, r->must, r->domain_gpus, r->domain_nodes,
+			       g, r->domain_gpus);
+	}
+	if (r->must <= g && g % r->must != 0)
+		return rmi_err(err, RM_ERULE,
+			       "%s does not divide the %" PRIu32
+			       " GPUs of a node, so its groups would straddle nodes; use one of %s",
+			       what, g, div);
+	if (r->must > g && r->must % g != 0)
+		return rmi_err(err, RM_ERULE,
+			       "%s covers %" PRIu64 " GPUs, not whole nodes of %"
+			       PRIu32 "; use one of %s or a multiple of %" PRIu32
+			       " up to %" PRIu64,
+			       what, r->must, g, div, g, r->domain_gpus);
+	return RM_OK;
+}
+
+rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
+			    uint64_t stride[RM_NAXES], rm_error *err)
+{
+	bool seen[RM_NAXES] = { false };
+	uint64_t s = 1;
+	for (int a = 0; a < RM_NAXES; a++)
+		stride[a] = 0;
+	for (unsigned i = 0; i < o->naxes; i++) {
+		rm_axis a = o->axis[i];
+		if (i >= RM_NAXES || (unsigned)a >= RM_NAXES || seen[a])
+			return rmi_err(err, RM_EINPUT,
+				       "numbering order repeats or names an unknown axis");
+		seen[a] = true;
+		stride[a] = s;
+		s *= l->size[a];
+	}
+	for (int a = 0; a < RM_NAXES; a++)
+		if (!seen[a] && l->size[a] > 1)
+			return rmi_err(err, RM_EINPUT,
+				       "numbering order '%s' leaves out %s (size %"
+				       PRIu32 ")",
+				       o->name, rm_axis_name((rm_axis)a),
+				       l->size[a]);
+	return RM_OK;
+}
+
+/*
+ * A must-block never leaves its leaf (the domain sits under one leaf), and
+ * the PP peers of a must-block are the must-blocks with the same inner
+ * coordinates at the next stage. So the GPUs reachable from one must-block
+ * through PP pairs form a chain of PP x must GPUs. A chain that does not
+ * fit wholly inside one leaf has two consecutive must-blocks on different
+ * leaves: `must` pairs cross. A leaf of c GPUs holds at most floor(c/chain)
+ * whole chains; every other chain crosses at least once, and at least
+ * ceil(chain / largest leaf) - 1 times, since it has to touch that many
+ * leaves to find room for all its GPUs.
+ */
+uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
+			    const uint64_t *loc_gpus, uint32_t nloc)
+{
+	uint32_t pp = l->size[RM_AXIS_PP];
+	int pos = rmi_nest_pos(l, RM_AXIS_PP);
+	if (pp <= 1 || pos < 0 || (unsigned)pos < r->must_end)
+		return 0;
+	uint64_t chain = (uint64_t)pp * r->must;
+	uint64_t world = 1;
+	for (int a = 0; a < RM_NAXES; a++)
+		world *= l->size[a];
+	uint64_t chains = world / chain, whole = 0, big = 0;
+	for (uint32_t i = 0; i < nloc; i++) {
+		whole += loc_gpus[i] / chain;
+		if (loc_gpus[i] > big)
+			big = loc_gpus[i];
+	}
+	if (whole > chains)
+		whole = chains;
+	uint64_t per = big ? (chain + big - 1) / big : 2;
+	per = per > 2 ? per - 1 : 1;
+	return (chains - whole) * per * r->must;
+}

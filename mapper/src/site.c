@@ -1,0 +1,401 @@
+/*
+ * site.c - the site file (rankmap-site/1): what a cluster's admins know
+ * about their fabric that Slurm's topology.conf cannot say - NVLink domains
+ * wider than a node, rail-optimised units, tier bandwidths, and defaults.
+ * Every rejection names file:line:col; the schema is in docs/site.md.
+ */
+#include "site_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+rm_status rmi_site_oom(ctx *c)
+{
+	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
+}
+
+rm_status rmi_site_bad(ctx *c, const rmi_ynode *n, const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rmi_err_at(c->err, RM_EINPUT, c->file, n ? n->line : 0,
+			  n ? n->col : 0, "%s", msg);
+}
+
+void rm_site_init(rm_site *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->nvl_kind = RM_NVL_NODE;
+	s->enforce = RM_ENFORCE_WARN;
+	s->max_pp_crossings = -1;
+}
+
+void rmi_site_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void rm_site_free(rm_site *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->name);
+	rmi_site_strv_free(s->nvl_groups, s->n_nvl_groups);
+	rmi_site_strv_free(s->unit_name, s->nunits);
+	rmi_site_strv_free(s->unit_nodes, s->nunits);
+	free(s->topology);
+	rmi_site_strv_free(s->nic_exclude, s->n_nic_exclude);
+	rmi_site_strv_free(s->nccl_key, s->n_nccl);
+	rmi_site_strv_free(s->nccl_val, s->n_nccl);
+	free(s->hwloc_xml);
+	rm_site_init(s);
+}
+
+/* A text value: a scalar without control bytes, 1..max bytes. */
+rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
+		      size_t max, const char **out)
+{
+	rm_status st = rmi_y_str(n, c->file, what, out, c->err);
+	if (st)
+		return st;
+	char q[160];
+	if (n->len == 0 || n->len > max)
+		return rmi_site_bad(c, n, "%s must be 1 to %zu characters long, got %zu",
+			   what, max, n->len);
+	for (size_t i = 0; i < n->len; i++)
+		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
+			return rmi_site_bad(c, n, "%s must not hold control characters: %s",
+				   what, rmi_quote(n->str, n->len, q, sizeof(q)));
+	return RM_OK;
+}
+
+rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what,
+			  size_t max, char **out)
+{
+	const char *t;
+	rm_status st = rmi_site_text(c, n, what, max, &t);
+	if (st)
+		return st;
+	char *p = strdup(t);
+	if (!p)
+		return rmi_site_oom(c);
+	free(*out);
+	*out = p;
+	return RM_OK;
+}
+
+/* Strings of a list, copied; `check` may refuse one. */
+rm_status rmi_site_list(ctx *c, const rmi_ynode *n, const char *what,
+			  size_t max,
+			  rm_status (*check)(ctx *, const rmi_ynode *,
+					     const char *),
+			  char ***out, size_t *nout)
+{
+	rm_status st = rmi_y_kind(n, c->file, what, RMI_Y_SEQ, c->err);
+	if (st)
+		return st;
+	char **v = calloc(n->n ? n->n : 1, sizeof(*v));
+	if (!v)
+		return rmi_site_oom(c);
+	for (size_t i = 0; i < n->n; i++) {
+		char w[96];
+		snprintf(w, sizeof(w), "%s[%zu]", what, i);
+		st = rmi_site_dup(c, n->item[i], w, max, &v[i]);
+		if (!st && check)
+			st = check(c, n->item[i], w);
+		if (st) {
+			rmi_site_strv_free(v, n->n);
+			return st;
+		}
+	}
+	*out = v;
+	*nout = n->n;
+	return RM_OK;
+}
+
+/* bandwidth_gbs: more than 0 and below 1e6 GB/s (0 means unknown in
+ * rm_tier, so it cannot be written). */
+static rm_status parse_tiers(ctx *c, const rmi_ynode *l)
+{
+	static const char *const keys[] = { "name", "bandwidth_gbs",
+					    "oversubscription", NULL };
+	rm_site *s = c->s;
+	rm_status st = rmi_y_kind(l, c->file, "tiers", RMI_Y_SEQ, c->err);
+	if (st)
+		return st;
+	if (l->n > RM_MAX_TIERS)
+		return rmi_site_bad(c, l->item[RM_MAX_TIERS], "at most %d tiers",
+			   RM_MAX_TIERS);
+	for (size_t i = 0; i < l->n; i++) {
+		const rmi_ynode *t = l->item[i];
+		rm_tier *tr = &s->tier[i];
+		char w[64];
+		snprintf(w, sizeof(w), "tiers[%zu]", i);
+		if ((st = rmi_y_keys(t, c->file, w, keys, c->err)))
+			return st;
+		const rmi_ynode *nm = rmi_y_get(t, "name");
+		const char *name;
+		if (!nm)
+			return rmi_site_bad(c, t, "%s needs a name", w);
+		snprintf(w, sizeof(w), "tiers[%zu].name", i);
+		if ((st = rmi_site_text(c, nm, w, sizeof(tr->name) - 1, &name)))
+			return st;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(s->tier[j].name, name) == 0)
+				return rmi_site_bad(c, nm, "tier name '%s' is used twice",
+					   s->tier[j].name);
+		memcpy(tr->name, name, nm->len + 1);
+		const rmi_ynode *bw = rmi_y_get(t, "bandwidth_gbs");
+		snprintf(w, sizeof(w), "tiers[%zu].bandwidth_gbs", i);
+		if (bw && (st = rmi_y_double(bw, c->file, w, 0, 1e6,
+					     &tr->gbytes_per_s, c->err)))
+			return st;
+		if (bw && (tr->gbytes_per_s <= 0 || tr->gbytes_per_s >= 1e6))
+			return rmi_site_bad(c, bw, "%s must be more than 0 and less than "
+					  "1000000 (GB/s per GPU), got %s", w,
+				   bw->str);
+		const rmi_ynode *ov = rmi_y_get(t, "oversubscription");
+		snprintf(w, sizeof(w), "tiers[%zu].oversubscription", i);
+		if (ov && (st = rmi_y_double(ov, c->file, w, 1, 1e4,
+					     &tr->oversubscription, c->err)))
+			return st;
+		s->ntiers = i + 1;
+	}
+	return RM_OK;
+}
+
+/* The order is checked for shape here; against a layout at plan time. */
+static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
+{
+	static const char *const named[] = { "megatron", "llama3",
+					     "torchtitan", "nest", NULL };
+	for (size_t i = 0; named[i]; i++)
+		if (strcmp(o, named[i]) == 0)
+			return RM_OK;
+	unsigned seen = 0;
+	const char *p = o;
+	char q[160];
+	for (;;) {
+		size_t len = strcspn(p, "-");
+		int a = rm_axis_from_name(p, len);
+		if (a < 0 || (seen & (1u << a)))
+			return rmi_site_bad(c, n, "defaults.order must be megatron, llama3, "
+					 "torchtitan or axes like tp-pp-dp, each "
+					 "once; got %s",
+				   rmi_quote(o, strlen(o), q, sizeof(q)));
+		seen |= 1u << a;
+		if (!p[len])
+			return RM_OK;
+		p += len + 1;
+	}
+}
+
+static rm_status parse_defaults(ctx *c, const rmi_ynode *m)
+{
+	static const char *const keys[] = { "order", NULL };
+	rm_status st = rmi_y_keys(m, c->file, "defaults", keys, c->err);
+	const rmi_ynode *o = rmi_y_get(m, "order");
+	const char *t;
+	if (st || !o)
+		return st;
+	if ((st = rmi_site_text(c, o, "defaults.order", sizeof(c->s->order) - 1, &t)) ||
+	    (st = check_order(c, o, t)))
+		return st;
+	memcpy(c->s->order, t, o->len + 1);
+	return RM_OK;
+}
+
+static rm_status parse_policy(ctx *c, const rmi_ynode *m)
+{
+	static const char *const keys[] = { "enforce", "max_pp_crossings",
+					    "missing_nodes", NULL };
+	rm_site *s = c->s;
+	rm_status st = rmi_y_keys(m, c->file, "policy", keys, c->err);
+	if (st)
+		return st;
+	const rmi_ynode *e = rmi_y_get(m, "enforce");
+	const char *t;
+	if (e) {
+		/* A plain `off` is the YAML 1.1 boolean false to Python:
+		 * read the text, whatever its style. */
+		if ((st = rmi_site_text(c, e, "policy.enforce", 16, &t)))
+			return st;
+		if (strcmp(t, "off") == 0)
+			s->enforce = RM_ENFORCE_OFF;
+		else if (strcmp(t, "warn") == 0)
+			s->enforce = RM_ENFORCE_WARN;
+		else if (strcmp(t, "strict") == 0)
+			s->enforce = RM_ENFORCE_STRICT;
+		else
+			return rmi_site_bad(c, e, "policy.enforce must be off, warn or "
+					 "strict, got %s",
+				   rmi_quote(t, e->len, (char[160]){ 0 }, 160));
+	}
+	const rmi_ynode *x = rmi_y_get(m, "max_pp_crossings");
+	uint64_t v;
+	if (x) {
+		if ((st = rmi_y_u64(x, c->file, "policy.max_pp_crossings", 0,
+				    RM_MAX_WORLD, &v, c->err)))
+			return st;
+		s->max_pp_crossings = (int64_t)v;
+	}
+	const rmi_ynode *mn = rmi_y_get(m, "missing_nodes");
+	if (mn) {
+		if ((st = rmi_site_text(c, mn, "policy.missing_nodes", 16, &t)))
+			return st;
+		if (strcmp(t, "error") == 0)
+			s->allow_missing_nodes = false;
+		else if (strcmp(t, "own-leaf") == 0)
+			s->allow_missing_nodes = true;
+		else
+			return rmi_site_bad(c, mn, "policy.missing_nodes must be error or "
+					  "own-leaf, got %s",
+				   rmi_quote(t, mn->len, (char[160]){ 0 }, 160));
+	}
+	return RM_OK;
+}
+
+static rm_status parse_root(ctx *c, const rmi_ynode *root)
+{
+	static const char *const keys[] = {
+		"schema", "name", "gpus_per_node", "topology", "nvlink",
+		"units", "tiers", "defaults", "policy", "nccl", "hwloc_xml",
+		NULL
+	};
+	rm_site *s = c->s;
+	char q[160];
+	rm_status st = rmi_y_kind(root, c->file, "a site file", RMI_Y_MAP,
+				  c->err);
+	if (st)
+		return st;
+	/* The schema first: a wrong file gets one clear sentence rather
+	 * than a complaint about its first unknown key. */
+	const rmi_ynode *sc = rmi_y_get(root, "schema");
+	const char *t;
+	if (!sc)
+		return rmi_site_bad(c, root, "not a site file: missing 'schema: %s'",
+			   RM_SITE_SCHEMA);
+	if ((st = rmi_site_text(c, sc, "schema", 64, &t)))
+		return st;
+	if (strcmp(t, RM_SITE_SCHEMA) != 0)
+		return rmi_site_bad(c, sc, strncmp(t, "rankmap-site/", 13) == 0
+			   ? "site file schema %s is not supported; this rankmap "
+			     "reads %s"
+			   : "schema %s is not a site file schema (expected %s)",
+			   rmi_quote(t, sc->len, q, sizeof(q)), RM_SITE_SCHEMA);
+	if ((st = rmi_y_keys(root, c->file, "the site file", keys, c->err)))
+		return st;
+	const rmi_ynode *n;
+	uint64_t v;
+	if ((n = rmi_y_get(root, "name")) &&
+	    (st = rmi_site_dup(c, n, "name", 128, &s->name)))
+		return st;
+	if ((n = rmi_y_get(root, "gpus_per_node"))) {
+		if ((st = rmi_y_u64(n, c->file, "gpus_per_node", 1, 1024, &v,
+				    c->err)))
+			return st;
+		s->gpus_per_node = (uint32_t)v;
+	}
+	if ((n = rmi_y_get(root, "topology")) &&
+	    (st = rmi_site_dup(c, n, "topology", SITE_MAX_PATH, &s->topology)))
+		return st;
+	if ((n = rmi_y_get(root, "hwloc_xml")) &&
+	    ((st = rmi_site_dup(c, n, "hwloc_xml", SITE_MAX_PATH, &s->hwloc_xml)) ||
+	     (st = rmi_site_xml_path(c, n))))
+		return st;
+	if ((n = rmi_y_get(root, "nvlink")) && (st = rmi_site_nvlink(c, n)))
+		return st;
+	if ((n = rmi_y_get(root, "units")) && (st = rmi_site_units(c, n)))
+		return st;
+	if ((n = rmi_y_get(root, "tiers")) && (st = parse_tiers(c, n)))
+		return st;
+	if ((n = rmi_y_get(root, "defaults")) && (st = parse_defaults(c, n)))
+		return st;
+	if ((n = rmi_y_get(root, "policy")) && (st = parse_policy(c, n)))
+		return st;
+	if ((n = rmi_y_get(root, "nccl")) && (st = rmi_site_nccl(c, n)))
+		return st;
+	return RM_OK;
+}
+
+rm_status rm_site_parse(const char *text_in, size_t len, const char *name,
+			rm_site *out, rm_error *err)
+{
+	rm_site_init(out);
+	const char *file = name ? name : "<site>";
+	rmi_ynode *root = NULL;
+	rm_status st = rmi_yaml_load(text_in, len, file, &root, err);
+	if (st)
+		return st;
+	ctx c = { file, out, err };
+	st = parse_root(&c, root);
+	rmi_yaml_free(root);
+	if (!st && !(out->path = strdup(file)))
+		st = rmi_site_oom(&c);
+	if (st)
+		rm_site_free(out);
+	return st;
+}
+
+/* Relative paths in a site file are relative to the file itself, so a
+ * site directory can be moved as a whole; they are made absolute because
+ * the SPANK plugin and the CLI read them from other working directories. */
+static rm_status rebase(const char *site_path, char **p, rm_error *err)
+{
+	if (!*p || (*p)[0] == '/')
+		return RM_OK;
+	const char *slash = strrchr(site_path, '/');
+	char *dir;
+	if (slash) {
+		size_t dl = (size_t)(slash - site_path);
+		char *d = strndup(site_path, dl ? dl : 1);
+		if (!d)
+			return rmi_err(err, RM_ENOMEM, "%s: out of memory",
+				       site_path);
+		dir = realpath(d, NULL);
+		free(d);
+	} else {
+		dir = realpath(".", NULL);
+	}
+	if (!dir)
+		return rmi_err(err, RM_EIO, "%s: cannot resolve its directory",
+			       site_path);
+	size_t dl = strlen(dir), pl = strlen(*p);
+	char *q = malloc(dl + pl + 2);
+	if (!q) {
+		free(dir);
+		return rmi_err(err, RM_ENOMEM, "%s: out of memory", site_path);
+	}
+	memcpy(q, dir, dl);
+	q[dl] = '/';
+	memcpy(q + dl + 1, *p, pl + 1);
+	free(dir);
+	free(*p);
+	*p = q;
+	return RM_OK;
+}
+
+rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
+{
+	rm_site_init(out);
+	char *buf;
+	size_t len;
+	rm_status st = rmi_read_file(path, &buf, &len, err);
+	if (st)
+		return st;
+	st = rm_site_parse(buf, len, path, out, err);
+	free(buf);
+	if (!st && ((st = rebase(path, &out->topology, err)) ||
+		    (st = rebase(path, &out->hwloc_xml, err))))
+		rm_site_free(out);
+	return st;
+}

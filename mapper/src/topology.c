@@ -1,0 +1,489 @@
+/*
+ * topology.c - Slurm topology.conf (topology/tree and topology/block) into
+ * an rm_fabric. Every complaint names file:line:col and quotes the bad
+ * text: this file is written by hand on most clusters.
+ */
+#include "internal.h"
+#include "hostname.h"
+#include "topology_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define TOPO_MAX_LINE (64u << 10)
+/* Far above any real cluster, low enough to bound memory on hostile input. */
+#define TOPO_MAX_NODES RM_MAX_HOSTS
+#define TOPO_MAX_SWITCHES RM_MAX_HOSTS
+#define TOPO_MAX_BLOCK_SIZES 64
+
+enum key { K_SWITCHNAME, K_SWITCHES, K_NODES, K_LINKSPEED, K_BLOCKNAME,
+	   K_BLOCKSIZES, K_N };
+
+static const char *const key_names[K_N] = { "SwitchName", "Switches",
+					     "Nodes",      "LinkSpeed",
+					     "BlockName",  "BlockSizes" };
+
+struct tok {
+	enum key key;
+	const char *k, *v;
+	size_t klen, vlen;
+	unsigned long line, col;     /* of the key */
+};
+
+struct rec {
+	struct tok t[K_N];
+	unsigned n;
+};
+
+struct blockdef {
+	const char *name;
+	size_t len;
+	unsigned long line, col;
+};
+
+struct ctx {
+	rm_fabric *f;
+	const char *file;
+	rm_error *err;
+	rmi_topo_link *pend;         /* Switches= values, linked at the end */
+	size_t npend, cappend;
+	struct blockdef *blocks;
+	size_t nblocks, capblocks;
+	size_t capdomain;
+	bool saw_sizes;
+	char qa[160], qb[160], qc[160]; /* quoted values for one message */
+};
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elsize)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	void *p = realloc(*arr, c * elsize);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
+static rm_status oom(struct ctx *c)
+{
+	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory",
+		       c->file);
+}
+
+static const char *qa(struct ctx *c, const char *v, size_t n)
+{
+	return rmi_quote(v, n, c->qa, sizeof(c->qa));
+}
+
+static const char *qb(struct ctx *c, const char *v, size_t n)
+{
+	return rmi_quote(v, n, c->qb, sizeof(c->qb));
+}
+
+static const char *qc(struct ctx *c, const char *v)
+{
+	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
+}
+
+static rm_status at(struct ctx *c, unsigned long line, unsigned long col,
+		    const char *fmt, ...) RMI_PRINTF(4, 5);
+
+static rm_status at(struct ctx *c, unsigned long line, unsigned long col,
+		    const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rmi_err_at(c->err, RM_EINPUT, c->file, line, col, "%s", msg);
+}
+
+static const struct tok *get(const struct rec *r, enum key k)
+{
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->t[i].key == k)
+			return &r->t[i];
+	return NULL;
+}
+
+static unsigned long vcol(const struct tok *t)
+{
+	return t->col + t->klen + 1;
+}
+
+static rm_status check_name(struct ctx *c, const struct tok *t)
+{
+	if (t->vlen > RM_MAX_HOSTNAME)
+		return at(c, t->line, vcol(t), "name %s longer than %d bytes",
+			  qa(c, t->v, t->vlen), RM_MAX_HOSTNAME);
+	for (size_t i = 0; i < t->vlen; i++)
+		if (!rmi_host_char((unsigned char)t->v[i]))
+			return at(c, t->line, vcol(t) + i,
+				  "name %s: character %s is not allowed in a name",
+				  qa(c, t->v, t->vlen), qb(c, t->v + i, 1));
+	return RM_OK;
+}
+
+static rm_status expand(struct ctx *c, const struct tok *t, rm_hostlist *hl)
+{
+	size_t col = 0;
+	rm_error e;
+	rm_status st = rmi_hostlist_parse_n(t->v, t->vlen, hl, &col, &e);
+	if (st == RM_ENOMEM)
+		return oom(c);
+	if (st)
+		return at(c, t->line, vcol(t) + (col ? col - 1 : 0),
+			  "%.*s=: %s", (int)t->klen, t->k, e.msg);
+	return RM_OK;
+}
+
+static rm_status add_nodes(struct ctx *c, const struct tok *t, int32_t sw,
+			   int32_t block)
+{
+	rm_fabric *f = c->f;
+	rm_hostlist hl;
+	rm_status st = expand(c, t, &hl);
+	if (st)
+		return st;
+	if (f->nnode + hl.n > TOPO_MAX_NODES) {
+		rm_hostlist_free(&hl);
+		return at(c, t->line, vcol(t),
+			  "more than %u nodes in one topology", TOPO_MAX_NODES);
+	}
+	for (size_t i = 0; i < hl.n && !st; i++) {
+		int64_t ix = rmi_fabric_add_node(f, hl.host[i]);
+		if (ix < 0) {
+			st = oom(c);
+			break;
+		}
+		rmi_fnode *n = &f->node[ix];
+		int32_t *slot = sw >= 0 ? &n->leaf : &n->domain;
+		int32_t mine = sw >= 0 ? sw : block;
+		if (*slot == mine) {
+			st = at(c, t->line, vcol(t),
+				"node %s is listed twice on this line",
+				qc(c, n->name));
+		} else if (*slot >= 0 && sw >= 0) {
+			const rmi_switch *o = &f->sw[*slot];
+			st = at(c, t->line, vcol(t),
+				"node %s is under two leaf switches: %s (line %lu) and %s",
+				qc(c, n->name), qa(c, o->name, strlen(o->name)),
+				o->line,
+				qb(c, f->sw[sw].name, strlen(f->sw[sw].name)));
+		} else if (*slot >= 0) {
+			const struct blockdef *o = &c->blocks[*slot];
+			st = at(c, t->line, vcol(t),
+				"node %s is in two blocks: %s (line %lu) and %s",
+				qc(c, n->name), qa(c, o->name, o->len), o->line,
+				qb(c, f->domain_name[block],
+				   strlen(f->domain_name[block])));
+		} else {
+			*slot = mine;
+		}
+	}
+	rm_hostlist_free(&hl);
+	return st;
+}
+
+static rm_status do_switch(struct ctx *c, const struct rec *r)
+{
+	rm_fabric *f = c->f;
+	const struct tok *name = &r->t[0];
+	const struct tok *nodes = get(r, K_NODES);
+	const struct tok *kids = get(r, K_SWITCHES);
+	rm_status st = check_name(c, name);
+	if (st)
+		return st;
+	char buf[RM_MAX_HOSTNAME + 1];
+	memcpy(buf, name->v, name->vlen);
+	buf[name->vlen] = '\0';
+	int64_t prev = rmi_fabric_find_switch(f, buf);
+	if (prev >= 0)
+		return at(c, name->line, vcol(name),
+			  "switch %s defined twice (first on line %lu)",
+			  qa(c, name->v, name->vlen), f->sw[prev].line);
+	/* Slurm (since 23.02) refuses this too rather than guess which wins. */
+	if (nodes && kids)
+		return at(c, kids->line, kids->col,
+			  "switch %s has both Nodes= and Switches=; a switch holds either nodes or switches",
+			  qa(c, name->v, name->vlen));
+	if (f->nsw >= TOPO_MAX_SWITCHES)
+		return at(c, name->line, name->col,
+			  "more than %u switches in one topology",
+			  TOPO_MAX_SWITCHES);
+	int64_t sw = rmi_fabric_add_switch(f, buf);
+	if (sw < 0)
+		return oom(c);
+	f->sw[sw].line = name->line;
+	f->has_tree = true;
+	if (nodes)
+		return add_nodes(c, nodes, (int32_t)sw, -1);
+	if (kids) {
+		if (!grow((void **)&c->pend, &c->cappend, c->npend + 1,
+			  sizeof(*c->pend)))
+			return oom(c);
+		c->pend[c->npend++] = (rmi_topo_link){
+			(uint32_t)sw, kids->v, kids->vlen, kids->line,
+			vcol(kids) };
+	}
+	return RM_OK;
+}
+
+static rm_status do_block(struct ctx *c, const struct rec *r)
+{
+	rm_fabric *f = c->f;
+	const struct tok *name = &r->t[0];
+	rm_status st = check_name(c, name);
+	if (st)
+		return st;
+	if (f->ndomain >= TOPO_MAX_NODES)
+		return at(c, name->line, name->col,
+			  "more than %u blocks in one topology", TOPO_MAX_NODES);
+	if (!grow((void **)&f->domain_name, &c->capdomain, f->ndomain + 1,
+		  sizeof(*f->domain_name)) ||
+	    !grow((void **)&c->blocks, &c->capblocks, c->nblocks + 1,
+		  sizeof(*c->blocks)))
+		return oom(c);
+	char *dup = strndup(name->v, name->vlen);
+	if (!dup)
+		return oom(c);
+	uint32_t b = f->ndomain++;
+	f->domain_name[b] = dup;
+	c->blocks[c->nblocks++] = (struct blockdef){ name->v, name->vlen,
+						     name->line, name->col };
+	f->has_blocks = true;
+	const struct tok *nodes = get(r, K_NODES);
+	if (!nodes)
+		return RM_OK;
+	return add_nodes(c, nodes, -1, (int32_t)b);
+}
+
+static rm_status do_sizes(struct ctx *c, const struct tok *t)
+{
+	rm_fabric *f = c->f;
+	if (c->saw_sizes)
+		return at(c, t->line, t->col, "BlockSizes given twice");
+	c->saw_sizes = true;
+	uint32_t v[TOPO_MAX_BLOCK_SIZES];
+	uint32_t n = 0;
+	size_t i = 0;
+	while (i <= t->vlen) {
+		size_t s = i, e = i;
+		while (e < t->vlen && t->v[e] != ',')
+			e++;
+		uint64_t x = 0;
+		bool ok = e > s && e - s <= 7;
+		for (size_t k = s; ok && k < e; k++) {
+			ok = t->v[k] >= '0' && t->v[k] <= '9';
+			x = x * 10 + (uint64_t)(t->v[k] - '0');
+		}
+		if (!ok || x == 0 || x > RM_MAX_HOSTS)
+			return at(c, t->line, vcol(t) + s,
+				  "BlockSizes: %s is not a block size (a whole number of nodes, 1 to %u)",
+				  qa(c, t->v + s, e - s), RM_MAX_HOSTS);
+		if (n == TOPO_MAX_BLOCK_SIZES)
+			return at(c, t->line, vcol(t) + s,
+				  "BlockSizes: more than %d sizes",
+				  TOPO_MAX_BLOCK_SIZES);
+		v[n++] = (uint32_t)x;
+		i = e + 1;
+	}
+	uint32_t *p = malloc(n * sizeof(*p));
+	if (!p)
+		return oom(c);
+	memcpy(p, v, n * sizeof(*p));
+	free(f->block_sizes);
+	f->block_sizes = p;
+	f->nblock_sizes = n;
+	return RM_OK;
+}
+
+static const bool allowed[3][K_N] = {
+	/* SwitchName, Switches, Nodes, LinkSpeed, BlockName, BlockSizes */
+	{ true, true, true, true, false, false },
+	{ false, false, true, false, true, false },
+	{ false, false, false, false, false, true },
+};
+
+static rm_status do_record(struct ctx *c, const struct rec *r)
+{
+	const struct tok *first = &r->t[0];
+	int kind = first->key == K_SWITCHNAME  ? 0
+		   : first->key == K_BLOCKNAME ? 1
+		   : first->key == K_BLOCKSIZES ? 2
+						: -1;
+	if (kind < 0)
+		return at(c, first->line, first->col,
+			  "a line must start with SwitchName=, BlockName= or BlockSizes=, not %s",
+			  qa(c, first->k, first->klen));
+	for (unsigned i = 1; i < r->n; i++)
+		if (!allowed[kind][r->t[i].key])
+			return at(c, r->t[i].line, r->t[i].col,
+				  "key %s does not belong on a %s line",
+				  qa(c, r->t[i].k, r->t[i].klen),
+				  key_names[first->key]);
+	if (kind == 0)
+		return do_switch(c, r);
+	if (kind == 1)
+		return do_block(c, r);
+	return do_sizes(c, first);
+}
+
+static rm_status add_tok(struct ctx *c, struct rec *r, const char *s,
+			 size_t len, unsigned long line, unsigned long col)
+{
+	const char *eq = memchr(s, '=', len);
+	if (!eq)
+		return at(c, line, col, "expected Key=Value, found %s",
+			  qa(c, s, len));
+	struct tok t = { K_N, s, eq + 1, (size_t)(eq - s),
+			 len - (size_t)(eq - s) - 1, line, col };
+	for (int k = 0; k < K_N; k++)
+		if (strlen(key_names[k]) == t.klen &&
+		    strncasecmp(key_names[k], s, t.klen) == 0)
+			t.key = (enum key)k;
+	if (t.key == K_N)
+		return at(c, line, col,
+			  "unknown key %s (known: SwitchName, Switches, Nodes, LinkSpeed, BlockName, BlockSizes)",
+			  qa(c, s, t.klen));
+	if (t.vlen == 0)
+		return at(c, line, col, "missing value for %s",
+			  qa(c, s, t.klen));
+	if (get(r, t.key))
+		return at(c, line, col, "key %s given twice on one line",
+			  qa(c, s, t.klen));
+	r->t[r->n++] = t;
+	return RM_OK;
+}
+
+/* Blank-separated Key=Value words of one physical line into `r`. */
+static rm_status tokenize(struct ctx *c, struct rec *r, const char *s,
+			  size_t len, unsigned long line)
+{
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i >= len)
+			break;
+		size_t b = i;
+		while (i < len && s[i] != ' ' && s[i] != '\t')
+			i++;
+		rm_status st = add_tok(c, r, s + b, i - b, line, b + 1);
+		if (st)
+			return st;
+	}
+	return RM_OK;
+}
+
+static rm_status read_lines(struct ctx *c, const char *text, size_t len)
+{
+	struct rec r;
+	r.n = 0;
+	unsigned long line = 0;
+	size_t pos = 0;
+	while (pos < len) {
+		line++;
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		pos += n + (nl ? 1 : 0);
+		if (n > TOPO_MAX_LINE)
+			return rmi_err_at(c->err, RM_EINPUT, c->file, line, 0,
+					  "line longer than %u bytes",
+					  TOPO_MAX_LINE);
+		const char *z = memchr(s, '\0', n);
+		if (z)
+			return rmi_err_at(c->err, RM_EINPUT, c->file, line,
+					  (unsigned long)(z - s) + 1,
+					  "NUL byte in a text file");
+		const char *hash = memchr(s, '#', n);
+		if (hash)
+			n = (size_t)(hash - s);
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
+			     s[n - 1] == '\r'))
+			n--;
+		bool cont = n && s[n - 1] == '\\';
+		if (cont)
+			n--;
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)s[i];
+			if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+				return at(c, line, i + 1,
+					  "control character %s",
+					  qa(c, s + i, 1));
+		}
+		rm_status st = tokenize(c, &r, s, n, line);
+		if (st)
+			return st;
+		if (cont || r.n == 0)
+			continue;
+		st = do_record(c, &r);
+		if (st)
+			return st;
+		r.n = 0;
+	}
+	return r.n ? do_record(c, &r) : RM_OK;
+}
+
+rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
+				   const char *name, rm_error *err)
+{
+	if (!f)
+		return rmi_err(err, RM_EINPUT, "topology: no fabric given");
+	if (!name)
+		name = "topology.conf";
+	if (!text && len)
+		return rmi_err(err, RM_EINPUT, "%s: no text given", name);
+	if (f->has_tree || f->has_blocks || f->nsw)
+		return rmi_err(err, RM_EINPUT,
+			       "%s: this fabric already holds a topology (from %s)",
+			       name, f->source ? f->source : "elsewhere");
+	if (len > RM_MAX_INPUT)
+		return rmi_err(err, RM_EINPUT, "%s: larger than %u bytes",
+			       name, RM_MAX_INPUT);
+	free(f->source);
+	f->source = strdup(name);
+	if (!f->source)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.file = f->source;
+	c.err = err;
+	rm_status st = RM_OK;
+	/* Block indices double as domain indices, so blocks come first. */
+	if (f->ndomain)
+		st = rmi_err(err, RM_EINPUT,
+			     "%s: load the topology before the site's NVLink groups",
+			     name);
+	if (!st && len)
+		st = read_lines(&c, text, len);
+	if (!st)
+		st = rmi_topo_build_tree(f, c.pend, c.npend, c.file, err);
+	free(c.pend);
+	free(c.blocks);
+	return st;
+}
+
+rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
+				  rm_error *err)
+{
+	if (!f || !path)
+		return rmi_err(err, RM_EINPUT, "topology: no file given");
+	char *text = NULL;
+	size_t len = 0;
+	rm_status st = rmi_read_file(path, &text, &len, err);
+	if (st)
+		return st;
+	st = rm_fabric_parse_topology(f, text, len, path, err);
+	free(text);
+	return st;
+}

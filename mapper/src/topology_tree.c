@@ -1,0 +1,209 @@
+/*
+ * topology_tree.c - turn the Switches= lines of a topology.conf into a
+ * forest: parent and child links, a level per switch, and clear errors for
+ * unknown names, second parents and cycles.
+ */
+#include "topology_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tctx {
+	rm_fabric *f;
+	const char *file;
+	rm_error *err;
+	char qa[160], qb[160], qc[160];
+};
+
+static const char *qa(struct tctx *c, const char *v)
+{
+	return rmi_quote(v, strlen(v), c->qa, sizeof(c->qa));
+}
+
+static const char *qb(struct tctx *c, const char *v)
+{
+	return rmi_quote(v, strlen(v), c->qb, sizeof(c->qb));
+}
+
+static const char *qc(struct tctx *c, const char *v)
+{
+	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
+}
+
+static rm_status at(struct tctx *c, unsigned long line, unsigned long col,
+		    const char *fmt, ...) RMI_PRINTF(4, 5);
+
+static rm_status at(struct tctx *c, unsigned long line, unsigned long col,
+		    const char *fmt, ...)
+{
+	char msg[900];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rmi_err_at(c->err, RM_EINPUT, c->file, line, col, "%s", msg);
+}
+
+static rm_status oom(struct tctx *c)
+{
+	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
+}
+
+/* One child name of switch `sw`; returns its index or -1 after an error. */
+static int64_t child(struct tctx *c, const rmi_topo_link *t, const char *nm)
+{
+	rm_fabric *f = c->f;
+	const char *me = f->sw[t->sw].name;
+	int64_t j = rmi_fabric_find_switch(f, nm);
+	if (j < 0) {
+		at(c, t->line, t->col,
+		   "switch %s: Switches= names %s, which no SwitchName= line defines",
+		   qa(c, me), qc(c, nm));
+		return -1;
+	}
+	if ((uint32_t)j == t->sw) {
+		at(c, t->line, t->col, "switch %s lists itself in Switches=",
+		   qc(c, nm));
+		return -1;
+	}
+	if (f->sw[j].parent == (int32_t)t->sw) {
+		at(c, t->line, t->col, "switch %s is listed twice in Switches=",
+		   qc(c, nm));
+		return -1;
+	}
+	if (f->sw[j].parent >= 0) {
+		const rmi_switch *o = &f->sw[f->sw[j].parent];
+		at(c, t->line, t->col,
+		   "switch %s has two parents: %s (line %lu) and %s", qc(c, nm),
+		   qa(c, o->name), o->line, qb(c, me));
+		return -1;
+	}
+	f->sw[j].parent = (int32_t)t->sw;
+	return j;
+}
+
+static rm_status link_one(struct tctx *c, const rmi_topo_link *t)
+{
+	rm_fabric *f = c->f;
+	rm_hostlist hl;
+	size_t col = 0;
+	rm_error e;
+	rm_status st = rmi_hostlist_parse_n(t->v, t->vlen, &hl, &col, &e);
+	if (st == RM_ENOMEM)
+		return oom(c);
+	if (st)
+		return at(c, t->line, t->col + (col ? col - 1 : 0),
+			  "Switches=: %s", e.msg);
+	int32_t *kids = malloc((hl.n ? hl.n : 1) * sizeof(*kids));
+	if (!kids) {
+		rm_hostlist_free(&hl);
+		return oom(c);
+	}
+	for (size_t i = 0; i < hl.n; i++) {
+		int64_t j = child(c, t, hl.host[i]);
+		if (j < 0) {
+			st = RM_EINPUT;
+			break;
+		}
+		kids[i] = (int32_t)j;
+	}
+	if (st) {
+		free(kids);
+	} else {
+		free(f->sw[t->sw].child);
+		f->sw[t->sw].child = kids;
+		f->sw[t->sw].nchild = (uint32_t)hl.n;
+	}
+	rm_hostlist_free(&hl);
+	return st;
+}
+
+/* Names the switches around the loop of parent links through `s`. */
+static rm_status cycle_error(struct tctx *c, uint32_t s)
+{
+	const rm_fabric *f = c->f;
+	char path[600];
+	size_t o = 0;
+	uint32_t k = s;
+	for (int hops = 0; hops < 8; hops++) {
+		o += (size_t)snprintf(path + o, sizeof(path) - o, "%s'%.60s'",
+				      hops ? " <- " : "", f->sw[k].name);
+		k = (uint32_t)f->sw[k].parent;
+		if (k == s || o >= sizeof(path) - 80)
+			break;
+	}
+	snprintf(path + o, sizeof(path) - o, " <- '%.60s'", f->sw[k].name);
+	return at(c, f->sw[s].line, 0,
+		  "switches form a cycle (child <- parent): %s", path);
+}
+
+/*
+ * Levels bottom-up. Every switch has at most one parent by now, so a
+ * switch that no top-level switch reaches sits on a cycle.
+ */
+static rm_status levels(struct tctx *c)
+{
+	rm_fabric *f = c->f;
+	if (!f->nsw)
+		return RM_OK;
+	uint32_t *order = malloc(f->nsw * sizeof(*order));
+	bool *seen = calloc(f->nsw, sizeof(*seen));
+	if (!order || !seen) {
+		free(order);
+		free(seen);
+		return oom(c);
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nsw; i++)
+		if (f->sw[i].parent < 0)
+			order[n++] = i;
+	for (uint32_t k = 0; k < n; k++) {
+		const rmi_switch *s = &f->sw[order[k]];
+		seen[order[k]] = true;
+		for (uint32_t j = 0; j < s->nchild; j++)
+			order[n++] = (uint32_t)s->child[j];
+	}
+	rm_status st = RM_OK;
+	if (n < f->nsw) {
+		uint32_t s = 0;
+		while (seen[s])
+			s++;
+		/* Walk up until a switch repeats: that one is on the loop. */
+		memset(seen, 0, f->nsw * sizeof(*seen));
+		while (!seen[s]) {
+			seen[s] = true;
+			s = (uint32_t)f->sw[s].parent;
+		}
+		st = cycle_error(c, s);
+	} else {
+		for (uint32_t k = n; k-- > 0;) {
+			rmi_switch *s = &f->sw[order[k]];
+			uint32_t lv = 0;
+			for (uint32_t j = 0; j < s->nchild; j++) {
+				uint32_t cl = f->sw[s->child[j]].level + 1;
+				if (cl > lv)
+					lv = cl;
+			}
+			s->level = lv;
+		}
+	}
+	free(order);
+	free(seen);
+	return st;
+}
+
+rm_status rmi_topo_build_tree(rm_fabric *f, const rmi_topo_link *link,
+			      size_t n, const char *file, rm_error *err)
+{
+	struct tctx c;
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.file = file;
+	c.err = err;
+	for (size_t i = 0; i < n; i++) {
+		rm_status st = link_one(&c, &link[i]);
+		if (st)
+			return st;
+	}
+	return levels(&c);
+}

@@ -1,0 +1,137 @@
+/*
+ * check_plan.c - what rankmap-nccl-check measures, from the map alone:
+ * the groups of every axis (all-reduce) and the consecutive stages of
+ * every pipeline (send/recv), each with the slowest link its placement
+ * crosses. Every rank builds the same plan, so records line up.
+ */
+#include "check.h"
+#include "nccl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rmn_status plan_axis(const rm_map *map, rm_axis axis, nck_axis *x,
+			    rmn_error *err)
+{
+	uint32_t *groups = NULL, ngroups = 0, size = 0;
+	rmn_status st = rmn_axis_groups(map, axis, &groups, &ngroups, &size,
+					err);
+	if (st != RMN_OK)
+		return st;
+	x->axis = axis;
+	x->group_size = size;
+	if (axis == RM_AXIS_PP) {
+		/* One unit per pair of consecutive stages: a pipeline's
+		 * traffic is between neighbours, never around a ring. */
+		x->op = RMN_OP_SENDRECV;
+		x->unit_size = 2;
+		x->nunits = size > 1 ? ngroups * (size - 1) : 0;
+	} else {
+		x->op = RMN_OP_ALLREDUCE;
+		x->unit_size = size;
+		x->nunits = ngroups;
+	}
+	size_t nm = (size_t)x->nunits * x->unit_size;
+	x->members = malloc(sizeof(*x->members) * (nm ? nm : 1));
+	x->group = malloc(sizeof(*x->group) * (x->nunits ? x->nunits : 1));
+	x->link = malloc(sizeof(*x->link) * (x->nunits ? x->nunits : 1));
+	if (!x->members || !x->group || !x->link) {
+		free(groups);
+		return rmni_err(err, RMN_ENOMEM, "out of memory");
+	}
+	if (x->op == RMN_OP_SENDRECV) {
+		for (uint32_t g = 0; g < ngroups; g++)
+			for (uint32_t s = 0; s + 1 < size; s++) {
+				size_t u = (size_t)g * (size - 1) + s;
+				x->members[2 * u] = groups[(size_t)g * size + s];
+				x->members[2 * u + 1] =
+					groups[(size_t)g * size + s + 1];
+				x->group[u] = g;
+			}
+	} else {
+		memcpy(x->members, groups, sizeof(*groups) * nm);
+		for (uint32_t g = 0; g < ngroups; g++)
+			x->group[g] = g;
+	}
+	for (uint32_t u = 0; u < x->nunits; u++)
+		x->link[u] = rmn_group_link(map,
+					    x->members +
+						    (size_t)u * x->unit_size,
+					    x->unit_size);
+	free(groups);
+	return RMN_OK;
+}
+
+rmn_status nck_plan_build(const rm_map *map, const nck_opts *o,
+			  nck_plan *p, rmn_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->map = map;
+	p->nsizes = nck_sizes(o, p->sizes, NCK_MAX_SIZES);
+	rmn_split split[RM_NAXES];
+	rmn_status st = rmn_splits(map, 0, split, err);
+	if (st != RMN_OK)
+		return st;
+	/* Innermost first, as people read a layout. */
+	static const rm_axis order[] = { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_EP,
+					 RM_AXIS_PP, RM_AXIS_DP };
+	for (size_t i = 0; i < RM_NAXES; i++) {
+		rm_axis a = order[i];
+		if (!split[a].present || !o->want[a])
+			continue;
+		nck_axis *x = &p->ax[p->nax++];
+		st = plan_axis(map, a, x, err);
+		if (st != RMN_OK) {
+			nck_plan_free(p);
+			return st;
+		}
+		x->slot = p->record;
+		p->record += 2 * (p->nsizes + 1);
+	}
+	return RMN_OK;
+}
+
+void nck_plan_free(nck_plan *p)
+{
+	for (size_t i = 0; i < p->nax; i++) {
+		free(p->ax[i].members);
+		free(p->ax[i].group);
+		free(p->ax[i].link);
+	}
+	p->nax = 0;
+}
+
+size_t nck_rec_index(const nck_plan *p, size_t ax, int slot, size_t s)
+{
+	return p->ax[ax].slot + (size_t)slot * (p->nsizes + 1) + s;
+}
+
+size_t nck_units_of(const nck_plan *p, size_t ax, uint32_t rank,
+		    uint32_t unit[2], int slot[2])
+{
+	const nck_axis *x = &p->ax[ax];
+	const rm_map *m = p->map;
+	if (rank >= m->world)
+		return 0;
+	uint32_t pos = m->rank[rank].coord[x->axis];
+	uint32_t gid = 0;
+	/* Units are laid out by the map's group id (rmn_axis_groups). */
+	if (rm_map_group(m, x->axis, rank, NULL, &gid, NULL) != RM_OK)
+		return 0;
+	if (x->op != RMN_OP_SENDRECV) {
+		unit[0] = gid;
+		slot[0] = 0;
+		return 1;
+	}
+	size_t n = 0;
+	uint32_t per = x->group_size - 1;
+	if (pos + 1 < x->group_size) {
+		unit[n] = gid * per + pos;         /* with the next stage */
+		slot[n++] = 0;
+	}
+	if (pos > 0) {
+		unit[n] = gid * per + pos - 1;     /* with the previous one */
+		slot[n++] = 1;
+	}
+	return n;
+}

@@ -1,0 +1,72 @@
+# librankmap-nccl (.so, .a) and rankmap-nccl-check, where CUDA's NCCL is
+# found (CUDA_HOME, default /usr/local/cuda; libraries in lib/ or lib64/).
+# Unit tests of the GPU-free parts: tests/nccl/test_nccl_*.c, built with
+# ASan as $(BUILD)/asan/tests/test_nccl_* so tests/run.sh runs them.
+CUDA_HOME   ?= /usr/local/cuda
+NCCL_INC    := $(CUDA_HOME)/include
+NCCL_LIBDIR := $(firstword $(foreach d,lib64 lib targets/x86_64-linux/lib,\
+		$(if $(wildcard $(CUDA_HOME)/$(d)/libnccl.so*),$(CUDA_HOME)/$(d))))
+
+ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
+
+NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/groups.c nccl/busbw.c \
+		  nccl/comm.c
+NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
+NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)
+NCCL_ALL_SRC   := $(NCCL_LIB_SRC) $(NCCL_CHECK_SRC)
+NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart
+
+$(call obj,$(NCCL_ALL_SRC)) $(call aobj,$(NCCL_ALL_SRC)): \
+	CPPFLAGS += -Inccl -I$(NCCL_INC)
+
+$(BUILD)/librankmap-nccl.a: $(call obj,$(NCCL_LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+# Self-contained: the librankmap pieces it needs are linked in and kept
+# out of its symbol table, so it sits beside librankmap.so without clashes.
+$(BUILD)/librankmap-nccl.so: $(call obj,$(NCCL_LIB_SRC)) $(BUILD)/librankmap.a
+	$(CC) -shared -Wl,-soname,librankmap-nccl.so $(LDHARDEN) -Wl,-z,defs \
+		-Wl,--exclude-libs,ALL -o $@ $(call obj,$(NCCL_LIB_SRC)) \
+		$(BUILD)/librankmap.a $(LIBS) $(NCCL_LINK)
+
+$(BUILD)/rankmap-nccl-check: $(call obj,$(NCCL_CHECK_SRC)) \
+		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap.a
+	$(CC) $(LDHARDEN) -pie -o $@ $(call obj,$(NCCL_CHECK_SRC)) \
+		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap.a $(LIBS) \
+		$(NCCL_LINK)
+
+$(BUILD)/asan/librankmap-nccl.a: $(call aobj,$(NCCL_LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+# The tests may use the check's GPU-free pieces too (options, report).
+NCCL_TEST_OBJS := $(call aobj,$(filter-out nccl/check_main.c nccl/check_run.c,\
+		  $(NCCL_CHECK_SRC)))
+
+$(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h \
+		$(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
+		$(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+		-o $@ $< $(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
+		$(BUILD)/asan/librankmap.a $(LIBS) -Wl,--as-needed $(NCCL_LINK)
+
+install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
+		$(BUILD)/rankmap-nccl-check
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/rankmap-nccl-check $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/librankmap-nccl.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/librankmap-nccl.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 nccl/rankmap_nccl.h $(DESTDIR)$(PREFIX)/include/
+
+.PHONY: install-nccl
+ALL_TARGETS   += $(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-nccl.so \
+		 $(BUILD)/rankmap-nccl-check
+CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC))
+INSTALL_STEPS += install-nccl
+
+else
+$(info rankmap: no NCCL under $(CUDA_HOME) (nccl.h, libnccl.so): librankmap-nccl and rankmap-nccl-check skipped)
+endif

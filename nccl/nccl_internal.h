@@ -1,0 +1,23 @@
+/*
+ * nccl_internal.h - shared between librankmap-nccl's own files.
+ * Internal names start with rmni_ and stay out of the shared library.
+ */
+#ifndef RANKMAP_NCCL_INTERNAL_H
+#define RANKMAP_NCCL_INTERNAL_H
+
+#include "rankmap_nccl.h"
+#include "internal.h"
+
+/* Fill `err` (may be NULL) and return `code`. */
+RMI_HIDDEN rmn_status rmni_err(rmn_error *err, rmn_status code,
+			       const char *fmt, ...) RMI_PRINTF(3, 4);
+/* Carry a librankmap error over, keeping its message. */
+RMI_HIDDEN rmn_status rmni_from_rm(rmn_error *err, const rm_error *e);
+/* Milliseconds on the monotonic clock. */
+RMI_HIDDEN int64_t rmni_now_ms(void);
+/* "3, 5-7, 9" for a sorted list of ranks; at most `cap` bytes written,
+ * ending in "... (N more)" when it does not fit. */
+RMI_HIDDEN void rmni_ranges(const uint32_t *v, size_t n, char *out,
+			    size_t cap);
+
+#endif

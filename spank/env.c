@@ -1,0 +1,110 @@
+/* env.c - the variables one task gets, built without SPANK calls. */
+#include "rms.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* torch's TCPStore wants an unprivileged port; spreading jobs over 20,000
+ * of them keeps two jobs sharing a node from colliding. */
+#define PORT_BASE 20000u
+#define PORT_SPAN 20000u
+
+void rms_envset_free(rms_envset *e)
+{
+	free(e->kv);
+	memset(e, 0, sizeof(*e));
+}
+
+bool rms_envset_add(rms_envset *e, const char *key, const char *val,
+		    bool overwrite)
+{
+	if (strlen(key) >= sizeof(e->kv[0].key) ||
+	    strlen(val) >= sizeof(e->kv[0].val))
+		return false;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 48;
+		rms_kv *kv = realloc(e->kv, cap * sizeof(*kv));
+		if (!kv)
+			return false;
+		e->kv = kv;
+		e->cap = cap;
+	}
+	rms_kv *k = &e->kv[e->n++];
+	strcpy(k->key, key);
+	strcpy(k->val, val);
+	k->overwrite = overwrite;
+	return true;
+}
+
+static bool add_u(rms_envset *e, const char *key, uint64_t v)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	return rms_envset_add(e, key, num, true);
+}
+
+static bool add_list(rms_envset *e, const rm_env *list, bool overwrite)
+{
+	for (size_t i = 0; list && i < list->n; i++)
+		if (!rms_envset_add(e, list->key[i], list->val[i], overwrite))
+			return false;
+	return true;
+}
+
+bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
+		  uint32_t jobid, const char *map_path, const rm_env *nccl,
+		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
+		  char *err, size_t errlen)
+{
+	const rm_map *m = p->map;
+	if (host_index < 0 || (uint64_t)host_index >= m->nhost) {
+		snprintf(err, errlen, "this node is not in the map");
+		return false;
+	}
+	int64_t rank = rm_map_rank_at(m, (uint32_t)host_index, local_rank);
+	if (rank < 0) {
+		snprintf(err, errlen,
+			 "local task %" PRIu32 " has no rank in the map "
+			 "(%" PRIu32 " per node)", local_rank, m->gpus_per_node);
+		return false;
+	}
+	const rm_rank *r = &m->rank[rank];
+	char name[40];
+	bool ok = add_u(out, "RANK", (uint64_t)rank) &&
+		  add_u(out, "WORLD_SIZE", m->world) &&
+		  add_u(out, "LOCAL_RANK", local_rank) &&
+		  add_u(out, "LOCAL_WORLD_SIZE", p->tasks_per_node) &&
+		  rms_envset_add(out, "MASTER_ADDR",
+				 m->host[m->rank[0].node], true) &&
+		  add_u(out, "RANKMAP_NODE_INDEX", (uint64_t)host_index);
+	if (ok) {
+		char port[16];
+		snprintf(port, sizeof(port), "%u", PORT_BASE + jobid % PORT_SPAN);
+		ok = rms_envset_add(out, "MASTER_PORT", port, false);
+	}
+	for (int a = 0; ok && a < RM_NAXES; a++) {
+		/* CP and EP only when the job uses them. */
+		if ((a == RM_AXIS_CP || a == RM_AXIS_EP) && m->layout.size[a] <= 1)
+			continue;
+		char up[4] = { 0 };
+		const char *an = rm_axis_name((rm_axis)a);
+		for (int i = 0; i < 3 && an[i]; i++)
+			up[i] = (char)(an[i] - 'a' + 'A');
+		snprintf(name, sizeof(name), "RANKMAP_%s_RANK", up);
+		ok = add_u(out, name, r->coord[a]);
+		snprintf(name, sizeof(name), "RANKMAP_%s_SIZE", up);
+		ok = ok && add_u(out, name, m->layout.size[a]);
+	}
+	ok = ok && rms_envset_add(out, "RANKMAP_LAYOUT", p->layout_text, true) &&
+	     rms_envset_add(out, "RANKMAP_ORDER", p->order_text, true) &&
+	     rms_envset_add(out, "RANKMAP_MAP", map_path ? map_path : "", true) &&
+	     rms_envset_add(out, "RANKMAP_MAP_SHA256", p->json_sha256, true) &&
+	     add_list(out, nccl, nccl_override) &&
+	     add_list(out, rank_env, false);
+	if (!ok)
+		snprintf(err, errlen, "out of memory or an oversized variable "
+			 "building the task's environment");
+	return ok;
+}

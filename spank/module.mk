@@ -1,0 +1,42 @@
+# The SPANK plugin rankmap.so (needs Slurm's spank.h), its SPANK-free core
+# (also linked by the benchmark and the unit test), `make demo`, and the
+# plugin benchmark.
+SPANK_CORE_SRC := spank/conf.c spank/plan.c spank/files.c spank/env.c
+SPANK_SRC      := $(wildcard spank/*.c)
+SPANK_TEST_SRC := $(wildcard tests/slurm/test_spank_*.c)
+SPANK_H        := $(wildcard /usr/include/slurm/spank.h)
+
+ifneq ($(SPANK_H),)
+# librankmap's objects are PIC already; linked in whole and hidden behind
+# the version script, so the plugin needs no librankmap.so on the nodes.
+$(BUILD)/rankmap.so: $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) spank/spank.map
+	$(CC) -shared $(LDHARDEN) -Wl,--version-script=spank/spank.map \
+		-o $@ $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) $(LIBS)
+
+ALL_TARGETS += $(BUILD)/rankmap.so
+else
+ALL_TARGETS += spank-skipped
+.PHONY: spank-skipped
+spank-skipped:
+	@echo "spank: /usr/include/slurm/spank.h not found: rankmap.so not built (apt-get install libslurm-dev)"
+endif
+
+# Unit test of the SPANK-free core, ASan+UBSan like the others.
+$(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h \
+		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit -Ispank $(ASAN_CFLAGS) -o $@ $< \
+		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a $(LIBS)
+
+CHECK_TARGETS += $(patsubst tests/slurm/%.c,$(BUILD)/asan/tests/%,$(SPANK_TEST_SRC))
+
+# Plugin cost for a 2,048-node step, through the plugin's own functions.
+$(BUILD)/bench_spank: bench/bench_spank.c $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a
+	$(CC) $(CPPFLAGS) -Ispank $(ALL_CFLAGS) $(LDHARDEN) -o $@ $< \
+		$(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a $(LIBS)
+
+BENCH_BINS += $(BUILD)/bench_spank
+
+.PHONY: demo
+demo: build-all
+	@BUILD=$(abspath $(BUILD)) tests/slurm/demo.sh

@@ -1,0 +1,84 @@
+/*
+ * options.c - --parallel-layout and --parallel-order, and the plugin's
+ * plugstack.conf arguments.
+ *
+ * The callbacks run in srun, sbatch and salloc (where a -1 makes Slurm say
+ * "Invalid --parallel-layout argument" and exit 255 before anything is
+ * submitted) and twice on every node, where nothing they return is shown
+ * to anyone: there they only record the value, and the node validates it
+ * again before using it.
+ */
+#include "plugin.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { OPT_LAYOUT = 1, OPT_ORDER = 2 };
+
+static int take(int val, const char *optarg, int remote)
+{
+	char err[RMS_ERRLEN];
+	const char *v = optarg ? optarg : "";
+	bool layout = val == OPT_LAYOUT;
+	char *slot = layout ? rms_g.layout : rms_g.order;
+	if (strnlen(v, RMS_MAX_OPT + 1) > RMS_MAX_OPT) {
+		rms_g.option_bad = true;
+		if (!remote)
+			slurm_error(RMS_PREFIX "--parallel-%s: longer than %d "
+				    "bytes", layout ? "layout" : "order",
+				    RMS_MAX_OPT);
+		return remote ? 0 : -1;
+	}
+	snprintf(slot, RMS_MAX_OPT + 1, "%s", v);
+	if (layout)
+		rms_g.have_layout = true;
+	else
+		rms_g.have_order = true;
+	if (remote)
+		return 0;
+	if (!rms_check_syntax(layout ? v : NULL, layout ? NULL : v, err,
+			      sizeof(err))) {
+		slurm_error(RMS_PREFIX "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int cb(int val, const char *optarg, int remote)
+{
+	return take(val, optarg, remote);
+}
+
+static struct spank_option opts[] = {
+	{ "parallel-layout", "LAYOUT",
+	  "rankmap: place ranks topology-aware for LAYOUT, TPxPPxDP innermost "
+	  "first (8x16x128) or named (tp=8,pp=16,dp=auto); sets RANK, "
+	  "WORLD_SIZE, MASTER_ADDR... per task",
+	  1, OPT_LAYOUT, cb },
+	{ "parallel-order", "ORDER",
+	  "rankmap: rank numbering the framework expects: megatron, llama3, "
+	  "torchtitan or e.g. tp-dp-pp (default: the site's)",
+	  1, OPT_ORDER, cb },
+};
+
+int rms_register_options(spank_t sp)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		spank_err_t rc = spank_option_register(sp, &opts[i]);
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error(RMS_PREFIX "cannot register --%s: %s",
+				    opts[i].name, spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void rms_read_conf(int argc, char **argv)
+{
+	rms_conf_free(&rms_g.conf);
+	if (!rms_conf_parse(&rms_g.conf, argc, argv, rms_g.conf_warn,
+			    sizeof(rms_g.conf_warn)))
+		snprintf(rms_g.conf_warn, sizeof(rms_g.conf_warn),
+			 "out of memory reading the plugstack.conf arguments");
+}

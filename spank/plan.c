@@ -1,0 +1,305 @@
+/*
+ * plan.c - from a step's inputs to its map file. srun and every node run
+ * this same function on the same inputs; the digest tells them apart when a
+ * node's files differ.
+ */
+#include "rms.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void rms_plan_init(rms_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	rm_site_init(&p->site);
+}
+
+void rms_plan_free(rms_plan *p)
+{
+	rm_site_free(&p->site);
+	rm_fabric_free(p->fabric);
+	rm_map_free(p->map);
+	rm_hostlist_free(&p->nodes);
+	free(p->json);
+	free(p->warning);
+	rms_plan_init(p);
+}
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/*
+ * Without the layout, an order is checked against a stand-in: the axes it
+ * names (a permutation like tp-dp-pp), or every axis (a named order), so
+ * that only a real typo is refused before the layout is known.
+ */
+static bool order_probe(const char *order, rm_layout *l, rm_error *e)
+{
+	char text[64] = "";
+	size_t used = 0;
+	const char *p = order;
+	bool all_axes = true;
+	while (*p && all_axes) {
+		size_t n = strcspn(p, "-");
+		if (rm_axis_from_name(p, n) < 0 || n > 2 ||
+		    used + 8 >= sizeof(text))
+			all_axes = false;
+		else
+			used += (size_t)snprintf(text + used, sizeof(text) - used,
+						 "%s%.*s=2", used ? "," : "",
+						 (int)n, p);
+		p += n;
+		if (*p == '-')
+			p++;
+	}
+	if (!all_axes || !used)
+		snprintf(text, sizeof(text), "tp=2,cp=2,ep=2,pp=2,dp=2");
+	if (rm_layout_parse(text, l, e) == RM_OK)
+		return true;
+	/* A repeated axis: let the order parser say it in its words. */
+	return rm_layout_parse("tp=2,cp=2,ep=2,pp=2,dp=2", l, e) == RM_OK;
+}
+
+bool rms_check_syntax(const char *layout, const char *order, char *err,
+		      size_t errlen)
+{
+	rm_layout l;
+	rm_order o;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (layout) {
+		if (strnlen(layout, RMS_MAX_OPT + 1) > RMS_MAX_OPT)
+			return fail(err, errlen, "%s",
+				    "--parallel-layout: longer than 256 bytes");
+		if (rm_layout_parse(layout, &l, &e) != RM_OK)
+			return fail(err, errlen, "--parallel-layout: %s", e.msg);
+	}
+	if (order) {
+		if (strnlen(order, RMS_MAX_OPT + 1) > RMS_MAX_OPT)
+			return fail(err, errlen, "%s",
+				    "--parallel-order: longer than 256 bytes");
+		if (!layout && !order_probe(order, &l, &e))
+			return fail(err, errlen, "--parallel-order: %s", e.msg);
+		if (rm_order_parse(order, &l, &o, &e) != RM_OK)
+			return fail(err, errlen, "--parallel-order: %s", e.msg);
+	}
+	return true;
+}
+
+bool rms_uniform_tasks(const char *spec, uint32_t nnodes, uint32_t *per_node,
+		       char *err, size_t errlen)
+{
+	/* Slurm writes counts per node as "8(x4)" or "5,1(x3)". */
+	uint64_t first = 0, seen = 0;
+	bool uneven = false;
+	const char *p = spec;
+	if (!spec || !*spec)
+		return fail(err, errlen, "%s",
+			    "the step's tasks per node are unknown "
+			    "(no SLURM_STEP_TASKS_PER_NODE)");
+	while (*p) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(p, &end, 10);
+		unsigned long long rep = 1;
+		if (end == p || errno || n == 0 || n > 1u << 20)
+			goto bad;
+		p = end;
+		if (*p == '(') {
+			if (p[1] != 'x')
+				goto bad;
+			errno = 0;
+			rep = strtoull(p + 2, &end, 10);
+			if (end == p + 2 || errno || *end != ')' || rep == 0 ||
+			    rep > RM_MAX_HOSTS)
+				goto bad;
+			p = end + 1;
+		}
+		if (!first)
+			first = n;
+		else if (n != first)
+			uneven = true;
+		seen += rep;
+		if (seen > RM_MAX_HOSTS)
+			goto bad;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (uneven) {
+		snprintf(err, errlen,
+			 "tasks per node are uneven (%.64s): every node must "
+			 "run the same number of tasks; use --ntasks-per-node",
+			 spec);
+		return false;
+	}
+	if (nnodes && seen != nnodes) {
+		snprintf(err, errlen,
+			 "tasks per node %.64s do not cover the step's %" PRIu32
+			 " nodes", spec, nnodes);
+		return false;
+	}
+	*per_node = (uint32_t)first;
+	return true;
+bad:
+	snprintf(err, errlen, "cannot read the tasks per node %.64s", spec);
+	return false;
+}
+
+static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
+			size_t errlen)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (conf->site) {
+		if (rm_site_load(conf->site, &p->site, &e) != RM_OK)
+			return fail(err, errlen, "site file: %s", e.msg);
+		p->have_site = true;
+	}
+	const char *topo = NULL;
+	if (conf->topology && !conf->topology_default)
+		topo = conf->topology;
+	else if (p->have_site && p->site.topology)
+		topo = p->site.topology;
+	else if (conf->topology && access(conf->topology, F_OK) == 0)
+		topo = conf->topology;
+	if (!topo && !p->have_site)
+		return true;
+	if (rm_fabric_new(&p->fabric, &e) != RM_OK ||
+	    (topo && rm_fabric_load_topology(p->fabric, topo, &e) != RM_OK) ||
+	    (p->have_site &&
+	     rm_fabric_apply_site(p->fabric, &p->site, &e) != RM_OK))
+		return fail(err, errlen, "%s", e.msg);
+	return true;
+}
+
+/* Mixes the policy into the plan's own input digest: a node that would
+ * judge the map differently has different inputs too. */
+static void step_digest(rms_plan *p, int64_t max_pp)
+{
+	char buf[256];
+	int k = snprintf(buf, sizeof(buf),
+			 "rankmap-spank/1\ninputs=%s\nenforce=%d\n"
+			 "max_pp_crossings=%" PRId64 "\n",
+			 p->map->inputs_sha256, (int)p->enforce, max_pp);
+	rm_sha256_hex(buf, (size_t)k, p->digest);
+}
+
+static bool policy(rms_plan *p, char *err, size_t errlen)
+{
+	const rm_report *r = &p->map->report;
+	int64_t max_pp = p->have_site ? p->site.max_pp_crossings : -1;
+	char why[512] = "";
+	step_digest(p, max_pp);
+	if (!r->must_ok)
+		snprintf(why, sizeof(why),
+			 "the placement breaks a must-rule (%s)",
+			 r->nwarning ? r->warning[0] : "see rankmap check");
+	else if (max_pp >= 0 && r->pp_cross > (uint64_t)max_pp)
+		snprintf(why, sizeof(why),
+			 "%" PRIu64 " pipeline neighbour pairs cross a leaf "
+			 "switch, above the site's max_pp_crossings of %" PRId64
+			 " (at best %" PRIu64 " with these nodes)",
+			 r->pp_cross, max_pp, r->pp_cross_lower_bound);
+	if (!why[0] || p->enforce == RM_ENFORCE_OFF)
+		return true;
+	if (p->enforce == RM_ENFORCE_STRICT) {
+		snprintf(err, errlen, "refused by the site policy: %s", why);
+		return false;
+	}
+	p->warning = strdup(why);
+	return true;
+}
+
+bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
+		   char *err, size_t errlen)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	char q[96];
+	if (!s->layout || !s->nodelist)
+		return fail(err, errlen, "%s", "no layout or no node list");
+	if (!rms_check_syntax(s->layout, s->order, err, errlen))
+		return false;
+	if (rm_hostlist_parse(s->nodelist, &p->nodes, &e) != RM_OK)
+		return fail(err, errlen, "the step's node list: %s", e.msg);
+	if (s->nnodes && p->nodes.n != s->nnodes) {
+		snprintf(err, errlen, "the node list %s names %zu nodes, the "
+			 "step has %" PRIu32,
+			 rmi_quote(s->nodelist, strlen(s->nodelist), q,
+				   sizeof(q)), p->nodes.n, s->nnodes);
+		return false;
+	}
+	if (!rms_uniform_tasks(s->tasks_per_node, (uint32_t)p->nodes.n,
+			       &p->tasks_per_node, err, errlen))
+		return false;
+	if ((uint64_t)p->tasks_per_node * p->nodes.n != s->ntasks) {
+		snprintf(err, errlen, "tasks per node %.64s do not add up to "
+			 "the step's %" PRIu32 " tasks", s->tasks_per_node,
+			 s->ntasks);
+		return false;
+	}
+	if (!load_fabric(conf, p, err, errlen))
+		return false;
+	p->enforce = conf->enforce >= 0 ? (rm_enforce)conf->enforce
+		     : p->have_site    ? p->site.enforce
+				       : RM_ENFORCE_WARN;
+
+	rm_layout l;
+	rm_order o;
+	if (rm_layout_parse(s->layout, &l, &e) != RM_OK)
+		return fail(err, errlen, "--parallel-layout: %s", e.msg);
+	const char *order = s->order && *s->order ? s->order
+			    : conf->order	   ? conf->order
+			    : p->have_site && p->site.order[0] ? p->site.order
+							       : NULL;
+	if (rm_order_parse(order, &l, &o, &e) != RM_OK)
+		return fail(err, errlen, "--parallel-order: %s", e.msg);
+	rm_layout resolved = l;
+	if (rm_layout_resolve(&resolved, s->ntasks, true, &e) != RM_OK) {
+		snprintf(err, errlen,
+			 "--parallel-layout=%.128s does not fit the step's %"
+			 PRIu32 " tasks (%zu nodes x %" PRIu32 "): %.400s",
+			 s->layout, s->ntasks, p->nodes.n, p->tasks_per_node,
+			 e.msg);
+		return false;
+	}
+	rm_layout_format(&resolved, p->layout_text, sizeof(p->layout_text));
+	rm_order_format(&o, p->order_text, sizeof(p->order_text));
+	/* The same call `rankmap plan` makes, so that the CLI reproduces the
+	 * step's map byte for byte from the same inputs. */
+	rm_plan_opts po = {
+		.layout = &l,
+		.order = &o,
+		.nodes = (const char *const *)p->nodes.host,
+		.nnodes = p->nodes.n,
+		.gpus_per_node = p->tasks_per_node,
+		.fabric = p->fabric,
+		.allow_missing = p->have_site && p->site.allow_missing_nodes,
+		.exact = false,
+	};
+	if (rm_plan(&po, &p->map, &e) != RM_OK)
+		return fail(err, errlen, "%s", e.msg);
+	if (!policy(p, err, errlen))
+		return false;
+	if (rm_map_write(p->map, RM_FMT_JSON, &p->json, &p->json_len, &e) !=
+	    RM_OK)
+		return fail(err, errlen, "%s", e.msg);
+	rm_sha256_hex(p->json, p->json_len, p->json_sha256);
+	return true;
+}

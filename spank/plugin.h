@@ -1,0 +1,55 @@
+/*
+ * plugin.h - state and context handlers of the SPANK plugin. One process
+ * (srun, sbatch, salloc or one slurmstepd) holds one plugin state.
+ */
+#ifndef RANKMAP_SPANK_PLUGIN_H
+#define RANKMAP_SPANK_PLUGIN_H
+
+#include "rms.h"
+
+#include <slurm/spank.h>
+
+#define RMS_PREFIX "rankmap: "
+
+typedef struct rms_state {
+	rms_conf conf;
+	char conf_warn[512];         /* plugstack.conf complaints */
+	char layout[RMS_MAX_OPT + 1];
+	char order[RMS_MAX_OPT + 1];
+	bool have_layout, have_order;
+	bool option_bad;             /* a value failed the syntax check */
+
+	/* remote: this step is ours (option given, a real step) */
+	bool active;
+	bool failed;                 /* fail every task with `error` */
+	char error[RMS_ERRLEN];
+	char warning[RMS_ERRLEN];    /* shown once by the node's first task */
+	uint32_t jobid, stepid, nodeid;
+	uid_t uid;
+	gid_t gid;
+	char node[RM_MAX_HOSTNAME + 1];
+	int64_t host_index;
+	rms_plan plan;
+	rms_file file;
+	rm_env nccl;                 /* node-wide NCCL variables */
+	bool nccl_override;
+	rm_node_hw *hw;
+} rms_state;
+
+/* The process's one plugin state (rankmap_spank.c). */
+extern rms_state rms_g;
+
+/* options.c */
+int rms_register_options(spank_t sp);
+void rms_read_conf(int argc, char **argv);
+
+/* local.c: srun */
+int rms_local_user_init(spank_t sp);
+
+/* remote.c: slurmstepd */
+int rms_remote_post_opt(spank_t sp);
+int rms_remote_user_init(spank_t sp);
+int rms_remote_task_init(spank_t sp, bool privileged);
+void rms_remote_exit(void);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * remote.c - slurmstepd's side, once per node per step.
+ *
+ * Slurm ignores what the per-node callbacks (init_post_opt, user_init)
+ * return as far as the user can see, so they only record an error; the
+ * task callbacks then fail every task with it, which is what reaches the
+ * user ("slurmstepd-nodeX: error: rankmap: ...") and the job's exit code.
+ */
+#include "plugin.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Steps that are not a user's srun: batch script, extern, interactive. */
+#define FIRST_SPECIAL_STEP 0xfffffff0u
+#define ENVLEN 65536
+
+static void set_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void set_error(const char *fmt, ...)
+{
+	if (rms_g.failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rms_g.error, sizeof(rms_g.error), fmt, ap);
+	va_end(ap);
+	rms_g.failed = true;
+}
+
+static bool get_env(spank_t sp, const char *name, char *buf, int len)
+{
+	return spank_getenv(sp, name, buf, len) == ESPANK_SUCCESS;
+}
+
+static bool items(spank_t sp, uint32_t *ntasks, uint32_t *nnodes)
+{
+	return spank_get_item(sp, S_JOB_ID, &rms_g.jobid) == ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_STEPID, &rms_g.stepid) ==
+		       ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_NODEID, &rms_g.nodeid) ==
+		       ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_NNODES, nnodes) == ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, ntasks) ==
+		       ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_UID, &rms_g.uid) == ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_GID, &rms_g.gid) == ESPANK_SUCCESS;
+}
+
+static void compare_digest(spank_t sp)
+{
+	char theirs[128];
+	if (!get_env(sp, RMS_DIGEST_ENV, theirs, sizeof(theirs)))
+		return; /* launched without srun's check: validated here */
+	if (!strcmp(theirs, rms_g.plan.digest))
+		return;
+	char msg[RMS_ERRLEN];
+	snprintf(msg, sizeof(msg),
+		 "node %s planned from different inputs than srun (its "
+		 "topology.conf, site file or policy differ: digest %.12s, "
+		 "srun's %.12s)",
+		 rms_g.node, rms_g.plan.digest, theirs);
+	if (rms_g.plan.enforce == RM_ENFORCE_STRICT)
+		set_error("%s; refused under enforce=strict", msg);
+	else if (rms_g.plan.enforce == RM_ENFORCE_WARN)
+		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s", msg);
+}
+
+static void load_hardware(void)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	const rm_site *site = rms_g.plan.have_site ? &rms_g.plan.site : NULL;
+	/* The NCCL hints are an optimisation: a node whose hardware cannot
+	 * be read still runs, with a warning. */
+	if (rm_node_load(NULL, site, &rms_g.hw, &e) != RM_OK ||
+	    rm_node_nccl_env(rms_g.hw, site, &rms_g.nccl, &e) != RM_OK) {
+		if (!rms_g.warning[0])
+			snprintf(rms_g.warning, sizeof(rms_g.warning),
+				 "no NCCL settings on %s: %.600s", rms_g.node,
+				 e.msg);
+		rm_node_free(rms_g.hw);
+		rms_g.hw = NULL;
+	}
+	rms_g.nccl_override = site && site->nccl_override_user;
+}
+
+int rms_remote_post_opt(spank_t sp)
+{
+	char err[RMS_ERRLEN];
+	if (!rms_g.have_layout && !rms_g.have_order)
+		return 0;
+	uint32_t ntasks = 0, nnodes = 0;
+	if (!items(sp, &ntasks, &nnodes)) {
+		/* Without the ids we cannot even tell the batch step apart:
+		 * fail closed. */
+		rms_g.active = true;
+		set_error("slurmstepd did not give the step's ids");
+		return 0;
+	}
+	if (rms_g.stepid >= FIRST_SPECIAL_STEP || nnodes == 0)
+		return 0;
+	rms_g.active = true;
+	if (rms_g.conf_warn[0])
+		slurm_error(RMS_PREFIX "%s", rms_g.conf_warn);
+	if (rms_g.option_bad)
+		return set_error("--parallel-layout or --parallel-order is "
+				 "longer than %d bytes", RMS_MAX_OPT), 0;
+	if (!rms_g.have_layout)
+		return set_error("--parallel-order=%s needs --parallel-layout "
+				 "as well", rms_g.order), 0;
+	static char nodelist[ENVLEN], tpn[4096], conf[4096];
+	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
+	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
+		return set_error("the step's node list or tasks per node are "
+				 "missing from its environment"), 0;
+	if (!get_env(sp, "SLURM_CONF", conf, sizeof(conf)))
+		conf[0] = 0;
+	if (!rms_conf_default_topology(&rms_g.conf, conf[0] ? conf : NULL))
+		return set_error("out of memory"), 0;
+	rms_step step = {
+		.layout = rms_g.layout,
+		.order = rms_g.have_order ? rms_g.order : NULL,
+		.nodelist = nodelist,
+		.tasks_per_node = tpn,
+		.ntasks = ntasks,
+		.nnodes = nnodes,
+	};
+	if (!rms_plan_step(&rms_g.conf, &step, &rms_g.plan, err, sizeof(err)))
+		return set_error("%s", err), 0;
+	if (rms_g.nodeid >= rms_g.plan.nodes.n)
+		return set_error("node id %" PRIu32 " is outside the step's %zu "
+				 "nodes", rms_g.nodeid, rms_g.plan.nodes.n), 0;
+	snprintf(rms_g.node, sizeof(rms_g.node), "%s",
+		 rms_g.plan.nodes.host[rms_g.nodeid]);
+	rms_g.host_index = rm_map_host_index(rms_g.plan.map, rms_g.node);
+	if (rms_g.host_index < 0)
+		return set_error("node %s has no place in the map", rms_g.node),
+		       0;
+	if (rms_g.plan.warning)
+		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
+			 rms_g.plan.warning);
+	compare_digest(sp);
+	load_hardware();
+	return 0;
+}
+
+/* Runs the write with the job user's ids whatever the caller's are. */
+static bool write_as_user(char *err, size_t errlen)
+{
+	uid_t euid = geteuid();
+	gid_t egid = getegid();
+	bool switched = false;
+	if (euid != rms_g.uid) {
+		if (euid != 0 || setegid(rms_g.gid) != 0 ||
+		    seteuid(rms_g.uid) != 0) {
+			if (getegid() != egid && setegid(egid) != 0)
+				snprintf(err, errlen, "cannot restore ids");
+			else
+				snprintf(err, errlen, "cannot take uid %lu to "
+					 "write the map file",
+					 (unsigned long)rms_g.uid);
+			return false;
+		}
+		switched = true;
+	}
+	bool ok = rms_file_write(&rms_g.file, rms_g.conf.dir, rms_g.uid,
+				 rms_g.jobid, rms_g.stepid, rms_g.node,
+				 rms_g.plan.json, rms_g.plan.json_len, err,
+				 errlen);
+	if (switched && (seteuid(euid) != 0 || setegid(egid) != 0)) {
+		snprintf(err, errlen, "cannot restore ids after writing the "
+			 "map file");
+		return false;
+	}
+	return ok;
+}
+
+int rms_remote_user_init(spank_t sp)
+{
+	(void)sp;
+	if (!rms_g.active || rms_g.failed)
+		return 0;
+	char err[RMS_ERRLEN];
+	if (!write_as_user(err, sizeof(err)))
+		set_error("map file: %s", err);
+	return 0;
+}
+
+static void set_all(spank_t sp, const rms_envset *env)
+{
+	for (size_t i = 0; i < env->n; i++) {
+		const rms_kv *k = &env->kv[i];
+		spank_err_t rc = spank_setenv(sp, k->key, k->val, k->overwrite);
+		if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS) {
+			set_error("cannot set %s: %s", k->key,
+				  spank_strerror(rc));
+			return;
+		}
+	}
+}
+
+int rms_remote_task_init(spank_t sp, bool privileged)
+{
+	if (!rms_g.active)
+		return 0;
+	if (rms_g.failed) {
+		slurm_error(RMS_PREFIX "%s", rms_g.error);
+		return -1;
+	}
+	if (privileged)
+		return 0;
+	int local = -1;
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
+	    local < 0) {
+		slurm_error(RMS_PREFIX "no local task id");
+		return -1;
+	}
+	char err[RMS_ERRLEN];
+	rms_envset env = { 0 };
+	rm_env rank_env = { 0 };
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (rms_g.hw &&
+	    rm_node_rank_env(rms_g.hw, (uint32_t)local,
+			     rms_g.plan.tasks_per_node, &rank_env, &e) != RM_OK)
+		rm_env_free(&rank_env);
+	bool ok = rms_task_env(&rms_g.plan, rms_g.host_index, (uint32_t)local,
+			       rms_g.jobid, rms_g.file.path, &rms_g.nccl,
+			       rms_g.nccl_override, &rank_env, &env, err,
+			       sizeof(err));
+	rm_env_free(&rank_env);
+	if (!ok)
+		set_error("%s", err);
+	else
+		set_all(sp, &env);
+	rms_envset_free(&env);
+	spank_unsetenv(sp, RMS_DIGEST_ENV);
+	if (rms_g.failed) {
+		slurm_error(RMS_PREFIX "%s", rms_g.error);
+		return -1;
+	}
+	if (local == 0 && rms_g.warning[0])
+		fprintf(stderr, RMS_PREFIX "warning: %s\n", rms_g.warning);
+	return 0;
+}
+
+void rms_remote_exit(void)
+{
+	rms_file_remove(&rms_g.file, rms_g.uid);
+	rms_plan_free(&rms_g.plan);
+	rm_env_free(&rms_g.nccl);
+	rm_node_free(rms_g.hw);
+	rms_g.hw = NULL;
+	rms_conf_free(&rms_g.conf);
+}

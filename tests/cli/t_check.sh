@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# rankmap check: our own maps pass, a user's assignment is scored the same
+# way, a broken one fails naming the rule, and --baseline compares.
+source "$(dirname "$0")/../lib.sh"
+T=$(mktemp -d /tmp/rankmap-check.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+cat >topo.conf <<'CONF'
+SwitchName=leaf1 Nodes=n[1-4]
+SwitchName=leaf2 Nodes=n[5-8]
+SwitchName=spine Switches=leaf[1-2]
+CONF
+P=(--layout 4x2x4 --gpus-per-node 4 --topology topo.conf)
+"$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format json -o map.json
+"$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format yaml -o map.yaml
+"$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format csv -o map.csv
+
+run own-json 0 "$RANKMAP" check --map map.json --topology topo.conf
+has own-json-ok "$OUT" 'all must-rules hold: yes'
+run own-yaml 0 "$RANKMAP" check --map map.yaml --topology topo.conf
+run own-json-report 0 "$RANKMAP" check --map map.json --topology topo.conf --format json
+cp "$OUT" report.json
+if python3 - map.json report.json >py.out 2>&1 <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+assert r["schema"] == "rankmap-check/1"
+# Scoring the written map again gives the numbers written in it.
+assert r["map"] == m["validation"], (r["map"], m["validation"])
+assert r["map"]["must_ok"] is True and r["map"]["tp_split"] == 0
+print("ok")
+PY
+then pass check-matches-plan; else fail check-matches-plan "$(tail -5 py.out)"; fi
+
+# The csv from plan is a valid assignment file: same scores.
+run csv-as-assignment 0 "$RANKMAP" check --assignment map.csv --layout 4x2x4 --gpus-per-node 4 --topology topo.conf --format json
+if python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["map"]; b=json.load(open(sys.argv[2]))["map"]; assert a==b, (a,b)' "$OUT" report.json 2>py.out; then
+	pass assignment-same-scores; else fail assignment-same-scores "$(tail -3 py.out)"; fi
+
+# A user's launcher that spreads each TP group over two nodes.
+{
+	echo "# rank host gpu: TP pairs split across nodes"
+	for r in $(seq 0 31); do
+		n=$(( (r % 2) * 4 + (r / 8) % 4 + 1 ))
+		echo "$r n$n $(( (r / 2) % 4 ))"
+	done
+} >split.txt
+run tp-split 1 "$RANKMAP" check --assignment split.txt --layout 4x2x4 --gpus-per-node 4 --topology topo.conf
+has tp-split-named "$OUT" 'FAIL  TP groups inside one NVLink domain \(8 of 8 split\)'
+has tp-split-verdict "$OUT" 'all must-rules hold: NO'
+
+# --baseline: the numbers of both side by side.
+run baseline 0 "$RANKMAP" check --map map.json --topology topo.conf --baseline --nodes 'n[1-8]'
+has baseline-header "$OUT" 'checked +baseline'
+has baseline-row "$OUT" 'TP groups leaving NVLink domain +0 +[0-9]+'
+run baseline-json 0 "$RANKMAP" check --map map.json --topology topo.conf --baseline --format json
+if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert set(j)=={"schema","source","map","baseline"}' "$OUT" 2>py.out; then
+	pass baseline-json-shape; else fail baseline-json-shape "$(tail -3 py.out)"; fi
+# The split assignment against plain block order over its own nodes: the
+# exit code follows the checked map, the baseline column is Slurm's.
+run assignment-vs-baseline 1 "$RANKMAP" check --assignment split.txt --layout 4x2x4 --order tp-pp-dp --gpus-per-node 4 --topology topo.conf --baseline
+has baseline-both "$OUT" 'all must-rules hold +NO +yes'
+
+# Usage errors.
+run map-and-layout 2 "$RANKMAP" check --map map.json --layout 4x2x4
+has map-and-layout-msg "$ERR" '^rankmap: check: --layout and --order go with --assignment'
+run neither 2 "$RANKMAP" check --topology topo.conf
+run csv-format 2 "$RANKMAP" check --map map.json --format csv
+finish

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# rankmap explain / suggest: the Llama 3 405B case, JSON, bad input.
+. "$(dirname "$0")/../lib.sh"
+SUITE=cli/explain
+if [ ! -x "$RANKMAP" ]; then
+	skip all "no $RANKMAP (build first)"
+	exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+case405=(--model llama3-405b --hw h100-sxm-80gb --batch 16M)
+
+# The worked case (numbers derived by hand in tests/unit/test_model.c and
+# docs/explain.md): 2,048 sequences over dp=128 -> 16 micro-batches; 16 B
+# x 3.45e9 params + 4 GiB activations + 0.53 + 4 reserve = 59.95 GiB.
+run explain_405b 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
+has explain_405b_m "$OUT" 'm = 2048 / \(dp 128 x b 1\) = 16 micro-batches'
+has explain_405b_total "$OUT" 'total +59\.9[0-9] +56\.9[0-9]'
+has explain_405b_fits "$OUT" 'HBM 79\.6 GiB: fits'
+has explain_405b_flops "$OUT" '= 2\.6381e\+12'
+has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +360 '
+has explain_405b_dp "$OUT" '^  dp +128 .*overlaps'
+has explain_405b_1f1b "$OUT" '1f1b +\(p-1\)/m +0\.9375'
+has explain_405b_il8 "$OUT" 'interleaved:8 +\(p-1\)/\(v\*m\) +0\.1172'
+has explain_405b_swap "$OUT" 'swap tp<->pp: .*tp moves nvlink -> '
+has explain_405b_note "$OUT" 'ideal nesting assumed'
+
+run explain_json 0 "$RANKMAP" explain "${case405[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
+has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"]' "$OUT"; then
+		pass explain_json_parses
+	else
+		fail explain_json_parses "$(head -c 300 "$OUT")"
+	fi
+else
+	skip explain_json_parses "no python3"
+fi
+
+# PP=8 is below the memory floor: exit 1 and say by how much
+run explain_pp8 1 "$RANKMAP" explain "${case405[@]}" --layout 8x8x256
+has explain_pp8_short "$OUT" 'DOES NOT FIT, short by'
+
+# settings are echoed
+run explain_set 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule interleaved:4 --sharding zero1 --set compute_eff=0.4
+has explain_set_echo "$OUT" 'schedule interleaved:4, recompute full, sharding zero1, .*compute_eff 0\.40'
+
+run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
+if sed -n '/^  rank/,/^$/p' "$OUT" | head -4 | grep -q 'tp=8,pp=16,dp=128 '; then
+	pass suggest_405b_top3
+else
+	fail suggest_405b_top3 "$(head -c 800 "$OUT")"
+fi
+run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
+has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
+has suggest_pp8 "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*memory floor'
+run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
+has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
+
+# bad input
+run bad_preset 2 "$RANKMAP" explain --model llama9 --layout 8x16x128
+has bad_preset_msg "$ERR" "unknown model preset 'llama9'"
+run bad_hw 2 "$RANKMAP" explain --model llama3-8b --hw tpu9 --layout 8x1x1
+has bad_hw_msg "$ERR" "unknown hardware preset 'tpu9'"
+run bad_product 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --gpus 1000
+run bad_batch 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --batch 0
+run bad_negative 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --micro-batch -1
+run bad_eff 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set compute_eff=1.5
+run bad_key 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set warp=9
+run no_model 2 "$RANKMAP" explain --layout 8x16x128
+run no_gpus 2 "$RANKMAP" suggest --model llama3-8b
+run bad_option 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x1 --frobnicate
+run none_fit 1 "$RANKMAP" suggest --model llama3-405b --gpus 8
+
+printf 'layers: 126\nhidden: 16384\nffn: 53248\nheads: 128\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/m.yaml"
+run yaml_model 0 "$RANKMAP" explain --model "$T/m.yaml" --batch 16M --layout 8x16x128
+has yaml_model_params "$OUT" 'N = 4\.0585e\+11 \(derived\)'
+printf 'layers: 126\nhidden: 16384\nffn: -1\n' >"$T/bad.yaml"
+run yaml_bad 2 "$RANKMAP" explain --model "$T/bad.yaml" --layout 8x16x128
+has yaml_bad_where "$ERR" 'bad\.yaml:3:6'
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntiers:\n  - {name: leaf, gpus: 32, oversubscription: 0.5}\n' >"$T/hw.yaml"
+run yaml_hw_bad 2 "$RANKMAP" suggest --model llama3-8b --gpus 64 --hw "$T/hw.yaml"
+has yaml_hw_bad_where "$ERR" 'hw\.yaml:7:'
+run yaml_missing 2 "$RANKMAP" explain --model "$T/none.yaml" --layout 8x1x1
+finish

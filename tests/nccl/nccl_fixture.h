@@ -1,0 +1,78 @@
+/*
+ * nccl_fixture.h - maps for the librankmap-nccl tests, made the way a job
+ * gets them: planned by librankmap, written as rankmap-map/1 JSON to a
+ * file, read back with rm_map_read.
+ */
+#ifndef RM_NCCL_FIXTURE_H
+#define RM_NCCL_FIXTURE_H
+
+#include "internal.h"
+#include "rankmap_nccl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct fx_map {
+	char path[64];
+	char *json;                  /* the file's text */
+	size_t len;
+	rm_map *map;                 /* read back from the file */
+} fx_map;
+
+/* Plan `layout` on `nodes` (gpn GPUs each) under `topology` (Slurm
+ * topology.conf text, NULL = flat), write it, read it back. */
+static bool fx_make(fx_map *fx, const char *layout, const char *order,
+		    const char *nodes, uint32_t gpn, const char *topology)
+{
+	rm_layout l;
+	rm_order o;
+	rm_hostlist hl = { 0 };
+	rm_error e = { 0 };
+	rm_fabric *f = NULL;
+	rm_map *planned = NULL;
+	memset(fx, 0, sizeof(*fx));
+	bool ok = !rm_layout_parse(layout, &l, &e) &&
+		  !rm_order_parse(order, &l, &o, &e) &&
+		  !rm_hostlist_parse(nodes, &hl, &e);
+	if (ok && topology)
+		ok = !rm_fabric_new(&f, &e) &&
+		     !rm_fabric_parse_topology(f, topology, strlen(topology),
+					       "test.conf", &e);
+	if (ok) {
+		rm_plan_opts po = { .layout = &l, .order = order ? &o : NULL,
+				    .nodes = (const char *const *)hl.host,
+				    .nnodes = hl.n, .gpus_per_node = gpn,
+				    .fabric = f };
+		ok = !rm_plan(&po, &planned, &e) &&
+		     !rm_map_write(planned, RM_FMT_JSON, &fx->json, &fx->len,
+				   &e);
+	}
+	if (ok) {
+		snprintf(fx->path, sizeof(fx->path), "/tmp/rmn-map.XXXXXX");
+		int fd = mkstemp(fx->path);
+		ok = fd >= 0 && write(fd, fx->json, fx->len) ==
+					(ssize_t)fx->len;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (ok)
+		ok = !rm_map_read(fx->path, &fx->map, &e);
+	if (!ok)
+		printf("  fixture %s: %s\n", layout, e.msg);
+	rm_map_free(planned);
+	rm_fabric_free(f);
+	rm_hostlist_free(&hl);
+	return ok;
+}
+
+static void fx_free(fx_map *fx)
+{
+	if (fx->path[0])
+		unlink(fx->path);
+	free(fx->json);
+	rm_map_free(fx->map);
+	memset(fx, 0, sizeof(*fx));
+}
+
+#endif

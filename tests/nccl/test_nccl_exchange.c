@@ -1,0 +1,378 @@
+/*
+ * test_nccl_exchange.c - the ncclUniqueId exchange between real processes
+ * over TCP on 127.0.0.1: every rank is a fork'ed child that reports what
+ * rmn_exchange gave it through a pipe.
+ */
+#include "test.h"
+#include "rankmap_nccl.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ID_LEN 128
+#define MAXP 8
+
+typedef struct result {
+	int code;
+	unsigned char blob[ID_LEN];
+	char msg[1024];
+} result;
+
+typedef struct task {
+	uint32_t rank, nranks;
+	const char *digest;
+	int delay_ms;                /* start late */
+	uint32_t timeout_ms;
+} task;
+
+static const char *D1 =
+	"1111111111111111111111111111111111111111111111111111111111111111";
+static const char *D2 =
+	"2222222222222222222222222222222222222222222222222222222222222222";
+
+static uint16_t free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	bind(fd, (struct sockaddr *)&a, sizeof(a));
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static void root_blob(unsigned char *b)
+{
+	for (int i = 0; i < ID_LEN; i++)
+		b[i] = (unsigned char)(i * 7 + 3);
+}
+
+static pid_t spawn(const task *t, uint16_t port, int *rfd)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (t->delay_ms)
+			poll(NULL, 0, t->delay_ms);
+		result r;
+		memset(&r, 0, sizeof(r));
+		if (t->rank == 0)
+			root_blob(r.blob);
+		rmn_exchange_opts o = { .host = "127.0.0.1",
+					.port = port,
+					.rank = t->rank,
+					.nranks = t->nranks,
+					.digest = t->digest,
+					.timeout_ms = t->timeout_ms };
+		rmn_error e = { 0 };
+		r.code = rmn_exchange(&o, r.blob, ID_LEN, &e);
+		memcpy(r.msg, e.msg, sizeof(r.msg));
+		if (write(p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	*rfd = p[0];
+	return pid;
+}
+
+static void collect(int n, const pid_t *pid, const int *rfd, result *res)
+{
+	for (int i = 0; i < n; i++) {
+		memset(&res[i], 0, sizeof(res[i]));
+		res[i].code = -1;
+		size_t got = 0;
+		while (got < sizeof(res[i])) {
+			ssize_t k = read(rfd[i], (char *)&res[i] + got,
+					 sizeof(res[i]) - got);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		if (got != sizeof(res[i]))
+			res[i].code = -1;
+		close(rfd[i]);
+		int status;
+		waitpid(pid[i], &status, 0);
+	}
+}
+
+static void run_tasks(int n, const task *t, uint16_t port, result *res)
+{
+	pid_t pid[MAXP];
+	int rfd[MAXP];
+	for (int i = 0; i < n; i++)
+		pid[i] = spawn(&t[i], port, &rfd[i]);
+	collect(n, pid, rfd, res);
+}
+
+static void all_ranks_get_the_id(void)
+{
+	task t[6];
+	result r[6];
+	unsigned char want[ID_LEN];
+	root_blob(want);
+	for (int i = 0; i < 6; i++)
+		/* Rank 0 comes last: the others must keep retrying. */
+		t[i] = (task){ .rank = (uint32_t)(5 - i), .nranks = 6,
+			       .digest = D1, .timeout_ms = 10000,
+			       .delay_ms = i == 5 ? 300 : 0 };
+	run_tasks(6, t, free_port(), r);
+	for (int i = 0; i < 6; i++) {
+		CHECK_INT(r[i].code, RMN_OK);
+		CHECK(memcmp(r[i].blob, want, ID_LEN) == 0);
+		if (r[i].code != RMN_OK)
+			printf("  rank %u: %s\n", t[i].rank, r[i].msg);
+	}
+}
+
+static void a_missing_peer_times_out_by_name(void)
+{
+	task t[3] = {
+		{ .rank = 0, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
+		{ .rank = 1, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
+		{ .rank = 3, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
+	};
+	result r[3];
+	time_t t0 = time(NULL);
+	run_tasks(3, t, free_port(), r);
+	CHECK(time(NULL) - t0 < 15);
+	CHECK_INT(r[0].code, RMN_ETIMEOUT);
+	CHECK_HAS(r[0].msg, "rank 2 (1 of 4) did not reach rank 0");
+	/* The ranks that came are told why, by rank 0. */
+	for (int i = 1; i < 3; i++) {
+		CHECK_INT(r[i].code, RMN_ETIMEOUT);
+		CHECK_HAS(r[i].msg, "rank 2 (1 of 4)");
+	}
+}
+
+static void several_missing_are_listed_as_ranges(void)
+{
+	task t[2] = {
+		{ .rank = 0, .nranks = 8, .timeout_ms = 800 },
+		{ .rank = 4, .nranks = 8, .timeout_ms = 800 },
+	};
+	result r[2];
+	run_tasks(2, t, free_port(), r);
+	CHECK_INT(r[0].code, RMN_ETIMEOUT);
+	CHECK_HAS(r[0].msg, "ranks 1-3, 5-7 (6 of 8)");
+}
+
+static void no_rank_zero_times_out(void)
+{
+	task t = { .rank = 1, .nranks = 2, .timeout_ms = 600 };
+	result r;
+	uint16_t port = free_port();
+	run_tasks(1, &t, port, &r);
+	CHECK_INT(r.code, RMN_ETIMEOUT);
+	CHECK_HAS(r.msg, "could not reach rank 0 at '127.0.0.1':");
+}
+
+static void a_different_map_is_refused(void)
+{
+	task t[3] = {
+		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
+		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
+		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 8000,
+		  .delay_ms = 400 },
+	};
+	result r[3];
+	run_tasks(3, t, free_port(), r);
+	CHECK_INT(r[0].code, RMN_EREFUSED);
+	CHECK_HAS(r[0].msg, "rank 2 has map digest '2222222222222222'");
+	CHECK_HAS(r[0].msg, "different map files");
+	CHECK_INT(r[2].code, RMN_EREFUSED);
+	CHECK_HAS(r[2].msg, "refused");
+	CHECK_HAS(r[2].msg, "rank 2 has map digest");
+	/* The innocent rank hears the same reason, it does not hang. */
+	CHECK_INT(r[1].code, RMN_EREFUSED);
+	CHECK_HAS(r[1].msg, "different map files");
+}
+
+static void twice_the_same_rank_is_refused(void)
+{
+	task t[4] = {
+		{ .rank = 0, .nranks = 3, .timeout_ms = 5000, .delay_ms = 200 },
+		{ .rank = 1, .nranks = 3, .timeout_ms = 5000 },
+		{ .rank = 1, .nranks = 3, .timeout_ms = 5000 },
+		{ .rank = 2, .nranks = 3, .timeout_ms = 5000, .delay_ms = 500 },
+	};
+	result r[4];
+	run_tasks(4, t, free_port(), r);
+	CHECK_INT(r[0].code, RMN_OK);
+	CHECK_INT(r[3].code, RMN_OK);
+	CHECK_INT((r[1].code == RMN_OK) + (r[2].code == RMN_OK), 1);
+	CHECK_HAS(r[1].code ? r[1].msg : r[2].msg, "rank 1 connected twice");
+}
+
+static void another_world_size_is_refused(void)
+{
+	task t[3] = {
+		{ .rank = 0, .nranks = 2, .timeout_ms = 4000, .delay_ms = 100 },
+		{ .rank = 1, .nranks = 5, .timeout_ms = 4000 },
+		{ .rank = 1, .nranks = 2, .timeout_ms = 4000, .delay_ms = 400 },
+	};
+	result r[3];
+	run_tasks(3, t, free_port(), r);
+	CHECK_INT(r[1].code, RMN_EREFUSED);
+	CHECK_HAS(r[1].msg, "rank 0 expects 2 ranks");
+	CHECK_INT(r[0].code, RMN_OK);
+	CHECK_INT(r[2].code, RMN_OK);
+}
+
+static int connect_to(uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	for (int i = 0; i < 100; i++) {
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			return fd;
+		poll(NULL, 0, 20);
+	}
+	close(fd);
+	return -1;
+}
+
+static void strangers_do_not_disturb(void)
+{
+	task t[3] = {
+		{ .rank = 0, .nranks = 3, .timeout_ms = 5000 },
+		{ .rank = 1, .nranks = 3, .timeout_ms = 5000, .delay_ms = 300 },
+		{ .rank = 2, .nranks = 3, .timeout_ms = 5000, .delay_ms = 300 },
+	};
+	uint16_t port = free_port();
+	pid_t pid[3];
+	int rfd[3];
+	result r[3];
+	pid[0] = spawn(&t[0], port, &rfd[0]);
+	/* A scanner that says garbage, one that says nothing, and one that
+	 * hangs up halfway through a hello. */
+	int noisy = connect_to(port), silent = connect_to(port);
+	int half = connect_to(port);
+	char junk[200];
+	memset(junk, 'A', sizeof(junk));
+	CHECK(noisy >= 0 && silent >= 0 && half >= 0);
+	if (noisy >= 0)
+		CHECK(send(noisy, junk, sizeof(junk), MSG_NOSIGNAL) > 0);
+	if (half >= 0) {
+		CHECK(send(half, "RMNXCHG1\0\0", 10, MSG_NOSIGNAL) == 10);
+		close(half);
+	}
+	for (int i = 1; i < 3; i++)
+		pid[i] = spawn(&t[i], port, &rfd[i]);
+	collect(3, pid, rfd, r);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(r[i].code, RMN_OK);
+	if (noisy >= 0)
+		close(noisy);
+	if (silent >= 0)
+		close(silent);
+}
+
+/* A fake rank 0 that answers with `reply`; returns what rank 1 got. */
+static void fake_root(const void *reply, size_t len, result *r)
+{
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	int one = 1;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	bind(lfd, (struct sockaddr *)&a, sizeof(a));
+	listen(lfd, 4);
+	getsockname(lfd, (struct sockaddr *)&a, &l);
+	task t = { .rank = 1, .nranks = 2, .timeout_ms = 2000 };
+	int rfd;
+	pid_t pid = spawn(&t, ntohs(a.sin_port), &rfd);
+	int fd = accept(lfd, NULL, NULL);
+	char hello[200];
+	if (fd >= 0) {
+		CHECK(recv(fd, hello, sizeof(hello), 0) > 0);
+		send(fd, reply, len, MSG_NOSIGNAL);
+		close(fd);
+	}
+	close(lfd);
+	collect(1, &pid, &rfd, r);
+}
+
+static void hostile_answers_are_rejected(void)
+{
+	result r;
+	fake_root("HTTP/1.1 400 Bad Request\r\n\r\n", 28, &r);
+	CHECK_INT(r.code, RMN_ENET);
+	CHECK_HAS(r.msg, "no valid answer");
+
+	/* Right magic, "ok", but a 4 GB id. */
+	unsigned char big[16] = "RMNXCHG1\0\0\0\0\xff\xff\xff\xff";
+	fake_root(big, sizeof(big), &r);
+	CHECK_INT(r.code, RMN_ENET);
+	CHECK_HAS(r.msg, "expected 128");
+
+	/* A refusal whose text is long and full of control bytes. */
+	unsigned char bad[16 + 40] = "RMNXCHG1\0\0\0\x06\0\0\0\x28";
+	for (int i = 16; i < 56; i++)
+		bad[i] = (unsigned char)(i % 2 ? 0x1b : 'x');
+	fake_root(bad, sizeof(bad), &r);
+	CHECK_INT(r.code, RMN_EREFUSED);
+	CHECK(strchr(r.msg, 0x1b) == NULL);
+	CHECK_HAS(r.msg, "\\x1b");
+}
+
+static void bad_arguments(void)
+{
+	unsigned char id[ID_LEN];
+	rmn_error e = { 0 };
+	rmn_exchange_opts o = { .host = "127.0.0.1", .port = 1, .rank = 3,
+				.nranks = 3 };
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
+	CHECK_HAS(e.msg, "rank 3 of a world of 3");
+	o.rank = 0;
+	CHECK_INT(rmn_exchange(&o, id, 0, &e), RMN_EINPUT);
+	CHECK_INT(rmn_exchange(&o, id, RMN_BLOB_MAX + 1, &e), RMN_EINPUT);
+	o.rank = 1;
+	o.host = "";
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
+	CHECK_HAS(e.msg, "MASTER_ADDR");
+	o.host = "127.0.0.1";
+	o.port = 0;
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
+	/* A world of one needs no network at all. */
+	o.rank = 0;
+	o.nranks = 1;
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_OK);
+	o.rank = 1;
+	o.nranks = 2;
+	o.port = 9;
+	o.host = "no-such-host.invalid";
+	o.timeout_ms = 500;
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_ENET);
+	CHECK_HAS(e.msg, "cannot resolve rank 0's host 'no-such-host.invalid'");
+}
+
+int main(void)
+{
+	RUN("nccl_exchange", all_ranks_get_the_id);
+	RUN("nccl_exchange", a_missing_peer_times_out_by_name);
+	RUN("nccl_exchange", several_missing_are_listed_as_ranges);
+	RUN("nccl_exchange", no_rank_zero_times_out);
+	RUN("nccl_exchange", a_different_map_is_refused);
+	RUN("nccl_exchange", twice_the_same_rank_is_refused);
+	RUN("nccl_exchange", another_world_size_is_refused);
+	RUN("nccl_exchange", strangers_do_not_disturb);
+	RUN("nccl_exchange", hostile_answers_are_rejected);
+	RUN("nccl_exchange", bad_arguments);
+	TEST_EXIT();
+}

@@ -1,0 +1,264 @@
+/*
+ * test_check.c - rm_check on hand-made maps (what a user's own launch
+ * does), its rejections of broken maps, and rm_map_group's groups.
+ */
+#include "internal.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A map as a user's assignment would give it: rank r on host where[r][0],
+ * GPU where[r][1]; coordinates from the numbering order. */
+static rm_map *mk(const char *layout, const char *order, uint32_t g,
+		  const char *hosts, const uint32_t (*where)[2])
+{
+	rm_error e = { 0 };
+	rm_map *m = calloc(1, sizeof(*m));
+	rm_hostlist hl = { 0 };
+	if (rm_layout_parse(layout, &m->layout, &e) ||
+	    rm_order_parse(order, &m->layout, &m->order, &e) ||
+	    rm_hostlist_parse(hosts, &hl, &e)) {
+		printf("  setup: %s\n", e.msg);
+		free(m);
+		return NULL;
+	}
+	m->world = (uint32_t)rm_layout_world(&m->layout);
+	m->gpus_per_node = g;
+	m->host = hl.host;
+	m->nhost = (uint32_t)hl.n;
+	m->rank = calloc(m->world, sizeof(rm_rank));
+	for (uint32_t r = 0; r < m->world; r++) {
+		m->rank[r].node = where[r][0];
+		m->rank[r].local_gpu = where[r][1];
+		rm_rank_decode(&m->layout, &m->order, r, m->rank[r].coord);
+	}
+	return m;
+}
+
+static rm_fabric *topo(const char *text)
+{
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	if (rm_fabric_new(&f, &e) ||
+	    rm_fabric_parse_topology(f, text, strlen(text), "t.conf", &e)) {
+		printf("  topology: %s\n", e.msg);
+		rm_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void block_order(uint32_t (*w)[2], uint32_t n, uint32_t g)
+{
+	for (uint32_t r = 0; r < n; r++) {
+		w[r][0] = r / g;
+		w[r][1] = r % g;
+	}
+}
+
+static void scores_pp_and_dp(void)
+{
+	/* tp=4,pp=2,dp=2 on 4-GPU nodes in block order over n1,n3,n2,n4:
+	 * replica 0 = n1 (stage 0) + n3 (stage 1), replica 1 = n2 + n4.
+	 * Both replicas cross from L1 to L2 with 4 pairs each. Chains of
+	 * 2*4 = 8 GPUs fit the 8-GPU leaves twice: the bound is 0. DP peers
+	 * (r, r+8) are n1/n2 or n3/n4: one leaf per group, same GPU. */
+	rm_fabric *f = topo("SwitchName=L1 Nodes=n[1-2]\n"
+			    "SwitchName=L2 Nodes=n[3-4]\n"
+			    "SwitchName=S Switches=L[1-2]\n");
+	uint32_t w[16][2];
+	block_order(w, 16, 4);
+	rm_map *m = mk("4x2x2", NULL, 4, "n1,n3,n2,n4", w);
+	rm_error e;
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	rm_report *r = &m->report;
+	CHECK(r->must_ok);
+	CHECK_INT(r->world, 16);
+	CHECK_INT(r->tp_groups, 4);
+	CHECK_INT(r->pp_pairs, 8);
+	CHECK_INT(r->pp_cross, 8);
+	CHECK_INT(r->pp_same_leaf, 0);
+	CHECK_INT(r->pp_cross_lower_bound, 0);
+	CHECK_INT(r->dp_groups, 8);
+	CHECK_INT(r->dp_pairs, 8);
+	CHECK_INT(r->dp_rail_aligned, 8);
+	CHECK_INT(r->dp_leaves_max, 1);
+	CHECK_INT(r->dp_tops_max, 1);
+	CHECK_INT(r->leaves, 2);
+	CHECK_INT(r->nwarning, 0);
+	rm_map_free(m);
+
+	/* the same ranks over n1,n2,n3,n4: no crossing, DP spans 2 leaves */
+	m = mk("4x2x2", NULL, 4, "n1,n2,n3,n4", w);
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	CHECK_INT(m->report.pp_cross, 0);
+	CHECK_INT(m->report.pp_same_leaf, 8);
+	CHECK_INT(m->report.dp_leaves_max, 2);
+	CHECK(m->report.dp_leaves_mean > 1.99 && m->report.dp_leaves_mean < 2.01);
+	/* checking again replaces the report instead of adding to it */
+	CHECK_INT(rm_check(m, NULL, &e), RM_OK);
+	CHECK_INT(m->report.nwarning, 1);
+	CHECK_INT(rm_check(m, NULL, &e), RM_OK);
+	CHECK_INT(m->report.nwarning, 1);
+	CHECK_INT(m->report.pp_same_leaf, 8);
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void tp_split(void)
+{
+	/* TP=8 over two 4-GPU nodes with node domains: the one TP group
+	 * leaves its domain. */
+	uint32_t w[8][2];
+	block_order(w, 8, 4);
+	rm_map *m = mk("8x1x1", NULL, 4, "n1,n2", w);
+	rm_error e;
+	CHECK_INT(rm_check(m, NULL, &e), RM_OK);
+	CHECK(!m->report.must_ok);
+	CHECK_INT(m->report.tp_split, 1);
+	CHECK_INT(m->report.nwarning, 2);
+	if (m->report.nwarning == 2)
+		CHECK_HAS(m->report.warning[1],
+			  "1 of 1 TP groups leave their NVLink domain (the first has rank 0 on 'n1' and rank 4 on 'n2')");
+	rm_map_free(m);
+}
+
+static void rails(void)
+{
+	/* pp=2 on two nodes of one rail unit: same local GPU = same rail */
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	rm_fabric_new(&f, &e);
+	char *un[] = { "su1" }, *nodes[] = { "n[1-2]" };
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 2;
+	s.unit_name = un;
+	s.unit_nodes = nodes;
+	s.nunits = 1;
+	s.rails = 2;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	uint32_t same[2][2] = { { 0, 0 }, { 1, 0 } };
+	uint32_t other[2][2] = { { 0, 0 }, { 1, 1 } };
+	rm_map *m = mk("pp=2,dp=1", NULL, 2, "n1,n2", same);
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	CHECK_INT(m->report.pp_same_rail, 1);
+	CHECK_INT(m->report.pp_rail_aligned, 1);
+	CHECK_INT(m->report.pp_cross, 0);
+	rm_map_free(m);
+	m = mk("pp=2,dp=1", NULL, 2, "n1,n2", other);
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	CHECK_INT(m->report.pp_same_rail, 0);
+	CHECK_INT(m->report.pp_cross, 1);
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void rejects(void)
+{
+	uint32_t w[8][2];
+	rm_error e;
+	block_order(w, 8, 4);
+	w[1][1] = 0;   /* rank 1 on GPU 0 of n1, like rank 0 */
+	rm_map *m = mk("8x1x1", NULL, 4, "n1,n2", w);
+	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "ranks 0 and 1 both use GPU 0 of 'n1'");
+	rm_map_free(m);
+
+	block_order(w, 8, 4);
+	w[5][1] = 4;
+	m = mk("8x1x1", NULL, 4, "n1,n2", w);
+	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "rank 5 is on GPU 4 of 'n2', which has GPUs 0..3");
+	rm_map_free(m);
+
+	block_order(w, 8, 4);
+	w[7][0] = 2;
+	m = mk("8x1x1", NULL, 4, "n1,n2", w);
+	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "rank 7 is on host 2, but the map has 2 hosts");
+	rm_map_free(m);
+
+	block_order(w, 8, 4);
+	m = mk("4x2x1", NULL, 4, "n1,n2", w);
+	if (m) {
+		m->rank[3].coord[RM_AXIS_PP] = 1;
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "rank 3 has pp=1 but numbering order");
+		m->rank[3].coord[RM_AXIS_PP] = 0;
+		m->world = 4;
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "world is 4 but the layout multiplies to 8");
+		m->world = 8;
+		free(m->host[1]);
+		m->host[1] = strdup("n1");
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "host 'n1' is listed more than once");
+	}
+	rm_map_free(m);
+	CHECK_INT(rm_check(NULL, NULL, &e), RM_EINPUT);
+}
+
+static void groups(void)
+{
+	/* Megatron's documented example: world 16, TP=2 PP=4 DP=2, order
+	 * tp-cp-ep-dp-pp. TP [0,1],[2,3]...; DP [0,2],[1,3],[4,6]...;
+	 * PP [0,4,8,12],[1,5,9,13]... */
+	uint32_t w[16][2];
+	block_order(w, 16, 8);
+	rm_map *m = mk("tp=2,pp=4,dp=2", "megatron", 8, "n[1-2]", w);
+	if (!m)
+		return;
+	rm_error e;
+	uint32_t mem[4], id;
+	CHECK_INT(rm_map_group(m, RM_AXIS_TP, 3, mem, &id, &e), RM_OK);
+	CHECK_INT(mem[0], 2);
+	CHECK_INT(mem[1], 3);
+	CHECK_INT(id, 1);
+	CHECK_INT(rm_map_group(m, RM_AXIS_DP, 4, mem, &id, &e), RM_OK);
+	CHECK_INT(mem[0], 4);
+	CHECK_INT(mem[1], 6);
+	CHECK_INT(rm_map_group(m, RM_AXIS_DP, 1, mem, &id, &e), RM_OK);
+	CHECK_INT(mem[0], 1);
+	CHECK_INT(mem[1], 3);
+	CHECK_INT(rm_map_group(m, RM_AXIS_PP, 9, mem, &id, &e), RM_OK);
+	CHECK_INT(mem[0], 1);
+	CHECK_INT(mem[1], 5);
+	CHECK_INT(mem[2], 9);
+	CHECK_INT(mem[3], 13);
+	CHECK_INT(id, 1);
+	/* ids are dense and every member of a group reports the same id */
+	for (int a = 0; a < RM_NAXES; a++) {
+		uint32_t sz = m->layout.size[a], ngroups = 16 / sz;
+		uint32_t seen[16] = { 0 };
+		for (uint32_t r = 0; r < 16; r++) {
+			CHECK_INT(rm_map_group(m, (rm_axis)a, r, mem, &id, &e),
+				  RM_OK);
+			CHECK(id < ngroups);
+			if (id < ngroups)
+				seen[id]++;
+			for (uint32_t i = 0; i < sz; i++) {
+				uint32_t id2;
+				rm_map_group(m, (rm_axis)a, mem[i], NULL, &id2,
+					     &e);
+				CHECK_INT(id2, id);
+			}
+		}
+		for (uint32_t g = 0; g < ngroups; g++)
+			CHECK_INT(seen[g], sz);
+	}
+	CHECK_INT(rm_map_group(m, RM_AXIS_TP, 16, mem, &id, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "rank 16 is outside the world of 16");
+	rm_map_free(m);
+}
+
+int main(void)
+{
+	RUN("check", scores_pp_and_dp);
+	RUN("check", tp_split);
+	RUN("check", rails);
+	RUN("check", rejects);
+	RUN("check", groups);
+	TEST_EXIT();
+}

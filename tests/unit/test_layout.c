@@ -1,0 +1,222 @@
+/* test_layout.c - parsing, resolving and printing parallel layouts. */
+#include "rankmap.h"
+#include "test.h"
+
+static rm_layout L;
+static rm_error E;
+
+static bool same(const rm_layout *a, const rm_layout *b)
+{
+	if (a->naxes != b->naxes || a->dp_auto != b->dp_auto)
+		return false;
+	for (unsigned i = 0; i < a->naxes; i++)
+		if (a->nest[i] != b->nest[i])
+			return false;
+	for (int i = 0; i < RM_NAXES; i++)
+		if (a->size[i] != b->size[i])
+			return false;
+	return true;
+}
+
+static rm_status parse(const char *s)
+{
+	memset(&E, 0, sizeof(E));
+	return rm_layout_parse(s, &L, &E);
+}
+
+static void positional(void)
+{
+	CHECK_INT(parse("8x16x128"), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_TP], 8);
+	CHECK_INT(L.size[RM_AXIS_PP], 16);
+	CHECK_INT(L.size[RM_AXIS_DP], 128);
+	CHECK_INT(L.size[RM_AXIS_CP], 1);
+	CHECK_INT(L.size[RM_AXIS_EP], 1);
+	CHECK_INT(L.naxes, 3);
+	CHECK_INT(L.nest[0], RM_AXIS_TP);
+	CHECK_INT(L.nest[1], RM_AXIS_PP);
+	CHECK_INT(L.nest[2], RM_AXIS_DP);
+	CHECK(!L.dp_auto);
+	CHECK_INT(rm_layout_world(&L), 16384);
+
+	CHECK_INT(parse("2x4xauto"), RM_OK);
+	CHECK(L.dp_auto);
+	CHECK_INT(rm_layout_world(&L), 0);
+	CHECK_INT(parse("  8X1X2 "), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_TP], 8);
+}
+
+static void named(void)
+{
+	CHECK_INT(parse("tp=8,pp=16,dp=128"), RM_OK);
+	CHECK_INT(rm_layout_world(&L), 16384);
+	CHECK_INT(parse("pp=4,TP=2,Dp=auto"), RM_OK);
+	CHECK_INT(L.nest[0], RM_AXIS_PP);
+	CHECK_INT(L.nest[1], RM_AXIS_TP);
+	CHECK_INT(L.nest[2], RM_AXIS_DP);
+	CHECK(L.dp_auto);
+
+	/* dp left out: appended outermost as auto */
+	CHECK_INT(parse("tp=4,cp=2,ep=2,pp=8"), RM_OK);
+	CHECK_INT(L.naxes, 5);
+	CHECK_INT(L.nest[4], RM_AXIS_DP);
+	CHECK(L.dp_auto);
+	CHECK_INT(L.size[RM_AXIS_CP], 2);
+	CHECK_INT(L.size[RM_AXIS_EP], 2);
+}
+
+static void format(void)
+{
+	char buf[128];
+	CHECK_INT(parse("8x16x128"), RM_OK);
+	CHECK_INT(rm_layout_format(&L, buf, sizeof(buf)), 17);
+	CHECK_STR(buf, "tp=8,pp=16,dp=128");
+	CHECK_INT(parse("tp=2,pp=4"), RM_OK);
+	rm_layout_format(&L, buf, sizeof(buf));
+	CHECK_STR(buf, "tp=2,pp=4,dp=auto");
+	/* truncation reports the length needed */
+	char small[5];
+	CHECK_INT(rm_layout_format(&L, small, sizeof(small)), 17);
+	CHECK_STR(small, "tp=2");
+	/* the canonical form parses back to the same layout */
+	rm_layout a;
+	CHECK_INT(parse("cp=2,tp=4,dp=3,pp=5"), RM_OK);
+	a = L;
+	rm_layout_format(&a, buf, sizeof(buf));
+	CHECK_INT(parse(buf), RM_OK);
+	CHECK(same(&a, &L));
+}
+
+static void bad_values(void)
+{
+	CHECK_INT(parse("0x16x128"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'0'");
+	CHECK_HAS(E.msg, "at least 1");
+	CHECK_INT(parse("tp=-8,pp=2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'-8'");
+	CHECK_HAS(E.msg, "negative");
+	CHECK_INT(parse("8x1sixx2"), RM_EINPUT);
+	CHECK_INT(parse("8xabcx2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'abc'");
+	CHECK_HAS(E.msg, "not a number");
+	CHECK_INT(parse("tp=+8"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'+8'");
+	CHECK_INT(parse("tp=8.0"), RM_EINPUT);
+	CHECK_INT(parse("8x16x4294967296"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'4294967296'");
+	CHECK_HAS(E.msg, "too large");
+	CHECK_INT(parse("tp=99999999999999999999999"), RM_EINPUT);
+	CHECK_HAS(E.msg, "too large");
+	/* each fits in 32 bits, the product does not fit the limit */
+	CHECK_INT(parse("4096x4096x2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "2^24");
+	CHECK_INT(parse("4096x4096x1"), RM_OK);
+	CHECK_INT(parse("tp=65536,pp=65536,dp=65536"), RM_EINPUT);
+	CHECK_HAS(E.msg, "more than 16777216");
+	CHECK_INT(parse("autox2x2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'auto'");
+	CHECK_INT(parse("tp=auto"), RM_EINPUT);
+}
+
+static void bad_shape(void)
+{
+	CHECK_INT(parse("8x16x"), RM_EINPUT);
+	CHECK_HAS(E.msg, "empty field 3");
+	CHECK_INT(parse("8x16"), RM_EINPUT);
+	CHECK_HAS(E.msg, "exactly three");
+	CHECK_INT(parse("8x16x2x2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "exactly three");
+	CHECK_INT(parse(",tp=8"), RM_EINPUT);
+	CHECK_HAS(E.msg, "column 1");
+	CHECK_INT(parse("tp=8,,pp=2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "column 6");
+	CHECK_INT(parse("tp=8,pp=2,"), RM_EINPUT);
+	CHECK_HAS(E.msg, "empty field");
+	CHECK_INT(parse("tp=8,xp=2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "unknown axis 'xp'");
+	CHECK_INT(parse("tp=8,TP=2"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'TP' given twice");
+	CHECK_INT(parse("8x16,dp=4"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'8x16'");
+	CHECK_HAS(E.msg, "mixed");
+	CHECK_INT(parse("tp=8=2"), RM_EINPUT);
+	CHECK_INT(parse("tp= 8"), RM_EINPUT);
+	CHECK_HAS(E.msg, "column 4");
+	CHECK_INT(parse("tp=8,pp"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'pp'");
+	CHECK_INT(parse("tp="), RM_EINPUT);
+	CHECK_HAS(E.msg, "empty size for tp");
+	CHECK_INT(parse(""), RM_EINPUT);
+	CHECK_INT(parse("   "), RM_EINPUT);
+	CHECK_INT(rm_layout_parse(NULL, &L, &E), RM_EINPUT);
+	CHECK_INT(parse("tp=8\x01"), RM_EINPUT);
+	CHECK_HAS(E.msg, "\\x01");
+
+	char big[400];
+	memset(big, '1', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_INT(parse(big), RM_EINPUT);
+	CHECK_HAS(E.msg, "longer than 256");
+	/* the error path must not overwrite the caller's layout */
+	rm_layout before;
+	CHECK_INT(parse("2x2x2"), RM_OK);
+	before = L;
+	CHECK_INT(parse("2x2x0"), RM_EINPUT);
+	CHECK(same(&before, &L));
+}
+
+static void resolve(void)
+{
+	CHECK_INT(parse("tp=8,pp=16,dp=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16384, true, &E), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_DP], 128);
+	CHECK(!L.dp_auto);
+	CHECK_INT(rm_layout_world(&L), 16384);
+
+	CHECK_INT(parse("8x16xauto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_EINPUT);
+	CHECK_HAS(E.msg, "16376");
+	CHECK_HAS(E.msg, "128 GPUs in one replica");
+	CHECK_HAS(E.msg, "dp=127 would use 16256");
+
+	CHECK_INT(parse("8x16xauto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 64, true, &E), RM_EINPUT);
+	CHECK_HAS(E.msg, "at least 128");
+
+	CHECK_INT(parse("8x16x128"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16376, true, &E), RM_EINPUT);
+	CHECK_HAS(E.msg, "tp=8,pp=16,dp=128 needs 16384 GPUs, 16376 available");
+	CHECK_INT(rm_layout_resolve(&L, 16392, true, &E), RM_EINPUT);
+	CHECK_HAS(E.msg, "16392 available");
+	CHECK_INT(rm_layout_resolve(&L, 16392, false, &E), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16384, true, &E), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16383, false, &E), RM_EINPUT);
+
+	/* dp=auto beyond the world limit */
+	CHECK_INT(parse("tp=8"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 1ull << 30, true, &E), RM_EINPUT);
+	CHECK_HAS(E.msg, "16777216");
+}
+
+static void axis_names(void)
+{
+	CHECK_STR(rm_axis_name(RM_AXIS_TP), "tp");
+	CHECK_STR(rm_axis_name(RM_AXIS_DP), "dp");
+	CHECK_INT(rm_axis_from_name("Ep", 2), RM_AXIS_EP);
+	CHECK_INT(rm_axis_from_name("cp", 2), RM_AXIS_CP);
+	CHECK_INT(rm_axis_from_name("tpx", 3), -1);
+	CHECK_INT(rm_axis_from_name("tpx", 2), RM_AXIS_TP);
+	CHECK_INT(rm_axis_from_name(NULL, 2), -1);
+}
+
+int main(void)
+{
+	RUN("layout", positional);
+	RUN("layout", named);
+	RUN("layout", format);
+	RUN("layout", bad_values);
+	RUN("layout", bad_shape);
+	RUN("layout", resolve);
+	RUN("layout", axis_names);
+	TEST_EXIT();
+}

@@ -1,0 +1,364 @@
+/*
+ * test_mapio.c - map files: write/read round trips in JSON and YAML, strict
+ * reading of hand-edited maps, users' assignment files, csv/env output and
+ * the fabric digest.
+ */
+#include "mapio.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* tp=2,pp=2,dp=2 on two 4-GPU hosts, rank r on host r/4, GPU r%4. */
+static rm_map *small_map(const char *order)
+{
+	rm_map *m = calloc(1, sizeof(*m));
+	if (!m)
+		abort();
+	CHECK_INT(rm_layout_parse("tp=2,pp=2,dp=2", &m->layout, NULL), RM_OK);
+	CHECK_INT(rm_order_parse(order, &m->layout, &m->order, NULL), RM_OK);
+	m->world = 8;
+	m->gpus_per_node = 4;
+	m->nhost = 2;
+	m->host = calloc(2, sizeof(char *));
+	m->host_leaf = calloc(2, sizeof(char *));
+	m->host_unit = calloc(2, sizeof(char *));
+	m->host[0] = xstrdup("yes");         /* YAML 1.1 would read a bool */
+	m->host[1] = xstrdup("n\"2");
+	m->host_leaf[0] = xstrdup("leafA");
+	m->host_leaf[1] = xstrdup("leafA");
+	m->nspare = 1;
+	m->spare = calloc(1, sizeof(char *));
+	m->spare[0] = xstrdup("n3");
+	m->rank = calloc(8, sizeof(rm_rank));
+	for (uint32_t r = 0; r < 8; r++) {
+		m->rank[r].node = r / 4;
+		m->rank[r].local_gpu = r % 4;
+		rm_rank_decode(&m->layout, &m->order, r, m->rank[r].coord);
+	}
+	m->report.world = 8;
+	m->report.must_ok = true;
+	m->report.tp_groups = 4;
+	m->report.pp_pairs = 4;
+	m->report.pp_same_node = 4;
+	m->report.dp_groups = 4;
+	m->report.dp_leaves_max = 1;
+	m->report.dp_leaves_mean = 1.0 / 3.0;
+	m->report.nwarning = 1;
+	m->report.warning = calloc(1, sizeof(char *));
+	m->report.warning[0] = xstrdup("a \"quoted\"\twarning");
+	memset(m->inputs_sha256, 'a', 64);
+	return m;
+}
+
+static char *tmpfile_with(const char *text, size_t len)
+{
+	char *path = xstrdup("/tmp/rankmap-test-XXXXXX");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(write(fd, text, len) == (ssize_t)len);
+		close(fd);
+	}
+	return path;
+}
+
+static void roundtrip_fmt(rm_format fmt)
+{
+	rm_map *m = small_map("megatron");
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	rm_error e;
+	CHECK_INT(rm_map_write(m, fmt, &a, &alen, &e), RM_OK);
+	char *path = tmpfile_with(a, alen);
+	rm_map *back = NULL;
+	rm_status st = rm_map_read(path, &back, &e);
+	CHECK_INT(st, RM_OK);
+	if (st)
+		printf("  %s\n", e.msg);
+	if (back) {
+		CHECK_INT(back->world, 8);
+		CHECK_STR(back->host[1], "n\"2");
+		CHECK_STR(back->order.name, "megatron");
+		CHECK_INT(back->rank[5].node, 1);
+		CHECK_INT(back->rank[5].local_gpu, 1);
+		CHECK_STR(back->report.warning[0], "a \"quoted\"\twarning");
+		CHECK_INT(rm_map_write(back, fmt, &b, &blen, &e), RM_OK);
+		CHECK(b && blen == alen && memcmp(a, b, alen) == 0);
+	}
+	unlink(path);
+	free(path);
+	free(a);
+	free(b);
+	rm_map_free(m);
+	rm_map_free(back);
+}
+
+static void roundtrip_json(void)
+{
+	roundtrip_fmt(RM_FMT_JSON);
+}
+
+static void roundtrip_yaml(void)
+{
+	roundtrip_fmt(RM_FMT_YAML);
+}
+
+static void json_shape(void)
+{
+	rm_map *m = small_map(NULL);
+	char *j = NULL;
+	CHECK_INT(rm_map_write(m, RM_FMT_JSON, &j, NULL, NULL), RM_OK);
+	/* One rank per line, fields in the documented order. */
+	CHECK_HAS(j, "\n    {\"rank\":5,\"host\":\"n\\\"2\",\"node\":1,"
+		     "\"local_gpu\":1,\"tp\":1,\"pp\":0,\"dp\":1,"
+		     "\"leaf\":\"leafA\"}");
+	CHECK_HAS(j, "\"schema\": \"rankmap-map/1\"");
+	CHECK_HAS(j, "\"dp_leaves_mean\": 0.3333");
+	/* Nesting order tp,pp,dp: pp groups are {0,2}, dp groups {0,4}. */
+	CHECK_HAS(j, "\"pp\": [\n      [0,2],\n      [1,3],");
+	CHECK_HAS(j, "\"dp\": [\n      [0,4],");
+	free(j);
+	rm_map_free(m);
+}
+
+/* Replace the first `from` in `text` and read the result: must fail with
+ * a message containing `want`. */
+static void bad_edit(const char *text, const char *from, const char *to,
+		     const char *want)
+{
+	const char *at = strstr(text, from);
+	CHECK(at != NULL);
+	if (!at)
+		return;
+	size_t n = strlen(text), fl = strlen(from), tl = strlen(to);
+	char *edit = malloc(n - fl + tl + 1);
+	memcpy(edit, text, (size_t)(at - text));
+	memcpy(edit + (at - text), to, tl);
+	strcpy(edit + (at - text) + tl, at + fl);
+	char *path = tmpfile_with(edit, strlen(edit));
+	rm_map *m = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(rm_map_read(path, &m, &e), RM_EINPUT);
+	CHECK(m == NULL);
+	CHECK_HAS(e.msg, path);
+	CHECK_HAS(e.msg, want);
+	rm_map_free(m);
+	unlink(path);
+	free(path);
+	free(edit);
+}
+
+static void read_rejects(void)
+{
+	rm_map *m = small_map(NULL);
+	char *j = NULL;
+	CHECK_INT(rm_map_write(m, RM_FMT_JSON, &j, NULL, NULL), RM_OK);
+	bad_edit(j, "rankmap-map/1", "rankmap-map/2", "schema");
+	bad_edit(j, "\"world_size\": 8", "\"world_size\": 9", "world_size");
+	bad_edit(j, "{\"rank\":5,", "{\"rank\":4,", "rank 4 appears twice");
+	bad_edit(j, "\"local_gpu\":1,\"tp\":1,\"pp\":0,\"dp\":1",
+		 "\"local_gpu\":1,\"tp\":0,\"pp\":0,\"dp\":1", "tp is 0");
+	bad_edit(j, "\"node\":1,\"local_gpu\":1", "\"node\":1,\"local_gpu\":0",
+		 "share GPU 0");
+	bad_edit(j, "\"node\":1,\"local_gpu\":1", "\"node\":1,\"local_gpu\":4",
+		 "local_gpu");
+	bad_edit(j, "\"node\":1,", "\"node\":7,", "node");
+	bad_edit(j, "\"schema\"", "\"schemo\"", "unknown key");
+	bad_edit(j, "[0,4]", "[4,0]", "dp group 0");
+	bad_edit(j, "\"layout\": \"tp=2,pp=2,dp=2\"",
+		 "\"layout\": \"tp=2,pp=2,dp=0\"", "layout");
+	bad_edit(j, "\"n3\"", "\"yes\"", "listed twice");
+	bad_edit(j, "\"inputs_sha256\": \"a", "\"inputs_sha256\": \"A",
+		 "inputs_sha256");
+	bad_edit(j, "\"must_ok\": true", "\"must_ok\": 3", "must_ok");
+	bad_edit(j, "{\n", "[\n", ":1:");
+	free(j);
+	rm_map_free(m);
+	/* Not a map at all. */
+	char *path = tmpfile_with("\x7f" "ELF\x01\x02", 6);
+	rm_map *x = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK(rm_map_read(path, &x, &e) != RM_OK);
+	CHECK_HAS(e.msg, path);
+	unlink(path);
+	free(path);
+	CHECK(rm_map_read("/nonexistent/map.json", &x, &e) == RM_EIO);
+	CHECK_HAS(e.msg, "/nonexistent/map.json");
+}
+
+static rm_status assign(const char *text, const char *layout, rm_map **m,
+			rm_error *e, char **pathout)
+{
+	rm_layout l;
+	rm_order o;
+	CHECK_INT(rm_layout_parse(layout, &l, NULL), RM_OK);
+	CHECK_INT(rm_order_parse(NULL, &l, &o, NULL), RM_OK);
+	char *path = tmpfile_with(text, strlen(text));
+	memset(e, 0, sizeof(*e));
+	rm_status st = rm_map_read_assignment(path, &l, &o, 4, m, e);
+	unlink(path);
+	if (pathout)
+		*pathout = path;
+	else
+		free(path);
+	return st;
+}
+
+static void assignment_ok(void)
+{
+	rm_map *m = NULL;
+	rm_error e;
+	const char *text = "# what my launcher does\n"
+			   "rank,host,local_gpu,extra\n"
+			   "3, b1, 1, x\n"
+			   "0 a1 0   # first\n"
+			   "1\ta1\t1\n"
+			   "2,b1,0\n";
+	rm_status st = assign(text, "tp=2,dp=auto", &m, &e, NULL);
+	CHECK_INT(st, RM_OK);
+	if (st) {
+		printf("  %s\n", e.msg);
+		return;
+	}
+	CHECK_INT(m->world, 4);
+	CHECK_INT(m->layout.size[RM_AXIS_DP], 2);
+	CHECK_INT(m->nhost, 2);
+	CHECK_STR(m->host[0], "b1");             /* first seen */
+	CHECK_STR(m->host[1], "a1");
+	CHECK_INT(m->rank[3].node, 0);
+	CHECK_INT(m->rank[3].local_gpu, 1);
+	CHECK_INT(m->rank[3].coord[RM_AXIS_TP], 1);
+	CHECK_INT(m->rank[3].coord[RM_AXIS_DP], 1);
+	CHECK_INT(m->rank[0].node, 1);
+	rm_map_free(m);
+}
+
+static void assignment_bad_one(const char *text, const char *want)
+{
+	rm_map *m = NULL;
+	rm_error e;
+	char *path = NULL;
+	CHECK_INT(assign(text, "tp=2,dp=2", &m, &e, &path), RM_EINPUT);
+	CHECK(m == NULL);
+	CHECK_HAS(e.msg, path);
+	CHECK_HAS(e.msg, want);
+	free(path);
+	rm_map_free(m);
+}
+
+static void assignment_bad(void)
+{
+	assignment_bad_one("0 a 0\n1 a 1\n1 b 0\n3 b 1\n",
+			   ":3:1: rank 1 again (first on line 2)");
+	assignment_bad_one("0 a 0\n1 a 1\n2 b 0\n", "rank 3 is missing");
+	assignment_bad_one("0 a 0\n1 a 4\n2 b 0\n3 b 1\n", ":2:5: local_gpu 4");
+	assignment_bad_one("0 a 0\n1 a 0\n2 b 0\n3 b 1\n",
+			   "both on GPU 0 of a");
+	assignment_bad_one("0 a 0\nx1 a 1\n", ":2:1: rank 'x1' is not a whole");
+	assignment_bad_one("0 a 0\n-1 a 1\n", ":2:1: rank '-1'");
+	assignment_bad_one("0 a 0\n9 a 1\n2 b 0\n3 b 1\n",
+			   "rank 9 is outside the world of 4");
+	assignment_bad_one("0 a 0 7\n", ":1:1: expected 3 fields");
+	assignment_bad_one("0,,a,0\n", ":1:2: empty field");
+	assignment_bad_one("0 a\x01 0\n", "control byte 0x01");
+	assignment_bad_one("# nothing\n\n", "no rank records");
+	assignment_bad_one("0 a 99999999999\n", "local_gpu");
+}
+
+static void csv_env(void)
+{
+	rm_map *m = small_map(NULL);
+	char *c = NULL, *v = NULL;
+	CHECK_INT(rm_map_write(m, RM_FMT_CSV, &c, NULL, NULL), RM_OK);
+	CHECK(c && !strncmp(c, "rank,host,local_gpu,tp,pp,dp,leaf\n0,yes,0,"
+			       "0,0,0,leafA\n", 43));
+	CHECK_HAS(c, "\n5,\"n\"\"2\",1,1,0,1,leafA\n");
+	CHECK_INT(rm_map_write(m, RM_FMT_ENV, &v, NULL, NULL), RM_OK);
+	CHECK_HAS(v, "WORLD_SIZE=8\n");
+	CHECK_HAS(v, "MASTER_ADDR=yes\n");
+	CHECK_HAS(v, "RANKMAP_LAYOUT=tp=2,pp=2,dp=2\n");
+	CHECK_HAS(v, "RANKMAP_PP_SIZE=2\n");
+	free(v);
+	rmi_buf b;
+	rmi_buf_init(&b);
+	CHECK_INT(rmi_map_env(m, 6, &b, NULL), RM_OK);
+	CHECK_HAS(b.data, "RANK=6\nLOCAL_RANK=2\nLOCAL_WORLD_SIZE=4\n"
+			  "RANKMAP_HOST='n\"2'\n");
+	CHECK_HAS(b.data, "RANKMAP_TP_RANK=0\nRANKMAP_PP_RANK=1\n"
+			  "RANKMAP_DP_RANK=1\n");
+	CHECK_INT(rmi_map_env(m, 8, &b, NULL), RM_EINPUT);
+	rmi_buf_free(&b);
+	char *t = NULL;
+	CHECK_INT(rm_map_write(m, RM_FMT_TEXT, &t, NULL, NULL), RM_OK);
+	CHECK_HAS(t, "1 spare: n3");
+	CHECK_HAS(t, "PASS  TP groups inside one NVLink domain");
+	CHECK_HAS(t, "2 (one per DP index): 2 whole in one leaf");
+	free(t);
+	free(c);
+	rm_map_free(m);
+	rm_format f;
+	CHECK_INT(rm_format_parse("yaml", &f, NULL), RM_OK);
+	CHECK_INT(f, RM_FMT_YAML);
+	rm_error e;
+	CHECK_INT(rm_format_parse("xml\n", &f, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "'xml\\x0a'");
+}
+
+static void digest_of(const char *topo, char hex[65])
+{
+	rm_fabric *f = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(rm_fabric_new(&f, &e), RM_OK);
+	rm_status st = rm_fabric_parse_topology(f, topo, strlen(topo), "t.conf",
+						&e);
+	CHECK_INT(st, RM_OK);
+	if (st)
+		printf("  %s\n", e.msg);
+	rm_fabric_digest(f, hex);
+	rm_fabric_free(f);
+}
+
+static void digest(void)
+{
+	char a[65], b[65], c[65], d[65];
+	digest_of("SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-8]\n"
+		  "SwitchName=top Switches=s[1-2]\n", a);
+	digest_of("# same fabric, other order\nSwitchName=top Switches=s[1-2]\n"
+		  "SwitchName=s2 Nodes=n[5-8]\n"
+		  "SwitchName=s1 Nodes=n[4,3,1-2]  # shuffled\n", b);
+	digest_of("SwitchName=s1 Nodes=n[1-3]\nSwitchName=s2 Nodes=n[4-8]\n"
+		  "SwitchName=top Switches=s[1-2]\n", c);
+	digest_of("SwitchName=s1 Nodes=n[1-4]\nSwitchName=s2 Nodes=n[5-8]\n"
+		  "SwitchName=top2 Switches=s[1-2]\n", d);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);                 /* n4 moved to s2 */
+	CHECK(strcmp(a, d) != 0);                 /* parent renamed */
+	char flat[65];
+	rm_fabric_digest(NULL, flat);
+	CHECK(strcmp(flat, a) != 0 && strlen(flat) == 64);
+}
+
+int main(void)
+{
+	RUN("mapio", roundtrip_json);
+	RUN("mapio", roundtrip_yaml);
+	RUN("mapio", json_shape);
+	RUN("mapio", read_rejects);
+	RUN("mapio", assignment_ok);
+	RUN("mapio", assignment_bad);
+	RUN("mapio", csv_env);
+	RUN("mapio", digest);
+	TEST_EXIT();
+}

@@ -1,0 +1,361 @@
+/* test_model.c - the cost model against numbers worked by hand. */
+#include "model_int.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define NEAR(a, b, rel) CHECK(fabs((a) - (b)) <= (rel) * fabs(b))
+
+static rm_layout lay(uint32_t tp, uint32_t cp, uint32_t pp, uint32_t dp)
+{
+	rm_layout l;
+	memset(&l, 0, sizeof(l));
+	for (int a = 0; a < RM_NAXES; a++)
+		l.size[a] = 1;
+	l.size[RM_AXIS_TP] = tp;
+	l.size[RM_AXIS_CP] = cp;
+	l.size[RM_AXIS_PP] = pp;
+	l.size[RM_AXIS_DP] = dp;
+	rm_axis order[] = { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_PP, RM_AXIS_DP };
+	for (int i = 0; i < 4; i++)
+		if (l.size[order[i]] > 1 || order[i] == RM_AXIS_DP)
+			l.nest[l.naxes++] = order[i];
+	return l;
+}
+
+static void params_of_presets(void)
+{
+	rm_model m;
+	rm_error e;
+	/* 405B per layer: h(q + 2kv + q) = 16384 * (16384 + 2048 + 16384)
+	 * = 570,425,344; SwiGLU 3*h*f = 2,617,245,696; two norms 32,768:
+	 * 3,187,703,808 x 126 = 401,650,679,808; embedding + untied head
+	 * 2 * 128256 * 16384 = 4,202,692,608; final norm 16,384.
+	 * Total 405,853,388,800 - Meta's 405.85e9. */
+	CHECK_INT(rm_model_preset("llama3-405b", &m, &e), RM_OK);
+	CHECK(fabs(m.params - 405853388800.0) < 1);
+	CHECK(fabs(rmi_model_layer_params(&m) - 3187703808.0) < 1);
+	/* 8B: 32 x (4096*10240 + 3*4096*14336 + 8192) + 2*128256*4096 + 4096
+	 * = 8,030,261,248 (published 8.03e9) */
+	CHECK_INT(rm_model_preset("llama3-8b", &m, &e), RM_OK);
+	CHECK(fabs(m.params - 8030261248.0) < 1);
+	/* 70B: 80 x (8192*18432 + 3*8192*28672 + 16384) + 2*128256*8192 + 8192
+	 * = 70,553,706,496 (published 70.6e9) */
+	CHECK_INT(rm_model_preset("llama3-70b", &m, &e), RM_OK);
+	CHECK(fabs(m.params - 70553706496.0) < 1);
+	/* GPT-3 175B, Narayanan eq. 2: 12lh^2 + 13lh + (V+s)h, plus the
+	 * final LayerNorm (2h) the equation leaves out: 174,591,104,256
+	 * + 24,576. Published "175B". */
+	CHECK_INT(rm_model_preset("gpt3-175b", &m, &e), RM_OK);
+	double l = 96, h = 12288;
+	double nar = 12 * l * h * h + 13 * l * h + (50257.0 + 2048) * h;
+	CHECK(fabs(m.params - (nar + 2 * h)) < 1);
+	NEAR(m.params, 175e9, 0.01);
+}
+
+static void bubble_fractions(void)
+{
+	/* Narayanan 2021: (p-1)/m; interleaved (p-1)/(v*m); Qi 2024:
+	 * ZB-H1 (p-1)/(3m), ZB-V about 0. p = 16, m = 16. */
+	NEAR(rmi_bubble_frac(RM_SCHED_1F1B, 1, 16, 16), 15.0 / 16, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 4, 16, 16), 15.0 / 64, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 8, 16, 16), 15.0 / 128, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_ZBH1, 1, 16, 16), 15.0 / 48, 1e-12);
+	CHECK(rmi_bubble_frac(RM_SCHED_ZBV, 2, 16, 16) == 0);
+	CHECK(rmi_bubble_frac(RM_SCHED_1F1B, 1, 1, 16) == 0);
+	/* in flight on the first stage: p for 1F1B (capped by m),
+	 * p + (p-1)/v interleaved (Korthikanti sec. 4.2.3) */
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, true) == 16);
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 4, true) == 4);
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, false) == 1);
+	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 4, 16, 64, true), 16 + 15.0 / 4, 1e-12);
+}
+
+static void bytes_per_param(void)
+{
+	/* ZeRO paper: 16 bytes plain; ZeRO-1 4 + 12/d; ZeRO-2 2 + 14/d;
+	 * ZeRO-3 16/d (d = 64 here) */
+	double b[3];
+	rmi_bytes_per_param(RM_SHARD_NONE, 2, 64, b);
+	NEAR(b[0] + b[1] + b[2], 16.0, 1e-12);
+	rmi_bytes_per_param(RM_SHARD_ZERO1, 2, 64, b);
+	NEAR(b[0] + b[1] + b[2], 4 + 12.0 / 64, 1e-12);
+	rmi_bytes_per_param(RM_SHARD_ZERO2, 2, 64, b);
+	NEAR(b[0] + b[1] + b[2], 2 + 14.0 / 64, 1e-12);
+	rmi_bytes_per_param(RM_SHARD_FSDP, 2, 64, b);
+	NEAR(b[0] + b[1] + b[2], 16.0 / 64, 1e-12);
+	/* Megatron distributed optimizer with fp32 grads: 6 + 12/d */
+	rmi_bytes_per_param(RM_SHARD_ZERO1, 4, 64, b);
+	NEAR(b[0] + b[1] + b[2], 6 + 12.0 / 64, 1e-12);
+}
+
+static void activations(void)
+{
+	/* Korthikanti, GPT-3 175B layer, s=2048 b=1 h=12288 a=96 t=8:
+	 * sbh/t = 3,145,728; 5as/h = 80; none 114 x = 358,612,992;
+	 * selective 34 x = 106,954,752; full (input only) 2 x = 6,291,456. */
+	rm_model m;
+	CHECK_INT(rm_model_preset("gpt3-175b", &m, NULL), RM_OK);
+	CHECK(rmi_act_layer(&m, RM_RECOMPUTE_NONE, 1, 2048, 8) == 358612992.0);
+	CHECK(rmi_act_layer(&m, RM_RECOMPUTE_SELECTIVE, 1, 2048, 8) == 106954752.0);
+	CHECK(rmi_act_layer(&m, RM_RECOMPUTE_FULL, 1, 2048, 8) == 6291456.0);
+}
+
+static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
+{
+	CHECK_INT(rm_model_preset("llama3-405b", m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
+	rm_train_init(t);
+	CHECK_INT(rm_train_set(t, "batch", "16M", NULL), RM_OK);
+}
+
+static void collective_volumes(void)
+{
+	/* 405B, 8x16x128, b=1, selective recompute, 16 micro-batches,
+	 * 8 layers on the fullest stage:
+	 * tp: 8 * b*s*h * (t-1)/t * layers * m = 8*8192*16384 * 7/8 * 8 * 16
+	 *     = 120,259,084,288 bytes
+	 * pp: 2 * 2 * b*s*h/t * m = 4 * 16,777,216 * 16 = 1,073,741,824
+	 * dp (no sharding, bf16 grads): 2(d-1)/d * P * 2 with P the fuller
+	 *     stage, the last: 8 layers/8 + (head + final norm)/8
+	 *     = 3,187,703,808 + 262,670,336 = 3,450,374,144; the first has
+	 *     the embedding instead: 3,187,703,808 + 262,668,288 */
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	rm_error err;
+	setup405(&m, &hw, &t);
+	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
+	rm_layout l = lay(8, 1, 16, 128);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(e.m, 16);
+	CHECK_INT(e.layers_stage, 8);
+	NEAR(e.axis[RM_AXIS_TP].bytes, 120259084288.0, 1e-12);
+	NEAR(e.axis[RM_AXIS_PP].bytes, 1073741824.0, 1e-12);
+	NEAR(e.params_first, 3450372096.0, 1e-12);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 2 * 127.0 / 128 * 3450374144.0 * 2, 1e-12);
+	NEAR(e.params_last, 3450374144.0, 1e-12);
+	CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
+	CHECK(strcmp(e.axis[RM_AXIS_PP].link, "nvlink") != 0);
+	/* interleaved multiplies the p2p volume by v */
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_PP].bytes, 4 * 1073741824.0, 1e-12);
+	/* ZeRO-1: reduce-scatter grads + all-gather bf16 params,
+	 * (d-1)/d * P * (2 + 2) */
+	CHECK_INT(rm_train_set(&t, "sharding", "zero1", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3450374144.0 * 4, 1e-12);
+}
+
+static void golden_405b(void)
+{
+	/*
+	 * Llama 3 405B, 16,384 H100, 16M tokens = 2,048 x 8,192, 8x16x128,
+	 * defaults (no sharding, full recompute, eff 0.5, links 0.8).
+	 * Memory, first stage: 16 B x 3,450,372,096 = 55,205,953,536 B of
+	 * state; activations 16 in flight x 8 layers x 2sbh/t (33,554,432)
+	 * = 4 GiB; recomputed layer 34sbh/t = 570,425,344; reserve 4 GiB:
+	 * 64,366,313,472 B = 59.95 GiB < 79.6 GiB. Fits.
+	 * FLOPs/token 6N + 12*126*128*128*8192 = 2,435,120,332,800 +
+	 * 202,937,204,736 = 2,638,057,537,536; per GPU per step x 1,024
+	 * tokens = 2.7014e15 -> 2.731 s at 989 TFLOP/s.
+	 * Compute: full recompute adds 2N + 4LHQT: 3.5174e12 per token
+	 * -> 3.6018e15 per GPU / (0.5 x 989e12) x 8*16/126 = 7.40 s.
+	 * TP: 6 x 2 x 8192 x 16384 x 7/8 x 8 x 16 = 180.39 GB at 360 GB/s
+	 * = 0.501 s; PP 1.07 GB at 40 GB/s = 0.027 s. Path 7.93 s.
+	 * 1F1B: bubble 15/16 -> 7.43 s, step ~15.36 s, MFU 2.731/15.36 = 17.8 %.
+	 * Interleaved v=8: bubble 15/128; PP x8 = 8.6 GB = 0.215 s; step
+	 * (7.40+0.50+0.215) x 1.117 = 9.07 s.
+	 */
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	rm_error err;
+	setup405(&m, &hw, &t);
+	rm_layout l = lay(8, 1, 16, 128);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.mem_first, 64366313472.0, 1e-6);
+	CHECK(e.fits);
+	NEAR(e.flops_token, 2638057537536.0, 1e-9);
+	NEAR(e.t_peak, 2.7314, 1e-3);
+	NEAR(e.t_compute, 7.40, 0.01);
+	NEAR(e.axis[RM_AXIS_TP].seconds, 0.501, 0.01);
+	NEAR(e.bubble_frac, 15.0 / 16, 1e-12);
+	NEAR(e.t_step, 15.36, 0.01);
+	NEAR(e.mfu, 0.178, 0.02);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.bubble_frac, 15.0 / 128, 1e-12);
+	NEAR(e.t_step, 9.07, 0.01);
+	/* PP=8: 16 layers/8 + (head + norm)/8 = 6,638,077,952 params x 16 B
+	 * = 106 GB of state alone: below the memory floor */
+	rm_layout l8 = lay(8, 1, 8, 256);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l8, &e, &err), RM_OK);
+	CHECK(!e.fits);
+	NEAR(e.weights + e.grads + e.optim, 6638077952.0 * 16, 1e-12);
+	/* TP=16 leaves the 8-GPU NVLink domain */
+	rm_layout l16 = lay(16, 1, 16, 64);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l16, &e, &err), RM_OK);
+	CHECK(strcmp(e.axis[RM_AXIS_TP].link, "nvlink") != 0);
+	CHECK(e.axis[RM_AXIS_TP].gbytes_per_s <= 50);
+}
+
+static void suggest_405b(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_error err;
+	setup405(&m, &hw, &t);
+	rm_layout ref = lay(8, 1, 16, 128);
+	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref };
+	rm_suggestion *s = NULL;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	/* at or near the top: within the first three, within 2 % of #1 */
+	CHECK(s->base_rank >= 1 && s->base_rank <= 3);
+	CHECK(s->base.est.t_step <= 1.02 * s->ranked[0].est.t_step);
+	bool tp16 = false, pp8 = false;
+	for (size_t i = 0; i < s->nneighbour; i++) {
+		const rm_candidate *c = &s->neighbour[i];
+		if (!strcmp(c->label, "tp x2")) {
+			tp16 = true;
+			CHECK(c->valid);
+			CHECK(c->est.t_step > s->base.est.t_step);
+			CHECK_HAS(c->why, "outside the NVLink domain");
+		}
+		if (!strcmp(c->label, "pp /2")) {
+			pp8 = true;
+			CHECK(!c->valid);
+			CHECK_HAS(c->why, "memory floor");
+		}
+	}
+	CHECK(tp16 && pp8);
+	char *text = NULL;
+	CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_JSON, &text,
+				      NULL, &err), RM_OK);
+	CHECK_HAS(text, "\"base_rank\"");
+	free(text);
+	rm_suggestion_free(s);
+}
+
+static void bad_input(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	rm_error err;
+	CHECK_INT(rm_model_preset("llama4-9000b", &m, &err), RM_ENOTFOUND);
+	CHECK_HAS(err.msg, "llama4-9000b");
+	CHECK_INT(rm_hw_preset("tpu", &hw, &err), RM_ENOTFOUND);
+	setup405(&m, &hw, &t);
+	rm_model z = m;
+	z.layers = 0;
+	rm_layout l = lay(8, 1, 16, 128);
+	CHECK_INT(rm_estimate_run(&z, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "layers");
+	rm_hw h0 = hw;
+	h0.hbm_bytes = -1;
+	CHECK_INT(rm_estimate_run(&m, &h0, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "hbm");
+	/* tp must divide the heads, the batch must split */
+	rm_layout l3 = lay(3, 1, 1, 1);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l3, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "tp=3");
+	CHECK_INT(rm_train_set(&t, "batch", "12345", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "12345");
+	CHECK_INT(rm_train_set(&t, "batch", "0", &err), RM_EINPUT);
+	CHECK_INT(rm_train_set(&t, "batch", "-4", &err), RM_EINPUT);
+	CHECK_INT(rm_train_set(&t, "compute_eff", "1.5", &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "1.5");
+	CHECK_INT(rm_train_set(&t, "schedule", "gpipe", &err), RM_EINPUT);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:1", &err), RM_EINPUT);
+	CHECK_INT(rm_train_set(&t, "warp", "9", &err), RM_ENOTFOUND);
+	/* interleaving needs at least v layers per stage */
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:16", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "chunks");
+	/* a layout that is not resolved or uses experts */
+	rm_layout le = lay(8, 1, 16, 128);
+	le.size[RM_AXIS_EP] = 2;
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &le, &e, &err), RM_EUNSUPPORTED);
+	rm_suggest_opts o = { .gpus = 0 };
+	rm_suggestion *s = NULL;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_EINPUT);
+	CHECK(s == NULL);
+	/* 405B on 8 GPUs: nothing fits */
+	o.gpus = 8;
+	rm_train_init(&t);
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_ERULE);
+}
+
+static void yaml_files(void)
+{
+	rm_model m, p;
+	rm_hw hw;
+	rm_error err;
+	const char *ok = "name: my405\nlayers: 126\nhidden: 16384\nffn: 53248\n"
+			 "heads: 128\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n";
+	CHECK_INT(rm_model_parse_yaml(ok, strlen(ok), "m.yaml", &m, &err), RM_OK);
+	CHECK_INT(rm_model_preset("llama3-405b", &p, NULL), RM_OK);
+	CHECK(m.params == p.params);
+	CHECK_STR(m.name, "my405");
+	const char *given = "layers: 2\nhidden: 64\nffn: 256\nheads: 4\n"
+			    "vocab: 100\nseq_len: 128\nparams: 1e6\n";
+	CHECK_INT(rm_model_parse_yaml(given, strlen(given), "g.yaml", &m, &err), RM_OK);
+	CHECK(m.params == 1e6 && m.params_given);
+	CHECK_INT(m.kv_heads, 4);
+	const char *neg = "layers: 126\nhidden: -5\n";
+	CHECK_INT(rm_model_parse_yaml(neg, strlen(neg), "m.yaml", &m, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "m.yaml:2:9");
+	const char *unk = "layers: 1\nhiden: 5\n";
+	CHECK_INT(rm_model_parse_yaml(unk, strlen(unk), "m.yaml", &m, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "m.yaml:2:1");
+	CHECK_HAS(err.msg, "hiden");
+	const char *broken = "layers: [1\n";
+	CHECK_INT(rm_model_parse_yaml(broken, strlen(broken), "b.yaml", &m, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "b.yaml:");
+	const char *gqa = "layers: 2\nhidden: 64\nffn: 256\nheads: 4\nkv_heads: 3\n"
+			  "vocab: 100\nseq_len: 128\n";
+	CHECK_INT(rm_model_parse_yaml(gqa, strlen(gqa), "q.yaml", &m, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "q.yaml:5:");
+	const char *hwy = "name: x\nhbm_gib: 80\npeak_tflops: 989\nnvlink_gbps: 450\n"
+			  "nvlink_domain: 8\nnic_gbps: 50\ntiers:\n"
+			  "  - {name: leaf, gpus: 16}\n"
+			  "  - {name: spine, gpus: 65536, oversubscription: 4}\n";
+	CHECK_INT(rm_hw_parse_yaml(hwy, strlen(hwy), "h.yaml", &hw, &err), RM_OK);
+	CHECK_INT(hw.ntiers, 2);
+	CHECK(hw.tier[1].oversubscription == 4 && hw.tier[0].gbytes_per_s == 50);
+	CHECK(hw.hbm_bytes == 80 * RMI_GIB);
+	const char *hbad = "hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\n"
+			   "nvlink_domain: 8\nnic_gbps: 50\ntiers:\n"
+			   "  - {name: leaf, gpus: 4}\n";
+	CHECK_INT(rm_hw_parse_yaml(hbad, strlen(hbad), "h.yaml", &hw, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "h.yaml:7:");
+	const char *hnone = "hbm_gb: 80\npeak_tflops: 0\n";
+	CHECK_INT(rm_hw_parse_yaml(hnone, strlen(hnone), "h.yaml", &hw, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "h.yaml:2:");
+}
+
+int main(void)
+{
+	RUN("model", params_of_presets);
+	RUN("model", bubble_fractions);
+	RUN("model", bytes_per_param);
+	RUN("model", activations);
+	RUN("model", collective_volumes);
+	RUN("model", golden_405b);
+	RUN("model", suggest_405b);
+	RUN("model", bad_input);
+	RUN("model", yaml_files);
+	TEST_EXIT();
+}

@@ -1,0 +1,456 @@
+/*
+ * test_place.c - rm_plan on small fabrics whose best placement and lower
+ * bound can be worked out by hand (the reasoning is in each comment).
+ */
+#include "internal.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rm_fabric *topo(const char *text)
+{
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	if (rm_fabric_new(&f, &e) ||
+	    rm_fabric_parse_topology(f, text, strlen(text), "test.conf", &e)) {
+		printf("  topology: %s\n", e.msg);
+		rm_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+typedef struct plan_in {
+	const char *layout, *order, *nodes;
+	uint32_t gpn;
+	const rm_fabric *f;
+	bool exact, baseline, allow_missing;
+} plan_in;
+
+static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
+{
+	rm_layout l;
+	rm_order o;
+	rm_hostlist hl = { 0 };
+	memset(e, 0, sizeof(*e));
+	*m = NULL;
+	rm_status st = rm_layout_parse(in->layout, &l, e);
+	if (!st)
+		st = rm_order_parse(in->order, &l, &o, e);
+	if (!st)
+		st = rm_hostlist_parse(in->nodes, &hl, e);
+	if (st) {
+		printf("  setup: %s\n", e->msg);
+		rm_hostlist_free(&hl);
+		return st;
+	}
+	rm_plan_opts po = { .layout = &l, .order = in->order ? &o : NULL,
+			    .nodes = (const char *const *)hl.host,
+			    .nnodes = hl.n, .gpus_per_node = in->gpn,
+			    .fabric = in->f, .exact = in->exact,
+			    .baseline = in->baseline,
+			    .allow_missing = in->allow_missing };
+	st = rm_plan(&po, m, e);
+	rm_hostlist_free(&hl);
+	return st;
+}
+
+/* "a1 a2 ..." for the map's hosts, to compare orders in one line. */
+static const char *hosts(const rm_map *m, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; m && i < m->nhost && o + 1 < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "",
+				      m->host[i]);
+	return buf;
+}
+
+static const char *spares(const rm_map *m, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; m && i < m->nspare && o + 1 < n; i++)
+		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "",
+				      m->spare[i]);
+	return buf;
+}
+
+static void flat_numbering(void)
+{
+	/* No topology, nodes given out of order: they are sorted by natural
+	 * order and numbered in nesting order (tp fastest). */
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x2x2", NULL, "n3,n10,n1,n2", 8, NULL, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (!m)
+		return;
+	CHECK_STR(hosts(m, b, sizeof(b)), "n1 n2 n3 n10");
+	CHECK_INT(m->world, 32);
+	CHECK_INT(m->nspare, 0);
+	/* slot 9 = node 1, GPU 1: tp=1, pp=1, dp=0 */
+	CHECK_INT(m->rank[9].node, 1);
+	CHECK_INT(m->rank[9].local_gpu, 1);
+	CHECK_INT(m->rank[9].coord[RM_AXIS_TP], 1);
+	CHECK_INT(m->rank[9].coord[RM_AXIS_PP], 1);
+	CHECK_INT(m->rank[9].coord[RM_AXIS_DP], 0);
+	CHECK(m->report.must_ok);
+	CHECK_INT(m->report.nwarning, 1);
+	if (m->report.nwarning)
+		CHECK_HAS(m->report.warning[0], "no topology");
+	CHECK_STR(m->host_leaf[0], "flat");
+	CHECK_INT(strlen(m->inputs_sha256), 64);
+	rm_map_free(m);
+}
+
+static void numbering_order(void)
+{
+	/* Megatron order tp-cp-ep-dp-pp: RANK = tp + dp*TP + pp*TP*DP. The
+	 * GPU at slot s still gets the nesting coordinates of s. */
+	rm_map *m;
+	rm_error e;
+	plan_in in = { "2x4x2", "megatron", "n[1-2]", 8, NULL, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (!m)
+		return;
+	for (uint32_t s = 0; s < 16; s++) {
+		uint32_t tp = s % 2, pp = s / 2 % 4, dp = s / 8;
+		uint32_t r = tp + dp * 2 + pp * 4;
+		CHECK_INT(m->rank[r].node, s / 8);
+		CHECK_INT(m->rank[r].local_gpu, s % 8);
+		CHECK_INT(m->rank[r].coord[RM_AXIS_PP], pp);
+		CHECK_INT(m->rank[r].coord[RM_AXIS_DP], dp);
+	}
+	rm_map_free(m);
+}
+
+static const char *three_leaves =
+	"SwitchName=L1 Nodes=a[1-6]\n"
+	"SwitchName=L2 Nodes=b[1-6]\n"
+	"SwitchName=L3 Nodes=c[1-4]\n"
+	"SwitchName=spine Switches=L[1-3]\n";
+
+static void uneven_leaves(void)
+{
+	/* 8x4x4 on 8-GPU nodes: a replica is 4 nodes. Leaves of 6, 6, 4
+	 * hold 1+1+1 whole replicas; the fourth is built from the two
+	 * leftover pairs (a5,a6 and b5,b6) and crosses once: TP=8 pairs.
+	 * Lower bound: chains of PP*TP = 32 GPUs; leaves hold 48/32 +
+	 * 48/32 + 32/32 = 3 of the 4, so one chain crosses: 8 pairs. */
+	rm_fabric *f = topo(three_leaves);
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x4x4", NULL, "c[1-4],b[1-6],a[1-6]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		/* replicas in DFS order of their first node */
+		CHECK_STR(hosts(m, b, sizeof(b)),
+			  "a1 a2 a3 a4 a5 a6 b5 b6 b1 b2 b3 b4 c1 c2 c3 c4");
+		CHECK_INT(m->report.pp_pairs, 128 / 4 * 3);
+		CHECK_INT(m->report.pp_cross, 8);
+		CHECK_INT(m->report.pp_cross_lower_bound, 8);
+		CHECK_INT(m->report.pp_same_node, 0);
+		CHECK_INT(m->report.pp_same_leaf, 96 - 8);
+		CHECK_INT(m->report.leaves, 3);
+		CHECK_INT(m->report.tops, 1);
+		CHECK_STR(m->host_leaf[0], "L1");
+		CHECK_STR(m->host_leaf[7], "L2");
+		CHECK(m->host_unit[0] == NULL);
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.nwarning, 0);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void baseline_fragmented(void)
+{
+	/* Slurm's list interleaves the leaves: every pair of consecutive
+	 * nodes sits on two leaves, so in the baseline each of the 4
+	 * replicas crosses at all 3 stage boundaries: 4*3*8 = 96 pairs. */
+	rm_fabric *f = topo(three_leaves);
+	const char *nodes = "a1,b1,c1,a2,b2,c2,a3,b3,c3,a4,b4,c4,a5,b5,a6,b6";
+	rm_map *bm, *pm;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x4x4", NULL, nodes, 8, f, 0, 1, 0 };
+	CHECK_INT(plan(&in, &bm, &e), RM_OK);
+	in.baseline = false;
+	CHECK_INT(plan(&in, &pm, &e), RM_OK);
+	if (bm && pm) {
+		CHECK_STR(hosts(bm, b, sizeof(b)),
+			  "a1 b1 c1 a2 b2 c2 a3 b3 c3 a4 b4 c4 a5 b5 a6 b6");
+		CHECK_INT(bm->report.pp_cross, 96);
+		CHECK(pm->report.pp_cross <= bm->report.pp_cross);
+		CHECK_INT(pm->report.pp_cross, 8);
+		/* both are judged against the same bound */
+		CHECK_INT(bm->report.pp_cross_lower_bound, 8);
+		/* the baseline hashes the order it was given */
+		CHECK(strcmp(bm->inputs_sha256, pm->inputs_sha256) != 0);
+		/* baseline rank r sits on node r/8, GPU r%8 */
+		CHECK_INT(bm->rank[27].node, 3);
+		CHECK_INT(bm->rank[27].local_gpu, 3);
+	}
+	rm_map_free(bm);
+	rm_map_free(pm);
+	rm_fabric_free(f);
+}
+
+static void spares_choice(void)
+{
+	/* 8x4x3 needs 12 nodes = 3 replicas of 4. Leaves of 8, 3 and 5
+	 * hold 2 + 0 + 1 whole replicas: the plan uses a[1-8] and c[1-4]
+	 * with no crossing; b[1-3] and c5 are spares. */
+	rm_fabric *f = topo("SwitchName=A Nodes=a[1-8]\n"
+			    "SwitchName=B Nodes=b[1-3]\n"
+			    "SwitchName=C Nodes=c[1-5]\n"
+			    "SwitchName=top Switches=A,B,C\n");
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x4x3", NULL, "a[1-8],b[1-3],c[1-5]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_STR(spares(m, b, sizeof(b)), "b1 b2 b3 c5");
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_INT(m->report.pp_cross_lower_bound, 0);
+		CHECK_INT(m->nhost, 12);
+	}
+	rm_map_free(m);
+	/* exact: every GPU must be used, 16 nodes != 12 */
+	in.exact = true;
+	CHECK(plan(&in, &m, &e) != RM_OK);
+	CHECK_HAS(e.msg, "needs 96 GPUs, 128 available (all must be used)");
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void fewest_subtrees(void)
+{
+	/* Two pods: P1 = 2 leaves of 4 (2 whole replicas), P2 = 3 leaves of
+	 * 4 (3 whole). 8x4x3 fits in P2 alone, so P1 is left as spares. */
+	rm_fabric *f = topo("SwitchName=a Nodes=a[1-4]\n"
+			    "SwitchName=b Nodes=b[1-4]\n"
+			    "SwitchName=c Nodes=c[1-4]\n"
+			    "SwitchName=d Nodes=d[1-4]\n"
+			    "SwitchName=e Nodes=e[1-4]\n"
+			    "SwitchName=P1 Switches=a,b\n"
+			    "SwitchName=P2 Switches=c,d,e\n");
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x4x3", NULL, "a[1-4],b[1-4],c[1-4],d[1-4],e[1-4]", 8,
+		       f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->report.tops, 1);
+		CHECK_INT(m->report.dp_tops_max, 1);
+		CHECK_INT(m->report.dp_leaves_max, 3);
+		CHECK_STR(spares(m, b, sizeof(b)),
+			  "a1 a2 a3 a4 b1 b2 b3 b4");
+		CHECK_INT(m->report.pp_cross, 0);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void rule_errors(void)
+{
+	rm_map *m;
+	rm_error e;
+	plan_in in = { "16x2x2", NULL, "n[1-8]", 8, NULL, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
+	CHECK_HAS(e.msg,
+		  "TP=16 needs an NVLink domain of 16 GPUs; nodes here have 8 (domain: node); use tp<=8");
+	CHECK(m == NULL);
+	in.layout = "3x2x2";
+	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
+	CHECK_HAS(e.msg, "TP=3 does not divide the 8 GPUs of a node");
+	CHECK_HAS(e.msg, "1, 2, 4, 8");
+	/* the baseline shows what a job gets anyway: no rule error */
+	in.layout = "16x2x2";
+	in.baseline = true;
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(!m->report.must_ok);
+		CHECK_INT(m->report.tp_split, 4);
+		CHECK_INT(m->report.tp_groups, 4);
+	}
+	rm_map_free(m);
+	/* CP nested right outside TP joins the must-block while it fits */
+	in.baseline = false;
+	in.layout = "tp=4,cp=2,pp=2,dp=auto";
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.cp_must);
+		CHECK_INT(m->report.cp_split, 0);
+	}
+	rm_map_free(m);
+	/* ... and is only scored when it does not */
+	in.layout = "tp=8,cp=2,pp=2,dp=auto";
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(!m->report.cp_must);
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.cp_split, m->world / 2);
+	}
+	rm_map_free(m);
+}
+
+static void input_errors(void)
+{
+	rm_map *m;
+	rm_error e;
+	rm_fabric *f = topo(three_leaves);
+	plan_in in = { "8x2x2", NULL, "a1,a2,a1,a3", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "'a1' is listed more than once");
+	in.nodes = "a[1-2],x7,x9,x10";
+	CHECK_INT(plan(&in, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "3 nodes are not in test.conf: 'x7', 'x9', 'x10'");
+	in.allow_missing = true;
+	in.layout = "8x1x5";
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.nwarning >= 1);
+		if (m->report.nwarning)
+			CHECK_HAS(m->report.warning[0],
+				  "3 hosts are not in the topology");
+		/* each missing node is a leaf of its own */
+		CHECK_INT(m->report.leaves, 4);
+	}
+	rm_map_free(m);
+	in.allow_missing = false;
+	in.nodes = "a[1-2]";
+	in.layout = "8x2x4";
+	CHECK_INT(plan(&in, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "needs 64 GPUs, 16 available");
+	in.layout = "8x2x1";
+	in.gpn = 0;
+	CHECK_INT(plan(&in, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "GPUs per node");
+
+	const char *bad[] = { "a1", "" };
+	rm_layout l;
+	rm_layout_parse("8x1x1", &l, &e);
+	rm_plan_opts po = { .layout = &l, .nodes = bad, .nnodes = 2,
+			    .gpus_per_node = 8 };
+	CHECK_INT(rm_plan(&po, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "empty name");
+	po.nnodes = 0;
+	CHECK_INT(rm_plan(&po, &m, &e), RM_EINPUT);
+	CHECK_INT(rm_plan(NULL, &m, &e), RM_EINPUT);
+	rm_fabric_free(f);
+}
+
+static void gb200_domains(void)
+{
+	/* NVL72-style blocks of 18 nodes x 4 GPUs; TP=8 needs cells of 2
+	 * nodes of one block. g[1-18] gives 9 cells, h[1-5] gives 2 (h5
+	 * left over): 88 GPUs usable, dp=auto -> 5 replicas of 16 GPUs
+	 * (2 cells each): 4 from block g, 1 from block h. */
+	rm_fabric *f = topo("BlockName=g Nodes=g[1-18]\n"
+			    "BlockName=h Nodes=h[1-18]\n");
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "tp=8,pp=2,dp=auto", NULL, "g[1-18],h[1-5]", 4, f, 0,
+		       0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->layout.size[RM_AXIS_DP], 5);
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.tp_split, 0);
+		CHECK_STR(spares(m, b, sizeof(b)), "g17 g18 h5");
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_STR(m->host_leaf[0], "g");
+	}
+	rm_map_free(m);
+	/* TP=16: cells of 4 nodes: g gives 4 (g17, g18 left), h[1-3] none;
+	 * 84 GPUs are allocated but only 64 can hold TP groups */
+	in.layout = "tp=16,dp=5";
+	in.nodes = "g[1-18],h[1-3]";
+	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
+	CHECK_HAS(e.msg, "allocation's domains hold 4 such blocks (64 GPUs)");
+	in.layout = "tp=96,dp=1";
+	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
+	CHECK_HAS(e.msg, "largest domain here has 72");
+	in.layout = "tp=6,dp=2";
+	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
+	CHECK_HAS(e.msg, "not whole nodes of 4");
+	rm_fabric_free(f);
+}
+
+static void rail_units(void)
+{
+	/* Two rail-optimised units of 4 nodes; 8x4x2: one replica per
+	 * unit, PP peers at slot distance 8 = same local GPU = same rail. */
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	rm_fabric_new(&f, &e);
+	char *un[] = { "su1", "su2" }, *nodes[] = { "n[1-4]", "m[1-4]" };
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 8;
+	s.unit_name = un;
+	s.unit_nodes = nodes;
+	s.nunits = 2;
+	s.rails = 8;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_map *m;
+	char b[256];
+	plan_in in = { "8x4x2", NULL, "n[1-4],m[1-4]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_STR(hosts(m, b, sizeof(b)), "n1 n2 n3 n4 m1 m2 m3 m4");
+		CHECK_INT(m->report.pp_pairs, 48);
+		CHECK_INT(m->report.pp_same_rail, 48);
+		CHECK_INT(m->report.pp_rail_aligned, 48);
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_STR(m->host_unit[0], "su1");
+		CHECK_STR(m->host_leaf[4], "su2");
+		/* DP peers: same slot in the other unit, same local GPU */
+		CHECK_INT(m->report.dp_rail_aligned, 32);
+		CHECK_INT(m->report.dp_leaves_max, 2);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void accessors(void)
+{
+	rm_map *m;
+	rm_error e;
+	plan_in in = { "2x4x2", "megatron", "n[1-2]", 8, NULL, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (!m)
+		return;
+	CHECK_INT(rm_map_host_index(m, "n2"), 1);
+	CHECK_INT(rm_map_host_index(m, "n3"), -1);
+	for (uint32_t r = 0; r < m->world; r++)
+		CHECK_INT(rm_map_rank_at(m, m->rank[r].node,
+					 m->rank[r].local_gpu), r);
+	CHECK_INT(rm_map_rank_at(m, 2, 0), -1);
+	CHECK_INT(rm_map_rank_at(m, 0, 8), -1);
+	rm_map_free(m);
+}
+
+int main(void)
+{
+	RUN("place", flat_numbering);
+	RUN("place", numbering_order);
+	RUN("place", uneven_leaves);
+	RUN("place", baseline_fragmented);
+	RUN("place", spares_choice);
+	RUN("place", fewest_subtrees);
+	RUN("place", rule_errors);
+	RUN("place", input_errors);
+	RUN("place", gb200_domains);
+	RUN("place", rail_units);
+	RUN("place", accessors);
+	TEST_EXIT();
+}
