@@ -34,9 +34,12 @@
 #define HELLO_LEN (MAGIC_LEN + 12 + DIGEST_LEN)
 #define ANSWER_HEAD (MAGIC_LEN + 8)
 #define ANSWER_MSG_MAX 900
-/* Connections that are neither a known rank nor finished their hello yet;
- * beyond this a flood of strangers is turned away at the door. */
+/* Connections that have not finished their hello yet, beyond one per
+ * rank (up to 4096); more wait in the listen backlog. */
 #define SPARE_CONNS 64
+/* A full table makes room by dropping a connection that has been silent
+ * this long: a rank sends its hello at once. */
+#define SILENT_MS 2000
 /* Rank 0 retries a busy port for at most this long: a previous step may
  * still be closing, but a port held for good should fail fast. */
 #define BIND_RETRY_MS 10000
@@ -133,6 +136,7 @@ static void answer(int fd, uint32_t status, const void *body, size_t len,
 
 typedef struct conn {
 	int fd;
+	int64_t since;               /* accepted at, ms */
 	size_t got;
 	unsigned char hello[HELLO_LEN];
 } conn;
@@ -208,7 +212,9 @@ static int listen_once(uint16_t port, int backlog, int *eno)
 static rmn_status open_listener(root_state *s, int64_t deadline,
 				rmn_error *err)
 {
-	int backlog = s->o->nranks > 4096 ? 4096 : (int)s->o->nranks;
+	/* The kernel caps this at somaxconn; ranks that do not fit in the
+	 * pending table wait here rather than being turned away. */
+	int backlog = 4096;
 	int64_t give_up = rmni_now_ms() + BIND_RETRY_MS;
 	if (give_up > deadline)
 		give_up = deadline;
@@ -300,17 +306,23 @@ static void welcome(root_state *s, size_t i)
 static void accept_new(root_state *s)
 {
 	for (;;) {
+		if (s->npending >= s->cap) {
+			size_t old = 0;
+			for (size_t i = 1; i < s->npending; i++)
+				if (s->pending[i].since < s->pending[old].since)
+					old = i;
+			if (rmni_now_ms() - s->pending[old].since < SILENT_MS)
+				return;          /* the rest wait in the backlog */
+			drop_pending(s, old);
+		}
 		int fd = accept4(s->lfd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (s->npending >= s->cap) {
-			close(fd);
-			continue;
-		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		s->pending[s->npending++] = (conn){ .fd = fd };
+		s->pending[s->npending++] =
+			(conn){ .fd = fd, .since = rmni_now_ms() };
 	}
 }
 
@@ -387,11 +399,15 @@ static rmn_status run_root(root_state *s, const void *blob, int64_t deadline,
 			pfd[i] = (struct pollfd){ .fd = s->pending[i].fd,
 						  .events = POLLIN };
 		size_t n = s->npending;
-		pfd[n] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
-		if (poll(pfd, n + 1, remaining(deadline)) <= 0)
+		bool full = n >= s->cap;
+		/* A full table stops watching the door (no busy loop) and
+		 * looks for silent connections to drop about once a second. */
+		pfd[n] = (struct pollfd){ .fd = s->lfd,
+					  .events = full ? 0 : POLLIN };
+		if (poll(pfd, n + 1, remaining(deadline)) < 0)
 			continue;
 		read_pending(s, pfd, n);
-		if (pfd[n].revents)
+		if (pfd[n].revents || full)
 			accept_new(s);
 	}
 	free(pfd);

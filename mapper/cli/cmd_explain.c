@@ -109,6 +109,21 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			a->max_mb = (uint32_t)n;
 	} else if (suggest && !strcmp(name, "--around")) {
 		a->around = v;
+	} else if (suggest && !strcmp(name, "--schedules")) {
+		/* comma list of schedule names; interleaved covers every v */
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%s", v);
+		a->schedules = 0;
+		for (char *sv = NULL, *w = strtok_r(buf, ",", &sv); w;
+		     w = strtok_r(NULL, ",", &sv)) {
+			rm_train tmp;
+			rm_train_init(&tmp);
+			if (rm_train_set(&tmp, "schedule", w, &e))
+				return fail(&e);
+			a->schedules |= 1u << tmp.schedule;
+		}
+		if (!a->schedules)
+			return usage(h, "--schedules wants a list like 1f1b,interleaved");
 	} else {
 		return -2;
 	}

@@ -16,6 +16,7 @@ typedef struct rmc_model_args {
 	const char *model_spec, *hw_spec, *around;
 	uint64_t gpus;
 	uint32_t top, max_cp, max_mb;
+	unsigned schedules;          /* suggest: bits 1 << rm_schedule */
 } rmc_model_args;
 
 /* Parse the command line; returns -1 to go on, else the exit code. */

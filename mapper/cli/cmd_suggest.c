@@ -9,7 +9,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap suggest --model M --gpus N [--hw H] [--top N]\n"
 	      "         [--batch TOKENS] [--seq N] [--recompute R] [--sharding S]\n"
-	      "         [--max-cp N] [--max-mb N] [--around LAYOUT]\n"
+	      "         [--max-cp N] [--max-mb N] [--around LAYOUT] [--schedules L]\n"
 	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
 	      "  Tries tp = 1, 2, 4 ... up to 4 NVLink domains, cp = 1 .. --max-cp (8),\n"
 	      "  every pp dividing the rest, dp = the rest, micro-batches 1 .. --max-mb\n"
@@ -17,6 +17,8 @@ static void help(FILE *f)
 	      "  rest by estimated step time and says why each neighbour of #1\n"
 	      "  (tp x2, tp /2, pp x2, pp /2, cp x2, cp /2, mb x2, mb /2) lost.\n"
 	      "  --around LAYOUT  show where LAYOUT ranks and why its neighbours lose\n"
+	      "  --schedules L    only these, e.g. 1f1b,interleaved (default: all of\n"
+	      "                   1f1b, interleaved:V, zb-h1, zb-v)\n"
 	      "  --top N          rows to show (default 10)\n"
 	      "  Model, hardware and training options as in `rankmap explain --help`.\n\n"
 	      "exit: 0 at least one layout fits, 1 none does, 2 usage or input error\n",
@@ -33,7 +35,8 @@ int rmc_suggest(int argc, char **argv)
 	memset(&e, 0, sizeof(e));
 	rm_layout around;
 	rm_suggest_opts o = { .gpus = a.gpus, .top = a.top, .max_cp = a.max_cp,
-			      .max_mb = a.max_mb };
+			      .max_mb = a.max_mb,
+			      .schedules = a.schedules };
 	if (a.around) {
 		if (rm_layout_parse(a.around, &around, &e) ||
 		    rm_layout_resolve(&around, a.gpus, true, &e)) {

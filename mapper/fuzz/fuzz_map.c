@@ -11,8 +11,8 @@
 
 static void write_all(const rm_map *m)
 {
-	static const rm_format fmts[] = { RM_FMT_TEXT, RM_FMT_CSV, RM_FMT_ENV,
-					  RM_FMT_YAML };
+	static const rm_format fmts[] = { RM_FMT_TEXT, RM_FMT_CSV,
+					  RM_FMT_ENV };
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		char *out = NULL;
 		if (rm_map_write(m, fmts[i], &out, NULL, NULL) == RM_OK)
@@ -37,6 +37,17 @@ static void map_file(const char *text, size_t len)
 		    blen != alen || memcmp(a, b, alen) != 0)
 			abort();        /* and give the same bytes */
 		rm_map_free(back);
+		/* The YAML rendering holds the same map. */
+		char *y = NULL, *c = NULL;
+		size_t ylen = 0, clen = 0;
+		if (rm_map_write(m, RM_FMT_YAML, &y, &ylen, &e) != RM_OK ||
+		    rmi_map_parse(y, ylen, "again.yaml", &back, &e) != RM_OK ||
+		    rm_map_write(back, RM_FMT_JSON, &c, &clen, &e) != RM_OK ||
+		    clen != alen || memcmp(a, c, alen) != 0)
+			abort();
+		rm_map_free(back);
+		free(y);
+		free(c);
 	}
 	free(a);
 	free(b);

@@ -92,6 +92,7 @@ rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err);
  */
 rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 			    rm_error *err);
+/* Product of the sizes; 0 while dp=auto is unresolved. */
 uint64_t rm_layout_world(const rm_layout *l);
 /* Canonical named form ("tp=8,pp=16,dp=128"); returns strlen or needed. */
 size_t rm_layout_format(const rm_layout *l, char *buf, size_t n);
@@ -129,7 +130,8 @@ typedef struct rm_hostlist {
 
 /* Slurm syntax: "gpu[0001-2048]", "r[0-3]n[00-15]", "a[1,3,5-9],b7". */
 rm_status rm_hostlist_parse(const char *expr, rm_hostlist *out, rm_error *err);
-/* Compress names back into a ranged expression (malloc'd). */
+/* Compress names back into a ranged expression (malloc'd). It expands to
+ * the same names (duplicates kept) in natural order, not input order. */
 rm_status rm_hostlist_format(const char *const *host, size_t n, char **out,
 			     rm_error *err);
 void rm_hostlist_free(rm_hostlist *hl);
@@ -586,6 +588,7 @@ typedef struct rm_suggest_opts {
 	uint32_t max_cp;             /* 0 = 8 */
 	uint32_t max_mb;             /* 0 = 8 */
 	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
+	unsigned schedules;          /* bits 1 << rm_schedule; 0 = all */
 } rm_suggest_opts;
 
 typedef struct rm_candidate {

@@ -108,8 +108,11 @@ char *rmi_buf_take(rmi_buf *b, size_t *len)
 		rmi_buf_free(b);
 		return NULL;
 	}
-	if (!b->data && !rmi_buf_reserve(b, 0))
-		return NULL;
+	if (!b->data) {
+		if (!rmi_buf_reserve(b, 0))
+			return NULL;
+		b->data[0] = '\0';
+	}
 	char *p = b->data;
 	if (len)
 		*len = b->len;

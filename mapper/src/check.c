@@ -350,7 +350,7 @@ static rm_status locate(ck *c, rm_error *err)
 						rmi_quote(h, strlen(h), q,
 							  sizeof(q)));
 	}
-	if (!c->f)
+	if (!c->f || (!c->f->has_tree && !c->f->has_blocks))
 		warn(&c->w, "no topology: assuming one flat switch");
 	if (miss)
 		warn(&c->w,

@@ -137,6 +137,8 @@ typedef struct rmi_ynode {
 RMI_HIDDEN rm_status rmi_yaml_load(const char *text, size_t len,
 				   const char *file, rmi_ynode **root,
 				   rm_error *err);
+/* Frees the whole tree; takes the root rmi_yaml_load gave, never a subtree
+ * (nodes live in one arena owned by the root). */
 RMI_HIDDEN void rmi_yaml_free(rmi_ynode *n);
 /* Value of `key` in MAP `map`, or NULL. */
 RMI_HIDDEN const rmi_ynode *rmi_y_get(const rmi_ynode *map, const char *key);

@@ -385,55 +385,66 @@ static rm_status groups_axis(em *e, const rm_map *m, rm_axis a, rm_error *err)
 			       "axis %s of size %u does not divide world %u",
 			       rm_axis_name(a), size, m->world);
 	uint32_t ngroups = m->world / size;
-	uint32_t *mem = malloc(((size_t)m->world + 1) * sizeof(uint32_t));
+	/* Only the first member of each group is kept: rm_map_group gives
+	 * the rest again while writing, without a world-sized table. */
+	uint32_t *lead = malloc(((size_t)ngroups + 1) * sizeof(uint32_t));
 	uint32_t *tmp = malloc(((size_t)size + 1) * sizeof(uint32_t));
-	unsigned char *seen = calloc((size_t)ngroups + 1, 1);
 	rm_status st = RM_OK;
-	if (!mem || !tmp || !seen) {
+	if (!lead || !tmp) {
 		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
 		goto out;
 	}
+	memset(lead, 0xff, ((size_t)ngroups + 1) * sizeof(uint32_t));
 	uint32_t found = 0;
 	for (uint32_t r = 0; r < m->world && st == RM_OK; r++) {
 		if (m->rank[r].coord[a] != 0)
 			continue;
 		uint32_t gid = 0;
-		st = rm_map_group(m, a, r, tmp, &gid, err);
+		st = rm_map_group(m, a, r, NULL, &gid, err);
 		if (st != RM_OK)
 			break;
-		if (gid >= ngroups || seen[gid]) {
+		if (gid >= ngroups || lead[gid] != UINT32_MAX) {
 			st = rmi_err(err, RM_EINPUT,
 				     "%s group id %u of rank %u is out of "
 				     "range or repeated", rm_axis_name(a), gid,
 				     r);
 			break;
 		}
-		seen[gid] = 1;
+		lead[gid] = r;
 		found++;
-		memcpy(mem + (size_t)gid * size, tmp, size * sizeof(uint32_t));
 	}
 	if (st == RM_OK && found != ngroups)
 		st = rmi_err(err, RM_EINPUT,
 			     "%u %s groups found, expected %u", found,
 			     rm_axis_name(a), ngroups);
-	if (st == RM_OK && list_begin(e, rm_axis_name(a), ngroups)) {
-		for (uint32_t g = 0; g < ngroups; g++) {
-			item(e, g);
-			add(e, "[");
-			for (uint32_t i = 0; i < size; i++) {
-				if (i)
-					add(e, e->yaml ? ", " : ",");
-				rmi_buf_u64(e->b, mem[(size_t)g * size + i]);
+	if (st != RM_OK || !list_begin(e, rm_axis_name(a), ngroups))
+		goto out;
+	const char *sep = e->yaml ? ", " : ",";
+	size_t seplen = strlen(sep);
+	for (uint32_t g = 0; g < ngroups && st == RM_OK; g++) {
+		st = rm_map_group(m, a, lead[g], tmp, NULL, err);
+		item(e, g);
+		if (st != RM_OK ||
+		    !rmi_buf_reserve(e->b, (size_t)size * (seplen + 10) + 4))
+			break;
+		char *p = e->b->data + e->b->len;
+		*p++ = '[';
+		for (uint32_t i = 0; i < size; i++) {
+			if (i) {
+				memcpy(p, sep, seplen);
+				p += seplen;
 			}
-			add(e, "]");
-			item_end(e);
+			u64_at(&p, tmp[i]);
 		}
-		list_end(e);
+		*p++ = ']';
+		*p = '\0';
+		e->b->len = (size_t)(p - e->b->data);
+		item_end(e);
 	}
+	list_end(e);
 out:
-	free(mem);
+	free(lead);
 	free(tmp);
-	free(seen);
 	return st;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static void csv_field(rmi_buf *b, const char *s)
 {
@@ -173,6 +174,52 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	return RM_OK;
 }
 
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/*
+ * Reserve the whole output up front. A large map is mostly the cost of
+ * touching fresh memory: on a virtual machine every 4 KiB page fault is
+ * expensive, so a buffer of several MiB asks for transparent huge pages.
+ */
+static void presize(rmi_buf *b, const rm_map *m, rm_format fmt)
+{
+	size_t names = 0, host = 0;
+	for (uint32_t h = 0; h < m->nhost; h++) {
+		size_t n = slen(m->host[h]) +
+			   (m->host_leaf ? slen(m->host_leaf[h]) : 0) +
+			   (m->host_unit ? slen(m->host_unit[h]) : 0);
+		if (n > names)
+			names = n;
+		if (slen(m->host[h]) > host)
+			host = slen(m->host[h]);
+	}
+	/* Rank records with every number at its widest, plus one number
+	 * per rank and axis in the group lists. */
+	size_t per_rank = 2 * names + 24 + RM_NAXES * 12 +
+			  (fmt == RM_FMT_TEXT ? 0 : 140);
+	size_t want = (size_t)m->world * per_rank +
+		      ((size_t)m->nhost + m->nspare) * (2 * names + 48) +
+		      m->report.nwarning * 512 + 65536;
+	if (fmt == RM_FMT_TEXT || fmt == RM_FMT_ENV)
+		want = 65536 + (size_t)m->nspare * (host + 2);
+	const size_t huge = (size_t)2 << 20;
+	if (want >= 2 * huge) {
+		want = (want + huge - 1) / huge * huge;
+		void *p = NULL;
+		if (posix_memalign(&p, huge, want) == 0) {
+			madvise(p, want, MADV_HUGEPAGE);
+			b->data = p;
+			b->cap = want;
+			b->data[0] = '\0';
+			return;
+		}
+	}
+	rmi_buf_reserve(b, want);
+}
+
 rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err)
 {
@@ -183,8 +230,7 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		return rmi_err(err, RM_EINPUT, "no map to write");
 	rmi_buf b;
 	rmi_buf_init(&b);
-	/* Room for the rank records up front: one growth instead of twenty. */
-	rmi_buf_reserve(&b, (size_t)map->world * 96 + 4096);
+	presize(&b, map, fmt);
 	rm_status st;
 	switch (fmt) {
 	case RM_FMT_JSON: st = rmi_map_json(map, false, &b, err); break;

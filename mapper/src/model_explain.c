@@ -26,12 +26,18 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		"%.0f GB/s per direction x %u GPUs, NIC %.0f GB/s\n",
 		hw->name, GIB(hw->hbm_bytes), hw->peak_flops / 1e12,
 		hw->nvlink_gbytes_per_s, hw->nvl_domain, hw->nic_gbytes_per_s);
-	for (size_t i = 0; i < hw->ntiers; i++)
-		rmi_buf_printf(b, "          tier %-6s %8llu GPUs  %.0f GB/s  1:%.3g\n",
-			       hw->tier[i].name,
-			       (unsigned long long)hw->tier[i].span_gpus,
+	for (size_t i = 0; i < hw->ntiers; i++) {
+		char span[24];
+		if (hw->tier[i].span_gpus >= RM_MAX_WORLD)
+			snprintf(span, sizeof(span), "all");
+		else
+			snprintf(span, sizeof(span), "%llu",
+				 (unsigned long long)hw->tier[i].span_gpus);
+		rmi_buf_printf(b, "          tier %-6s %8s GPUs per switch, %.0f GB/s per GPU, "
+			       "oversubscription %.3g:1\n", hw->tier[i].name, span,
 			       hw->tier[i].gbytes_per_s,
 			       hw->tier[i].oversubscription);
+	}
 	rmi_buf_printf(b,
 		"training  batch %llu tokens = %llu seqs x %u; micro-batch b=%u; "
 		"m = %llu / (dp %u x b %u) = %llu micro-batches\n",
@@ -157,9 +163,10 @@ static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			 vc > 1 ? ":" : "", vc > 1 ? vc : 0);
 		bool chosen = v.schedule == t->schedule &&
 			      (vc == t->vchunks || v.schedule != RM_SCHED_INTERLEAVED);
-		if (rm_estimate_run(m, hw, &v, &e->layout, &x, NULL)) {
-			rmi_buf_printf(b, "  %c %-13s %-15s (needs m >= p and v <= %u layers per stage)\n",
-				       chosen ? '*' : ' ', name, f, e->layers_stage);
+		rm_error xe = { 0 };
+		if (rm_estimate_run(m, hw, &v, &e->layout, &x, &xe)) {
+			rmi_buf_printf(b, "  %c %-13s %-15s not here: %s\n",
+				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
 		/* keep the links of the estimate shown (a planned map's) */

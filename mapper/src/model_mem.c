@@ -54,8 +54,9 @@ double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
  * at its peak. 1F1B: the first stage runs p forwards before its first
  * backward (Narayanan 2021); interleaved adds (p-1)/v (Korthikanti 2022,
  * sec. 4.2.3; Megatron's warm-up count 2(p-1)+(v-1)p+1 chunks gives the
- * same); ZB-H1 keeps the 1F1B peak; ZB-V, as the reference puts it, buys
- * its zero bubble with about twice that.
+ * same); ZB-H1 keeps the 1F1B peak; ZB-V keeps it too and spreads it
+ * evenly, its V shape giving every GPU a first and a last chunk (Qi et al.
+ * 2024, "Pipeline Parallelism with Controllable Memory", table 1).
  */
 double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 {
@@ -67,7 +68,7 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 		k = first ? p + (p - 1) / v : ((v - 1) * p + 1) / v;
 		break;
 	case RM_SCHED_ZBV:
-		k = 2 * p;
+		k = p;
 		break;
 	case RM_SCHED_1F1B:
 	case RM_SCHED_ZBH1:

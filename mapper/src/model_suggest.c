@@ -24,11 +24,12 @@ static void make_layout(rm_layout *l, uint32_t tp, uint32_t cp, uint32_t pp,
 			l->nest[l->naxes++] = order[i];
 }
 
-/* Fastest valid schedule for one layout and micro-batch; `why` gets the
- * reason when none is valid (memory first: it is the usual one). */
+/* Fastest valid schedule (of those `allowed`, 0 = all) for one layout and
+ * micro-batch; `why` gets the reason when none is valid (memory first: it
+ * is the usual one). */
 static bool best_schedule(const rm_model *m, const rm_hw *hw,
 			  const rm_train *base, const rm_layout *l, uint32_t mb,
-			  bool any_schedule, rm_candidate *out)
+			  unsigned allowed, rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
@@ -38,15 +39,14 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 	uint32_t pp = l->size[RM_AXIS_PP];
 	uint32_t ls = (m->layers + pp - 1) / pp;
 	/* 0: 1f1b, 1: zb-h1, 2: zb-v, 3..: interleaved v = i-1 */
-	uint32_t last = any_schedule ? (pp > 1 ? 2 + (ls > 64 ? 64 : ls) - 1 : 0)
-				     : 0;
+	uint32_t last = pp > 1 ? 2 + (ls > 64 ? 64 : ls) - 1 : 0;
 	for (uint32_t i = 0; i <= last; i++) {
-		if (any_schedule) {
-			t.schedule = i == 0 ? RM_SCHED_1F1B :
-				     i == 1 ? RM_SCHED_ZBH1 :
-				     i == 2 ? RM_SCHED_ZBV : RM_SCHED_INTERLEAVED;
-			t.vchunks = i >= 3 ? i - 1 : 1;
-		}
+		t.schedule = i == 0 ? RM_SCHED_1F1B :
+			     i == 1 ? RM_SCHED_ZBH1 :
+			     i == 2 ? RM_SCHED_ZBV : RM_SCHED_INTERLEAVED;
+		t.vchunks = i >= 3 ? i - 1 : 1;
+		if (allowed && !(allowed & (1u << t.schedule)))
+			continue;
 		memset(&c, 0, sizeof(c));
 		rm_error err = { 0 };
 		if (rm_estimate_run(m, hw, &t, l, &c.est, &err)) {
@@ -165,7 +165,7 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 }
 
 static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       uint64_t gpus, rm_suggestion *s)
+		       uint64_t gpus, unsigned allowed, rm_suggestion *s)
 {
 	const rm_estimate *w = &s->base.est;
 	const rm_layout *wl = &w->layout;
@@ -195,7 +195,7 @@ static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		make_layout(&l, sz[RM_AXIS_TP], sz[RM_AXIS_CP], sz[RM_AXIS_PP],
 			    (uint32_t)(gpus / inner));
 		rm_candidate *c = &s->neighbour[s->nneighbour++];
-		best_schedule(m, hw, t, &l, mb, true, c);
+		best_schedule(m, hw, t, &l, mb, allowed, c);
 		c->est.layout = l;
 		c->est.micro_batch = mb;
 		snprintf(c->label, sizeof(c->label), "%s", nb[i].label);
@@ -243,7 +243,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 				rm_candidate best = { 0 };
 				for (uint32_t mb = 1; mb <= max_mb; mb *= 2) {
 					s->considered++;
-					if (!best_schedule(m, hw, t, &l, mb, true, &c)) {
+					if (!best_schedule(m, hw, t, &l, mb, o->schedules, &c)) {
 						if (!c.est.fits && c.est.mem_peak > 0 &&
 						    !mem && !any) {
 							best = c;
@@ -310,8 +310,8 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		if (!s->base_rank) {
 			rm_error e2 = { 0 };
 			rm_train t1 = *t;
-			if (!best_schedule(m, hw, t, &a, t->micro_batch, true,
-					   &s->base) &&
+			if (!best_schedule(m, hw, t, &a, t->micro_batch,
+					   o->schedules, &s->base) &&
 			    rm_estimate_run(m, hw, &t1, &a, &s->base.est, &e2)) {
 				rm_suggestion_free(s);
 				return rmi_err(err, e2.code, "%s", e2.msg);
@@ -320,7 +320,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		}
 	}
 	if (s->base.valid)
-		neighbours(m, hw, t, gpus, s);
+		neighbours(m, hw, t, gpus, o->schedules, s);
 	*out = s;
 	return RM_OK;
 }

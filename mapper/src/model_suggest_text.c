@@ -12,15 +12,16 @@ static void sched(char *out, size_t n, const rm_estimate *e)
 		snprintf(out, n, "%s", rm_schedule_name(e->schedule));
 }
 
-static void row(rmi_buf *b, const char *tag, const rm_estimate *e)
+static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
+		const rm_estimate *best)
 {
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
-	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %5llu %8.3f %6.3f %5.1f%% %7.1f\n",
+	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
 		       tag, lay, e->micro_batch, sc, (unsigned long long)e->m,
-		       e->t_step, e->bubble_frac, 100 * e->mfu,
-		       e->mem_peak / RMI_GIB);
+		       e->t_step, 100 * (e->t_step / best->t_step - 1),
+		       e->bubble_frac, 100 * e->mfu, e->mem_peak / RMI_GIB);
 }
 
 static void cand_json(rmi_buf *b, const rm_candidate *c)
@@ -113,18 +114,19 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
 			"%zu do not fit memory, %zu do not split the batch or the model\n"
 			"nesting tp, cp, pp, dp innermost first; best micro-batch and "
-			"schedule per layout\n\n",
+			"schedule per layout; rows within a few %% of #1 are ties\n"
+			"for a model with round-figure efficiencies\n\n",
 			m->name, (unsigned long long)o->gpus, hw->name,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
 			rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
 			t->compute_eff, t->nvlink_eff, t->net_eff, t->dp_overlap,
 			t->grad_bytes, s->considered, s->nranked, s->rejected_mem,
 			s->rejected_other);
-		rmi_buf_puts(&b, "  rank   layout                      mb schedule           m   step s bubble   MFU  peak GiB\n");
+		rmi_buf_puts(&b, "  rank   layout                      mb schedule           m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
 			char tag[24];
 			snprintf(tag, sizeof(tag), "%zu", i + 1);
-			row(&b, tag, &s->ranked[i].est);
+			row(&b, tag, &s->ranked[i].est, &s->ranked[0].est);
 		}
 		if (s->base_rank == 1) {
 			rmi_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
@@ -138,7 +140,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			else
 				rmi_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
 					       s->base.why);
-			row(&b, "it", &s->base.est);
+			row(&b, "it", &s->base.est, &s->ranked[0].est);
 			rmi_buf_printf(&b, "\nneighbours of %s and why they lose to it\n", lay);
 		}
 		for (size_t i = 0; i < s->nneighbour; i++) {

@@ -184,11 +184,14 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 			return rmi_err(err, RM_EINPUT,
 				       "%u chunks per GPU but only %u layers per "
 				       "stage", v, ls);
-		if (mbs < pp)
+		/* the bubble formulas hold for m >= p (Narayanan sec. 2.2) */
+		uint64_t need = pp;
+		if (mbs < need)
 			return rmi_err(err, RM_EINPUT,
-				       "schedule %s needs at least pp=%u "
+				       "schedule %s needs at least %llu "
 				       "micro-batches per step, the batch gives %llu",
-				       rm_schedule_name(t->schedule), pp,
+				       rm_schedule_name(t->schedule),
+				       (unsigned long long)need,
 				       (unsigned long long)mbs);
 	}
 	return RM_OK;

@@ -118,13 +118,13 @@ static rm_status add_gpu(rm_node_hw *hw, hwloc_obj_t pci, size_t *cap,
 	g->cpuset = hwloc_bitmap_alloc();
 	if (!g->cpuset)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	if (g->local && g->local->cpuset) {
-		/* Under a Slurm cgroup only the allowed PUs are usable. */
-		hwloc_bitmap_and(g->cpuset, g->local->cpuset,
-				 hwloc_topology_get_allowed_cpuset(hw->topo));
-		if (hwloc_bitmap_iszero(g->cpuset))
-			hwloc_bitmap_copy(g->cpuset, g->local->cpuset);
-	}
+	/* Under a Slurm cgroup only the allowed PUs are usable; a job given
+	 * none of a GPU's local cores gets all of its own instead. */
+	hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(hw->topo);
+	if (g->local && g->local->cpuset)
+		hwloc_bitmap_and(g->cpuset, g->local->cpuset, allowed);
+	if (hwloc_bitmap_iszero(g->cpuset))
+		hwloc_bitmap_copy(g->cpuset, allowed);
 	g->cpus = rmi_cpuset_list(g->cpuset);
 	if (!g->cpus)
 		return rmi_err(err, RM_ENOMEM, "out of memory");

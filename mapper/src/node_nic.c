@@ -120,6 +120,13 @@ static bool usable(rmi_port *p, const rm_site *site)
 	char q[96];
 	if (p->why[0])
 		return false; /* set while scanning (no RDMA device) */
+	/* Kernel RDMA names are [A-Za-z0-9_.-]; anything else (a doctored XML)
+	 * would break the comma/colon syntax of NCCL_IB_HCA. */
+	if (strspn(p->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789_.-") != strlen(p->name)) {
+		snprintf(p->why, sizeof(p->why), "name not usable in NCCL_IB_HCA");
+		return false;
+	}
 	if (p->vf) {
 		snprintf(p->why, sizeof(p->why), "SR-IOV virtual function");
 		return false;

@@ -187,9 +187,35 @@ rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
  * fit wholly inside one leaf has two consecutive must-blocks on different
  * leaves: `must` pairs cross. A leaf of c GPUs holds at most floor(c/chain)
  * whole chains; every other chain crosses at least once, and at least
- * ceil(chain / largest leaf) - 1 times, since it has to touch that many
- * leaves to find room for all its GPUs.
+ * k - 1 times where k is the fewest leaves whose capacities add up to a
+ * chain (the k largest leaves), since its pieces sit in distinct leaves.
  */
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x > y ? -1 : x < y;
+}
+
+/* Fewest leaves that can hold `chain` GPUs; 2 when unknown (no memory),
+ * which is still a valid bound for a chain that is not whole. */
+static uint64_t fewest_leaves(const uint64_t *cap, uint32_t n, uint64_t chain)
+{
+	uint64_t *v = malloc(((size_t)n + 1) * sizeof(*v));
+	if (!v)
+		return 2;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (cap[i])
+			v[k++] = cap[i];
+	qsort(v, k, sizeof(*v), cmp_desc);
+	uint64_t sum = 0, need = 0;
+	while (need < k && sum < chain)
+		sum += v[need++];
+	free(v);
+	/* not enough room at all: the layout did not fit; stay modest */
+	return sum < chain ? 2 : need;
+}
+
 uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 			    const uint64_t *loc_gpus, uint32_t nloc)
 {
@@ -201,15 +227,12 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	uint64_t world = 1;
 	for (int a = 0; a < RM_NAXES; a++)
 		world *= l->size[a];
-	uint64_t chains = world / chain, whole = 0, big = 0;
-	for (uint32_t i = 0; i < nloc; i++) {
+	uint64_t chains = world / chain, whole = 0;
+	for (uint32_t i = 0; i < nloc; i++)
 		whole += loc_gpus[i] / chain;
-		if (loc_gpus[i] > big)
-			big = loc_gpus[i];
-	}
-	if (whole > chains)
-		whole = chains;
-	uint64_t per = big ? (chain + big - 1) / big : 2;
-	per = per > 2 ? per - 1 : 1;
+	if (whole >= chains)
+		return 0;
+	uint64_t k = fewest_leaves(loc_gpus, nloc, chain);
+	uint64_t per = k > 2 ? k - 1 : 1;
 	return (chains - whole) * per * r->must;
 }

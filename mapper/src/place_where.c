@@ -156,8 +156,12 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 		return;
 	int64_t ix = rmi_fabric_find(f, name);
 	if (ix < 0 || (uint64_t)ix >= f->nnode) {
-		h->missing = true;
-		h->loc = h->top = own_id;
+		/* Only a topology can leave a node out; site groups and
+		 * units alone describe part of an otherwise flat fabric. */
+		if (f->has_tree || f->has_blocks) {
+			h->missing = true;
+			h->loc = h->top = own_id;
+		}
 		return;
 	}
 	const rmi_fnode *n = &f->node[ix];

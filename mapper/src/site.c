@@ -62,24 +62,26 @@ void rm_site_free(rm_site *s)
 
 /* A text value: a scalar without control bytes, 1..max bytes. */
 rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
-		      size_t max, const char **out)
+			size_t max, const char **out)
 {
 	rm_status st = rmi_y_str(n, c->file, what, out, c->err);
 	if (st)
 		return st;
 	char q[160];
 	if (n->len == 0 || n->len > max)
-		return rmi_site_bad(c, n, "%s must be 1 to %zu characters long, got %zu",
-			   what, max, n->len);
+		return rmi_site_bad(
+			c, n, "%s must be 1 to %zu characters long, got %zu",
+			what, max, n->len);
 	for (size_t i = 0; i < n->len; i++)
 		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
-			return rmi_site_bad(c, n, "%s must not hold control characters: %s",
-				   what, rmi_quote(n->str, n->len, q, sizeof(q)));
+			return rmi_site_bad(
+				c, n, "%s must not hold control characters: %s",
+				what, rmi_quote(n->str, n->len, q, sizeof(q)));
 	return RM_OK;
 }
 
-rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what,
-			  size_t max, char **out)
+rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what, size_t max,
+		       char **out)
 {
 	const char *t;
 	rm_status st = rmi_site_text(c, n, what, max, &t);
@@ -94,11 +96,10 @@ rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what,
 }
 
 /* Strings of a list, copied; `check` may refuse one. */
-rm_status rmi_site_list(ctx *c, const rmi_ynode *n, const char *what,
-			  size_t max,
-			  rm_status (*check)(ctx *, const rmi_ynode *,
-					     const char *),
-			  char ***out, size_t *nout)
+rm_status
+rmi_site_list(ctx *c, const rmi_ynode *n, const char *what, size_t max,
+	      rm_status (*check)(ctx *, const rmi_ynode *, const char *),
+	      char ***out, size_t *nout)
 {
 	rm_status st = rmi_y_kind(n, c->file, what, RMI_Y_SEQ, c->err);
 	if (st)
@@ -126,15 +127,15 @@ rm_status rmi_site_list(ctx *c, const rmi_ynode *n, const char *what,
  * rm_tier, so it cannot be written). */
 static rm_status parse_tiers(ctx *c, const rmi_ynode *l)
 {
-	static const char *const keys[] = { "name", "bandwidth_gbs",
-					    "oversubscription", NULL };
+	static const char *const keys[] = {"name", "bandwidth_gbs",
+					   "oversubscription", NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_kind(l, c->file, "tiers", RMI_Y_SEQ, c->err);
 	if (st)
 		return st;
 	if (l->n > RM_MAX_TIERS)
-		return rmi_site_bad(c, l->item[RM_MAX_TIERS], "at most %d tiers",
-			   RM_MAX_TIERS);
+		return rmi_site_bad(c, l->item[RM_MAX_TIERS],
+				    "at most %d tiers", RM_MAX_TIERS);
 	for (size_t i = 0; i < l->n; i++) {
 		const rmi_ynode *t = l->item[i];
 		rm_tier *tr = &s->tier[i];
@@ -151,8 +152,9 @@ static rm_status parse_tiers(ctx *c, const rmi_ynode *l)
 			return st;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(s->tier[j].name, name) == 0)
-				return rmi_site_bad(c, nm, "tier name '%s' is used twice",
-					   s->tier[j].name);
+				return rmi_site_bad(
+					c, nm, "tier name '%s' is used twice",
+					s->tier[j].name);
 		memcpy(tr->name, name, nm->len + 1);
 		const rmi_ynode *bw = rmi_y_get(t, "bandwidth_gbs");
 		snprintf(w, sizeof(w), "tiers[%zu].bandwidth_gbs", i);
@@ -160,9 +162,11 @@ static rm_status parse_tiers(ctx *c, const rmi_ynode *l)
 					     &tr->gbytes_per_s, c->err)))
 			return st;
 		if (bw && (tr->gbytes_per_s <= 0 || tr->gbytes_per_s >= 1e6))
-			return rmi_site_bad(c, bw, "%s must be more than 0 and less than "
-					  "1000000 (GB/s per GPU), got %s", w,
-				   bw->str);
+			return rmi_site_bad(
+				c, bw,
+				"%s must be more than 0 and less than "
+				"1000000 (GB/s per GPU), got %s",
+				w, bw->str);
 		const rmi_ynode *ov = rmi_y_get(t, "oversubscription");
 		snprintf(w, sizeof(w), "tiers[%zu].oversubscription", i);
 		if (ov && (st = rmi_y_double(ov, c->file, w, 1, 1e4,
@@ -176,8 +180,8 @@ static rm_status parse_tiers(ctx *c, const rmi_ynode *l)
 /* The order is checked for shape here; against a layout at plan time. */
 static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
 {
-	static const char *const named[] = { "megatron", "llama3",
-					     "torchtitan", "nest", NULL };
+	static const char *const named[] = {"megatron", "llama3", "torchtitan",
+					    "nest", NULL};
 	for (size_t i = 0; named[i]; i++)
 		if (strcmp(o, named[i]) == 0)
 			return RM_OK;
@@ -188,10 +192,12 @@ static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
 		size_t len = strcspn(p, "-");
 		int a = rm_axis_from_name(p, len);
 		if (a < 0 || (seen & (1u << a)))
-			return rmi_site_bad(c, n, "defaults.order must be megatron, llama3, "
-					 "torchtitan or axes like tp-pp-dp, each "
-					 "once; got %s",
-				   rmi_quote(o, strlen(o), q, sizeof(q)));
+			return rmi_site_bad(
+				c, n,
+				"defaults.order must be megatron, llama3, "
+				"torchtitan or axes like tp-pp-dp, each "
+				"once; got %s",
+				rmi_quote(o, strlen(o), q, sizeof(q)));
 		seen |= 1u << a;
 		if (!p[len])
 			return RM_OK;
@@ -201,13 +207,14 @@ static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
 
 static rm_status parse_defaults(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = { "order", NULL };
+	static const char *const keys[] = {"order", NULL};
 	rm_status st = rmi_y_keys(m, c->file, "defaults", keys, c->err);
 	const rmi_ynode *o = rmi_y_get(m, "order");
 	const char *t;
 	if (st || !o)
 		return st;
-	if ((st = rmi_site_text(c, o, "defaults.order", sizeof(c->s->order) - 1, &t)) ||
+	if ((st = rmi_site_text(c, o, "defaults.order", sizeof(c->s->order) - 1,
+				&t)) ||
 	    (st = check_order(c, o, t)))
 		return st;
 	memcpy(c->s->order, t, o->len + 1);
@@ -216,8 +223,8 @@ static rm_status parse_defaults(ctx *c, const rmi_ynode *m)
 
 static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = { "enforce", "max_pp_crossings",
-					    "missing_nodes", NULL };
+	static const char *const keys[] = {"enforce", "max_pp_crossings",
+					   "missing_nodes", NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_keys(m, c->file, "policy", keys, c->err);
 	if (st)
@@ -236,9 +243,11 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 		else if (strcmp(t, "strict") == 0)
 			s->enforce = RM_ENFORCE_STRICT;
 		else
-			return rmi_site_bad(c, e, "policy.enforce must be off, warn or "
-					 "strict, got %s",
-				   rmi_quote(t, e->len, (char[160]){ 0 }, 160));
+			return rmi_site_bad(
+				c, e,
+				"policy.enforce must be off, warn or "
+				"strict, got %s",
+				rmi_quote(t, e->len, (char[160]){0}, 160));
 	}
 	const rmi_ynode *x = rmi_y_get(m, "max_pp_crossings");
 	uint64_t v;
@@ -257,9 +266,11 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 		else if (strcmp(t, "own-leaf") == 0)
 			s->allow_missing_nodes = true;
 		else
-			return rmi_site_bad(c, mn, "policy.missing_nodes must be error or "
-					  "own-leaf, got %s",
-				   rmi_quote(t, mn->len, (char[160]){ 0 }, 160));
+			return rmi_site_bad(
+				c, mn,
+				"policy.missing_nodes must be error or "
+				"own-leaf, got %s",
+				rmi_quote(t, mn->len, (char[160]){0}, 160));
 	}
 	return RM_OK;
 }
@@ -267,14 +278,13 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 static rm_status parse_root(ctx *c, const rmi_ynode *root)
 {
 	static const char *const keys[] = {
-		"schema", "name", "gpus_per_node", "topology", "nvlink",
-		"units", "tiers", "defaults", "policy", "nccl", "hwloc_xml",
-		NULL
-	};
+		"schema", "name",  "gpus_per_node", "topology",
+		"nvlink", "units", "tiers",	    "defaults",
+		"policy", "nccl",  "hwloc_xml",	    NULL};
 	rm_site *s = c->s;
 	char q[160];
-	rm_status st = rmi_y_kind(root, c->file, "a site file", RMI_Y_MAP,
-				  c->err);
+	rm_status st =
+		rmi_y_kind(root, c->file, "a site file", RMI_Y_MAP, c->err);
 	if (st)
 		return st;
 	/* The schema first: a wrong file gets one clear sentence rather
@@ -282,16 +292,23 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 	const rmi_ynode *sc = rmi_y_get(root, "schema");
 	const char *t;
 	if (!sc)
-		return rmi_site_bad(c, root, "not a site file: missing 'schema: %s'",
-			   RM_SITE_SCHEMA);
+		return rmi_site_bad(c, root,
+				    "not a site file: missing 'schema: %s'",
+				    RM_SITE_SCHEMA);
 	if ((st = rmi_site_text(c, sc, "schema", 64, &t)))
 		return st;
+	rmi_quote(t, sc->len, q, sizeof(q));
+	if (strncmp(t, "rankmap-site/", 13) == 0 &&
+	    strcmp(t, RM_SITE_SCHEMA) != 0)
+		return rmi_site_bad(c, sc,
+				    "site file schema %s is not supported; "
+				    "this rankmap reads %s",
+				    q, RM_SITE_SCHEMA);
 	if (strcmp(t, RM_SITE_SCHEMA) != 0)
-		return rmi_site_bad(c, sc, strncmp(t, "rankmap-site/", 13) == 0
-			   ? "site file schema %s is not supported; this rankmap "
-			     "reads %s"
-			   : "schema %s is not a site file schema (expected %s)",
-			   rmi_quote(t, sc->len, q, sizeof(q)), RM_SITE_SCHEMA);
+		return rmi_site_bad(c, sc,
+				    "schema %s is not a site file schema "
+				    "(expected %s)",
+				    q, RM_SITE_SCHEMA);
 	if ((st = rmi_y_keys(root, c->file, "the site file", keys, c->err)))
 		return st;
 	const rmi_ynode *n;
@@ -309,7 +326,8 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 	    (st = rmi_site_dup(c, n, "topology", SITE_MAX_PATH, &s->topology)))
 		return st;
 	if ((n = rmi_y_get(root, "hwloc_xml")) &&
-	    ((st = rmi_site_dup(c, n, "hwloc_xml", SITE_MAX_PATH, &s->hwloc_xml)) ||
+	    ((st = rmi_site_dup(c, n, "hwloc_xml", SITE_MAX_PATH,
+				&s->hwloc_xml)) ||
 	     (st = rmi_site_xml_path(c, n))))
 		return st;
 	if ((n = rmi_y_get(root, "nvlink")) && (st = rmi_site_nvlink(c, n)))
@@ -330,13 +348,17 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 rm_status rm_site_parse(const char *text_in, size_t len, const char *name,
 			rm_site *out, rm_error *err)
 {
+	if (!out)
+		return rmi_err(err, RM_EINPUT, "rm_site_parse: no output given");
 	rm_site_init(out);
 	const char *file = name ? name : "<site>";
+	if (!text_in)
+		return rmi_err_at(err, RM_EINPUT, file, 0, 0, "no text given");
 	rmi_ynode *root = NULL;
 	rm_status st = rmi_yaml_load(text_in, len, file, &root, err);
 	if (st)
 		return st;
-	ctx c = { file, out, err };
+	ctx c = {file, out, err};
 	st = parse_root(&c, root);
 	rmi_yaml_free(root);
 	if (!st && !(out->path = strdup(file)))
@@ -386,6 +408,9 @@ static rm_status rebase(const char *site_path, char **p, rm_error *err)
 
 rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
 {
+	if (!out || !path)
+		return rmi_err(err, RM_EINPUT, "rm_site_load: no %s given",
+			       out ? "path" : "output");
 	rm_site_init(out);
 	char *buf;
 	size_t len;

@@ -56,9 +56,9 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 	rm_error e;
 	if (rm_hostlist_parse(expr, &hl, &e))
 		return e.code == RM_ENOMEM
-			? oom(err, file)
-			: rmi_err_at(err, RM_EINPUT, file, 0, 0, "%s: %s", label,
-				     e.msg);
+			       ? oom(err, file)
+			       : rmi_err_at(err, RM_EINPUT, file, 0, 0,
+					    "%s: %s", label, e.msg);
 	rm_status st = RM_OK;
 	for (size_t i = 0; i < hl.n && !st; i++) {
 		int64_t k = rmi_fabric_add_node(f, hl.host[i]);
@@ -71,8 +71,9 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 			char q[160];
 			st = rmi_err_at(err, RM_EINPUT, file, 0, 0,
 					"%s: node %s is already in %s", label,
-					rmi_quote(hl.host[i], strlen(hl.host[i]),
-						  q, sizeof(q)),
+					rmi_quote(hl.host[i],
+						  strlen(hl.host[i]), q,
+						  sizeof(q)),
 					unit ? f->unit_name[*slot]
 					     : f->domain_name[*slot]);
 			break;
@@ -83,8 +84,8 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 	return st;
 }
 
-static rm_status apply_groups(rm_fabric *f, const rm_site *s,
-			      const char *file, rm_error *err)
+static rm_status apply_groups(rm_fabric *f, const rm_site *s, const char *file,
+			      rm_error *err)
 {
 	drop_domains(f);
 	if (!s->n_nvl_groups)
@@ -157,7 +158,8 @@ static rm_status check_domain_size(const rm_fabric *f, const rm_site *s,
 			st = rmi_err_at(err, RM_EINPUT, file, 0, 0,
 					"NVLink domain %.200s holds %llu GPUs, "
 					"more than nvlink.domain_gpus (%u)",
-					f->domain_name[d], (unsigned long long)g,
+					f->domain_name[d],
+					(unsigned long long)g,
 					s->nvl_domain_gpus);
 	}
 	free(cnt);
@@ -178,14 +180,13 @@ rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err)
 		break;
 	case RM_NVL_BLOCK:
 		if (!f->ndomain)
-			return rmi_err_at(err, RM_EINPUT, file, 0, 0,
-					  "nvlink.domain is block, but the "
-					  "topology %s has no BlockName= blocks",
-					  f->source ? f->source : "(none read)");
+			return rmi_err_at(
+				err, RM_EINPUT, file, 0, 0,
+				"nvlink.domain is block, but the "
+				"topology %s has no BlockName= blocks",
+				f->source ? f->source : "(none read)");
 		break;
-	case RM_NVL_GROUPS:
-		st = apply_groups(f, s, file, err);
-		break;
+	case RM_NVL_GROUPS: st = apply_groups(f, s, file, err); break;
 	default:
 		return rmi_err_at(err, RM_EINPUT, file, 0, 0,
 				  "unknown NVLink domain kind %d",

@@ -11,10 +11,12 @@
 static rm_status check_nic(ctx *c, const rmi_ynode *n, const char *what)
 {
 	char q[160];
-	if (strspn(n->str, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			   "0123456789_.:-*?[]!") != n->len)
-		return rmi_site_bad(c, n, "%s is not a NIC name or pattern: %s", what,
-			   rmi_quote(n->str, n->len, q, sizeof(q)));
+	if (strspn(n->str,
+		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		   "0123456789_.:-*?[]!") != n->len)
+		return rmi_site_bad(c, n, "%s is not a NIC name or pattern: %s",
+				    what,
+				    rmi_quote(n->str, n->len, q, sizeof(q)));
 	return RM_OK;
 }
 
@@ -23,13 +25,14 @@ static rm_status check_nic(ctx *c, const rmi_ynode *n, const char *what)
  * business (LD_PRELOAD, PATH ...). */
 static bool env_key_ok(const char *k)
 {
-	static const char *const extra[] = { "CUDA_DEVICE_MAX_CONNECTIONS",
-					     "UCX_NET_DEVICES", NULL };
+	static const char *const extra[] = {"CUDA_DEVICE_MAX_CONNECTIONS",
+					    "UCX_NET_DEVICES", NULL};
 	for (size_t i = 0; extra[i]; i++)
 		if (strcmp(k, extra[i]) == 0)
 			return true;
-	size_t pre = strncmp(k, "NCCL_", 5) == 0 ? 5
-		   : strncmp(k, "TORCH_NCCL_", 11) == 0 ? 11 : 0;
+	size_t pre = strncmp(k, "NCCL_", 5) == 0	  ? 5
+		     : strncmp(k, "TORCH_NCCL_", 11) == 0 ? 11
+							  : 0;
 	if (!pre || !k[pre])
 		return false;
 	return strspn(k + pre, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
@@ -52,15 +55,18 @@ static rm_status parse_env(ctx *c, const rmi_ynode *m)
 		const rmi_ynode *k = m->item[2 * i], *v = m->item[2 * i + 1];
 		char q[160], w[160];
 		if (!env_key_ok(k->str))
-			return rmi_site_bad(c, k, "nccl.env: %s is not an NCCL variable "
-					 "(NCCL_*, TORCH_NCCL_*, "
-					 "CUDA_DEVICE_MAX_CONNECTIONS or "
-					 "UCX_NET_DEVICES)",
-				   rmi_quote(k->str, k->len, q, sizeof(q)));
+			return rmi_site_bad(
+				c, k,
+				"nccl.env: %s is not an NCCL variable "
+				"(NCCL_*, TORCH_NCCL_*, "
+				"CUDA_DEVICE_MAX_CONNECTIONS or "
+				"UCX_NET_DEVICES)",
+				rmi_quote(k->str, k->len, q, sizeof(q)));
 		if (!(s->nccl_key[i] = strdup(k->str)))
 			return rmi_site_oom(c);
 		snprintf(w, sizeof(w), "nccl.env.%s", s->nccl_key[i]);
-		if ((st = rmi_site_dup(c, v, w, SITE_MAX_ENV_VAL, &s->nccl_val[i])))
+		if ((st = rmi_site_dup(c, v, w, SITE_MAX_ENV_VAL,
+				       &s->nccl_val[i])))
 			return st;
 	}
 	return RM_OK;
@@ -68,8 +74,8 @@ static rm_status parse_env(ctx *c, const rmi_ynode *m)
 
 rm_status rmi_site_nccl(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = { "exclude_nics", "env",
-					    "override_user", NULL };
+	static const char *const keys[] = {"exclude_nics", "env",
+					   "override_user", NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_keys(m, c->file, "nccl", keys, c->err);
 	if (st)
@@ -77,7 +83,7 @@ rm_status rmi_site_nccl(ctx *c, const rmi_ynode *m)
 	const rmi_ynode *n;
 	if ((n = rmi_y_get(m, "exclude_nics")) &&
 	    (st = rmi_site_list(c, n, "nccl.exclude_nics", 64, check_nic,
-			   &s->nic_exclude, &s->n_nic_exclude)))
+				&s->nic_exclude, &s->n_nic_exclude)))
 		return st;
 	if ((n = rmi_y_get(m, "env")) && (st = parse_env(c, n)))
 		return st;
@@ -93,9 +99,10 @@ rm_status rmi_site_xml_path(ctx *c, const rmi_ynode *n)
 {
 	for (const char *p = n->str; (p = strchr(p, '%')); p += 2)
 		if (p[1] != 'n' && p[1] != '%')
-			return rmi_site_bad(c, n, "hwloc_xml: only %%n (short host name) "
-					 "and %%%% may follow %%, got '%%%c'",
-				   p[1] >= 0x20 && p[1] < 0x7f ? p[1] : '?');
+			return rmi_site_bad(
+				c, n,
+				"hwloc_xml: only %%n (short host name) "
+				"and %%%% may follow %%, got '%%%c'",
+				p[1] >= 0x20 && p[1] < 0x7f ? p[1] : '?');
 	return RM_OK;
 }
-

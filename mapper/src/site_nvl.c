@@ -23,12 +23,13 @@ static int owned_cmp(const void *a, const void *b)
 }
 
 /*
- * Expand each expression (nodes of item[i] of `list`) and refuse malformed
+ * Expand each hostlist expr[i] (written at where[i]) and refuse malformed
  * ones, a node listed twice, and a node in two of them. `label` names an
  * owner in messages ("group", "unit").
  */
 static rm_status check_disjoint(ctx *c, const char *what, const char *label,
-				char *const *expr, const rmi_ynode *const *where,
+				char *const *expr,
+				const rmi_ynode *const *where,
 				const char *const *owner_name, size_t n)
 {
 	rm_hostlist *hl = calloc(n ? n : 1, sizeof(*hl));
@@ -41,13 +42,16 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 		rm_error e;
 		if (rm_hostlist_parse(expr[i], &hl[i], &e)) {
 			st = e.code == RM_ENOMEM
-				? rmi_site_oom(c)
-				: rmi_site_bad(c, where[i], "%s[%zu]: %s", what, i, e.msg);
+				     ? rmi_site_oom(c)
+				     : rmi_site_bad(c, where[i], "%s[%zu]: %s",
+						    what, i, e.msg);
 		} else if (hl[i].n == 0) {
-			st = rmi_site_bad(c, where[i], "%s[%zu] names no nodes", what, i);
+			st = rmi_site_bad(c, where[i], "%s[%zu] names no nodes",
+					  what, i);
 		} else if ((total += hl[i].n) > SITE_MAX_NAMED) {
-			st = rmi_site_bad(c, where[i], "%s name more than %u nodes", what,
-				 (unsigned)SITE_MAX_NAMED);
+			st = rmi_site_bad(c, where[i],
+					  "%s name more than %u nodes", what,
+					  (unsigned)SITE_MAX_NAMED);
 		}
 	}
 	owned *o = NULL;
@@ -57,7 +61,7 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < hl[i].n; j++)
-				o[k++] = (owned){ hl[i].host[j], i };
+				o[k++] = (owned){hl[i].host[j], i};
 		qsort(o, total, sizeof(*o), owned_cmp);
 		/* Report the conflict met first in file order. */
 		size_t best = SIZE_MAX, bi = 0;
@@ -71,16 +75,18 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 			const owned *a = &o[bi - 1], *b = &o[bi];
 			rmi_quote(b->host, strlen(b->host), q, sizeof(q));
 			if (a->owner == b->owner)
-				st = rmi_site_bad(c, where[b->owner],
-					 "node %s is listed twice in %s %s", q,
-					 label, owner_name[b->owner]);
+				st = rmi_site_bad(
+					c, where[b->owner],
+					"node %s is listed twice in %s %s", q,
+					label, owner_name[b->owner]);
 			else
-				st = rmi_site_bad(c, where[b->owner],
-					 "node %s is in %s %s and in %s %s "
-					 "(line %lu); a node belongs to one %s",
-					 q, label, owner_name[a->owner], label,
-					 owner_name[b->owner],
-					 where[a->owner]->line, label);
+				st = rmi_site_bad(
+					c, where[b->owner],
+					"node %s is in %s %s and in %s %s "
+					"(line %lu); a node belongs to one %s",
+					q, label, owner_name[a->owner], label,
+					owner_name[b->owner],
+					where[a->owner]->line, label);
 		}
 	}
 	free(o);
@@ -92,8 +98,8 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 
 rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = { "domain", "groups", "domain_gpus",
-					    NULL };
+	static const char *const keys[] = {"domain", "groups", "domain_gpus",
+					   NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_keys(m, c->file, "nvlink", keys, c->err);
 	if (st)
@@ -110,9 +116,11 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 	else if (strcmp(d, "groups") == 0)
 		s->nvl_kind = RM_NVL_GROUPS;
 	else
-		return rmi_site_bad(c, dom, "nvlink.domain must be node, block or groups, "
-				   "got %s",
-			   rmi_quote(dom->str, dom->len, (char[160]){ 0 }, 160));
+		return rmi_site_bad(
+			c, dom,
+			"nvlink.domain must be node, block or groups, "
+			"got %s",
+			rmi_quote(dom->str, dom->len, (char[160]){0}, 160));
 	s->nvl_given = dom != NULL;
 	const rmi_ynode *dg = rmi_y_get(m, "domain_gpus");
 	uint64_t v;
@@ -122,26 +130,34 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 			return st;
 		s->nvl_domain_gpus = (uint32_t)v;
 		if (s->gpus_per_node && v % s->gpus_per_node)
-			return rmi_site_bad(c, dg, "nvlink.domain_gpus (%u) must be a "
-					  "multiple of gpus_per_node (%u)",
-				   s->nvl_domain_gpus, s->gpus_per_node);
+			return rmi_site_bad(c, dg,
+					    "nvlink.domain_gpus (%u) must be a "
+					    "multiple of gpus_per_node (%u)",
+					    s->nvl_domain_gpus,
+					    s->gpus_per_node);
 		if (s->nvl_kind == RM_NVL_NODE && s->gpus_per_node &&
 		    v != s->gpus_per_node)
-			return rmi_site_bad(c, dg, "nvlink.domain_gpus (%u) differs from "
-					  "gpus_per_node (%u) with domain: node",
-				   s->nvl_domain_gpus, s->gpus_per_node);
+			return rmi_site_bad(
+				c, dg,
+				"nvlink.domain_gpus (%u) differs from "
+				"gpus_per_node (%u) with domain: node",
+				s->nvl_domain_gpus, s->gpus_per_node);
 	}
 	if (s->nvl_kind != RM_NVL_GROUPS) {
 		if (groups)
-			return rmi_site_bad(c, groups, "nvlink.groups is only read with "
-					      "domain: groups (domain is %s)", d);
+			return rmi_site_bad(c, groups,
+					    "nvlink.groups is only read with "
+					    "domain: groups (domain is %s)",
+					    d);
 		return RM_OK;
 	}
 	if (!groups)
-		return rmi_site_bad(c, dom, "nvlink.domain: groups needs nvlink.groups, "
-				   "a list of hostlists");
+		return rmi_site_bad(
+			c, dom,
+			"nvlink.domain: groups needs nvlink.groups, "
+			"a list of hostlists");
 	if ((st = rmi_site_list(c, groups, "nvlink.groups", SITE_MAX_PATH, NULL,
-			   &s->nvl_groups, &s->n_nvl_groups)))
+				&s->nvl_groups, &s->n_nvl_groups)))
 		return st;
 	if (!s->n_nvl_groups)
 		return rmi_site_bad(c, groups, "nvlink.groups is empty");
@@ -173,18 +189,19 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		uint64_t g = (uint64_t)hl.n * s->gpus_per_node;
 		rm_hostlist_free(&hl);
 		if (g > s->nvl_domain_gpus)
-			return rmi_site_bad(c, groups->item[i],
-				   "nvlink.groups[%zu] holds %llu GPUs, more than "
-				   "nvlink.domain_gpus (%u)", i,
-				   (unsigned long long)g, s->nvl_domain_gpus);
+			return rmi_site_bad(
+				c, groups->item[i],
+				"nvlink.groups[%zu] holds %llu GPUs, more than "
+				"nvlink.domain_gpus (%u)",
+				i, (unsigned long long)g, s->nvl_domain_gpus);
 	}
 	return RM_OK;
 }
 
 rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = { "rails", "list", NULL };
-	static const char *const ukeys[] = { "name", "nodes", NULL };
+	static const char *const keys[] = {"rails", "list", NULL};
+	static const char *const ukeys[] = {"name", "nodes", NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_keys(m, c->file, "units", keys, c->err);
 	if (st)
@@ -192,13 +209,15 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 	uint64_t rails;
 	const rmi_ynode *r = rmi_y_get(m, "rails");
 	if (!r)
-		return rmi_site_bad(c, m, "units needs rails (rails per unit, 1 to 64)");
+		return rmi_site_bad(
+			c, m, "units needs rails (rails per unit, 1 to 64)");
 	if ((st = rmi_y_u64(r, c->file, "units.rails", 1, 64, &rails, c->err)))
 		return st;
 	s->rails = (uint32_t)rails;
 	const rmi_ynode *list = rmi_y_get(m, "list");
 	if (!list)
-		return rmi_site_bad(c, m, "units needs list (name and nodes per unit)");
+		return rmi_site_bad(
+			c, m, "units needs list (name and nodes per unit)");
 	if ((st = rmi_y_kind(list, c->file, "units.list", RMI_Y_SEQ, c->err)))
 		return st;
 	if (!list->n)
@@ -221,7 +240,8 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 		const rmi_ynode *nm = rmi_y_get(u, "name");
 		const rmi_ynode *nd = rmi_y_get(u, "nodes");
 		if (!nm || !nd) {
-			st = rmi_site_bad(c, u, "%s needs %s", w, nm ? "nodes" : "name");
+			st = rmi_site_bad(c, u, "%s needs %s", w,
+					  nm ? "nodes" : "name");
 			break;
 		}
 		snprintf(w, sizeof(w), "units.list[%zu].name", i);
@@ -229,12 +249,15 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 			break;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(s->unit_name[j], s->unit_name[i]) == 0)
-				st = rmi_site_bad(c, nm, "unit name '%s' is used twice "
-						"(first at line %lu)",
-					 s->unit_name[i], where[j]->line);
+				st = rmi_site_bad(
+					c, nm,
+					"unit name '%s' is used twice "
+					"(first at line %lu)",
+					s->unit_name[i], where[j]->line);
 		snprintf(w, sizeof(w), "units.list[%zu].nodes", i);
 		if (!st)
-			st = rmi_site_dup(c, nd, w, SITE_MAX_PATH, &s->unit_nodes[i]);
+			st = rmi_site_dup(c, nd, w, SITE_MAX_PATH,
+					  &s->unit_nodes[i]);
 		where[i] = nd;
 	}
 	if (!st) {
@@ -242,7 +265,8 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 		for (size_t i = 0; names && i < n && !st; i++) {
 			char q[96];
 			const char *t = s->unit_name[i];
-			names[i] = strdup(rmi_quote(t, strlen(t), q, sizeof(q)));
+			names[i] =
+				strdup(rmi_quote(t, strlen(t), q, sizeof(q)));
 			if (!names[i])
 				st = rmi_site_oom(c);
 		}
@@ -257,4 +281,3 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 	free(where);
 	return st;
 }
-

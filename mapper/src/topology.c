@@ -433,6 +433,37 @@ static rm_status read_lines(struct ctx *c, const char *text, size_t len)
 	return r.n ? do_record(c, &r) : RM_OK;
 }
 
+static int block_cmp(const void *pa, const void *pb)
+{
+	const struct blockdef *a = pa, *b = pb;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->name, b->name, n);
+	if (c || a->len != b->len)
+		return c ? c : (a->len < b->len ? -1 : 1);
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* Blocks are few; sorting a copy finds a repeated name without a table. */
+static rm_status unique_blocks(struct ctx *c)
+{
+	if (c->nblocks < 2)
+		return RM_OK;
+	struct blockdef *v = malloc(c->nblocks * sizeof(*v));
+	if (!v)
+		return oom(c);
+	memcpy(v, c->blocks, c->nblocks * sizeof(*v));
+	qsort(v, c->nblocks, sizeof(*v), block_cmp);
+	rm_status st = RM_OK;
+	for (size_t i = 1; i < c->nblocks && !st; i++)
+		if (v[i].len == v[i - 1].len &&
+		    memcmp(v[i].name, v[i - 1].name, v[i].len) == 0)
+			st = at(c, v[i].line, v[i].col + strlen("BlockName="),
+				"block %s defined twice (first on line %lu)",
+				qa(c, v[i].name, v[i].len), v[i - 1].line);
+	free(v);
+	return st;
+}
+
 rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 				   const char *name, rm_error *err)
 {
@@ -466,6 +497,8 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 			     name);
 	if (!st && len)
 		st = read_lines(&c, text, len);
+	if (!st)
+		st = unique_blocks(&c);
 	if (!st)
 		st = rmi_topo_build_tree(f, c.pend, c.npend, c.file, err);
 	free(c.pend);

@@ -10,7 +10,6 @@
  */
 #include "internal.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +125,7 @@ static rm_status fail_at(loader *L, yaml_mark_t m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return rmi_err_at(L->err, RM_EINPUT, L->file,
-			  (unsigned long)m.line + 1,
+	return rmi_err_at(L->err, RM_EINPUT, L->file, (unsigned long)m.line + 1,
 			  (unsigned long)m.column + 1, "%s", msg);
 }
 
@@ -151,12 +149,10 @@ static rm_status libyaml_error(loader *L, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "malformed YAML";
 	if (p->error == YAML_MEMORY_ERROR)
-		return rmi_err(L->err, RM_ENOMEM, "%s: out of memory",
-			       L->file);
+		return rmi_err(L->err, RM_ENOMEM, "%s: out of memory", L->file);
 	if (p->error == YAML_READER_ERROR) {
 		unsigned long line, col;
-		offset_to_mark(L->text, L->len, p->problem_offset, &line,
-			       &col);
+		offset_to_mark(L->text, L->len, p->problem_offset, &line, &col);
 		return rmi_err_at(L->err, RM_EINPUT, L->file, line, col,
 				  "%s (byte offset %zu)", problem,
 				  p->problem_offset);
@@ -164,8 +160,8 @@ static rm_status libyaml_error(loader *L, const yaml_parser_t *p)
 	if (p->context)
 		return rmi_err_at(L->err, RM_EINPUT, L->file,
 				  p->problem_mark.line + 1,
-				  p->problem_mark.column + 1, "%s (%s at %lu:%lu)",
-				  problem, p->context,
+				  p->problem_mark.column + 1,
+				  "%s (%s at %lu:%lu)", problem, p->context,
 				  (unsigned long)p->context_mark.line + 1,
 				  (unsigned long)p->context_mark.column + 1);
 	return rmi_err_at(L->err, RM_EINPUT, L->file, p->problem_mark.line + 1,
@@ -227,11 +223,11 @@ static rm_status check_props(loader *L, const yaml_event_t *ev,
 {
 	char q[96];
 	if (anchor)
-		return fail_at(L, ev->start_mark,
-			       "anchors and aliases are not allowed (anchor %s)",
-			       rmi_quote((const char *)anchor,
-					 strlen((const char *)anchor), q,
-					 sizeof(q)));
+		return fail_at(
+			L, ev->start_mark,
+			"anchors and aliases are not allowed (anchor %s)",
+			rmi_quote((const char *)anchor,
+				  strlen((const char *)anchor), q, sizeof(q)));
 	if (tag)
 		return fail_at(L, ev->start_mark,
 			       "explicit tags are not supported (tag %s)",
@@ -245,8 +241,8 @@ static rm_status on_scalar(loader *L, const yaml_event_t *ev)
 {
 	const yaml_char_t *v = ev->data.scalar.value;
 	size_t len = ev->data.scalar.length;
-	rm_status st = check_props(L, ev, ev->data.scalar.anchor,
-				   ev->data.scalar.tag);
+	rm_status st =
+		check_props(L, ev, ev->data.scalar.anchor, ev->data.scalar.tag);
 	if (st)
 		return st;
 	/* "\0" escapes would make C strings lie about their length. */
@@ -267,9 +263,11 @@ static rm_status on_scalar(loader *L, const yaml_event_t *ev)
 static rm_status on_start(loader *L, const yaml_event_t *ev, rmi_ykind kind)
 {
 	const yaml_char_t *anchor = kind == RMI_Y_MAP
-		? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+					    ? ev->data.mapping_start.anchor
+					    : ev->data.sequence_start.anchor;
 	const yaml_char_t *tag = kind == RMI_Y_MAP
-		? ev->data.mapping_start.tag : ev->data.sequence_start.tag;
+					 ? ev->data.mapping_start.tag
+					 : ev->data.sequence_start.tag;
 	rm_status st = check_props(L, ev, anchor, tag);
 	if (st)
 		return st;
@@ -278,11 +276,10 @@ static rm_status on_start(loader *L, const yaml_event_t *ev, rmi_ykind kind)
 			       "a mapping key must be a plain value, not a %s",
 			       kind == RMI_Y_MAP ? "mapping" : "sequence");
 	if (L->depth == RMI_YAML_MAX_DEPTH)
-		return rmi_err_at(L->err, RM_EINPUT, L->file,
-				  ev->start_mark.line + 1,
-				  ev->start_mark.column + 1,
-				  "nested deeper than %d levels",
-				  RMI_YAML_MAX_DEPTH);
+		return rmi_err_at(
+			L->err, RM_EINPUT, L->file, ev->start_mark.line + 1,
+			ev->start_mark.column + 1,
+			"nested deeper than %d levels", RMI_YAML_MAX_DEPTH);
 	rmi_ynode *n;
 	st = new_node(L, kind, ev->start_mark, 0, &n);
 	if (st)
@@ -389,17 +386,12 @@ static rm_status on_event(loader *L, const yaml_event_t *ev, int *docs)
 			       "anchors and aliases are not allowed (alias %s)",
 			       rmi_quote(a, a ? strlen(a) : 0, q, sizeof(q)));
 	}
-	case YAML_SCALAR_EVENT:
-		return on_scalar(L, ev);
-	case YAML_SEQUENCE_START_EVENT:
-		return on_start(L, ev, RMI_Y_SEQ);
-	case YAML_MAPPING_START_EVENT:
-		return on_start(L, ev, RMI_Y_MAP);
+	case YAML_SCALAR_EVENT: return on_scalar(L, ev);
+	case YAML_SEQUENCE_START_EVENT: return on_start(L, ev, RMI_Y_SEQ);
+	case YAML_MAPPING_START_EVENT: return on_start(L, ev, RMI_Y_MAP);
 	case YAML_SEQUENCE_END_EVENT:
-	case YAML_MAPPING_END_EVENT:
-		return on_end(L);
-	default:
-		return RM_OK;
+	case YAML_MAPPING_END_EVENT: return on_end(L);
+	default: return RM_OK;
 	}
 }
 
@@ -409,10 +401,13 @@ rm_status rmi_yaml_load(const char *text, size_t len, const char *file,
 	*root = NULL;
 	if (!file)
 		file = "<input>";
+	if (!text)
+		return rmi_err_at(err, RM_EINPUT, file, 0, 0, "no input given");
 	if (len > RM_MAX_INPUT)
-		return rmi_err_at(err, RM_EINPUT, file, 0, 0,
-				  "input is %zu bytes, more than the %u allowed",
-				  len, RM_MAX_INPUT);
+		return rmi_err_at(
+			err, RM_EINPUT, file, 0, 0,
+			"input is %zu bytes, more than the %u allowed", len,
+			RM_MAX_INPUT);
 	const char *nul = memchr(text, '\0', len);
 	if (nul) {
 		unsigned long line, col;
@@ -446,8 +441,7 @@ rm_status rmi_yaml_load(const char *text, size_t len, const char *file,
 	}
 	yaml_parser_delete(&p);
 	if (!st && !L.root)
-		st = rmi_err_at(err, RM_EINPUT, file, 0, 0,
-				"empty document");
+		st = rmi_err_at(err, RM_EINPUT, file, 0, 0, "empty document");
 	ydoc *d = NULL;
 	if (!st && !(d = malloc(sizeof(*d))))
 		st = rmi_err(err, RM_ENOMEM, "%s: out of memory", file);
@@ -461,198 +455,5 @@ rm_status rmi_yaml_load(const char *text, size_t len, const char *file,
 	d->arena = L.arena;
 	d->root = *L.root;
 	*root = &d->root;
-	return RM_OK;
-}
-
-const rmi_ynode *rmi_y_get(const rmi_ynode *map, const char *key)
-{
-	if (!map || map->kind != RMI_Y_MAP)
-		return NULL;
-	size_t klen = strlen(key);
-	for (size_t i = 0; i < map->n; i++) {
-		const rmi_ynode *k = map->item[2 * i];
-		if (k->len == klen && memcmp(k->str, key, klen) == 0)
-			return map->item[2 * i + 1];
-	}
-	return NULL;
-}
-
-static const char *kind_name(rmi_ykind k)
-{
-	switch (k) {
-	case RMI_Y_SCALAR: return "a single value";
-	case RMI_Y_MAP: return "a mapping";
-	case RMI_Y_SEQ: return "a list";
-	}
-	return "?";
-}
-
-rm_status rmi_y_kind(const rmi_ynode *n, const char *file, const char *what,
-		     rmi_ykind want, rm_error *err)
-{
-	if (!n)
-		return rmi_err_at(err, RM_EINPUT, file, 0, 0, "%s is missing",
-				  what);
-	if (n->kind != want)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be %s, not %s", what,
-				  kind_name(want), kind_name(n->kind));
-	return RM_OK;
-}
-
-rm_status rmi_y_keys(const rmi_ynode *map, const char *file, const char *what,
-		     const char *const *allowed, rm_error *err)
-{
-	rm_status st = rmi_y_kind(map, file, what, RMI_Y_MAP, err);
-	if (st)
-		return st;
-	for (size_t i = 0; i < map->n; i++) {
-		const rmi_ynode *k = map->item[2 * i];
-		bool ok = false;
-		for (size_t j = 0; allowed[j] && !ok; j++)
-			ok = strlen(allowed[j]) == k->len &&
-			     memcmp(allowed[j], k->str, k->len) == 0;
-		if (ok)
-			continue;
-		char known[512] = "", q[160];
-		size_t o = 0;
-		for (size_t j = 0; allowed[j] && o < sizeof(known); j++)
-			o += (size_t)snprintf(known + o, sizeof(known) - o,
-					      "%s%s", j ? ", " : "",
-					      allowed[j]);
-		return rmi_err_at(err, RM_EINPUT, file, k->line, k->col,
-				  "unknown key %s in %s (known: %s)",
-				  rmi_quote(k->str, k->len, q, sizeof(q)), what,
-				  known);
-	}
-	return RM_OK;
-}
-
-/* Scalars the typed getters accept: present, a single value, and for
- * numbers and booleans written plain - a quoted "8" is text, as it is for
- * every YAML loader that resolves types. */
-static rm_status plain_scalar(const rmi_ynode *n, const char *file,
-			      const char *what, const char *want,
-			      rm_error *err)
-{
-	rm_status st = rmi_y_kind(n, file, what, RMI_Y_SCALAR, err);
-	if (st)
-		return st;
-	char q[160];
-	if (n->quoted)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be %s, got the quoted string %s "
-				  "(drop the quotes)",
-				  what, want, rmi_quote(n->str, n->len, q,
-							sizeof(q)));
-	if (!n->len)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s has no value (expected %s)", what, want);
-	return RM_OK;
-}
-
-rm_status rmi_y_u64(const rmi_ynode *n, const char *file, const char *what,
-		    uint64_t min, uint64_t max, uint64_t *out, rm_error *err)
-{
-	rm_status st = plain_scalar(n, file, what, "a whole number", err);
-	if (st)
-		return st;
-	char q[160];
-	uint64_t v = 0;
-	bool bad = n->len > 1 && n->str[0] == '0'; /* 010: octal to YAML 1.1 */
-	bool over = false;
-	for (size_t i = 0; i < n->len && !bad; i++) {
-		unsigned char c = (unsigned char)n->str[i];
-		if (c < '0' || c > '9') {
-			bad = true;
-			break;
-		}
-		if (v > (UINT64_MAX - (c - '0')) / 10)
-			over = true;
-		else
-			v = v * 10 + (c - '0');
-	}
-	if (bad)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be a whole number (decimal digits, "
-				  "no sign or leading zero), got %s",
-				  what, rmi_quote(n->str, n->len, q, sizeof(q)));
-	if (over || v < min || v > max)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be between %llu and %llu, got %s",
-				  what, (unsigned long long)min,
-				  (unsigned long long)max,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
-	*out = v;
-	return RM_OK;
-}
-
-rm_status rmi_y_double(const rmi_ynode *n, const char *file, const char *what,
-		       double min, double max, double *out, rm_error *err)
-{
-	rm_status st = plain_scalar(n, file, what, "a number", err);
-	if (st)
-		return st;
-	char q[160];
-	/* strtod alone would take "inf", "nan" and hex floats. */
-	bool ok = n->len < 64 &&
-		  strspn(n->str, "0123456789.eE+-") == n->len;
-	double v = 0;
-	if (ok) {
-		char *end;
-		v = strtod(n->str, &end);
-		ok = end == n->str + n->len && isfinite(v);
-	}
-	if (!ok)
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be a number, got %s", what,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
-	if (!(v >= min && v <= max))
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s must be between %g and %g, got %s", what,
-				  min, max,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
-	*out = v;
-	return RM_OK;
-}
-
-rm_status rmi_y_bool(const rmi_ynode *n, const char *file, const char *what,
-		     bool *out, rm_error *err)
-{
-	rm_status st = plain_scalar(n, file, what, "true or false", err);
-	if (st)
-		return st;
-	static const char *const yes[] = { "true", "True", "TRUE", "yes",
-					   "Yes", "YES" };
-	static const char *const no[] = { "false", "False", "FALSE", "no",
-					  "No", "NO" };
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (strcmp(n->str, yes[i]) == 0) {
-			*out = true;
-			return RM_OK;
-		}
-		if (strcmp(n->str, no[i]) == 0) {
-			*out = false;
-			return RM_OK;
-		}
-	}
-	char q[160];
-	return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-			  "%s must be true or false, got %s", what,
-			  rmi_quote(n->str, n->len, q, sizeof(q)));
-}
-
-rm_status rmi_y_str(const rmi_ynode *n, const char *file, const char *what,
-		    const char **out, rm_error *err)
-{
-	rm_status st = rmi_y_kind(n, file, what, RMI_Y_SCALAR, err);
-	if (st)
-		return st;
-	/* `key:` with nothing after it is null in YAML, not "". */
-	if (!n->quoted && (n->len == 0 || strcmp(n->str, "~") == 0 ||
-			   strcmp(n->str, "null") == 0))
-		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
-				  "%s has no value", what);
-	*out = n->str;
 	return RM_OK;
 }

@@ -62,6 +62,36 @@ if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert set(j)=={
 run assignment-vs-baseline 1 "$RANKMAP" check --assignment split.txt --layout 4x2x4 --order tp-pp-dp --gpus-per-node 4 --topology topo.conf --baseline
 has baseline-both "$OUT" 'all must-rules hold +NO +yes'
 
+# Rail-optimised units: maps carry "unit", and read back through check.
+cat >topo-su.conf <<'CONF'
+SwitchName=su1 Nodes=d[01-04]
+SwitchName=su2 Nodes=d[05-08]
+SwitchName=spine Switches=su[1-2]
+CONF
+cat >su.yaml <<'YAML'
+schema: rankmap-site/1
+name: rails
+gpus_per_node: 4
+topology: topo-su.conf
+units:
+  rails: 4
+  list:
+    - {name: su1, nodes: "d[01-04]"}
+    - {name: su2, nodes: "d[05-08]"}
+YAML
+run units-plan 0 "$RANKMAP" plan --layout 4x4x2 --site su.yaml --nodes 'd[01-08]' --format yaml -o su-map.yaml
+run units-check 0 "$RANKMAP" check --map su-map.yaml --site su.yaml --format json
+if python3 - su-map.yaml "$OUT" >py.out 2>&1 <<'PY'
+import json, sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+assert all("unit" in n for n in m["nodes"]) and all("unit" in x for x in m["ranks"])
+assert r["map"] == m["validation"], (r["map"], m["validation"])
+assert m["validation"]["pp_same_rail"] > 0
+print("ok")
+PY
+then pass units-roundtrip; else fail units-roundtrip "$(tail -5 py.out)"; fi
+
 # Usage errors.
 run map-and-layout 2 "$RANKMAP" check --map map.json --layout 4x2x4
 has map-and-layout-msg "$ERR" '^rankmap: check: --layout and --order go with --assignment'

@@ -54,8 +54,23 @@ fi
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
 has suggest_pp8 "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*memory floor'
+run suggest_megatron 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5 --schedules 1f1b,interleaved
+hasnt suggest_megatron_only "$OUT" ' zb-(v|h1) '
+has suggest_megatron_405 "$OUT" '^  [1-5] +tp=8,pp=16,dp=128 +1 interleaved:8 '
+run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
+
+# With a fabric the map's own links count: 4 leaves of 2 nodes; each
+# 2-stage pipeline fits one leaf, each dp ring of 4 spans all 4 leaves.
+printf 'SwitchName=l0 Nodes=n[0-1]\nSwitchName=l1 Nodes=n[2-3]\nSwitchName=l2 Nodes=n[4-5]\nSwitchName=l3 Nodes=n[6-7]\nSwitchName=top Switches=l[0-3]\n' >"$T/topo.conf"
+run explain_map 0 "$RANKMAP" explain --model llama3-8b --batch 1M --layout 8x2x4 --topology "$T/topo.conf" --nodes 'n[0-7]'
+has explain_map_tp "$OUT" '^  tp +8 .* nvlink .* 0%/  0%'
+has explain_map_pp "$OUT" '^  pp +2 .* leaf .*100%/  0%'
+has explain_map_dp "$OUT" '^  dp +4 .*100%/100%'
+has explain_map_note "$OUT" 'links from the planned map on the given fabric \(8 hosts\)'
+run explain_map_tp16 1 "$RANKMAP" explain --model llama3-8b --batch 1M --layout 16x1x4 --topology "$T/topo.conf" --nodes 'n[0-7]'
+has explain_map_tp16_msg "$ERR" 'NVLink'
 
 # bad input
 run bad_preset 2 "$RANKMAP" explain --model llama9 --layout 8x16x128

@@ -18,6 +18,8 @@ Machines (all from public facts, see /work/shared/reference/hwloc-nccl.md):
                  NICs alone on their host bridges, an irdma management NIC, a
                  Mellanox Ethernet NIC without RDMA device.
   cpu-only.xml   2 sockets, no GPU, one ACTIVE mlx5_0.
+  dgx-h100-cgroup.xml  dgx-h100 where only cores 0-27 (+ siblings) are
+                 allowed, as under a Slurm job's cgroup.
   dgx-h100-v3.xml  dgx-h100 claiming hwloc XML version 3.0.
   truncated.xml    first half of dgx-h100.xml.
   garbage.xml      not XML at all.
@@ -123,18 +125,20 @@ def gpu(bus, did="2330"):
     return dev(bus, "0302", "10de", did)
 
 
-def machine(sockets, cores, ht, io_per_socket, cpu_model, arch="x86_64"):
+def machine(sockets, cores, ht, io_per_socket, cpu_model, arch="x86_64",
+            allowed=None):
     """Sockets of `cores` cores; PU k of socket s core c is numbered the
     Linux way: first threads 0..N-1 over all cores, then the siblings."""
     g = Gen()
     total = sockets * cores
     allpus = [i for i in range(total * (2 if ht else 1))]
+    allowed = allpus if allowed is None else allowed
     g.line(0, '<?xml version="1.0" encoding="UTF-8"?>')
     g.line(0, '<!DOCTYPE topology SYSTEM "hwloc2.dtd">')
     g.line(0, '<topology version="2.0">')
     g.line(1, '<object type="Machine" os_index="0" %s allowed_cpuset="%s" '
               'allowed_nodeset="%s" gp_index="%d">'
-           % (sets(allpus, range(sockets)), bitmap(allpus), bitmap(range(sockets)), g.gpi()))
+           % (sets(allpus, range(sockets)), bitmap(allowed), bitmap(range(sockets)), g.gpi()))
     g.line(2, '<info name="Architecture" value="%s"/>' % arch)
     g.line(2, '<info name="Backend" value="Linux"/>')
     for s in range(sockets):
@@ -200,7 +204,7 @@ def nvswitches(first):
                       br(first - 1, first + 3, "%02x:01.0" % (first - 2), *kids))
 
 
-def dgx_h100():
+def dgx_h100(allowed=None):
     s0 = [dgx_unit(b, n) for b, n in ((0x18, "mlx5_0"), (0x40, "mlx5_3"),
                                       (0x4f, "mlx5_4"), (0x5e, "mlx5_5"))]
     s0.append(storage(0x29, ("mlx5_1", "mlx5_2")))
@@ -208,7 +212,8 @@ def dgx_h100():
                                       (0xce, "mlx5_10"), (0xdc, "mlx5_11"))]
     s1.append(storage(0xaa, ("mlx5_7", "mlx5_8")))
     s1.append(nvswitches(0xb3))
-    return machine(2, 56, True, [s0, s1], "Intel(R) Xeon(R) Platinum 8480C")
+    return machine(2, 56, True, [s0, s1], "Intel(R) Xeon(R) Platinum 8480C",
+                   allowed=allowed)
 
 
 def efa(bus):
@@ -301,6 +306,8 @@ def main():
         "half-nic.xml": half_nic(),
         "mixed.xml": mixed(),
         "cpu-only.xml": cpu_only(),
+        # A Slurm job given cores 0-27 (and their siblings 112-139) only.
+        "dgx-h100-cgroup.xml": dgx_h100(allowed=list(range(28)) + list(range(112, 140))),
     }
     dgx = files["dgx-h100.xml"]
     files["dgx-h100-v3.xml"] = dgx.replace('<topology version="2.0">',

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define ID_LEN 128
-#define MAXP 8
+#define MAXP 40
 
 typedef struct result {
 	int code;
@@ -137,12 +137,29 @@ static void all_ranks_get_the_id(void)
 	}
 }
 
+static void many_ranks_at_once(void)
+{
+	task t[32];
+	result r[32];
+	unsigned char want[ID_LEN];
+	root_blob(want);
+	for (int i = 0; i < 32; i++)
+		t[i] = (task){ .rank = (uint32_t)i, .nranks = 32,
+			       .digest = D1, .timeout_ms = 20000 };
+	run_tasks(32, t, free_port(), r);
+	int ok = 0;
+	for (int i = 0; i < 32; i++)
+		ok += r[i].code == RMN_OK &&
+		      memcmp(r[i].blob, want, ID_LEN) == 0;
+	CHECK_INT(ok, 32);
+}
+
 static void a_missing_peer_times_out_by_name(void)
 {
 	task t[3] = {
-		{ .rank = 0, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
-		{ .rank = 1, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
-		{ .rank = 3, .nranks = 4, .digest = D1, .timeout_ms = 1500 },
+		{ .rank = 0, .nranks = 4, .digest = D1, .timeout_ms = 1000 },
+		{ .rank = 1, .nranks = 4, .digest = D1, .timeout_ms = 1000 },
+		{ .rank = 3, .nranks = 4, .digest = D1, .timeout_ms = 1000 },
 	};
 	result r[3];
 	time_t t0 = time(NULL);
@@ -160,8 +177,8 @@ static void a_missing_peer_times_out_by_name(void)
 static void several_missing_are_listed_as_ranges(void)
 {
 	task t[2] = {
-		{ .rank = 0, .nranks = 8, .timeout_ms = 800 },
-		{ .rank = 4, .nranks = 8, .timeout_ms = 800 },
+		{ .rank = 0, .nranks = 8, .timeout_ms = 500 },
+		{ .rank = 4, .nranks = 8, .timeout_ms = 500 },
 	};
 	result r[2];
 	run_tasks(2, t, free_port(), r);
@@ -185,7 +202,7 @@ static void a_different_map_is_refused(void)
 		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
 		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
 		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 8000,
-		  .delay_ms = 400 },
+		  .delay_ms = 250 },
 	};
 	result r[3];
 	run_tasks(3, t, free_port(), r);
@@ -282,6 +299,43 @@ static void strangers_do_not_disturb(void)
 		close(silent);
 }
 
+static void a_flood_of_silent_connections_is_survived(void)
+{
+	/* More silent sockets than rank 0 keeps pending (64 spare + one per
+	 * rank): the ranks wait in the backlog until the silent ones are
+	 * dropped. */
+	task t[3] = {
+		{ .rank = 0, .nranks = 3, .timeout_ms = 8000 },
+		{ .rank = 1, .nranks = 3, .timeout_ms = 8000, .delay_ms = 500 },
+		{ .rank = 2, .nranks = 3, .timeout_ms = 8000, .delay_ms = 500 },
+	};
+	uint16_t port = free_port();
+	pid_t pid[3];
+	int rfd[3], silent[80];
+	result r[3];
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	pid[0] = spawn(&t[0], port, &rfd[0]);
+	silent[0] = connect_to(port);     /* rank 0 is listening now */
+	for (int i = 1; i < 80; i++) {
+		/* Do not wait for rank 0 to take them in. */
+		silent[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(silent[i], (struct sockaddr *)&a, sizeof(a));
+	}
+	for (int i = 1; i < 3; i++)
+		pid[i] = spawn(&t[i], port, &rfd[i]);
+	collect(3, pid, rfd, r);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(r[i].code, RMN_OK);
+		if (r[i].code)
+			printf("  rank %d: %s\n", i, r[i].msg);
+	}
+	for (int i = 0; i < 80; i++)
+		if (silent[i] >= 0)
+			close(silent[i]);
+}
+
 /* A fake rank 0 that answers with `reply`; returns what rank 1 got. */
 static void fake_root(const void *reply, size_t len, result *r)
 {
@@ -365,6 +419,7 @@ static void bad_arguments(void)
 int main(void)
 {
 	RUN("nccl_exchange", all_ranks_get_the_id);
+	RUN("nccl_exchange", many_ranks_at_once);
 	RUN("nccl_exchange", a_missing_peer_times_out_by_name);
 	RUN("nccl_exchange", several_missing_are_listed_as_ranges);
 	RUN("nccl_exchange", no_rank_zero_times_out);
@@ -372,6 +427,7 @@ int main(void)
 	RUN("nccl_exchange", twice_the_same_rank_is_refused);
 	RUN("nccl_exchange", another_world_size_is_refused);
 	RUN("nccl_exchange", strangers_do_not_disturb);
+	RUN("nccl_exchange", a_flood_of_silent_connections_is_survived);
 	RUN("nccl_exchange", hostile_answers_are_rejected);
 	RUN("nccl_exchange", bad_arguments);
 	TEST_EXIT();

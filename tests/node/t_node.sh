@@ -8,7 +8,7 @@ if ! command -v python3 >/dev/null; then
 	skip all "python3 is needed to generate the hwloc fixtures"
 	exit 0
 fi
-FX=$(mktemp -d /tmp/rm-node-sh.XXXXXX)
+FX=$(mktemp -d)
 trap 'rm -rf "$FX"' EXIT
 python3 "$RM_ROOT/tests/gen/gen_hwloc.py" "$FX" || { fail generate "gen_hwloc.py failed"; exit 1; }
 
@@ -89,6 +89,13 @@ run site 0 "$RANKMAP" node --hwloc-xml "$FX/mixed.xml" --site "$FX/site.yaml" --
 has site_hca "$OUT" '^NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_2:2$'
 has site_cross_nic "$OUT" '^NCCL_CROSS_NIC=0$'
 has site_extra "$OUT" '^NCCL_IB_GID_INDEX=3$'
+
+# --- a doctored XML: an RDMA name that would break NCCL_IB_HCA's syntax ---
+sed 's/name="mlx5_11"/name="mlx5_11,mlx5_99:7"/' "$FX/dgx-h100.xml" >"$FX/evil.xml"
+run evil_name 0 "$RANKMAP" node --hwloc-xml "$FX/evil.xml" --format env
+has evil_hca "$OUT" '^NCCL_IB_HCA==mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1$'
+run evil_text 0 "$RANKMAP" node --hwloc-xml "$FX/evil.xml"
+has evil_reason "$OUT" 'name not usable in NCCL_IB_HCA'
 
 # --- CPU-only node: not an error ---
 run cpu_only 0 "$RANKMAP" node --hwloc-xml "$FX/cpu-only.xml" --format env --ranks 4

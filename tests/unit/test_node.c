@@ -176,6 +176,30 @@ static void dgx_rank_cpus(void)
 	rm_node_free(hw);
 }
 
+/* A job allowed cores 0-27 only: every GPU's set is cut to what the job
+ * may use, socket-1 GPUs get the job's own cores, and eight ranks share
+ * those 28 cores (3 or 4 each, floor(28 * j / 8) onwards). */
+static void cgroup_cpus(void)
+{
+	rm_node_hw *hw = load("dgx-h100-cgroup.xml", NULL);
+	if (!hw)
+		return;
+	rm_gpu_info gi;
+	CHECK(rm_node_gpu(hw, 0, &gi));
+	CHECK_STR(gi.cpus, "0-27,112-139");
+	CHECK(rm_node_gpu(hw, 7, &gi));
+	CHECK_STR(gi.cpus, "0-27,112-139");
+	CHECK_STR(gpu_nics(hw, 7), "mlx5_11:1");
+	char *c = NULL;
+	CHECK_INT(rm_node_rank_cpus(hw, 0, 8, &c, &E), RM_OK);
+	CHECK_STR(c, "0-2,112-114");
+	free(c);
+	CHECK_INT(rm_node_rank_cpus(hw, 7, 8, &c, &E), RM_OK);
+	CHECK_STR(c, "24-27,136-139");
+	free(c);
+	rm_node_free(hw);
+}
+
 static void too_many_ranks(void)
 {
 	rm_node_hw *hw = load("dgx-h100.xml", NULL);
@@ -454,7 +478,9 @@ static void formats(void)
 int main(void)
 {
 	const char *root = getenv("RM_ROOT");
-	snprintf(dir, sizeof(dir), "/tmp/rm-node-test.XXXXXX");
+	/* mkdtemp's template: six capitals at the end. */
+	snprintf(dir, sizeof(dir), "/tmp/rm-node-test.");
+	memset(dir + strlen(dir), 'X', 6);
 	if (!mkdtemp(dir)) {
 		printf("FAIL: node/setup: mkdtemp\n");
 		return 1;
@@ -468,6 +494,7 @@ int main(void)
 	}
 	RUN("node", dgx_h100);
 	RUN("node", dgx_rank_cpus);
+	RUN("node", cgroup_cpus);
 	RUN("node", too_many_ranks);
 	RUN("node", p5en_two_per_gpu);
 	RUN("node", half_nic_shared);

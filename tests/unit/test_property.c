@@ -28,6 +28,8 @@ typedef struct world {
 	uint32_t nnode;
 	uint32_t gpn;
 	bool blocks;
+	char unit[3][512];           /* each pod's nodes, for rail units */
+	unsigned npod;
 } world;
 
 static void add(world *w, size_t *o, const char *fmt, ...)
@@ -62,10 +64,16 @@ static void make_world(world *w)
 		return;
 	}
 	unsigned np = 1 + rnd(3);
+	w->npod = np;
 	for (unsigned p = 0; p < np; p++) {
 		unsigned nl = 1 + rnd(4);
+		size_t uo = 0;
 		for (unsigned l = 0; l < nl; l++) {
 			unsigned nn = 1 + rnd(12);
+			uo += (size_t)snprintf(w->unit[p] + uo,
+					       sizeof(w->unit[p]) - uo,
+					       "%sp%ul%un[1-%u]", l ? "," : "",
+					       p, l, nn);
 			add(w, &o, "SwitchName=p%ul%u Nodes=p%ul%un[1-%u]\n",
 			    p, l, p, l, nn);
 			for (unsigned i = 1; i <= nn; i++) {
@@ -132,7 +140,7 @@ static void check_map(const rm_map *m, uint32_t nalloc)
 
 static const char *orders[] = { NULL, "megatron", "llama3", "tp-dp-pp" };
 
-static void one_case(unsigned iter, unsigned *planned)
+static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 {
 	world w;
 	make_world(&w);
@@ -147,6 +155,23 @@ static void one_case(unsigned iter, unsigned *planned)
 		free_world(&w);
 		return;
 	}
+	/* sometimes each pod is a rail-optimised unit */
+	if (!w.blocks && rnd(4) == 0) {
+		char *un[3] = { "su0", "su1", "su2" }, *nodes[3];
+		for (unsigned p = 0; p < w.npod; p++)
+			nodes[p] = w.unit[p];
+		rm_site s;
+		rm_site_init(&s);
+		s.gpus_per_node = w.gpn;
+		s.unit_name = un;
+		s.unit_nodes = nodes;
+		s.nunits = w.npod;
+		s.rails = w.gpn;
+		if (rm_fabric_apply_site(f, &s, &e)) {
+			printf("  iter %u: site: %s\n", iter, e.msg);
+			t_bad++;
+		}
+	}
 	/* a random allocation: each node with probability 3/4 */
 	const char *alloc[512], *copy[512];
 	uint32_t n = 0;
@@ -155,6 +180,10 @@ static void one_case(unsigned iter, unsigned *planned)
 			alloc[n++] = w.node[i];
 	if (n == 0)
 		alloc[n++] = w.node[0];
+	/* sometimes a node the topology does not know */
+	bool missing = rnd(5) == 0;
+	if (missing)
+		alloc[n++] = "zz1";
 	char lay[96];
 	uint32_t tp = w.blocks ? (rnd(2) ? 8 : 4) : (w.gpn >> rnd(3));
 	uint32_t pp = 1u << rnd(4);
@@ -174,11 +203,14 @@ static void one_case(unsigned iter, unsigned *planned)
 	}
 	rm_plan_opts po = { .layout = &l, .order = ord ? &o : NULL,
 			    .nodes = alloc, .nnodes = n,
-			    .gpus_per_node = w.gpn, .fabric = f };
+			    .gpus_per_node = w.gpn, .fabric = f,
+			    .allow_missing = missing };
 	rm_map *a = NULL, *b = NULL;
 	rm_status st = rm_plan(&po, &a, &e);
 	if (st == RM_OK) {
 		(*planned)++;
+		if (a->report.pp_cross == a->report.pp_cross_lower_bound)
+			(*at_bound)++;
 		check_map(a, n);
 		memcpy(copy, alloc, n * sizeof(*copy));
 		shuffle(copy, n);
@@ -224,10 +256,11 @@ static void one_case(unsigned iter, unsigned *planned)
 
 static void random_plans(void)
 {
-	unsigned planned = 0;
+	unsigned planned = 0, at_bound = 0;
 	for (unsigned i = 0; i < 300 && !t_bad; i++)
-		one_case(i, &planned);
-	printf("  %u of 300 random inputs planned\n", planned);
+		one_case(i, &planned, &at_bound);
+	printf("  %u of 300 random inputs planned, %u of them at the lower bound\n",
+	       planned, at_bound);
 	CHECK(planned >= 150);
 }
 

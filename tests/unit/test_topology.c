@@ -234,6 +234,11 @@ static void bad_tree(void)
 	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[3-6]\n"),
 		  RM_EINPUT);
 	CHECK_HAS(E.msg, "'n3' is in two blocks: 'b1' (line 1) and 'b2'");
+	CHECK_INT(parse("BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+			"blockname=b1 Nodes=n3\n"),
+		  RM_EINPUT);
+	CHECK_HAS(E.msg, "topo.conf:3:11:");
+	CHECK_HAS(E.msg, "block 'b1' defined twice (first on line 1)");
 	/* a fabric takes one topology */
 	CHECK_INT(parse("SwitchName=s1 Nodes=a\n"), RM_OK);
 	CHECK_INT(rm_fabric_parse_topology(F, "SwitchName=s2 Nodes=b", 21, "u",

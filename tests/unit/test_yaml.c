@@ -279,17 +279,17 @@ static void unknown_keys(void)
 	rmi_yaml_free(r);
 }
 
-/* A map-file-sized JSON document: 100k keys and 300k more values. Loading
+/* A map-file-sized JSON document: 100k keys. Loading
  * it must stay linear; the figure goes to the log, `make bench` owns
  * speed targets. */
 static void large_json(void)
 {
-	size_t cap = 100000 * 64 + 64, o = 0;
+	size_t cap = 100000 * 32 + 64, o = 0;
 	char *j = malloc(cap);
 	o += (size_t)sprintf(j + o, "{");
 	for (int i = 0; i < 100000; i++)
-		o += (size_t)sprintf(j + o, "%s\"r%d\": [%d, \"gpu%05d\", %d]",
-				     i ? ",\n" : "", i, i, i / 8, i % 8);
+		o += (size_t)sprintf(j + o, "%s\"r%d\": \"gpu%05d\"",
+				     i ? ",\n" : "", i, i / 8);
 	o += (size_t)sprintf(j + o, "}");
 	rmi_ynode *r = NULL;
 	clock_t t0 = clock();
@@ -300,7 +300,7 @@ static void large_json(void)
 	CHECK(r && r->n == 100000);
 	if (r && r->n == 100000) {
 		const rmi_ynode *v = r->item[2 * 99999 + 1];
-		CHECK_STR(v->item[1]->str, "gpu12499");
+		CHECK_STR(v->str, "gpu12499");
 		CHECK_INT(v->line, 100000);
 	}
 	rmi_yaml_free(r);

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node,
+# leaves of 3 and 1 nodes), one `sbatch --parallel-layout=8x2x2` job, the
+# map's report as `rankmap plan` prints it for the job's nodes, and a table
+# of what every rank got from the plugin. Needs root and Slurm 22.05.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+LAYOUT=${LAYOUT:-8x2x2}
+ORDER=${ORDER:-megatron}
+. "$ROOT/tests/slurm/cluster.sh"
+
+if [ ! -f "$BUILD/rankmap.so" ]; then
+	echo "demo: $BUILD/rankmap.so is missing (Slurm's spank.h: apt-get install libslurm-dev)" >&2
+	exit 1
+fi
+if ! why=$(cluster_tools); then
+	echo "demo: $why" >&2
+	exit 1
+fi
+D=$(mktemp -d /tmp/rankmap-demo.XXXXXX)
+trap 'echo "== stopping the cluster"; cluster_stop "$D"' EXIT
+mkdir -p "$D/etc" "$D/out"
+cat >"$D/etc/site.yaml" <<EOF
+schema: rankmap-site/1
+name: demo
+gpus_per_node: 8
+topology: topology.conf
+EOF
+echo "== starting 4 slurmd + slurmctld in $D"
+if ! cluster_start "$D" 4 "$BUILD/rankmap.so" "site=$D/etc/site.yaml" enforce=warn; then
+	echo "demo: the cluster did not start; logs:" >&2
+	tail -n 20 "$D"/log/*.log >&2
+	exit 1
+fi
+export SLURM_CONF=$D/etc/slurm.conf
+echo "   plugstack.conf: $(cat "$D/etc/plugstack.conf")"
+echo "   topology.conf:"
+sed 's/^/     /' "$D/etc/topology.conf"
+
+cat >"$D/out/job.sh" <<'EOF'
+#!/bin/sh
+srun sh -c 'echo "$RANK $SLURMD_NODENAME $LOCAL_RANK $RANKMAP_TP_RANK $RANKMAP_PP_RANK $RANKMAP_DP_RANK $MASTER_ADDR:$MASTER_PORT $RANKMAP_MAP_SHA256"'
+EOF
+echo "== sbatch -N4 --ntasks-per-node=8 --parallel-layout=$LAYOUT --parallel-order=$ORDER job.sh"
+t0=$SECONDS
+if ! sbatch --wait -N4 --ntasks-per-node=8 --parallel-layout="$LAYOUT" \
+	--parallel-order="$ORDER" -o "$D/out/job.out" "$D/out/job.sh"; then
+	echo "demo: the job failed:" >&2
+	cat "$D/out/job.out" >&2
+	exit 1
+fi
+echo "   job finished in $((SECONDS - t0)) s"
+
+nodes=$(awk '/^[0-9]/ { print $2 }' "$D/out/job.out" | sort -u | paste -sd, -)
+echo
+echo "== the job's report: rankmap plan --layout $LAYOUT --order $ORDER --nodes $nodes --gpus-per-node 8 --site site.yaml"
+"$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
+	--gpus-per-node 8 --site "$D/etc/site.yaml"
+echo
+echo "== what every rank got (from the tasks' environment)"
+printf '%5s  %-6s %5s  %3s %3s %3s  %-13s %s\n' RANK HOST LOCAL TP PP DP MASTER "MAP SHA256"
+grep -E '^[0-9]' "$D/out/job.out" | sort -n |
+	while read -r rank host lr tp pp dp master sha; do
+		printf '%5s  %-6s %5s  %3s %3s %3s  %-13s %.16s...\n' \
+			"$rank" "$host" "$lr" "$tp" "$pp" "$dp" "$master" "$sha"
+	done
+n=$(grep -cE '^[0-9]' "$D/out/job.out")
+shas=$(awk '/^[0-9]/ { print $8 }' "$D/out/job.out" | sort -u | wc -l)
+echo "   $n ranks, $shas distinct map digest(s)"
+grep -vE '^[0-9]' "$D/out/job.out" | sed 's/^/   job output: /'
