@@ -23,6 +23,8 @@ const char nck_usage[] =
 	"      --nic-gbps X       nominal network GB/s per GPU (50)\n"
 	"      --spine-gbps X     across leaves, if less (default: --nic-gbps)\n"
 	"      --slow-fraction F  slow below F x nominal (default 0.5)\n"
+	"      --site FILE        nominal figures from the site file's tiers\n"
+	"                         (the options above win over it)\n"
 	"      --map FILE         map file (default $RANKMAP_MAP)\n"
 	"      --timeout S        id exchange time-out in s (default 120)\n"
 	"SIZE takes K, M, G (powers of 1024). Exit: 0 ok, 1 wrong results\n"
@@ -109,6 +111,43 @@ static bool parse_axes(const char *s, bool want[RM_NAXES])
 	return true;
 }
 
+/*
+ * Tiers are innermost first: the NVLink domain, the leaf (or rail), then
+ * the levels above. Above the leaf a group may cross any of them, so the
+ * spine gets the slowest per-GPU figure up there (bandwidth over
+ * oversubscription): lenient rather than crying wolf.
+ */
+static int apply_site(const char *path, rmn_nominal *nom, char *msg,
+		      size_t cap)
+{
+	rm_site site;
+	rm_error e = { 0 };
+	if (rm_site_load(path, &site, &e) != RM_OK) {
+		snprintf(msg, cap, "--site: %s", e.msg);
+		return NCK_EXIT_USAGE;
+	}
+	if (site.ntiers > 0 && site.tier[0].gbytes_per_s > 0)
+		nom->gbps[RMN_LINK_NVLINK] = site.tier[0].gbytes_per_s;
+	if (site.ntiers > 1 && site.tier[1].gbytes_per_s > 0)
+		nom->gbps[RMN_LINK_LEAF] = nom->gbps[RMN_LINK_SPINE] =
+			site.tier[1].gbytes_per_s;
+	double spine = 0;
+	for (size_t t = 2; t < site.ntiers && t < RM_MAX_TIERS; t++) {
+		double g = site.tier[t].gbytes_per_s;
+		double over = site.tier[t].oversubscription;
+		if (!(g > 0))
+			continue;
+		if (over > 1)
+			g /= over;
+		if (spine == 0 || g < spine)
+			spine = g;
+	}
+	if (spine > 0)
+		nom->gbps[RMN_LINK_SPINE] = spine;
+	rm_site_free(&site);
+	return 0;
+}
+
 int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 {
 	memset(o, 0, sizeof(*o));
@@ -120,8 +159,9 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 	for (int a = 0; a < RM_NAXES; a++)
 		o->want[a] = true;
 	rmn_nominal_init(&o->nominal);
-	bool spine_set = false;
-	double nic = -1;
+	/* Given values wait until the site file, if any, has been read. */
+	double nvlink = -1, nic = -1, spine = -1;
+	const char *site = NULL;
 	msg[0] = '\0';
 
 	for (int i = 1; i < argc; i++) {
@@ -159,7 +199,7 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 			     IS("-w", "--warmup") || IS("--axes", "--map") ||
 			     IS("--nvlink-gbps", "--nic-gbps") ||
 			     IS("--spine-gbps", "--slow-fraction") ||
-			     IS("--timeout", "--timeout");
+			     IS("--timeout", "--site");
 		if (!known)
 			return bad(msg, cap, NULL, "unknown option", name);
 		if (!val) {
@@ -185,15 +225,14 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 			ok = parse_axes(val, o->want);
 		else if (IS("--map", "--map"))
 			ok = *val != '\0', o->map_path = val;
+		else if (IS("--site", "--site"))
+			ok = *val != '\0', site = val;
 		else if (IS("--nvlink-gbps", "--nvlink-gbps"))
-			ok = parse_real(val, 0.001, 1e6,
-					&o->nominal.gbps[RMN_LINK_NVLINK]);
+			ok = parse_real(val, 0.001, 1e6, &nvlink);
 		else if (IS("--nic-gbps", "--nic-gbps"))
 			ok = parse_real(val, 0.001, 1e6, &nic);
 		else if (IS("--spine-gbps", "--spine-gbps"))
-			ok = parse_real(val, 0.001, 1e6,
-					&o->nominal.gbps[RMN_LINK_SPINE]),
-			spine_set = true;
+			ok = parse_real(val, 0.001, 1e6, &spine);
 		else if (IS("--slow-fraction", "--slow-fraction"))
 			ok = parse_real(val, 0, 1, &o->nominal.slow_fraction);
 		else
@@ -202,11 +241,15 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 		if (!ok)
 			return bad(msg, cap, name, "bad value", val);
 	}
-	if (nic > 0) {
-		o->nominal.gbps[RMN_LINK_LEAF] = nic;
-		if (!spine_set)
-			o->nominal.gbps[RMN_LINK_SPINE] = nic;
-	}
+	if (site && apply_site(site, &o->nominal, msg, cap))
+		return NCK_EXIT_USAGE;
+	if (nvlink > 0)
+		o->nominal.gbps[RMN_LINK_NVLINK] = nvlink;
+	if (nic > 0)
+		o->nominal.gbps[RMN_LINK_LEAF] = o->nominal.gbps[RMN_LINK_SPINE] =
+			nic;
+	if (spine > 0)
+		o->nominal.gbps[RMN_LINK_SPINE] = spine;
 	if (o->minbytes > o->maxbytes)
 		return bad(msg, cap, NULL, "--minbytes is above --maxbytes",
 			   NULL);

@@ -9,7 +9,8 @@ NCCL_LIBDIR := $(firstword $(foreach d,lib64 lib targets/x86_64-linux/lib,\
 
 ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
 
-NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/groups.c nccl/busbw.c \
+NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_root.c \
+		  nccl/exchange_peer.c nccl/groups.c nccl/busbw.c \
 		  nccl/comm.c
 NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
 NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)

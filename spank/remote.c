@@ -113,14 +113,14 @@ int rms_remote_post_opt(spank_t sp)
 	if (!rms_g.have_layout)
 		return set_error("--parallel-order=%s needs --parallel-layout "
 				 "as well", rms_g.order), 0;
-	static char nodelist[ENVLEN], tpn[4096], conf[4096];
+	static char nodelist[ENVLEN], tpn[4096];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
 		return set_error("the step's node list or tasks per node are "
 				 "missing from its environment"), 0;
-	if (!get_env(sp, "SLURM_CONF", conf, sizeof(conf)))
-		conf[0] = 0;
-	if (!rms_conf_default_topology(&rms_g.conf, conf[0] ? conf : NULL))
+	/* slurmstepd's own SLURM_CONF (from slurmd), never the job's: the
+	 * job's would let a user point root at a topology file of theirs. */
+	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return set_error("out of memory"), 0;
 	rms_step step = {
 		.layout = rms_g.layout,

@@ -125,6 +125,10 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 					   &in->order, in->gpus_per_node, &m,
 					   &e) != RM_OK)
 			return rmc_fail(&e);
+		if (rmi_map_locate(m, in->fabric, &e) != RM_OK) {
+			rm_map_free(m);
+			return rmc_fail(&e);
+		}
 	}
 	if (rm_check(m, in->fabric, &e) != RM_OK) {
 		rm_map_free(m);

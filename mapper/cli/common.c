@@ -337,7 +337,10 @@ int rmc_output(const char *path, const char *data, size_t len)
 	if (!tmp)
 		return rmc_usage("out of memory");
 	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp.XXXXXX", 12);
+	/* mkstemp's template: ".tmp." and six 'X' it replaces. */
+	memcpy(tmp + n, ".tmp.", 5);
+	memset(tmp + n + 5, 'X', 6);
+	tmp[n + 11] = '\0';
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		int rc = rmc_usage("%s: cannot create a temporary file: %s",

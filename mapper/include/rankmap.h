@@ -332,9 +332,11 @@ void rm_env_free(rm_env *e);
 typedef struct rm_node_hw rm_node_hw;
 
 /*
- * Read this node (xml_path NULL: the live machine; else an hwloc XML
- * export). `site` may be NULL; it supplies NIC exclusion patterns.
- * A node without GPUs is not an error: it reports zero GPUs.
+ * Read this node (xml_path NULL: the site's cached hwloc_xml for this host
+ * when it exists, else the live machine; or an hwloc XML export). `site`
+ * may be NULL; it supplies NIC exclusion patterns. A node without GPUs is
+ * not an error: it reports zero GPUs. hwloc 3.x XML fails with
+ * RM_EUNSUPPORTED, a missing file with RM_EIO, a corrupt one RM_EINPUT.
  */
 rm_status rm_node_load(const char *xml_path, const rm_site *site,
 		       rm_node_hw **out, rm_error *err);
@@ -347,7 +349,13 @@ size_t rm_node_gpu_count(const rm_node_hw *hw);
  */
 rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
 			   rm_env *out, rm_error *err);
-/* Per local rank: the variables that differ per task (GPU, NIC, cpuset). */
+/*
+ * Per local rank: the variables that differ per task: RANKMAP_GPU (index
+ * in bus order), RANKMAP_GPU_BUSID, RANKMAP_NIC ("mlx5_0:1", comma list
+ * when a GPU has two), RANKMAP_CPUS ("0-13,112-125"), RANKMAP_NUMA.
+ * CUDA_VISIBLE_DEVICES is not set. More local ranks than GPUs is
+ * RM_EINPUT; on a node without GPUs the result is empty and RM_OK.
+ */
 rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
 			   uint32_t local_ranks, rm_env *out, rm_error *err);
 void rm_node_free(rm_node_hw *hw);

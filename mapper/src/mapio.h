@@ -22,6 +22,10 @@ RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 
 /* The validation object of a map file, as one JSON object at `indent`. */
 RMI_HIDDEN void rmi_report_json(rmi_buf *b, const rm_report *r, int indent);
+/* The validation object of a map file back into `rp` (warnings are
+ * malloc'd; rm_map_free releases them with the map). */
+RMI_HIDDEN rm_status rmi_report_read(const rmi_ynode *v, const char *file,
+				     rm_report *rp, rm_error *err);
 /* Two reports side by side for people ("rankmap" vs "baseline"). */
 RMI_HIDDEN void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
 					const char *name_a, const rm_report *c,
@@ -38,6 +42,11 @@ RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
 					      const rm_order *o,
 					      uint32_t gpus_per_node,
 					      rm_map **out, rm_error *err);
+
+/* Fill in the leaf and unit names of hosts that have none (an assignment
+ * read without a fabric), as the planner names them. */
+RMI_HIDDEN rm_status rmi_map_locate(rm_map *m, const rm_fabric *f,
+				    rm_error *err);
 
 /* A JSON/YAML double-quoted string: both read the same escapes. */
 RMI_HIDDEN void rmi_buf_qstr(rmi_buf *b, const char *s);

@@ -50,6 +50,29 @@ static rm_status hosts_of(const rm_map *map, const rm_fabric *f,
 	return RM_OK;
 }
 
+/* The network tiers by switch level: the site's (after its nvlink entry)
+ * when it names them, else the hardware's; unknown figures from the NIC. */
+static size_t net_tiers(const rm_hw *hw, const rm_fabric *f,
+			rm_hw_tier out[RM_MAX_TIERS])
+{
+	size_t n = 0;
+	if (f && f->ntiers >= 2) {
+		for (size_t i = 1; i < f->ntiers && n < RM_MAX_TIERS; i++, n++) {
+			const rm_tier *ft = &f->tier[i];
+			snprintf(out[n].name, sizeof(out[n].name), "%s", ft->name);
+			out[n].span_gpus = 0;
+			out[n].gbytes_per_s = ft->gbytes_per_s > 0 ?
+				ft->gbytes_per_s : hw->nic_gbytes_per_s;
+			out[n].oversubscription = ft->oversubscription >= 1 ?
+				ft->oversubscription : 1.0;
+		}
+		return n;
+	}
+	for (; n < hw->ntiers; n++)
+		out[n] = hw->tier[n];
+	return n;
+}
+
 /* Walk every group of `a`; count hops per crossing level, then price the
  * slowest tier with its oversubscription over the share that crosses. */
 static rm_status axis_links(const rm_hw *hw, const rm_train *t,
@@ -101,17 +124,18 @@ static rm_status axis_links(const rm_hw *hw, const rm_train *t,
 		c->gbytes_per_s = hw->nvlink_gbytes_per_s * t->nvlink_eff;
 		return RM_OK;
 	}
+	rm_hw_tier tier[RM_MAX_TIERS];
+	size_t nt = net_tiers(hw, f, tier);
 	double bw = hw->nic_gbytes_per_s * t->net_eff;
-	for (size_t i = 0; i < hw->ntiers && i <= maxc; i++) {
-		const rm_hw_tier *tr = &hw->tier[i];
-		double share = tr->oversubscription * through[i] / hops;
-		double tb = tr->gbytes_per_s * t->net_eff / (share > 1 ? share : 1);
+	for (size_t i = 0; i < nt && i <= maxc; i++) {
+		double share = tier[i].oversubscription * through[i] / hops;
+		double tb = tier[i].gbytes_per_s * t->net_eff /
+			    (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
 	}
-	size_t ti = hw->ntiers ? (maxc < hw->ntiers ? maxc : hw->ntiers - 1) : 0;
-	snprintf(c->link, sizeof(c->link), "%s",
-		 hw->ntiers ? hw->tier[ti].name : "network");
+	size_t ti = nt ? (maxc < nt ? maxc : nt - 1) : 0;
+	snprintf(c->link, sizeof(c->link), "%s", nt ? tier[ti].name : "network");
 	c->gbytes_per_s = bw;
 	return RM_OK;
 }
@@ -140,8 +164,10 @@ rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
 	rmi_estimate_times(m, hw, t, e);
 	snprintf(e->note, sizeof(e->note),
 		 "links from the planned map on %s (%u hosts); bandwidths and "
-		 "oversubscription from %s's tiers by switch level",
+		 "oversubscription by switch level from %s",
 		 fabric && !rm_fabric_is_flat(fabric) ? "the given fabric" :
-		 "one flat switch", map->nhost, hw->name);
+		 "one flat switch", map->nhost,
+		 fabric && fabric->ntiers >= 2 ? "the site's tiers" :
+		 hw->name);
 	return RM_OK;
 }

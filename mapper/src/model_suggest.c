@@ -85,12 +85,19 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 	return found;
 }
 
+/* Fastest first; on a tie (same time to 1e-6) the simpler layout: fewer
+ * CP ranks, then fewer stages, then less TP, then smaller micro-batches. */
 static int by_time(const void *a, const void *b)
 {
-	const rm_candidate *x = a, *y = b;
-	if (x->est.t_step != y->est.t_step)
-		return x->est.t_step < y->est.t_step ? -1 : 1;
-	return 0;
+	const rm_estimate *x = &((const rm_candidate *)a)->est;
+	const rm_estimate *y = &((const rm_candidate *)b)->est;
+	if (fabs(x->t_step - y->t_step) > 1e-6 * fmax(x->t_step, y->t_step))
+		return x->t_step < y->t_step ? -1 : 1;
+	static const rm_axis key[] = { RM_AXIS_CP, RM_AXIS_PP, RM_AXIS_TP };
+	for (size_t i = 0; i < 3; i++)
+		if (x->layout.size[key[i]] != y->layout.size[key[i]])
+			return x->layout.size[key[i]] < y->layout.size[key[i]] ? -1 : 1;
+	return (x->micro_batch > y->micro_batch) - (x->micro_batch < y->micro_batch);
 }
 
 static int by_mem(const void *a, const void *b)

@@ -264,7 +264,10 @@ static rm_status scan(rm_node_hw *hw, rm_error *err)
 		if (ven == PCI_VENDOR_NVIDIA && (cls == 0x0302 || cls == 0x0300)) {
 			if ((s = add_gpu(hw, o, &gcap, err)))
 				return s;
-		} else if (ven == PCI_VENDOR_NVIDIA && cls == 0x0680) {
+		} else if ((ven == PCI_VENDOR_NVIDIA && cls == 0x0680) ||
+			   (o->subtype && !strcmp(o->subtype, "NVSwitch"))) {
+			/* hwloc's NVML backend names NVSwitches even when their
+			 * config space reads back as zeros. */
 			hw->nnvswitch++;
 		} else if (ven == PCI_VENDOR_MELLANOX &&
 			   (cls == 0x0207 || cls == 0x0200) && !has_rdma_child(o)) {
@@ -333,7 +336,7 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 	if (xml_path) {
 		if ((s = rmi_read_file(xml_path, &text, &len, err)))
 			return s;
-		if (len == 0 || len > (size_t)RM_MAX_INPUT) {
+		if (len == 0) {
 			free(text);
 			return rmi_err(err, RM_EINPUT, "%s: empty hwloc XML file",
 				       rmi_quote(xml_path, strlen(xml_path), q, sizeof(q)));

@@ -276,7 +276,8 @@ static bool drop_small_pieces(packer *p, uint64_t left)
 		if (!rest)
 			continue;
 		const topg *t = &p->tops[p->runs[r].tix];
-		uint32_t pref = t->used ? UINT32_MAX - t->rank : ~0u >> 1 ^ t->rank;
+		uint32_t pref = t->used ? UINT32_MAX - t->rank
+				      : 0x7fffffffu - t->rank;
 		k[n++] = (key3){ rest, pref, (uint32_t)(UINT32_MAX - r),
 				 (uint32_t)r };
 		total += rest;

@@ -2,7 +2,7 @@
 # Every class of bad input exits 2 with one "rankmap: " line naming the
 # file:line:col or the offending value - never a crash, never exit 0/1.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d /tmp/rankmap-bad.XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 

@@ -2,7 +2,7 @@
 # rankmap check: our own maps pass, a user's assignment is scored the same
 # way, a broken one fails naming the rule, and --baseline compares.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d /tmp/rankmap-check.XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 

@@ -2,7 +2,7 @@
 # rankmap plan: the output formats agree with each other, parse in Python,
 # do not depend on the order nodes are given in, and obey the hard rules.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d /tmp/rankmap-plan.XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 

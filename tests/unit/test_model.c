@@ -35,15 +35,18 @@ static void params_of_presets(void)
 	 * Total 405,853,388,800 - Meta's 405.85e9. */
 	CHECK_INT(rm_model_preset("llama3-405b", &m, &e), RM_OK);
 	CHECK(fabs(m.params - 405853388800.0) < 1);
+	NEAR(m.params, 405.85e9, 0.001);
 	CHECK(fabs(rmi_model_layer_params(&m) - 3187703808.0) < 1);
 	/* 8B: 32 x (4096*10240 + 3*4096*14336 + 8192) + 2*128256*4096 + 4096
 	 * = 8,030,261,248 (published 8.03e9) */
 	CHECK_INT(rm_model_preset("llama3-8b", &m, &e), RM_OK);
 	CHECK(fabs(m.params - 8030261248.0) < 1);
+	NEAR(m.params, 8.03e9, 0.005);
 	/* 70B: 80 x (8192*18432 + 3*8192*28672 + 16384) + 2*128256*8192 + 8192
 	 * = 70,553,706,496 (published 70.6e9) */
 	CHECK_INT(rm_model_preset("llama3-70b", &m, &e), RM_OK);
 	CHECK(fabs(m.params - 70553706496.0) < 1);
+	NEAR(m.params, 70.6e9, 0.005);
 	/* GPT-3 175B, Narayanan eq. 2: 12lh^2 + 13lh + (V+s)h, plus the
 	 * final LayerNorm (2h) the equation leaves out: 174,591,104,256
 	 * + 24,576. Published "175B". */
@@ -202,6 +205,12 @@ static void golden_405b(void)
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l16, &e, &err), RM_OK);
 	CHECK(strcmp(e.axis[RM_AXIS_TP].link, "nvlink") != 0);
 	CHECK(e.axis[RM_AXIS_TP].gbytes_per_s <= 50);
+	/* ... but not the 72-GPU domain of a GB200 NVL72 rack */
+	rm_hw gb;
+	CHECK_INT(rm_hw_preset("gb200-nvl72", &gb, NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &gb, &t, &l16, &e, &err), RM_OK);
+	CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
+	NEAR(e.axis[RM_AXIS_TP].gbytes_per_s, 900 * 0.8, 1e-12);
 }
 
 static void suggest_405b(void)
@@ -346,6 +355,54 @@ static void yaml_files(void)
 	CHECK_HAS(err.msg, "h.yaml:2:");
 }
 
+static void map_links(void)
+{
+	/* 4 leaves of 2 nodes, llama3-8b as 8x2x4 on 8 nodes: every 2-stage
+	 * pipeline fits one leaf (no hop leaves it), every dp ring of 4 has
+	 * one member per leaf (all 4 hops leave the leaf). */
+	const char *topo = "SwitchName=l0 Nodes=n[0-1]\nSwitchName=l1 Nodes=n[2-3]\n"
+			   "SwitchName=l2 Nodes=n[4-5]\nSwitchName=l3 Nodes=n[6-7]\n"
+			   "SwitchName=top Switches=l[0-3]\n";
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_error err;
+	rm_fabric *f = NULL;
+	rm_hostlist hl = { 0 };
+	rm_layout l;
+	rm_map *map = NULL;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "1M", NULL), RM_OK);
+	CHECK_INT(rm_fabric_new(&f, &err), RM_OK);
+	CHECK_INT(rm_fabric_parse_topology(f, topo, strlen(topo), "t.conf", &err), RM_OK);
+	CHECK_INT(rm_hostlist_parse("n[0-7]", &hl, &err), RM_OK);
+	CHECK_INT(rm_layout_parse("8x2x4", &l, &err), RM_OK);
+	rm_plan_opts po = { .layout = &l, .nodes = (const char *const *)hl.host,
+			    .nnodes = hl.n, .gpus_per_node = 8, .fabric = f };
+	CHECK_INT(rm_plan(&po, &map, &err), RM_OK);
+	rm_estimate e;
+	if (map) {
+		CHECK_INT(rm_estimate_map(&m, &hw, &t, map, f, &e, &err), RM_OK);
+		CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
+		CHECK(e.axis[RM_AXIS_TP].off_nvlink == 0);
+		CHECK(e.axis[RM_AXIS_PP].off_nvlink == 1);
+		CHECK(e.axis[RM_AXIS_PP].off_leaf == 0);
+		CHECK_STR(e.axis[RM_AXIS_PP].link, "leaf");
+		CHECK(e.axis[RM_AXIS_DP].off_leaf == 1);
+		CHECK(e.axis[RM_AXIS_DP].gbytes_per_s == 50 * 0.8);
+		CHECK_HAS(e.note, "planned map");
+		/* the same map priced flat: nothing leaves a leaf */
+		CHECK_INT(rm_estimate_map(&m, &hw, &t, map, NULL, &e, &err), RM_OK);
+		CHECK(e.axis[RM_AXIS_DP].off_leaf == 0);
+	}
+	CHECK_INT(rm_estimate_map(&m, &hw, &t, NULL, f, &e, &err), RM_EINPUT);
+	rm_map_free(map);
+	rm_hostlist_free(&hl);
+	rm_fabric_free(f);
+}
+
 int main(void)
 {
 	RUN("model", params_of_presets);
@@ -357,5 +414,6 @@ int main(void)
 	RUN("model", suggest_405b);
 	RUN("model", bad_input);
 	RUN("model", yaml_files);
+	RUN("model", map_links);
 	TEST_EXIT();
 }

@@ -279,7 +279,9 @@ static char *write_tmp(const char *dir, const char *name, const char *text)
 
 static void load_file(void)
 {
-	char dir[] = "/tmp/rm-site-XXXXXX";
+	/* mkdtemp's template: six X after the prefix. */
+	char dir[32] = "/tmp/rm-site-";
+	memset(dir + strlen(dir), 'X', 6);
 	CHECK(mkdtemp(dir) != NULL);
 	char *p = write_tmp(dir, "site.yaml",
 			    HEAD "topology: topology.conf\n"

@@ -1,0 +1,24 @@
+/*
+ * fake_gpu.h - host-memory stand-ins for the CUDA and NCCL calls that
+ * rankmap-nccl-check's GPU side makes (fake_gpu.c), so its logic runs in
+ * CI with one thread per rank. Test code only.
+ */
+#ifndef RM_FAKE_GPU_H
+#define RM_FAKE_GPU_H
+
+#include <stdbool.h>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+/* What the ranks of one communicator share. */
+typedef struct fshared fake_comm;
+
+fake_comm *fake_comm_new(int nranks);
+void fake_comm_free(fake_comm *c);
+/* Rank `rank`'s handle; with `corrupt` its all-reduce results come back
+ * with element 3 flipped (when there is one). */
+ncclComm_t fake_handle(fake_comm *c, int rank, bool corrupt);
+void fake_handle_free(ncclComm_t h);
+
+#endif
