@@ -47,7 +47,8 @@ static int cmp_d(const void *a, const void *b)
 
 int main(void)
 {
-	char dir[] = "/tmp/rankmap-bench.XXXXXX";
+	char dir[] = "/tmp/rankmap-bench.123456";
+	memset(dir + sizeof(dir) - 7, 'X', 6); /* mkdtemp's template */
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;

@@ -76,9 +76,6 @@ void nck_plan_free(nck_plan *p);
 /* Index in a rank's record of (axis, slot, size s); s == nsizes is the
  * wrong-element count. */
 size_t nck_rec_index(const nck_plan *p, size_t ax, int slot, size_t s);
-/* Which unit and slot `rank` plays along axis ax: up to two. */
-size_t nck_units_of(const nck_plan *p, size_t ax, uint32_t rank,
-		    uint32_t unit[2], int slot[2]);
 
 typedef struct nck_unit_result {
 	double *seconds;             /* nsizes: slowest member's time */

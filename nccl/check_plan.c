@@ -105,33 +105,3 @@ size_t nck_rec_index(const nck_plan *p, size_t ax, int slot, size_t s)
 {
 	return p->ax[ax].slot + (size_t)slot * (p->nsizes + 1) + s;
 }
-
-size_t nck_units_of(const nck_plan *p, size_t ax, uint32_t rank,
-		    uint32_t unit[2], int slot[2])
-{
-	const nck_axis *x = &p->ax[ax];
-	const rm_map *m = p->map;
-	if (rank >= m->world)
-		return 0;
-	uint32_t pos = m->rank[rank].coord[x->axis];
-	uint32_t gid = 0;
-	/* Units are laid out by the map's group id (rmn_axis_groups). */
-	if (rm_map_group(m, x->axis, rank, NULL, &gid, NULL) != RM_OK)
-		return 0;
-	if (x->op != RMN_OP_SENDRECV) {
-		unit[0] = gid;
-		slot[0] = 0;
-		return 1;
-	}
-	size_t n = 0;
-	uint32_t per = x->group_size - 1;
-	if (pos + 1 < x->group_size) {
-		unit[n] = gid * per + pos;         /* with the next stage */
-		slot[n++] = 0;
-	}
-	if (pos > 0) {
-		unit[n] = gid * per + pos - 1;     /* with the previous one */
-		slot[n++] = 1;
-	}
-	return n;
-}

@@ -81,8 +81,8 @@ static int elapsed(dev *d, unsigned iters, double *seconds)
 }
 
 /* Count elements of the result that are not what `want` says. */
-static int verify(dev *d, size_t count, const char *what, uint64_t bytes,
-		  uint32_t base, uint32_t mult, double *wrong)
+static int verify(dev *d, size_t count, rm_axis axis, const char *what,
+		  uint64_t bytes, uint32_t base, uint32_t mult, double *wrong)
 {
 	CUDA(cudaMemcpy(d->host, d->recv, count * 4, cudaMemcpyDeviceToHost),
 	     "cudaMemcpy");
@@ -93,9 +93,10 @@ static int verify(dev *d, size_t count, const char *what, uint64_t bytes,
 		if (d->host[i] != want && bad++ == 0 && !d->told) {
 			char sz[32];
 			nck_fmt_bytes(bytes, sz, sizeof(sz));
-			fprintf(stderr, "rankmap-nccl-check: rank %u: %s %s: "
-					"element %zu is %u, expected %u\n",
-				d->rank, what, sz, i, d->host[i], want);
+			fprintf(stderr, "rankmap-nccl-check: rank %u: %s %s "
+					"%s: element %zu is %u, expected %u\n",
+				d->rank, rm_axis_name(axis), what, sz, i,
+				d->host[i], want);
 			d->told = true;
 		}
 	}
@@ -136,7 +137,7 @@ static int run_allreduce(dev *d, const nck_plan *p, const nck_opts *o,
 			     "ncclAllReduce");
 		CUDA(cudaEventRecord(d->e1, d->stream), "cudaEventRecord");
 		if (elapsed(d, o->iters, &rec[nck_rec_index(p, ax, 0, s)]) ||
-		    verify(d, count, "allreduce", p->sizes[s], base,
+		    verify(d, count, x->axis, "allreduce", p->sizes[s], base,
 			   x->group_size,
 			   &rec[nck_rec_index(p, ax, 0, p->nsizes)]))
 			return NCK_EXIT_RUN;
@@ -156,6 +157,40 @@ static int exchange_once(dev *d, size_t count, int peer, ncclComm_t comm,
 	return 0;
 }
 
+/* Phase k of size s: stages k and k+1 swap messages, fenced on both sides
+ * by barriers over the whole pipeline. */
+static int pair_phase(dev *d, const nck_plan *p, const nck_opts *o,
+		      size_t ax, ncclComm_t comm, double *rec,
+		      const uint32_t *mem, uint32_t k, size_t s)
+{
+	rm_axis axis = p->ax[ax].axis;
+	uint32_t pos = p->map->rank[d->rank].coord[axis];
+	bool in = pos == k || pos == k + 1;
+	int slot = pos == k ? 0 : 1;
+	uint32_t peer = pos == k ? k + 1 : k;
+	size_t count = p->sizes[s] / 4;
+	int rc = barrier(d, comm, axis);
+	if (!rc && in) {
+		CUDA(cudaMemsetAsync(d->recv, 0xa5, count * 4, d->stream),
+		     "cudaMemsetAsync");
+		for (unsigned i = 0; i < o->warmup && !rc; i++)
+			rc = exchange_once(d, count, (int)peer, comm, axis);
+	}
+	if (rc || (rc = barrier(d, comm, axis)) || !in)
+		return rc;
+	CUDA(cudaEventRecord(d->e0, d->stream), "cudaEventRecord");
+	for (unsigned i = 0; i < o->iters && !rc; i++)
+		rc = exchange_once(d, count, (int)peer, comm, axis);
+	CUDA(cudaEventRecord(d->e1, d->stream), "cudaEventRecord");
+	if (!rc)
+		rc = elapsed(d, o->iters, &rec[nck_rec_index(p, ax, slot, s)]);
+	if (!rc)
+		rc = verify(d, count, axis, "sendrecv", p->sizes[s],
+			    mem[peer] * K_RANK, 1,
+			    &rec[nck_rec_index(p, ax, slot, p->nsizes)]);
+	return rc;
+}
+
 /*
  * Pairs of consecutive stages take turns (k = 0, 1, ...), fenced by
  * barriers over the whole pipeline, so each pair's time is its own and a
@@ -165,53 +200,18 @@ static int run_sendrecv(dev *d, const nck_plan *p, const nck_opts *o,
 			size_t ax, ncclComm_t comm, double *rec)
 {
 	const nck_axis *x = &p->ax[ax];
-	rm_axis axis = x->axis;
-	uint32_t pos = p->map->rank[d->rank].coord[axis];
 	uint32_t *mem = malloc(sizeof(*mem) * x->group_size);
 	uint32_t gid = 0;
-	if (!mem || rm_map_group(p->map, axis, d->rank, mem, &gid, NULL)) {
+	if (!mem || rm_map_group(p->map, x->axis, d->rank, mem, &gid, NULL)) {
 		free(mem);
 		fprintf(stderr, "rankmap-nccl-check: rank %u: no %s group\n",
-			d->rank, rm_axis_name(axis));
+			d->rank, rm_axis_name(x->axis));
 		return NCK_EXIT_RUN;
 	}
 	int rc = 0;
-	for (size_t s = 0; s < p->nsizes && !rc; s++) {
-		size_t count = p->sizes[s] / 4;
-		for (uint32_t k = 0; k + 1 < x->group_size && !rc; k++) {
-			bool in = pos == k || pos == k + 1;
-			int slot = pos == k ? 0 : 1;
-			uint32_t peer = pos == k ? k + 1 : k;
-			if ((rc = barrier(d, comm, axis)))
-				break;
-			if (in) {
-				CUDA(cudaMemsetAsync(d->recv, 0xa5, count * 4,
-						     d->stream),
-				     "cudaMemsetAsync");
-				for (unsigned i = 0; i < o->warmup && !rc; i++)
-					rc = exchange_once(d, count, (int)peer,
-							   comm, axis);
-			}
-			if (rc || (rc = barrier(d, comm, axis)) || !in)
-				continue;
-			CUDA(cudaEventRecord(d->e0, d->stream),
-			     "cudaEventRecord");
-			for (unsigned i = 0; i < o->iters && !rc; i++)
-				rc = exchange_once(d, count, (int)peer, comm,
-						   axis);
-			CUDA(cudaEventRecord(d->e1, d->stream),
-			     "cudaEventRecord");
-			if (!rc)
-				rc = elapsed(d, o->iters,
-					     &rec[nck_rec_index(p, ax, slot,
-								s)]);
-			if (!rc)
-				rc = verify(d, count, "sendrecv", p->sizes[s],
-					    mem[peer] * K_RANK, 1,
-					    &rec[nck_rec_index(p, ax, slot,
-							       p->nsizes)]);
-		}
-	}
+	for (size_t s = 0; s < p->nsizes && !rc; s++)
+		for (uint32_t k = 0; k + 1 < x->group_size && !rc; k++)
+			rc = pair_phase(d, p, o, ax, comm, rec, mem, k, s);
 	free(mem);
 	return rc;
 }

@@ -100,7 +100,8 @@ static rmn_status resolve_opts(const rmn_opts *in, rmn_opts *o,
 				"RANKMAP_MAP is not set: run under srun "
 				"--parallel-layout or point it at a map file");
 	if (o->rank < 0) {
-		const char *name = getenv("RANK") ? "RANK" : "SLURM_PROCID";
+		const char *rk = getenv("RANK");
+		const char *name = rk && *rk ? "RANK" : "SLURM_PROCID";
 		st = env_u64(name, 0, RM_MAX_WORLD - 1, &v, &found, err);
 		if (st != RMN_OK)
 			return st;

@@ -53,6 +53,19 @@ $(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h \
 		-o $@ $< $(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
 		$(BUILD)/asan/librankmap.a $(LIBS) -Wl,--as-needed $(NCCL_LINK)
 
+# The check's GPU side, run by threads over host-memory CUDA and NCCL
+# stand-ins instead of the real libraries.
+$(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
+		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
+		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+		-o $@ tests/nccl/test_nccl_run.c tests/nccl/fake_gpu.c \
+		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(LIBS) -lpthread
+
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

@@ -19,17 +19,20 @@
 #define FIRST_SPECIAL_STEP 0xfffffff0u
 #define ENVLEN 65536
 
-static void set_error(const char *fmt, ...)
+/* Keeps the first error for the task callbacks; returns what a per-node
+ * callback returns (0: Slurm would not show anything else anyway). */
+static int set_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-static void set_error(const char *fmt, ...)
+static int set_error(const char *fmt, ...)
 {
 	if (rms_g.failed)
-		return;
+		return 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(rms_g.error, sizeof(rms_g.error), fmt, ap);
 	va_end(ap);
 	rms_g.failed = true;
+	return 0;
 }
 
 static bool get_env(spank_t sp, const char *name, char *buf, int len)
@@ -99,8 +102,7 @@ int rms_remote_post_opt(spank_t sp)
 		/* Without the ids we cannot even tell the batch step apart:
 		 * fail closed. */
 		rms_g.active = true;
-		set_error("slurmstepd did not give the step's ids");
-		return 0;
+		return set_error("slurmstepd did not give the step's ids");
 	}
 	if (rms_g.stepid >= FIRST_SPECIAL_STEP || nnodes == 0)
 		return 0;
@@ -109,19 +111,19 @@ int rms_remote_post_opt(spank_t sp)
 		slurm_error(RMS_PREFIX "%s", rms_g.conf_warn);
 	if (rms_g.option_bad)
 		return set_error("--parallel-layout or --parallel-order is "
-				 "longer than %d bytes", RMS_MAX_OPT), 0;
+				 "longer than %d bytes", RMS_MAX_OPT);
 	if (!rms_g.have_layout)
 		return set_error("--parallel-order=%s needs --parallel-layout "
-				 "as well", rms_g.order), 0;
+				 "as well", rms_g.order);
 	static char nodelist[ENVLEN], tpn[4096];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
 		return set_error("the step's node list or tasks per node are "
-				 "missing from its environment"), 0;
+				 "missing from its environment");
 	/* slurmstepd's own SLURM_CONF (from slurmd), never the job's: the
 	 * job's would let a user point root at a topology file of theirs. */
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
-		return set_error("out of memory"), 0;
+		return set_error("out of memory");
 	rms_step step = {
 		.layout = rms_g.layout,
 		.order = rms_g.have_order ? rms_g.order : NULL,
@@ -131,16 +133,15 @@ int rms_remote_post_opt(spank_t sp)
 		.nnodes = nnodes,
 	};
 	if (!rms_plan_step(&rms_g.conf, &step, &rms_g.plan, err, sizeof(err)))
-		return set_error("%s", err), 0;
+		return set_error("%s", err);
 	if (rms_g.nodeid >= rms_g.plan.nodes.n)
 		return set_error("node id %" PRIu32 " is outside the step's %zu "
-				 "nodes", rms_g.nodeid, rms_g.plan.nodes.n), 0;
+				 "nodes", rms_g.nodeid, rms_g.plan.nodes.n);
 	snprintf(rms_g.node, sizeof(rms_g.node), "%s",
 		 rms_g.plan.nodes.host[rms_g.nodeid]);
 	rms_g.host_index = rm_map_host_index(rms_g.plan.map, rms_g.node);
 	if (rms_g.host_index < 0)
-		return set_error("node %s has no place in the map", rms_g.node),
-		       0;
+		return set_error("node %s has no place in the map", rms_g.node);
 	if (rms_g.plan.warning)
 		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
 			 rms_g.plan.warning);
@@ -239,7 +240,9 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 	else
 		set_all(sp, &env);
 	rms_envset_free(&env);
-	spank_unsetenv(sp, RMS_DIGEST_ENV);
+	/* Only srun's hand-over to the nodes; absent when the value came
+	 * without srun, which is fine. */
+	(void)spank_unsetenv(sp, RMS_DIGEST_ENV);
 	if (rms_g.failed) {
 		slurm_error(RMS_PREFIX "%s", rms_g.error);
 		return -1;

@@ -43,6 +43,8 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		return rmc_fail(&e);
 	if (o->rank >= 0 && fmt != RM_FMT_ENV)
 		return rmc_usage("--rank goes with --format env");
+	if (!o->layout)
+		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
 	int rc;
 	if ((rc = rmc_load_fabric(o, in)) || (rc = rmc_load_layout(o, in)) ||
 	    (rc = rmc_load_nodes(o, in, true)))

@@ -122,13 +122,15 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 	number(c, f->nvl_domain_gpus);
 	rmi_sha256_add(c, "\n", 1);
 	for (size_t i = 0; i < f->ntiers && i < RM_MAX_TIERS; i++) {
-		char v[80];
-		int k = snprintf(v, sizeof(v), "%.17g %.17g",
-				 f->tier[i].gbytes_per_s,
-				 f->tier[i].oversubscription);
+		/* The bits of the doubles, not printf: the digest must not
+		 * depend on the caller's locale. */
+		uint64_t bw, os;
+		memcpy(&bw, &f->tier[i].gbytes_per_s, sizeof(bw));
+		memcpy(&os, &f->tier[i].oversubscription, sizeof(os));
 		field(c, "tier");
 		field(c, f->tier[i].name);
-		rmi_sha256_add(c, v, (size_t)k);
+		number(c, bw);
+		number(c, os);
 		rmi_sha256_add(c, "\n", 1);
 	}
 	return true;

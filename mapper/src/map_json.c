@@ -110,12 +110,20 @@ static void kv_bool(em *e, const char *k, bool v)
  * reading it back and writing it again gives the same text. */
 static void kv_real(em *e, const char *k, double v)
 {
-	char tmp[64];
+	/* By hand rather than printf: a caller's LC_NUMERIC must not turn
+	 * the decimal point into a comma inside a JSON file. */
 	if (!isfinite(v) || v < 0 || v > 1e15)
 		v = 0;
-	snprintf(tmp, sizeof(tmp), " %.4f", v);
+	uint64_t units = (uint64_t)(v * 10000.0 + 0.5);
+	char frac[6] = { '.', 0, 0, 0, 0, 0 };
+	for (int i = 4; i >= 1; i--) {
+		frac[i] = (char)('0' + units % 10);
+		units /= 10;
+	}
 	key(e, k);
-	add(e, tmp);
+	add(e, " ");
+	rmi_buf_u64(e->b, units);
+	add(e, frac);
 	kv_end(e);
 }
 

@@ -114,6 +114,14 @@ static void upper(char *dst, size_t n, const char *pre, const char *axis,
 			*p = (char)(*p - 'a' + 'A');
 }
 
+/* As the SPANK plugin does: CP and EP only when the job uses them. */
+static bool env_axis(const rm_layout *l, rm_axis a)
+{
+	if (a == RM_AXIS_CP || a == RM_AXIS_EP)
+		return l->size[a] > 1;
+	return true;
+}
+
 rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		      rm_error *err)
 {
@@ -147,9 +155,10 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		env_u64(b, "RANK", (uint64_t)rank);
 		env_u64(b, "LOCAL_RANK", rk->local_gpu);
 		env_u64(b, "LOCAL_WORLD_SIZE", local);
+		env_u64(b, "RANKMAP_NODE_INDEX", rk->node);
 		env_kv(b, "RANKMAP_HOST", m->host[rk->node]);
 		for (unsigned a = 0; a < RM_NAXES; a++)
-			if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+			if (env_axis(&m->layout, (rm_axis)a)) {
 				upper(name, sizeof(name), "RANKMAP_",
 				      rm_axis_name((rm_axis)a), "_RANK");
 				env_u64(b, name, rk->coord[a]);
@@ -161,7 +170,7 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	if (m->world && m->rank[0].node < m->nhost)
 		env_kv(b, "MASTER_ADDR", m->host[m->rank[0].node]);
 	for (unsigned a = 0; a < RM_NAXES; a++)
-		if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
+		if (env_axis(&m->layout, (rm_axis)a)) {
 			upper(name, sizeof(name), "RANKMAP_",
 			      rm_axis_name((rm_axis)a), "_SIZE");
 			env_u64(b, name, m->layout.size[a]);

@@ -139,45 +139,71 @@ static void put_axes(rmi_buf *b, const rm_estimate *e)
 		" fsdp (d-1)/d x P x (4m + grad_bytes); d = dp x cp\n\n");
 }
 
+/* Schedule variant i (0 1f1b, 1 zb-h1, 2 zb-v, 3.. interleaved 2, 4, 8 ...)
+ * of estimate e, on e's links. Returns false when i is past the list. */
+static bool variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		    const rm_estimate *e, uint32_t i, char name[24],
+		    const char **formula, bool *chosen, rm_estimate *x,
+		    rm_error *xe)
+{
+	rm_train v = *t;
+	uint32_t vc = 1;
+	if (i >= 3 + 6)
+		return false;
+	if (i == 0) { v.schedule = RM_SCHED_1F1B; *formula = "(p-1)/m"; }
+	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)/(3m)"; }
+	else if (i == 2) { v.schedule = RM_SCHED_ZBV; *formula = "~0"; }
+	else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 2); *formula = "(p-1)/(v*m)"; }
+	v.vchunks = vc;
+	if (vc > 1)
+		snprintf(name, 24, "%s:%u", rm_schedule_name(v.schedule), vc);
+	else
+		snprintf(name, 24, "%s", rm_schedule_name(v.schedule));
+	*chosen = v.schedule == t->schedule &&
+		  (vc == t->vchunks || v.schedule != RM_SCHED_INTERLEAVED);
+	memset(xe, 0, sizeof(*xe));
+	if (v.schedule == RM_SCHED_INTERLEAVED && vc > e->layers_stage) {
+		rmi_err(xe, RM_EINPUT, "more chunks than layers per stage");
+		return true;
+	}
+	if (rm_estimate_run(m, hw, &v, &e->layout, x, xe))
+		return true;
+	/* keep the links of the estimate shown (a planned map's) */
+	for (int a = 0; a < RM_NAXES; a++)
+		if (x->axis[a].used) {
+			x->axis[a].gbytes_per_s = e->axis[a].gbytes_per_s;
+			memcpy(x->axis[a].link, e->axis[a].link,
+			       sizeof(x->axis[a].link));
+		}
+	rmi_estimate_times(m, hw, &v, x);
+	return true;
+}
+
 static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		       const rm_train *t, const rm_estimate *e)
 {
 	uint32_t p = e->layout.size[RM_AXIS_PP];
 	rmi_buf_printf(b, "pipeline bubble (p=%u, m=%llu)\n", p,
 		       (unsigned long long)e->m);
-	rmi_buf_printf(b, "  schedule        formula         fraction  bubble s  step s    MFU  peak GiB\n");
-	rm_train v = *t;
-	for (uint32_t i = 0; i < 3 + 6; i++) {
-		uint32_t vc = 1;
-		const char *f;
-		if (i == 0) { v.schedule = RM_SCHED_1F1B; f = "(p-1)/m"; }
-		else if (i == 1) { v.schedule = RM_SCHED_ZBH1; f = "(p-1)/(3m)"; }
-		else if (i == 2) { v.schedule = RM_SCHED_ZBV; f = "~0"; }
-		else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 2); f = "(p-1)/(v*m)"; }
-		v.vchunks = vc;
-		if (v.schedule == RM_SCHED_INTERLEAVED && vc > e->layers_stage)
+	if (p < 2) {
+		rmi_buf_puts(b, "  no pipeline (pp=1): no bubble\n\n");
+		return;
+	}
+	rmi_buf_printf(b, "  schedule         formula         fraction  bubble s  step s    MFU  peak GiB\n");
+	char name[24];
+	const char *f;
+	bool chosen;
+	rm_estimate x;
+	rm_error xe;
+	for (uint32_t i = 0; variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
+		if (i >= 3 && xe.code && (1u << (i - 2)) > e->layers_stage)
 			continue;
-		rm_estimate x;
-		char name[24];
-		snprintf(name, sizeof(name), "%s%s%.0u", rm_schedule_name(v.schedule),
-			 vc > 1 ? ":" : "", vc > 1 ? vc : 0);
-		bool chosen = v.schedule == t->schedule &&
-			      (vc == t->vchunks || v.schedule != RM_SCHED_INTERLEAVED);
-		rm_error xe = { 0 };
-		if (rm_estimate_run(m, hw, &v, &e->layout, &x, &xe)) {
-			rmi_buf_printf(b, "  %c %-13s %-15s not here: %s\n",
+		if (xe.code) {
+			rmi_buf_printf(b, "  %c %-14s %-15s not here: %s\n",
 				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
-		/* keep the links of the estimate shown (a planned map's) */
-		for (int a = 0; a < RM_NAXES; a++)
-			if (x.axis[a].used) {
-				x.axis[a].gbytes_per_s = e->axis[a].gbytes_per_s;
-				memcpy(x.axis[a].link, e->axis[a].link,
-				       sizeof(x.axis[a].link));
-			}
-		rmi_estimate_times(m, hw, &v, &x);
-		rmi_buf_printf(b, "  %c %-13s %-15s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+		rmi_buf_printf(b, "  %c %-14s %-15s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
 			       chosen ? '*' : ' ', name, f, x.bubble_frac,
 			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
 			       x.fits ? "" : " does not fit");
@@ -200,6 +226,17 @@ static void put_step(rmi_buf *b, const rm_hw *hw, const rm_estimate *e)
 		       100 * e->mfu, e->tokens_per_s);
 }
 
+/* Positions in l->nest of the axes larger than 1: the ones a swap moves
+ * (size-1 axes in between change no stride). */
+static unsigned used_nest(const rm_layout *l, unsigned pos[RM_NAXES])
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
+		if (l->size[l->nest[i]] > 1)
+			pos[n++] = i;
+	return n;
+}
+
 /* Why this nesting: the axis that would lose most on the network goes
  * innermost; every adjacent swap is priced by the same model. */
 static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
@@ -219,16 +256,18 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			       "blocking, latency-sensitive");
 	}
 	rmi_buf_puts(b, "  so: blocking axes with most bytes innermost (NVLink), "
-			"the overlappable once-per-step dp outermost\n");
+			"the overlappable once-per-step dp outermost\n"
+			"  each adjacent swap, priced with ideal nesting:\n");
 	const rm_layout *l = &e->layout;
-	for (unsigned i = 0; i + 1 < l->naxes; i++) {
+	unsigned pos[RM_NAXES], n = used_nest(l, pos), k;
+	for (k = 0; k + 1 < n; k++) {
 		rm_layout s = *l;
-		s.nest[i] = l->nest[i + 1];
-		s.nest[i + 1] = l->nest[i];
+		rm_axis a0 = l->nest[pos[k]], a1 = l->nest[pos[k + 1]];
+		s.nest[pos[k]] = a1;
+		s.nest[pos[k + 1]] = a0;
 		rm_estimate x;
 		if (rm_estimate_run(m, hw, t, &s, &x, NULL))
 			continue;
-		rm_axis a0 = l->nest[i], a1 = l->nest[i + 1];
 		rmi_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
 			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
 			       x.t_step - e->t_step, rm_axis_name(a0),
@@ -236,12 +275,14 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			       rm_axis_name(a1), e->axis[a1].link,
 			       x.axis[a1].link);
 	}
+	if (n < 2)
+		rmi_buf_puts(b, "  (one axis only: nothing to swap)\n");
 	rmi_buf_printf(b, "\nnote: %s\n", e->note);
 }
 
 static void json_num(rmi_buf *b, const char *k, double v, bool comma)
 {
-	rmi_buf_printf(b, "\"%s\": %.6g%s", k, isfinite(v) ? v : 0.0,
+	rmi_buf_printf(b, "\"%s\": %.10g%s", k, isfinite(v) ? v : 0.0,
 		       comma ? ", " : "");
 }
 
@@ -320,7 +361,45 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_buf_puts(b, "],\n \"bubble\": {");
 	json_num(b, "fraction", e->bubble_frac, true);
 	json_num(b, "seconds", e->t_bubble, false);
-	rmi_buf_puts(b, "},\n ");
+	rmi_buf_puts(b, "},\n \"schedules\": [");
+	char name[24];
+	const char *f;
+	bool chosen, first_row = true;
+	rm_estimate x;
+	rm_error xe;
+	for (uint32_t i = 0; variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
+		if (xe.code)
+			continue;
+		rmi_buf_printf(b, "%s\n  {\"schedule\": \"%s\", \"formula\": \"%s\", ",
+			       first_row ? "" : ",", name, f);
+		json_num(b, "fraction", x.bubble_frac, true);
+		json_num(b, "bubble_seconds", x.t_bubble, true);
+		json_num(b, "step_seconds", x.t_step, true);
+		json_num(b, "mfu", x.mfu, true);
+		json_num(b, "mem_peak", x.mem_peak, true);
+		rmi_buf_printf(b, "\"fits\": %s, \"chosen\": %s}",
+			       x.fits ? "true" : "false", chosen ? "true" : "false");
+		first_row = false;
+	}
+	rmi_buf_puts(b, "],\n \"swaps\": [");
+	first_row = true;
+	const rm_layout *l = &e->layout;
+	unsigned pos[RM_NAXES], n = used_nest(l, pos);
+	for (unsigned k = 0; k + 1 < n; k++) {
+		rm_layout sw = *l;
+		sw.nest[pos[k]] = l->nest[pos[k + 1]];
+		sw.nest[pos[k + 1]] = l->nest[pos[k]];
+		if (rm_estimate_run(m, hw, t, &sw, &x, NULL))
+			continue;
+		rmi_buf_printf(b, "%s\n  {\"inner\": \"%s\", \"outer\": \"%s\", ",
+			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),
+			       rm_axis_name(l->nest[pos[k + 1]]));
+		json_num(b, "step_seconds", x.t_step, true);
+		json_num(b, "delta_seconds", x.t_step - e->t_step, false);
+		rmi_buf_puts(b, "}");
+		first_row = false;
+	}
+	rmi_buf_puts(b, "],\n ");
 	json_num(b, "step_seconds", e->t_step, true);
 	json_num(b, "mfu", e->mfu, true);
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);

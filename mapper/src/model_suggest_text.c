@@ -34,8 +34,8 @@ static void cand_json(rmi_buf *b, const rm_candidate *c)
 	rmi_buf_json_str(b, lay);
 	rmi_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
 		       "\"micro_batch\": %u, \"schedule\": \"%s\", "
-		       "\"micro_batches\": %llu, \"step_seconds\": %.6g, "
-		       "\"bubble\": %.6g, \"mfu\": %.6g, \"mem_peak\": %.6g, "
+		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
+		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mem_peak\": %.10g, "
 		       "\"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
 		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],

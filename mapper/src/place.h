@@ -41,6 +41,7 @@ typedef struct rmi_hostinfo {
 	uint32_t top;                /* top-level subtree */
 	uint64_t dom;                /* NVLink domain */
 	int32_t unit;                /* rail unit, -1 none */
+	int64_t fnode;               /* fabric node index, -1 none */
 	bool missing;                /* not in a non-empty fabric */
 } rmi_hostinfo;
 

@@ -183,12 +183,16 @@ rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
  * A must-block never leaves its leaf (the domain sits under one leaf), and
  * the PP peers of a must-block are the must-blocks with the same inner
  * coordinates at the next stage. So the GPUs reachable from one must-block
- * through PP pairs form a chain of PP x must GPUs. A chain that does not
- * fit wholly inside one leaf has two consecutive must-blocks on different
- * leaves: `must` pairs cross. A leaf of c GPUs holds at most floor(c/chain)
- * whole chains; every other chain crosses at least once, and at least
- * k - 1 times where k is the fewest leaves whose capacities add up to a
- * chain (the k largest leaves), since its pieces sit in distinct leaves.
+ * through PP pairs form a chain of PP x must GPUs; each leaf change along
+ * a chain costs `must` pairs, and a chain whose GPUs sit in p distinct
+ * leaves ("pieces") changes leaf at least p - 1 times. Two counts bound the
+ * pieces from below:
+ *  - per chain: a leaf of c GPUs holds at most floor(c/chain) whole
+ *    chains; every other chain has at least max(2, k) pieces, k being the
+ *    fewest leaves whose capacities add up to one chain;
+ *  - in total: every leaf in use holds at least one piece, and the leaves
+ *    in use hold the whole world, so there are at least L pieces, L being
+ *    the fewest leaves whose capacities add up to the world.
  */
 static int cmp_desc(const void *a, const void *b)
 {
@@ -196,24 +200,15 @@ static int cmp_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-/* Fewest leaves that can hold `chain` GPUs; 2 when unknown (no memory),
- * which is still a valid bound for a chain that is not whole. */
-static uint64_t fewest_leaves(const uint64_t *cap, uint32_t n, uint64_t chain)
+/* Fewest of the largest leaves that add up to `want`; `fallback` when
+ * they never do (the layout did not fit: nothing to bound). */
+static uint64_t fewest(const uint64_t *sorted, uint32_t k, uint64_t want,
+		       uint64_t fallback)
 {
-	uint64_t *v = malloc(((size_t)n + 1) * sizeof(*v));
-	if (!v)
-		return 2;
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (cap[i])
-			v[k++] = cap[i];
-	qsort(v, k, sizeof(*v), cmp_desc);
-	uint64_t sum = 0, need = 0;
-	while (need < k && sum < chain)
-		sum += v[need++];
-	free(v);
-	/* not enough room at all: the layout did not fit; stay modest */
-	return sum < chain ? 2 : need;
+	uint64_t sum = 0, n = 0;
+	while (n < k && sum < want)
+		sum += sorted[n++];
+	return sum < want ? fallback : n;
 }
 
 uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
@@ -230,9 +225,20 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	uint64_t chains = world / chain, whole = 0;
 	for (uint32_t i = 0; i < nloc; i++)
 		whole += loc_gpus[i] / chain;
-	if (whole >= chains)
-		return 0;
-	uint64_t k = fewest_leaves(loc_gpus, nloc, chain);
-	uint64_t per = k > 2 ? k - 1 : 1;
-	return (chains - whole) * per * r->must;
+	if (whole > chains)
+		whole = chains;
+	uint64_t *v = malloc(((size_t)nloc + 1) * sizeof(*v));
+	if (!v) /* still a bound: one crossing per chain that is not whole */
+		return (chains - whole) * r->must;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < nloc; i++)
+		if (loc_gpus[i])
+			v[k++] = loc_gpus[i];
+	qsort(v, k, sizeof(*v), cmp_desc);
+	uint64_t per = fewest(v, k, chain, 2);
+	uint64_t total = fewest(v, k, world, 0);
+	free(v);
+	uint64_t a = (chains - whole) * (per > 2 ? per - 1 : 1);
+	uint64_t b = total > chains ? total - chains : 0;
+	return (a > b ? a : b) * r->must;
 }

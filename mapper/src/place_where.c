@@ -57,6 +57,22 @@ static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root)
 		for (uint32_t i = 0; i < n; i++)
 			srank[v[i].ix] = i;
 	}
+	/* One spine above pods: the pods are the subtrees worth counting,
+	 * so the children of a lone root that have children themselves act
+	 * as the top level. */
+	uint32_t roots = 0, lone = UINT32_MAX;
+	for (uint32_t i = 0; ok && i < n; i++)
+		if (f->sw[i].parent < 0) {
+			roots++;
+			lone = i;
+		}
+	bool split = false;
+	if (roots == 1)
+		for (uint32_t c = 0; c < f->sw[lone].nchild; c++) {
+			int32_t ch = f->sw[lone].child[c];
+			if (ch >= 0 && (uint32_t)ch < n && f->sw[ch].nchild)
+				split = true;
+		}
 	/* Real roots first, then whatever a cycle left unreached. */
 	for (int pass = 0; ok && pass < 2; pass++) {
 		for (uint32_t k = 0; k < n; k++) {
@@ -78,7 +94,9 @@ static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root)
 					    queued[ch])
 						continue;
 					queued[ch] = true;
-					root[ch] = root[cur];
+					root[ch] = split && cur == lone
+							   ? (uint32_t)ch
+							   : root[cur];
 					/* insertion keeps the pushed children in
 					 * descending name order: the smallest
 					 * name pops first */
@@ -148,6 +166,7 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 	uint32_t unit0 = w->nsw, dom0 = unit0 + w->nunit,
 		 flat = dom0 + w->ndom, own_id = flat + 1 + own;
 	h->unit = -1;
+	h->fnode = -1;
 	h->missing = false;
 	h->dom = (uint64_t)w->ndom + own;
 	h->loc = flat;
@@ -164,6 +183,7 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 		}
 		return;
 	}
+	h->fnode = ix;
 	const rmi_fnode *n = &f->node[ix];
 	if (n->domain >= 0 && (uint32_t)n->domain < w->ndom)
 		h->dom = (uint64_t)n->domain;
@@ -195,10 +215,9 @@ const char *rmi_where_loc_name(const rmi_where *w, const rmi_hostinfo *h,
 		return host;
 	if (h->loc >= unit0 && h->loc < dom0 && h->unit >= 0)
 		return f->unit_name[h->unit];
-	int64_t ix = rmi_fabric_find(f, host);
-	if (ix < 0)
+	if (h->fnode < 0 || (uint64_t)h->fnode >= f->nnode)
 		return host;
-	const rmi_fnode *n = &f->node[ix];
+	const rmi_fnode *n = &f->node[h->fnode];
 	if (h->loc >= dom0 && n->domain >= 0)
 		return f->domain_name[n->domain];
 	if (h->loc < unit0 && n->leaf >= 0)

@@ -49,6 +49,7 @@ if python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["map"]; b=json.lo
 run tp-split 1 "$RANKMAP" check --assignment split.txt --layout 4x2x4 --gpus-per-node 4 --topology topo.conf
 has tp-split-named "$OUT" 'FAIL  TP groups inside one NVLink domain \(8 of 8 split\)'
 has tp-split-verdict "$OUT" 'all must-rules hold: NO'
+has tp-split-leaves "$OUT" 'leaves +2 used'     # named from the topology
 
 # --baseline: the numbers of both side by side.
 run baseline 0 "$RANKMAP" check --map map.json --topology topo.conf --baseline --nodes 'n[1-8]'

@@ -28,7 +28,7 @@ has explain_405b_note "$OUT" 'ideal nesting assumed'
 run explain_json 0 "$RANKMAP" explain "${case405[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
 if command -v python3 >/dev/null; then
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"]' "$OUT"; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0' "$OUT"; then
 		pass explain_json_parses
 	else
 		fail explain_json_parses "$(head -c 300 "$OUT")"
@@ -60,6 +60,15 @@ has suggest_megatron_405 "$OUT" '^  [1-5] +tp=8,pp=16,dp=128 +1 interleaved:8 '
 run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["ranked"])==3 and any(n["neighbour"]=="tp x2" for n in d["neighbours"])' "$OUT"; then
+		pass suggest_json_parses
+	else
+		fail suggest_json_parses "$(head -c 300 "$OUT")"
+	fi
+else
+	skip suggest_json_parses "no python3"
+fi
 
 # With a fabric the map's own links count: 4 leaves of 2 nodes; each
 # 2-stage pipeline fits one leaf, each dp ring of 4 spans all 4 leaves.

@@ -3,12 +3,14 @@
  * test_nccl_run to drive rankmap-nccl-check's GPU side with one thread per
  * rank. Every call completes before it returns, so collectives rendezvous
  * at once: stricter than NCCL's streams (an ordering mistake that NCCL
- * might survive hangs here), never more lenient. A test can ask one rank's
- * all-reduce results to come back with one wrong element.
+ * might survive hangs here), never more lenient. A test can ask that what
+ * one rank receives (all-reduce results, messages) comes back with one
+ * wrong element.
  */
 #include "fake_gpu.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -304,6 +306,8 @@ ncclResult_t ncclGroupEnd(void)
 							: ncclInvalidUsage;
 	if (r == ncclSuccess)
 		memcpy(grp.recv, sh->box[in], grp.rcount * 4);
+	if (r == ncclSuccess && c->corrupt && grp.rcount > 3)
+		((uint32_t *)grp.recv)[3] ^= 1;
 	sh->box_ack[in] = sh->box_seq[in];
 	pthread_cond_broadcast(&sh->cv);
 	while (sh->box_ack[out] != seq)  /* our buffer is read */

@@ -16,8 +16,8 @@ typedef struct fshared fake_comm;
 
 fake_comm *fake_comm_new(int nranks);
 void fake_comm_free(fake_comm *c);
-/* Rank `rank`'s handle; with `corrupt` its all-reduce results come back
- * with element 3 flipped (when there is one). */
+/* Rank `rank`'s handle; with `corrupt` what it receives (all-reduce
+ * results, messages) comes back with element 3 flipped, if there is one. */
 ncclComm_t fake_handle(fake_comm *c, int rank, bool corrupt);
 void fake_handle_free(ncclComm_t h);
 

@@ -28,6 +28,11 @@
 # Exit codes of start: 0 up, 2 a required tool is missing (callers SKIP),
 # 1 anything else (logs are in DIR/log).
 
+# cluster_tmpdir NAME: a fresh private directory /tmp/NAME.<random>.
+cluster_tmpdir() {
+	mktemp -d "${TMPDIR:-/tmp}/$1.$(printf 'X%.0s' 1 2 3 4 5 6)"
+}
+
 cluster_tools() {
 	local t
 	for t in munged mungekey slurmctld slurmd srun sbatch salloc scontrol \

@@ -18,7 +18,7 @@ if ! why=$(cluster_tools); then
 	echo "demo: $why" >&2
 	exit 1
 fi
-D=$(mktemp -d /tmp/rankmap-demo.XXXXXX)
+D=$(cluster_tmpdir rankmap-demo)
 trap 'echo "== stopping the cluster"; cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out"
 cat >"$D/etc/site.yaml" <<EOF

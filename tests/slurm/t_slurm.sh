@@ -27,7 +27,7 @@ if [ ! -f "$PLUGIN" ]; then
 	exit 1
 fi
 
-D=$(mktemp -d /tmp/rankmap-slurm.XXXXXX)
+D=$(cluster_tmpdir rankmap-slurm)
 trap 'cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out"
 cat >"$D/etc/site.yaml" <<EOF
@@ -39,19 +39,25 @@ EOF
 sed 's/^name: rmtest$/name: rmtest-limit\npolicy:\n  max_pp_crossings: 0/' \
 	"$D/etc/site.yaml" >"$D/etc/site-limit.yaml"
 
-if ! CLUSTER_ODD=1 cluster_start "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" >"$D/out/start.log" 2>&1; then
+# Map files go under $D (dir=), so that clusters others run at the same
+# time can never meet in /tmp; one case below runs with the defaults.
+mkdir -p "$D/maps" && chmod 1777 "$D/maps"
+MAPS="dir=$D/maps"
+if ! CLUSTER_ODD=1 cluster_start "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "$MAPS" >"$D/out/start.log" 2>&1; then
 	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
 	exit 1
 fi
 pass cluster-start
 export SLURM_CONF=$D/etc/slurm.conf
-UIDDIR=/tmp/rankmap-$(id -u)
+UIDDIR=$D/maps/rankmap-$(id -u)
 
 # plugstack ARGS...: the same plugin arguments on every node and in srun.
 plugstack() {
 	echo "required $PLUGIN $*" >"$D/etc/plugstack.conf"
 	echo "required $PLUGIN $*" >"$D/etc/plugstack-odd.conf"
 }
+# ... with the test's map directory
+plugstack_maps() { plugstack "$@" "$MAPS"; }
 # cli NAME LAYOUT ORDER NODES GPN [SITE]: `rankmap plan` on the same inputs.
 cli() {
 	local order=()
@@ -155,43 +161,45 @@ has node-side-check-msg "$ERR" 'error: rankmap: --parallel-layout=8x8x8 does not
 hasnt node-side-check-no-task "$OUT" '^TASK'
 
 # ---- policy: strict refuses, warn runs and says so
-plugstack "site=$D/etc/site-limit.yaml" enforce=strict
+plugstack_maps "site=$D/etc/site-limit.yaml" enforce=strict
 run strict 1 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 has strict-msg "$ERR" "^srun: error: rankmap: refused by the site policy: 8 pipeline neighbour pairs cross a leaf switch, above the site's max_pp_crossings of 0"
-plugstack "site=$D/etc/site-limit.yaml" enforce=warn
+plugstack_maps "site=$D/etc/site-limit.yaml" enforce=warn
 run warn 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 has warn-msg "$ERR" "rankmap: warning: 8 pipeline neighbour pairs cross a leaf switch"
 [ "$(grep -c '^TASK' "$OUT")" -eq 32 ] && pass warn-ran || fail warn-ran "$(head -3 "$ERR")"
-plugstack "site=$D/etc/site-limit.yaml" enforce=off
+plugstack_maps "site=$D/etc/site-limit.yaml" enforce=off
 run enforce-off 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 hasnt enforce-off-quiet "$ERR" 'rankmap'
 
 # ---- a node whose topology.conf differs from srun's (node4, own plugstack)
 echo "SwitchName=leaf1 Nodes=node[1-4]" >"$D/etc/topology-odd.conf"
-plugstack "site=$D/etc/site.yaml" enforce=strict
-echo "required $PLUGIN site=$D/etc/site.yaml enforce=strict topology=$D/etc/topology-odd.conf" >"$D/etc/plugstack-odd.conf"
+plugstack_maps "site=$D/etc/site.yaml" enforce=strict
+echo "required $PLUGIN site=$D/etc/site.yaml enforce=strict topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
 run odd-strict 1 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 has odd-strict-msg "$ERR" 'error: rankmap: node node4 planned from different inputs than srun .*refused under enforce=strict'
 [ "$(grep -c '^TASK node=node4' "$OUT")" -eq 0 ] && pass odd-strict-node4-refused || fail odd-strict-node4-refused "node4 tasks ran"
-plugstack "site=$D/etc/site.yaml" enforce=warn
-echo "required $PLUGIN site=$D/etc/site.yaml enforce=warn topology=$D/etc/topology-odd.conf" >"$D/etc/plugstack-odd.conf"
+plugstack_maps "site=$D/etc/site.yaml" enforce=warn
+echo "required $PLUGIN site=$D/etc/site.yaml enforce=warn topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
 run odd-warn 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 has odd-warn-msg "$ERR" 'rankmap: warning: node node4 planned from different inputs than srun'
-plugstack "site=$D/etc/site.yaml"
+plugstack_maps "site=$D/etc/site.yaml"
 
-# ---- no arguments at all: topology.conf beside slurm.conf, no site
+# ---- no arguments at all: topology.conf beside slurm.conf, no site,
+# map files in /tmp
 plugstack
 run default-topology 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 "$CLI" plan --layout 8x2x2 --nodes "node[1-4]" --gpus-per-node 8 \
 	--topology "$D/etc/topology.conf" --format json >"$D/out/d.json" 2>/dev/null
 $CHECK default-topology "$OUT" "$D/out/d.json" "$D/etc/topology.conf" tp-pp-dp 8
-plugstack "site=$D/etc/site.yaml"
+has default-dir "$OUT" "map=/tmp/rankmap-$(id -u)/[0-9]+\\.[0-9]+\\.node[1-4]/map.json "
+plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- the node's NCCL settings (hardware from a captured hwloc XML)
 HWXML=/work/shared/fixtures/hwloc/model-dgx-h100.xml
 if [ -f "$HWXML" ]; then
 	{ cat "$D/etc/site.yaml"; echo "hwloc_xml: $HWXML"; } >"$D/etc/site-hw.yaml"
-	plugstack "site=$D/etc/site-hw.yaml"
+	plugstack_maps "site=$D/etc/site-hw.yaml"
 	SHOW='echo "NCCL $SLURM_LOCALID ${NCCL_IB_HCA:-none} ${CUDA_DEVICE_ORDER:-none}"'
 	run nccl-env 0 srun -N1 -n8 --parallel-layout=8x1x1 sh -c "$SHOW"
 	[ "$(grep -cE '^NCCL [0-7] =?mlx5_[0-9]+.* PCI_BUS_ID$' "$OUT")" -eq 8 ] && pass nccl-env-set ||
@@ -202,22 +210,22 @@ if [ -f "$HWXML" ]; then
 	run nccl-no-option 0 srun -N1 -n8 sh -c "$SHOW"
 	[ "$(grep -cE '^NCCL [0-7] none none$' "$OUT")" -eq 8 ] && pass nccl-untouched-without-option ||
 		fail nccl-untouched-without-option "$(head -3 "$OUT")"
-	plugstack "site=$D/etc/site.yaml"
+	plugstack_maps "site=$D/etc/site.yaml"
 else
 	skip nccl-env "no hwloc capture at $HWXML (the project's shared fixtures)"
 fi
 
 # ---- unknown plugstack argument: logged, the plugin still works
-plugstack "site=$D/etc/site.yaml" colour=blue
+plugstack_maps "site=$D/etc/site.yaml" colour=blue
 run unknown-arg 0 srun -N1 -n8 --parallel-layout=8x1x1 "$T"
 has unknown-arg-msg "$ERR" "rankmap: plugstack.conf: 'colour=blue': unknown argument"
-plugstack "site=$D/etc/site.yaml"
+plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- a job user other than root: the map is written as that user
 if id nobody >/dev/null 2>&1; then
 	NOBODY=$(id -u nobody)
 	run other-user 0 srun --uid=nobody -N1 -n8 --parallel-layout=8x1x1 "$T"
-	has other-user-file "$OUT" "map=/tmp/rankmap-$NOBODY/[0-9]+\\.[0-9]+\\.node[0-9]/map.json .* mode=600:$NOBODY,700:$NOBODY,"
+	has other-user-file "$OUT" "map=$D/maps/rankmap-$NOBODY/[0-9]+\\.[0-9]+\\.node[0-9]/map.json .* mode=600:$NOBODY,700:$NOBODY,"
 fi
 
 # ---- a real PyTorch job: gloo, env://, groups from the map file

@@ -294,7 +294,8 @@ static void task_env(void)
 
 int main(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/rms-test.XXXXXX");
+	snprintf(tmp, sizeof(tmp), "/tmp/rms-test.123456");
+	memset(tmp + strlen(tmp) - 6, 'X', 6); /* mkdtemp's template */
 	if (!mkdtemp(tmp))
 		return 1;
 	RUN("spank", conf_args);

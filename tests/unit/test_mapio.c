@@ -295,7 +295,7 @@ static void csv_env(void)
 	rmi_buf_init(&b);
 	CHECK_INT(rmi_map_env(m, 6, &b, NULL), RM_OK);
 	CHECK_HAS(b.data, "RANK=6\nLOCAL_RANK=2\nLOCAL_WORLD_SIZE=4\n"
-			  "RANKMAP_HOST='n\"2'\n");
+			  "RANKMAP_NODE_INDEX=1\nRANKMAP_HOST='n\"2'\n");
 	CHECK_HAS(b.data, "RANKMAP_TP_RANK=0\nRANKMAP_PP_RANK=1\n"
 			  "RANKMAP_DP_RANK=1\n");
 	CHECK_INT(rmi_map_env(m, 8, &b, NULL), RM_EINPUT);

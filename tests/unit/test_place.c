@@ -167,6 +167,34 @@ static void uneven_leaves(void)
 	rm_fabric_free(f);
 }
 
+static void small_leaves(void)
+{
+	/* Racks of 2, 1, 1, 2, 1, 1 nodes (8 GPUs each), 8x4x2: chains of
+	 * 32 GPUs, none fits a rack. The 64 GPUs need all 6 racks, so there
+	 * are at least 6 pieces for 2 chains: 4 crossings of 8 pairs = 32.
+	 * The plan pairs the two 2-node racks (1 crossing) and strings the
+	 * four single nodes together (3 crossings). */
+	rm_fabric *f = topo("SwitchName=r1 Nodes=x[1-2]\n"
+			    "SwitchName=r2 Nodes=x3\n"
+			    "SwitchName=r3 Nodes=x4\n"
+			    "SwitchName=r4 Nodes=x[5-6]\n"
+			    "SwitchName=r5 Nodes=x7\n"
+			    "SwitchName=r6 Nodes=x8\n"
+			    "SwitchName=pod Switches=r[1-6]\n");
+	rm_map *m;
+	rm_error e;
+	char b[256];
+	plan_in in = { "8x4x2", NULL, "x[1-8]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_STR(hosts(m, b, sizeof(b)), "x1 x2 x5 x6 x3 x4 x7 x8");
+		CHECK_INT(m->report.pp_cross, 32);
+		CHECK_INT(m->report.pp_cross_lower_bound, 32);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
 static void baseline_fragmented(void)
 {
 	/* Slurm's list interleaves the leaves: every pair of consecutive
@@ -229,17 +257,20 @@ static void spares_choice(void)
 	rm_fabric_free(f);
 }
 
-static void fewest_subtrees(void)
+static const char *two_pods =
+	"SwitchName=a Nodes=a[1-4]\n"
+	"SwitchName=b Nodes=b[1-4]\n"
+	"SwitchName=c Nodes=c[1-4]\n"
+	"SwitchName=d Nodes=d[1-4]\n"
+	"SwitchName=e Nodes=e[1-4]\n"
+	"SwitchName=P1 Switches=a,b\n"
+	"SwitchName=P2 Switches=c,d,e\n";
+
+static void fewest_subtrees_case(const char *text)
 {
 	/* Two pods: P1 = 2 leaves of 4 (2 whole replicas), P2 = 3 leaves of
 	 * 4 (3 whole). 8x4x3 fits in P2 alone, so P1 is left as spares. */
-	rm_fabric *f = topo("SwitchName=a Nodes=a[1-4]\n"
-			    "SwitchName=b Nodes=b[1-4]\n"
-			    "SwitchName=c Nodes=c[1-4]\n"
-			    "SwitchName=d Nodes=d[1-4]\n"
-			    "SwitchName=e Nodes=e[1-4]\n"
-			    "SwitchName=P1 Switches=a,b\n"
-			    "SwitchName=P2 Switches=c,d,e\n");
+	rm_fabric *f = topo(text);
 	rm_map *m;
 	rm_error e;
 	char b[256];
@@ -256,6 +287,16 @@ static void fewest_subtrees(void)
 	}
 	rm_map_free(m);
 	rm_fabric_free(f);
+}
+
+static void fewest_subtrees(void)
+{
+	fewest_subtrees_case(two_pods);
+	/* under one spine the pods are still the subtrees that count */
+	char text[512];
+	snprintf(text, sizeof(text), "%sSwitchName=spine Switches=P1,P2\n",
+		 two_pods);
+	fewest_subtrees_case(text);
 }
 
 static void rule_errors(void)
@@ -444,6 +485,7 @@ int main(void)
 	RUN("place", flat_numbering);
 	RUN("place", numbering_order);
 	RUN("place", uneven_leaves);
+	RUN("place", small_leaves);
 	RUN("place", baseline_fragmented);
 	RUN("place", spares_choice);
 	RUN("place", fewest_subtrees);
