@@ -186,7 +186,28 @@ static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 			       rm_axis_name(x->axis), x->nunits,
 			       x->group_size);
 	if (!ar->measured) {
-		rmi_buf_puts(b, ": nothing to measure (one rank per group)\n");
+		if (!x->nunits) {
+			rmi_buf_puts(b, ": no neighbours to measure\n");
+			return;
+		}
+		/* Still worth showing: the operation ran and was checked. */
+		rmi_buf_puts(b, ": one rank per group, no link to judge\n"
+				"        size  time us (median)   algBw GB/s "
+				"(median, local)\n");
+		for (size_t s = 0; s < p->nsizes; s++) {
+			double *t = malloc(sizeof(*t) * x->nunits);
+			rmn_stats ts = { 0 };
+			if (t) {
+				for (uint32_t u = 0; u < x->nunits; u++)
+					t[u] = ar->unit[u].seconds[s];
+				rmn_stats_of(t, x->nunits, &ts, NULL);
+				free(t);
+			}
+			nck_fmt_bytes(p->sizes[s], sz, sizeof(sz));
+			rmi_buf_printf(b, "  %10s  %15.1f   %16.2f\n", sz,
+				       ts.median * 1e6,
+				       rmn_algbw(p->sizes[s], ts.median));
+		}
 		return;
 	}
 	links_summary(b, x);

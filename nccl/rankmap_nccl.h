@@ -57,9 +57,11 @@ typedef struct rmn_exchange_opts {
 /*
  * Rank 0 hands `blob` (len bytes) to ranks 1..nranks-1; on the others it
  * is filled in. Rank 0 answers once every rank has arrived, so either all
- * ranks get the blob or all get an error: a peer with another digest,
- * world size or blob length is refused; after the time-out the error names
- * the ranks that never came.
+ * ranks get the blob or all connected ranks get the same error: a peer
+ * with another map digest stops the exchange for everyone; one with
+ * another world size or blob length, or a RANK already connected, is
+ * refused alone; after the time-out the error names the ranks that never
+ * came. Needs no GPU and no NCCL.
  */
 rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
 			rmn_error *err);

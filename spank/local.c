@@ -20,7 +20,7 @@
  * and each one's task count. Written in Slurm's own "4(x2)" form so that
  * srun and the nodes go through the same parser.
  */
-static bool step_layout(spank_t sp, char **nodes, char *tpn, size_t tpnlen)
+static bool step_layout(spank_t sp, char **nodes, char **tpn_out)
 {
 	slurm_step_id_t id = { .step_het_comp = NO_VAL };
 	if (spank_get_item(sp, S_JOB_ID, &id.job_id) != ESPANK_SUCCESS ||
@@ -29,7 +29,10 @@ static bool step_layout(spank_t sp, char **nodes, char *tpn, size_t tpnlen)
 	slurm_step_layout_t *l = slurm_job_step_layout_get(&id);
 	if (!l)
 		return false;
-	bool ok = l->node_list && l->node_cnt && l->tasks &&
+	/* At most "65535(x4294967295)," per node. */
+	size_t tpnlen = (size_t)l->node_cnt * 20 + 1;
+	char *tpn = malloc(tpnlen);
+	bool ok = tpn && l->node_list && l->node_cnt && l->tasks &&
 		  (*nodes = strdup(l->node_list));
 	size_t used = 0;
 	for (uint32_t i = 0; ok && i < l->node_cnt;) {
@@ -49,6 +52,10 @@ static bool step_layout(spank_t sp, char **nodes, char *tpn, size_t tpnlen)
 		i = j;
 	}
 	slurm_job_step_layout_free(l);
+	if (!ok)
+		free(tpn);
+	else
+		*tpn_out = tpn;
 	return ok;
 }
 
@@ -77,8 +84,8 @@ int rms_local_user_init(spank_t sp)
 		slurm_error(RMS_PREFIX "out of memory");
 		return -1;
 	}
-	char *nodes = NULL, tpn[1024];
-	if (!step_layout(sp, &nodes, tpn, sizeof(tpn))) {
+	char *nodes = NULL, *tpn = NULL;
+	if (!step_layout(sp, &nodes, &tpn)) {
 		free(nodes);
 		slurm_error(RMS_PREFIX "cannot get the step's layout from "
 			    "slurmctld");
@@ -96,6 +103,7 @@ int rms_local_user_init(spank_t sp)
 	rms_plan_init(&p);
 	bool planned = rms_plan_step(&rms_g.conf, &step, &p, err, sizeof(err));
 	free(nodes);
+	free(tpn);
 	if (!planned) {
 		slurm_error(RMS_PREFIX "%s", err);
 		rms_plan_free(&p);

@@ -115,7 +115,7 @@ int rms_remote_post_opt(spank_t sp)
 	if (!rms_g.have_layout)
 		return set_error("--parallel-order=%s needs --parallel-layout "
 				 "as well", rms_g.order);
-	static char nodelist[ENVLEN], tpn[4096];
+	static char nodelist[ENVLEN], tpn[ENVLEN];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
 		return set_error("the step's node list or tasks per node are "

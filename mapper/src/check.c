@@ -95,9 +95,11 @@ static rm_status check_shape(ck *c, rm_error *err)
 {
 	rm_map *m = c->m;
 	const rm_layout *l = &m->layout;
-	if (l->naxes > RM_NAXES || l->dp_auto)
-		return rmi_err(err, RM_EINPUT,
-			       "map: the layout is malformed or unresolved");
+	if (l->dp_auto)
+		return rmi_err(err, RM_EINPUT, "map: the layout is unresolved");
+	rm_status st = rmi_layout_ok(l, err);
+	if (st)
+		return st;
 	uint64_t w = 1;
 	for (int a = 0; a < RM_NAXES; a++) {
 		if (l->size[a] == 0)
@@ -192,7 +194,7 @@ static rm_status check_ranks(ck *c, rm_error *err)
 					return rmi_err(err, RM_EINPUT,
 						       "map: rank %" PRIu64
 						       " has %s=%" PRIu32
-						       " but numbering order %s gives %s=%" PRIu32,
+						       " but numbering order %.31s gives %s=%" PRIu32,
 						       r, rm_axis_name((rm_axis)a),
 						       k->coord[a], m->order.name,
 						       rm_axis_name((rm_axis)a),

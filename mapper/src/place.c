@@ -403,8 +403,8 @@ rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
 	c.o = opts;
 	c.l = *opts->layout;
 	c.n = (uint32_t)opts->nnodes;
-	if (c.l.naxes > RM_NAXES)
-		return rmi_err(err, RM_EINPUT, "plan: malformed layout");
+	if ((st = rmi_layout_ok(&c.l, err)))
+		return st;
 	rm_map *m = calloc(1, sizeof(*m));
 	if (!m)
 		return rmi_err(err, RM_ENOMEM, "out of memory");

@@ -24,6 +24,8 @@ RMI_HIDDEN rm_status rmi_rules_get(const rm_layout *l, const rm_fabric *f,
 RMI_HIDDEN rm_status rmi_rules_feasible(const rm_layout *l,
 					const rmi_rules *r, uint32_t gpus,
 					rm_error *err);
+/* Nest entries are known, distinct axes; sizes are non-zero. */
+RMI_HIDDEN rm_status rmi_layout_ok(const rm_layout *l, rm_error *err);
 /* Nest position of an axis, or -1. */
 RMI_HIDDEN int rmi_nest_pos(const rm_layout *l, rm_axis a);
 /* Stride of every axis in the numbering order (0 for absent axes). */

@@ -8,9 +8,10 @@
  *     hold, then by cells (biggest first), then by DFS order;
  *  3. whole replicas are cut from single leaves, subtree by subtree in that
  *     rank, until enough;
- *  4. the remaining replicas are cut from a stream of leftover pieces: the
- *     subtrees already in use first, then by rank, larger pieces first, so
- *     a split replica has few pieces and they share a subtree;
+ *  4. the remaining replicas are built from leftover pieces (fill_split):
+ *     the smallest surplus pieces stay spares, then subtree by subtree,
+ *     best fit by size, so a split replica has few pieces that share a
+ *     subtree;
  *  5. replicas are laid out in DFS order of their first cell, so
  *     neighbouring DP ranks sit close together.
  */
@@ -437,8 +438,8 @@ rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
 	}
 	for (uint64_t o = b_start; o < p.npos; o += unit_cells) {
 		uint64_t len = p.npos - o < unit_cells ? p.npos - o : unit_cells;
-		/* DFS order inside a split replica keeps its pieces' order
-		 * the tree's order; the count of leaf changes is the same. */
+		/* Pieces of a split replica run in DFS order; the number of
+		 * leaf changes does not depend on their order. */
 		qsort(p.pos + o, len, sizeof(*p.pos), cmp_u64);
 		p.units[p.nunit++] = (unit){ o, len };
 	}

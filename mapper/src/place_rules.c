@@ -9,6 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+rm_status rmi_layout_ok(const rm_layout *l, rm_error *err)
+{
+	bool seen[RM_NAXES] = { false };
+	if (!l || l->naxes > RM_NAXES)
+		return rmi_err(err, RM_EINPUT, "malformed layout");
+	for (unsigned i = 0; i < l->naxes; i++) {
+		rm_axis a = l->nest[i];
+		if ((unsigned)a >= RM_NAXES || seen[a])
+			return rmi_err(err, RM_EINPUT,
+				       "malformed layout: nesting order repeats or names an unknown axis");
+		seen[a] = true;
+	}
+	for (int a = 0; a < RM_NAXES; a++) {
+		if (l->size[a] == 0 && !(a == RM_AXIS_DP && l->dp_auto))
+			return rmi_err(err, RM_EINPUT,
+				       "malformed layout: %s has size 0",
+				       rm_axis_name((rm_axis)a));
+		if (!seen[a] && l->size[a] > 1)
+			return rmi_err(err, RM_EINPUT,
+				       "malformed layout: %s has size %" PRIu32
+				       " but no place in the nesting order",
+				       rm_axis_name((rm_axis)a), l->size[a]);
+	}
+	return RM_OK;
+}
+
 int rmi_nest_pos(const rm_layout *l, rm_axis a)
 {
 	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
@@ -172,7 +198,7 @@ rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
 	for (int a = 0; a < RM_NAXES; a++)
 		if (!seen[a] && l->size[a] > 1)
 			return rmi_err(err, RM_EINPUT,
-				       "numbering order '%s' leaves out %s (size %"
+				       "numbering order '%.31s' leaves out %s (size %"
 				       PRIu32 ")",
 				       o->name, rm_axis_name((rm_axis)a),
 				       l->size[a]);

@@ -199,6 +199,8 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 		   !f->has_tree) {
 		h->loc = dom0 + w->dom_rank[n->domain];
 	} else if (f->has_tree) {
+		/* known from the site file only, under no switch */
+		h->missing = true;
 		h->loc = h->top = own_id;
 	}
 }

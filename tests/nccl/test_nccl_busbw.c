@@ -330,7 +330,12 @@ static void one_rank_is_never_slow(void)
 	CHECK_INT(p.ax[1].nunits, 0);     /* no pipeline neighbours */
 	nck_meta meta = { .nccl_version = "2.28.9", .iters = 1 };
 	char *text = nck_report_text(&p, &o.nominal, &res, &meta);
-	CHECK_HAS(text, "nothing to measure (one rank per group)");
+	/* 1 KiB in 10 us: 0.1 GB/s of a local copy, shown, not judged */
+	CHECK_HAS(text, "tp  allreduce over 1 groups of 1: one rank per group, "
+			"no link to judge");
+	CHECK_HAS(text, "       1 KiB             10.0               0.10\n");
+	CHECK_HAS(text, "pp  sendrecv between 0 pairs of consecutive stages "
+			"(groups of 1): no neighbours to measure");
 	CHECK_HAS(text, "result: all results exact");
 	free(text);
 	nck_result_free(&p, &res);

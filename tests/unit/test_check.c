@@ -191,6 +191,14 @@ static void rejects(void)
 		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
 		CHECK_HAS(e.msg, "world is 4 but the layout multiplies to 8");
 		m->world = 8;
+		m->layout.nest[0] = (rm_axis)7;
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "malformed layout");
+		m->layout.nest[0] = RM_AXIS_PP;
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "malformed layout");
+		m->layout.nest[0] = RM_AXIS_TP;
+		CHECK_INT(rm_check(m, NULL, &e), RM_OK);
 		free(m->host[1]);
 		m->host[1] = strdup("n1");
 		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
