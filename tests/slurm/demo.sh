@@ -11,7 +11,7 @@ ORDER=${ORDER:-megatron}
 . "$ROOT/tests/slurm/cluster.sh"
 
 if [ ! -f "$BUILD/rankmap.so" ]; then
-	echo "demo: $BUILD/rankmap.so is missing (Slurm's spank.h: apt-get install libslurm-dev)" >&2
+	echo "demo: $BUILD/rankmap.so is missing: run make (it needs Slurm's spank.h, libslurm-dev)" >&2
 	exit 1
 fi
 if ! why=$(cluster_tools); then

@@ -426,6 +426,50 @@ static void gb200_domains(void)
 	rm_fabric_free(f);
 }
 
+static void site_groups(void)
+{
+	/* NVLink groups from a site file over a switch tree: leaves stay the
+	 * PP locality, the groups bound the TP cells. Groups g[1-5] and
+	 * h[1-8] on 4-GPU nodes with tp=8: cells of 2 nodes, g5 left over.
+	 * 6 cells = 48 GPUs; tp=8,pp=2 replicas are 2 cells: dp=3. */
+	rm_fabric *f = topo("SwitchName=L1 Nodes=g[1-5]\n"
+			    "SwitchName=L2 Nodes=h[1-8]\n"
+			    "SwitchName=S Switches=L[1-2]\n");
+	char *groups[] = { "g[1-5]", "h[1-8]" };
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 4;
+	s.nvl_kind = RM_NVL_GROUPS;
+	s.nvl_groups = groups;
+	s.n_nvl_groups = 2;
+	rm_error e;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_map *m;
+	char b[256];
+	plan_in in = { "tp=8,pp=2,dp=auto", NULL, "g[1-5],h[1-8]", 4, f, 0,
+		       0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->layout.size[RM_AXIS_DP], 3);
+		CHECK(m->report.must_ok);
+		CHECK_STR(spares(m, b, sizeof(b)), "g5");
+		CHECK_STR(m->host_leaf[0], "L1");
+		CHECK_INT(m->report.pp_cross, 0);
+	}
+	rm_map_free(m);
+	/* a node under no switch, known only from the site: missing */
+	char *groups2[] = { "g[1-5],x1", "h[1-8]" };
+	rm_fabric_free(f);
+	f = topo("SwitchName=L1 Nodes=g[1-5]\nSwitchName=L2 Nodes=h[1-8]\n");
+	s.nvl_groups = groups2;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	in.f = f;
+	in.nodes = "g[1-5],x1";
+	CHECK_INT(plan(&in, &m, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "'x1'");
+	rm_fabric_free(f);
+}
+
 static void rail_units(void)
 {
 	/* Two rail-optimised units of 4 nodes; 8x4x2: one replica per
@@ -492,6 +536,7 @@ int main(void)
 	RUN("place", rule_errors);
 	RUN("place", input_errors);
 	RUN("place", gb200_domains);
+	RUN("place", site_groups);
 	RUN("place", rail_units);
 	RUN("place", accessors);
 	TEST_EXIT();
