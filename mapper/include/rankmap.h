@@ -252,6 +252,7 @@ typedef struct rm_report {
 	uint64_t pp_same_node, pp_same_leaf, pp_same_rail;
 	uint64_t pp_cross;                   /* pairs leaving leaf/rail */
 	uint64_t pp_cross_lower_bound;
+	/* pairs whose two GPUs share a local index (same rail) */
 	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
 	uint32_t dp_groups, dp_leaves_max, dp_tops_max;
 	double dp_leaves_mean, dp_tops_mean;

@@ -375,6 +375,12 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	if ((st = check_missing(o, c->info, c->sh, c->n, err)) ||
 	    (st = resolve_layout(c, err)))
 		return st;
+	uint64_t world = rm_layout_world(&c->l);
+	if (world == 0 || world > RM_MAX_WORLD)
+		return rmi_err(err, RM_EINPUT,
+			       "plan: a world of %" PRIu64
+			       " GPUs is outside 1..%u",
+			       world, RM_MAX_WORLD);
 	if (o->order) {
 		c->ord = *o->order;
 		c->ord.name[sizeof(c->ord.name) - 1] = '\0';

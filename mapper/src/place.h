@@ -41,9 +41,9 @@ RMI_HIDDEN rm_status rmi_order_strides(const rm_layout *l, const rm_order *o,
 typedef struct rmi_hostinfo {
 	uint32_t loc;                /* PP locality: rail unit, leaf, block */
 	uint32_t top;                /* top-level subtree */
-	uint64_t dom;                /* NVLink domain */
+	uint32_t dom;                /* NVLink domain */
 	int32_t unit;                /* rail unit, -1 none */
-	int64_t fnode;               /* fabric node index, -1 none */
+	int32_t fnode;               /* fabric node index, -1 none */
 	bool missing;                /* not in a non-empty fabric */
 } rmi_hostinfo;
 

@@ -168,7 +168,7 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 	h->unit = -1;
 	h->fnode = -1;
 	h->missing = false;
-	h->dom = (uint64_t)w->ndom + own;
+	h->dom = w->ndom + own;
 	h->loc = flat;
 	h->top = flat;
 	if (!f || f->nnode == 0)
@@ -183,10 +183,10 @@ void rmi_where_host(const rmi_where *w, const char *name, uint32_t own,
 		}
 		return;
 	}
-	h->fnode = ix;
+	h->fnode = (int32_t)ix;
 	const rmi_fnode *n = &f->node[ix];
 	if (n->domain >= 0 && (uint32_t)n->domain < w->ndom)
-		h->dom = (uint64_t)n->domain;
+		h->dom = (uint32_t)n->domain;
 	bool leaf = n->leaf >= 0 && (uint32_t)n->leaf < w->nsw;
 	if (leaf)
 		h->top = w->sw_pre[w->sw_root[n->leaf]];
@@ -217,7 +217,7 @@ const char *rmi_where_loc_name(const rmi_where *w, const rmi_hostinfo *h,
 		return host;
 	if (h->loc >= unit0 && h->loc < dom0 && h->unit >= 0)
 		return f->unit_name[h->unit];
-	if (h->fnode < 0 || (uint64_t)h->fnode >= f->nnode)
+	if (h->fnode < 0 || (uint32_t)h->fnode >= f->nnode)
 		return host;
 	const rmi_fnode *n = &f->node[h->fnode];
 	if (h->loc >= dom0 && n->domain >= 0)

@@ -261,6 +261,51 @@ static void groups(void)
 	rm_map_free(m);
 }
 
+static void hostile_maps(void)
+{
+	/* Random corruptions of a valid map: rm_check either accepts the
+	 * result or rejects it with a message, and never reads out of
+	 * bounds (ASan) or loops. */
+	uint32_t w[64][2];
+	block_order(w, 64, 8);
+	rm_map *m = mk("tp=4,cp=2,pp=4,dp=2", "megatron", 8, "n[1-8]", w);
+	if (!m)
+		return;
+	uint64_t x = 12345;
+	unsigned accepted = 0, rejected = 0;
+	for (int i = 0; i < 2000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t v = (uint32_t)(x >> 33), r = v % 64;
+		rm_map save = *m;
+		rm_rank keep = m->rank[r];
+		switch (v % 7) {
+		case 0: m->rank[r].node = v >> 8; break;
+		case 1: m->rank[r].local_gpu = v >> 12; break;
+		case 2: m->rank[r].coord[v % RM_NAXES] = v >> 20; break;
+		case 3: m->layout.size[v % RM_NAXES] = v >> 28; break;
+		case 4: m->layout.nest[v % RM_NAXES] = (rm_axis)(v >> 29); break;
+		case 5: m->order.axis[v % RM_NAXES] = (rm_axis)(v >> 29); break;
+		default: m->gpus_per_node = v >> 26; break;
+		}
+		rm_error e = { 0 };
+		rm_status st = rm_check(m, NULL, &e);
+		CHECK(st == RM_OK || st == RM_EINPUT);
+		if (st == RM_OK)
+			accepted++;
+		else {
+			rejected++;
+			CHECK(e.msg[0] != '\0');
+		}
+		m->rank[r] = keep;
+		m->layout = save.layout;
+		m->order = save.order;
+		m->gpus_per_node = save.gpus_per_node;
+	}
+	CHECK(rejected > 0);
+	CHECK(accepted > 0);
+	rm_map_free(m);
+}
+
 int main(void)
 {
 	RUN("check", scores_pp_and_dp);
@@ -268,5 +313,6 @@ int main(void)
 	RUN("check", rails);
 	RUN("check", rejects);
 	RUN("check", groups);
+	RUN("check", hostile_maps);
 	TEST_EXIT();
 }

@@ -164,6 +164,16 @@ static void uneven_leaves(void)
 		CHECK_INT(m->report.nwarning, 0);
 	}
 	rm_map_free(m);
+	/* 8x2x8: replicas of 2 nodes; 6, 6 and 4 hold 3 + 3 + 2 = all 8 */
+	in.layout = "8x2x8";
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->report.pp_pairs, 64);
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_INT(m->report.pp_cross_lower_bound, 0);
+		CHECK_INT(m->report.dp_leaves_max, 3);
+	}
+	rm_map_free(m);
 	rm_fabric_free(f);
 }
 

@@ -1,0 +1,263 @@
+/*
+ * place_fill.c - the replicas no single leaf can hold, built from the
+ * pieces the leaves have left: few pieces per replica (each extra piece is
+ * a pipeline crossing), pieces of one replica in one subtree when they
+ * can be.
+ */
+#include "place_pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Leftover pieces by size, with a bitmap over sizes so that the nearest
+ * non-empty size is a few word scans away. Sizes are capped at one
+ * replica: a bigger piece serves as a whole one.
+ */
+typedef struct buckets {
+	uint64_t *head;              /* run + 1 per size; 0 = empty */
+	uint64_t *next;              /* per run */
+	uint64_t *bits;
+	uint64_t cap;
+} buckets;
+
+static uint64_t rest_of(const packer *p, uint64_t r)
+{
+	return p->runs[r].len - p->runs[r].used;
+}
+
+static void bk_push(buckets *b, const packer *p, uint64_t r)
+{
+	uint64_t s = rest_of(p, r);
+	if (s > b->cap)
+		s = b->cap;
+	b->next[r] = b->head[s];
+	b->head[s] = r + 1;
+	b->bits[s >> 6] |= 1ull << (s & 63);
+}
+
+static uint64_t bk_pop(buckets *b, uint64_t s)
+{
+	uint64_t r = b->head[s] - 1;
+	b->head[s] = b->next[r];
+	if (!b->head[s])
+		b->bits[s >> 6] &= ~(1ull << (s & 63));
+	return r;
+}
+
+/* Largest non-empty size in [1, x], 0 if none. */
+static uint64_t bk_below(const buckets *b, uint64_t x)
+{
+	if (x > b->cap)
+		x = b->cap;
+	if (x == 0)
+		return 0;
+	uint64_t w = x >> 6;
+	uint64_t m = b->bits[w] &
+		     ((x & 63) == 63 ? ~0ull : (1ull << ((x & 63) + 1)) - 1);
+	for (;;) {
+		if (m)
+			return w * 64 + 63 - (uint64_t)__builtin_clzll(m);
+		if (w == 0)
+			return 0;
+		m = b->bits[--w];
+	}
+}
+
+/* Smallest non-empty size in [x, cap], 0 if none. */
+static uint64_t bk_above(const buckets *b, uint64_t x)
+{
+	if (x > b->cap)
+		return 0;
+	uint64_t w = x >> 6, nw = (b->cap >> 6) + 1;
+	uint64_t m = b->bits[w] & (~0ull << (x & 63));
+	for (;;) {
+		if (m)
+			return w * 64 + (uint64_t)__builtin_ctzll(m);
+		if (++w >= nw)
+			return 0;
+		m = b->bits[w];
+	}
+}
+
+/*
+ * With more leftover cells than needed, the smallest pieces stay spares
+ * (those of subtrees not in use first): small pieces are what splits a
+ * replica many ways.
+ */
+static bool drop_small_pieces(packer *p, uint64_t left)
+{
+	rmi_key3 *k = malloc((p->nrun + 1) * sizeof(*k));
+	if (!k)
+		return false;
+	uint64_t n = 0, total = 0;
+	for (uint64_t r = 0; r < p->nrun; r++) {
+		uint64_t rest = rest_of(p, r);
+		if (!rest)
+			continue;
+		const topg *t = &p->tops[p->runs[r].tix];
+		uint32_t pref = t->used ? UINT32_MAX - t->rank
+				      : 0x7fffffffu - t->rank;
+		k[n++] = (rmi_key3){ rest, pref, (uint32_t)(UINT32_MAX - r),
+				 (uint32_t)r };
+		total += rest;
+	}
+	qsort(k, n, sizeof(*k), rmi_key3_cmp);
+	for (uint64_t i = 0; i < n && total - k[i].a >= left; i++) {
+		total -= k[i].a;
+		p->runs[k[i].ix].spare = true;
+	}
+	free(k);
+	return true;
+}
+
+static int cmp_top_fill(const void *x, const void *y)
+{
+	const topg *a = *(const topg *const *)x, *b = *(const topg *const *)y;
+	if (a->used != b->used)
+		return a->used ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/*
+ * Build the replicas that no single leaf can hold, subtree by subtree
+ * (those already in use first): a replica starts with the largest piece,
+ * then takes a piece that fits the remainder exactly, else the largest
+ * that still fits, else cuts the smallest bigger one. Fewer, larger
+ * pieces mean fewer crossings.
+ */
+static rm_status fill_split(packer *p, uint64_t need, uint64_t unit_cells,
+			    bool drop, rm_error *err)
+{
+	if (p->npos >= need)
+		return RM_OK;
+	buckets b = { 0 };
+	b.cap = unit_cells;
+	b.head = calloc(unit_cells + 1, sizeof(uint64_t));
+	b.next = calloc(p->nrun + 1, sizeof(uint64_t));
+	b.bits = calloc((unit_cells >> 6) + 1, sizeof(uint64_t));
+	const topg **order = malloc((p->ntop + 1) * sizeof(*order));
+	if (!b.head || !b.next || !b.bits || !order ||
+	    (drop && !drop_small_pieces(p, need - p->npos))) {
+		free(b.head);
+		free(b.next);
+		free(b.bits);
+		free(order);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint64_t t = 0; t < p->ntop; t++)
+		order[t] = &p->tops[t];
+	qsort(order, p->ntop, sizeof(*order), cmp_top_fill);
+	uint64_t left = need - p->npos;
+	uint64_t rem = left < unit_cells ? left : unit_cells;
+	bool fresh = true;
+	for (uint64_t t = 0; t < p->ntop && left; t++) {
+		const topg *tg = order[t];
+		/* pushed last = popped first: DFS order within a size */
+		for (uint64_t i = tg->nrun; i-- > 0;)
+			if (rest_of(p, tg->first_run + i) &&
+			    !p->runs[tg->first_run + i].spare)
+				bk_push(&b, p, tg->first_run + i);
+		while (left) {
+			uint64_t sz;
+			if (fresh) {
+				sz = bk_below(&b, b.cap);
+			} else {
+				sz = b.head[rem] ? rem : bk_below(&b, rem - 1);
+				if (!sz)
+					sz = bk_above(&b, rem + 1);
+			}
+			if (!sz)
+				break;
+			uint64_t r = bk_pop(&b, sz);
+			run *ru = &p->runs[r];
+			uint64_t take = rest_of(p, r) < rem ? rest_of(p, r) : rem;
+			for (uint64_t c = 0; c < take; c++)
+				p->pos[p->npos++] = ru->start + ru->used++;
+			if (rest_of(p, r))
+				bk_push(&b, p, r);
+			rem -= take;
+			left -= take;
+			fresh = false;
+			if (rem == 0) {
+				rem = left < unit_cells ? left : unit_cells;
+				fresh = true;
+			}
+		}
+	}
+	free(b.head);
+	free(b.next);
+	free(b.bits);
+	free(order);
+	if (left)
+		return rmi_err(err, RM_ERULE,
+			       "internal: %llu cells could not be placed",
+			       (unsigned long long)left);
+	return RM_OK;
+}
+
+/* Pieces in the split replicas: a new piece starts at every replica
+ * boundary and wherever the run (leaf) changes. */
+static uint64_t count_pieces(const packer *p, const uint32_t *run_of,
+			     uint64_t from, uint64_t unit_cells)
+{
+	uint64_t n = 0;
+	for (uint64_t i = from; i < p->npos; i++)
+		if ((i - from) % unit_cells == 0 ||
+		    run_of[p->pos[i]] != run_of[p->pos[i - 1]])
+			n++;
+	return n;
+}
+
+/*
+ * With surplus cells there are two reasonable fills: set the smallest
+ * pieces aside first, or let the best-fit walk leave whatever it leaves.
+ * Neither wins always; both are linear, so keep the one with fewer pieces
+ * (the first on a tie).
+ */
+rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
+			 rm_error *err)
+{
+	uint64_t from = p->npos;
+	uint64_t *used0 = malloc((p->nrun + 1) * sizeof(*used0));
+	uint32_t *run_of = malloc((p->nrun ? p->runs[p->nrun - 1].start +
+						     p->runs[p->nrun - 1].len
+					   : 0) * sizeof(*run_of) + 4);
+	uint64_t *pos_a = malloc((need - from + 1) * sizeof(*pos_a));
+	if (!used0 || !run_of || !pos_a) {
+		free(used0);
+		free(run_of);
+		free(pos_a);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint64_t r = 0; r < p->nrun; r++) {
+		used0[r] = p->runs[r].used;
+		for (uint64_t c = 0; c < p->runs[r].len; c++)
+			run_of[p->runs[r].start + c] = (uint32_t)r;
+	}
+	rm_status st = fill_split(p, need, unit_cells, true, err);
+	bool surplus = false;
+	for (uint64_t r = 0; r < p->nrun && !st; r++)
+		surplus |= p->runs[r].spare;
+	if (!st && surplus) {
+		uint64_t pa = count_pieces(p, run_of, from, unit_cells);
+		uint64_t na = p->npos;
+		memcpy(pos_a, p->pos + from, (na - from) * sizeof(*pos_a));
+		for (uint64_t r = 0; r < p->nrun; r++) {
+			p->runs[r].used = used0[r];
+			p->runs[r].spare = false;
+		}
+		p->npos = from;
+		st = fill_split(p, need, unit_cells, false, err);
+		if (!st && count_pieces(p, run_of, from, unit_cells) >= pa) {
+			memcpy(p->pos + from, pos_a,
+			       (na - from) * sizeof(*pos_a));
+			p->npos = na;
+		}
+	}
+	free(used0);
+	free(run_of);
+	free(pos_a);
+	return st;
+}
+
