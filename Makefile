@@ -56,7 +56,7 @@ deps:
 	@tests/deps.sh install
 
 check: deps
-	@$(MAKE) --no-print-directory build-all $(CHECK_TARGETS)
+	@$(MAKE) --no-print-directory -j2 build-all $(CHECK_TARGETS)
 	@RM_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 install: build-all $(INSTALL_STEPS)
