@@ -171,6 +171,22 @@ static void links_summary(rmi_buf *b, const nck_axis *x)
 	rmi_buf_puts(b, "\n");
 }
 
+/* Median time of one message size over the axis's units; 0 when memory is
+ * short, so the row still prints. */
+static double median_seconds(const nck_axis *x, const nck_axis_result *ar,
+			     size_t s)
+{
+	double *t = malloc(sizeof(*t) * x->nunits);
+	rmn_stats ts = { 0 };
+	if (t) {
+		for (uint32_t u = 0; u < x->nunits; u++)
+			t[u] = ar->unit[u].seconds[s];
+		rmn_stats_of(t, x->nunits, &ts, NULL);
+		free(t);
+	}
+	return ts.median;
+}
+
 static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 		      const rmn_nominal *nom, const nck_axis_result *ar)
 {
@@ -195,18 +211,10 @@ static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 				"        size  time us (median)   algBw GB/s "
 				"(median, local)\n");
 		for (size_t s = 0; s < p->nsizes; s++) {
-			double *t = malloc(sizeof(*t) * x->nunits);
-			rmn_stats ts = { 0 };
-			if (t) {
-				for (uint32_t u = 0; u < x->nunits; u++)
-					t[u] = ar->unit[u].seconds[s];
-				rmn_stats_of(t, x->nunits, &ts, NULL);
-				free(t);
-			}
+			double med = median_seconds(x, ar, s);
 			nck_fmt_bytes(p->sizes[s], sz, sizeof(sz));
 			rmi_buf_printf(b, "  %10s  %15.1f   %16.2f\n", sz,
-				       ts.median * 1e6,
-				       rmn_algbw(p->sizes[s], ts.median));
+				       med * 1e6, rmn_algbw(p->sizes[s], med));
 		}
 		return;
 	}
@@ -214,17 +222,10 @@ static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 	rmi_buf_puts(b, "        size  time us (median)   busBw GB/s:  min"
 			"   median      max\n");
 	for (size_t s = 0; s < p->nsizes; s++) {
-		double *t = malloc(sizeof(*t) * x->nunits);
-		rmn_stats ts = { 0 };
-		if (t) {
-			for (uint32_t u = 0; u < x->nunits; u++)
-				t[u] = ar->unit[u].seconds[s];
-			rmn_stats_of(t, x->nunits, &ts, NULL);
-			free(t);
-		}
 		nck_fmt_bytes(p->sizes[s], sz, sizeof(sz));
 		rmi_buf_printf(b, "  %10s  %15.1f   %16.2f %8.2f %8.2f\n", sz,
-			       ts.median * 1e6, ar->size_stats[s].min,
+			       median_seconds(x, ar, s) * 1e6,
+			       ar->size_stats[s].min,
 			       ar->size_stats[s].median, ar->size_stats[s].max);
 	}
 	rmi_buf_printf(b, "  peak busBw over sizes: min %.2f, median %.2f, "

@@ -91,17 +91,10 @@ int rms_local_user_init(spank_t sp)
 			    "slurmctld");
 		return -1;
 	}
-	rms_step step = {
-		.layout = rms_g.layout,
-		.order = rms_g.have_order ? rms_g.order : NULL,
-		.nodelist = nodes,
-		.tasks_per_node = tpn,
-		.ntasks = ntasks,
-		.nnodes = nnodes,
-	};
 	rms_plan p;
 	rms_plan_init(&p);
-	bool planned = rms_plan_step(&rms_g.conf, &step, &p, err, sizeof(err));
+	bool planned = rms_plan_options(nodes, tpn, ntasks, nnodes, &p, err,
+					sizeof(err));
 	free(nodes);
 	free(tpn);
 	if (!planned) {

@@ -1,6 +1,6 @@
 /*
- * options.c - --parallel-layout and --parallel-order, and the plugin's
- * plugstack.conf arguments.
+ * options.c - --parallel-layout and --parallel-order, the plugin's
+ * plugstack.conf arguments, and the plan of the step they ask for.
  *
  * The callbacks run in srun, sbatch and salloc (where a -1 makes Slurm say
  * "Invalid --parallel-layout argument" and exit 255 before anything is
@@ -81,4 +81,19 @@ void rms_read_conf(int argc, char **argv)
 			    sizeof(rms_g.conf_warn)))
 		snprintf(rms_g.conf_warn, sizeof(rms_g.conf_warn),
 			 "out of memory reading the plugstack.conf arguments");
+}
+
+bool rms_plan_options(const char *nodelist, const char *tasks_per_node,
+		      uint32_t ntasks, uint32_t nnodes, rms_plan *p,
+		      char *err, size_t errlen)
+{
+	rms_step step = {
+		.layout = rms_g.layout,
+		.order = rms_g.have_order ? rms_g.order : NULL,
+		.nodelist = nodelist,
+		.tasks_per_node = tasks_per_node,
+		.ntasks = ntasks,
+		.nnodes = nnodes,
+	};
+	return rms_plan_step(&rms_g.conf, &step, p, err, errlen);
 }

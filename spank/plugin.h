@@ -42,6 +42,12 @@ extern rms_state rms_g;
 /* options.c */
 int rms_register_options(spank_t sp);
 void rms_read_conf(int argc, char **argv);
+/* Plan the step the options ask for on these nodes. srun and every
+ * slurmstepd call this with what Slurm tells each of them, so that their
+ * maps (and digests) agree. */
+bool rms_plan_options(const char *nodelist, const char *tasks_per_node,
+		      uint32_t ntasks, uint32_t nnodes, rms_plan *p,
+		      char *err, size_t errlen);
 
 /* local.c: srun */
 int rms_local_user_init(spank_t sp);

@@ -124,15 +124,8 @@ int rms_remote_post_opt(spank_t sp)
 	 * job's would let a user point root at a topology file of theirs. */
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return set_error("out of memory");
-	rms_step step = {
-		.layout = rms_g.layout,
-		.order = rms_g.have_order ? rms_g.order : NULL,
-		.nodelist = nodelist,
-		.tasks_per_node = tpn,
-		.ntasks = ntasks,
-		.nnodes = nnodes,
-	};
-	if (!rms_plan_step(&rms_g.conf, &step, &rms_g.plan, err, sizeof(err)))
+	if (!rms_plan_options(nodelist, tpn, ntasks, nnodes, &rms_g.plan, err,
+			      sizeof(err)))
 		return set_error("%s", err);
 	if (rms_g.nodeid >= rms_g.plan.nodes.n)
 		return set_error("node id %" PRIu32 " is outside the step's %zu "

@@ -90,31 +90,9 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 
 int rmc_plan(int argc, char **argv)
 {
-	rmc_opts o;
-	rmc_opts_init(&o);
 	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
 			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
 			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_OUTPUT |
 			      RMC_O_FORMAT | RMC_O_RANK;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return RMC_OK;
-		}
-		int r = rmc_opt(&o, mask, argc, argv, &i);
-		if (r < 0)
-			return RMC_USAGE;
-		if (r == 0) {
-			char q[96];
-			rmc_usage("plan: unknown argument %s (see rankmap plan "
-				  "--help)", rmi_quote(argv[i], strlen(argv[i]),
-						       q, sizeof(q)));
-			return RMC_USAGE;
-		}
-	}
-	rmc_inputs in;
-	rmc_inputs_init(&in);
-	int rc = plan(&o, &in);
-	rmc_inputs_free(&in);
-	return rc;
+	return rmc_command("plan", mask, argc, argv, help, plan);
 }

@@ -162,6 +162,36 @@ int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i)
 	return 0;
 }
 
+int rmc_command(const char *name, unsigned mask, int argc, char **argv,
+		void (*help)(FILE *f),
+		int (*run)(const rmc_opts *o, rmc_inputs *in))
+{
+	rmc_opts o;
+	rmc_opts_init(&o);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return RMC_OK;
+		}
+		int r = rmc_opt(&o, mask, argc, argv, &i);
+		if (r < 0)
+			return RMC_USAGE;
+		if (r == 0) {
+			char q[96];
+			const char *arg = rmi_quote(argv[i], strlen(argv[i]),
+						    q, sizeof(q));
+			rmc_usage("%s: unknown argument %s (see rankmap %s "
+				  "--help)", name, arg, name);
+			return RMC_USAGE;
+		}
+	}
+	rmc_inputs in;
+	rmc_inputs_init(&in);
+	int rc = run(&o, &in);
+	rmc_inputs_free(&in);
+	return rc;
+}
+
 void rmc_inputs_init(rmc_inputs *in)
 {
 	memset(in, 0, sizeof(*in));

@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Which options a command accepts (rmc_opt's `mask`). */
@@ -54,6 +55,13 @@ void rmc_opts_init(rmc_opts *o);
  * 0 when it is not one of them, -1 after printing a usage error.
  */
 int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i);
+
+/* A command whose options are all rmc_opt ones in `mask`: -h/--help prints
+ * help(stdout), an unknown word is a usage error naming `name`, else
+ * run(&opts, &inputs) with the inputs freed after. Returns the exit code. */
+int rmc_command(const char *name, unsigned mask, int argc, char **argv,
+		void (*help)(FILE *f),
+		int (*run)(const rmc_opts *o, rmc_inputs *in));
 
 void rmc_inputs_init(rmc_inputs *in);
 void rmc_inputs_free(rmc_inputs *in);

@@ -1,21 +1,13 @@
 /* fuzz_hostlist.c - hostlist expressions from arbitrary bytes; whatever
  * parses must survive a trip through rm_hostlist_format. */
 #include "rankmap.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 8192)
-		return 0;
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, 8192);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	rm_hostlist hl;
 	rm_error e;
 	/* Large expansions are legal but would make each run slow; the

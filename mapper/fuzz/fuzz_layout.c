@@ -1,10 +1,6 @@
 /* fuzz_layout.c - layouts and orders from arbitrary bytes. */
 #include "rankmap.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 static bool same(const rm_layout *a, const rm_layout *b)
 {
@@ -21,15 +17,10 @@ static bool same(const rm_layout *a, const rm_layout *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 4096)
-		return 0;
-	/* First line: the layout; the rest: an order. The parsers take C
-	 * strings, so the bytes are copied and terminated here. */
-	char *s = malloc(size + 1);
+	/* First line: the layout; the rest: an order. */
+	char *s = fuzz_cstr(data, size, 4096);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	char *order = strchr(s, '\n');
 	if (order)
 		*order++ = '\0';

@@ -1,22 +1,12 @@
 /* fuzz_topology.c - topology.conf text from arbitrary bytes. */
 #include "internal.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 65536)
-		return 0;
-	/* The parser takes a length, but a terminated copy also catches
-	 * reads past the end that would hide in the caller's buffer. */
-	char *s = malloc(size + 1);
+	char *s = fuzz_cstr(data, size, 65536);
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	rm_fabric *f = NULL;
 	rm_error e;
 	if (rm_fabric_new(&f, &e) == RM_OK) {

@@ -120,6 +120,31 @@ char *rmi_buf_take(rmi_buf *b, size_t *len)
 	return p;
 }
 
+bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	void *p = realloc(*arr, c * elsize);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
+size_t rmi_copy_out(const char *src, size_t len, char *buf, size_t n)
+{
+	if (buf && n) {
+		size_t c = len < n ? len : n - 1;
+		memcpy(buf, src, c);
+		buf[c] = '\0';
+	}
+	return len;
+}
+
 rm_status rmi_read_file(const char *path, char **out, size_t *len,
 			rm_error *err)
 {

@@ -37,29 +37,12 @@ struct plan {
 	uint64_t total;
 };
 
-static bool grow(void **arr, size_t *cap, size_t need, size_t elsize)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap * 2 : 16;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*arr, c * elsize);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = c;
-	return true;
-}
-
 static void plan_free(struct plan *pl)
 {
 	free(pl->r);
 	free(pl->p);
 	free(pl->e);
 }
-
-
 
 /* Error body and column; the callers add where the expression came from. */
 static rm_status bad(rm_error *err, size_t *col, size_t at, const char *what,
@@ -152,8 +135,8 @@ static rm_status parse_group(const char *x, size_t len, size_t *i,
 				   "range expands to more than 1048576 hosts:",
 				   x + s, k - s);
 		pt->count += c;
-		if (!grow((void **)&pl->r, &pl->capr, pl->nr + 1,
-			  sizeof(*pl->r)))
+		if (!rmi_grow((void **)&pl->r, &pl->capr, pl->nr + 1,
+			      sizeof(*pl->r)))
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		pl->r[pl->nr++] = r;
 		pt->nr++;
@@ -177,8 +160,8 @@ static rm_status parse_elem(const char *x, size_t s, size_t e,
 	size_t i = s;
 	while (i < e) {
 		struct part pt;
-		if (!grow((void **)&pl->p, &pl->capp, pl->np + 1,
-			  sizeof(*pl->p)))
+		if (!rmi_grow((void **)&pl->p, &pl->capp, pl->np + 1,
+			      sizeof(*pl->p)))
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		if (x[i] == '[') {
 			rm_status st = parse_group(x, e, &i, pl, &pt, err, col);
@@ -227,7 +210,7 @@ static rm_status parse_elem(const char *x, size_t s, size_t e,
 		return bad(err, col, s,
 			   "hostlist expands to more than 1048576 hosts at",
 			   x + s, e - s);
-	if (!grow((void **)&pl->e, &pl->cape, pl->ne + 1, sizeof(*pl->e)))
+	if (!rmi_grow((void **)&pl->e, &pl->cape, pl->ne + 1, sizeof(*pl->e)))
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	pl->e[pl->ne++] = el;
 	return RM_OK;
@@ -279,7 +262,6 @@ static rm_status plan_parse(const char *x, size_t len, struct plan *pl,
 		return bad(err, col, 0, "empty hostlist", NULL, 0);
 	return RM_OK;
 }
-
 
 static rm_status expand(const struct plan *pl, rm_hostlist *out,
 			rm_error *err)

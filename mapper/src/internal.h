@@ -50,6 +50,22 @@ RMI_HIDDEN void rmi_buf_json_str(rmi_buf *b, const char *s);
 /* Hand the text over (NUL-terminated); the buffer is reset. */
 RMI_HIDDEN char *rmi_buf_take(rmi_buf *b, size_t *len);
 
+/* Make room for `need` elements of `elsize` bytes in *arr (capacity *cap),
+ * doubling from 16; false, with *arr untouched, when realloc fails. */
+RMI_HIDDEN bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize);
+/* Copy `len` bytes of src into buf[n] as snprintf would (truncated,
+ * NUL-terminated, nothing when n is 0); returns len. */
+RMI_HIDDEN size_t rmi_copy_out(const char *src, size_t len, char *buf,
+			       size_t n);
+
+/* ---- short user-written values: layouts, orders (layout.c) ---- */
+/* Reject text longer than `max` bytes ("<what> '...': longer than max
+ * bytes"), then drop surrounding blanks, which shell quoting leaves; NULL
+ * text is empty. */
+RMI_HIDDEN rm_status rmi_short_text(const char *what, size_t max,
+				    const char **text, size_t *n,
+				    rm_error *err);
+
 /* ---- files (buf.c) ---- */
 /* Read a whole regular file, at most RM_MAX_INPUT bytes, NUL-terminated. */
 RMI_HIDDEN rm_status rmi_read_file(const char *path, char **out, size_t *len,

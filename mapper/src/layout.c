@@ -31,6 +31,28 @@ int rm_axis_from_name(const char *s, size_t len)
 	return -1;
 }
 
+rm_status rmi_short_text(const char *what, size_t max, const char **text,
+			 size_t *n, rm_error *err)
+{
+	const char *t = *text;
+	size_t len = t ? strnlen(t, max + 1) : 0;
+	if (len > max) {
+		char q[96];
+		return rmi_err(err, RM_EINPUT, "%s %s: longer than %zu bytes",
+			       what, rmi_quote(t, len, q, sizeof(q)), max);
+	}
+	/* Surrounding blanks come from shell quoting and are harmless. */
+	while (len && isspace((unsigned char)*t)) {
+		t++;
+		len--;
+	}
+	while (len && isspace((unsigned char)t[len - 1]))
+		len--;
+	*text = t;
+	*n = len;
+	return RM_OK;
+}
+
 static bool is_auto(const char *s, size_t len)
 {
 	return len == 4 && strncasecmp(s, "auto", 4) == 0;
@@ -196,23 +218,15 @@ rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err)
 	char q[96];
 	if (!text || !out)
 		return rmi_err(err, RM_EINPUT, "layout: no layout given");
-	size_t n = strnlen(text, LAYOUT_MAX_TEXT + 1);
-	if (n > LAYOUT_MAX_TEXT)
-		return rmi_err(err, RM_EINPUT,
-			       "layout %s: longer than %d bytes",
-			       rmi_quote(text, n, q, sizeof(q)),
-			       LAYOUT_MAX_TEXT);
-	/* Surrounding blanks come from shell quoting and are harmless; blanks
-	 * inside would make "tp=8, pp=2" mean something unclear. */
-	while (n && isspace((unsigned char)*text)) {
-		text++;
-		n--;
-	}
-	while (n && isspace((unsigned char)text[n - 1]))
-		n--;
+	size_t n;
+	rm_status st = rmi_short_text("layout", LAYOUT_MAX_TEXT, &text, &n,
+				      err);
+	if (st)
+		return st;
 	if (n == 0)
 		return rmi_err(err, RM_EINPUT,
 			       "layout: empty (expected e.g. 8x16x128 or tp=8,pp=16,dp=auto)");
+	/* Blanks inside would make "tp=8, pp=2" mean something unclear. */
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)text[i];
 		if (isspace(c) || c < 0x20 || c >= 0x7f)
@@ -224,8 +238,8 @@ rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err)
 	memset(&l, 0, sizeof(l));
 	for (int a = 0; a < RM_NAXES; a++)
 		l.size[a] = 1;
-	rm_status st = memchr(text, '=', n) ? parse_named(text, n, &l, err)
-					    : parse_positional(text, n, &l, err);
+	st = memchr(text, '=', n) ? parse_named(text, n, &l, err)
+				  : parse_positional(text, n, &l, err);
 	if (st)
 		return st;
 	char copy[LAYOUT_MAX_TEXT + 1];
@@ -320,11 +334,5 @@ size_t rm_layout_format(const rm_layout *l, char *buf, size_t n)
 					      "%s%s=%" PRIu32, i ? "," : "",
 					      rm_axis_name(a), l->size[a]);
 	}
-	tmp[o] = '\0';
-	if (buf && n) {
-		size_t c = o < n ? o : n - 1;
-		memcpy(buf, tmp, c);
-		buf[c] = '\0';
-	}
-	return o;
+	return rmi_copy_out(tmp, o, buf, n);
 }

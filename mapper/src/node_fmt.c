@@ -7,17 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The report tells "not read" (-1) from a state it has no name for. */
 static const char *state_word(int32_t st)
 {
-	switch (st) {
-	case 1: return "DOWN";
-	case 2: return "INIT";
-	case 3: return "ARMED";
-	case 4: return "ACTIVE";
-	case 5: return "ACTIVE_DEFER";
-	case -1: return "unknown";
-	default: return "other";
-	}
+	const char *w = rmi_port_state(st);
+	return w ? w : st == -1 ? "unknown" : "other";
 }
 
 static void port_list(rmi_buf *b, const rm_node_hw *hw, const rmi_gpu *g,

@@ -62,6 +62,8 @@ RMI_HIDDEN rm_pci_dist rmi_pci_distance(hwloc_obj_t a, hwloc_obj_t b,
 					unsigned *hops);
 RMI_HIDDEN rm_status rmi_node_classify(rm_node_hw *hw, const rm_site *site,
 				       rm_error *err);
+/* IB port state name (1 DOWN .. 5 ACTIVE_DEFER), NULL for any other. */
+RMI_HIDDEN const char *rmi_port_state(int32_t st);
 
 /* node_env.c: cpuset list text ("0-13,112-125"); malloc'd or NULL. */
 RMI_HIDDEN char *rmi_cpuset_list(hwloc_const_bitmap_t set);

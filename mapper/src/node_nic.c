@@ -64,7 +64,7 @@ rm_pci_dist rmi_pci_distance(hwloc_obj_t a, hwloc_obj_t b, unsigned *hops)
 	return RM_DIST_SYS;
 }
 
-static const char *state_name(int32_t st)
+const char *rmi_port_state(int32_t st)
 {
 	switch (st) {
 	case 1: return "DOWN";
@@ -72,7 +72,7 @@ static const char *state_name(int32_t st)
 	case 3: return "ARMED";
 	case 4: return "ACTIVE";
 	case 5: return "ACTIVE_DEFER";
-	default: return "unknown";
+	default: return NULL;
 	}
 }
 
@@ -132,7 +132,9 @@ static bool usable(rmi_port *p, const rm_site *site)
 		return false;
 	}
 	if (p->state >= 0 && p->state != 4 && p->state != 5) {
-		snprintf(p->why, sizeof(p->why), "port %s", state_name(p->state));
+		const char *word = rmi_port_state(p->state);
+		snprintf(p->why, sizeof(p->why), "port %s",
+			 word ? word : "unknown");
 		return false;
 	}
 	const char *pat = excluded_by(p, site);

@@ -1,7 +1,6 @@
 /* order.c - rank numbering: which coordinate a framework derives from RANK. */
 #include "internal.h"
 
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -99,21 +98,12 @@ static rm_status parse_explicit(const char *t, size_t n, const rm_layout *l,
 rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 			 rm_error *err)
 {
-	char q[96];
 	if (!l || !out)
 		return rmi_err(err, RM_EINPUT, "order: no layout given");
-	size_t n = text ? strnlen(text, ORDER_MAX_TEXT + 1) : 0;
-	if (n > ORDER_MAX_TEXT)
-		return rmi_err(err, RM_EINPUT,
-			       "order %s: longer than %d bytes",
-			       rmi_quote(text, n, q, sizeof(q)),
-			       ORDER_MAX_TEXT);
-	while (n && isspace((unsigned char)*text)) {
-		text++;
-		n--;
-	}
-	while (n && isspace((unsigned char)text[n - 1]))
-		n--;
+	size_t n;
+	rm_status st = rmi_short_text("order", ORDER_MAX_TEXT, &text, &n, err);
+	if (st)
+		return st;
 	if (n == 0 || (n == 4 && strncasecmp(text, "nest", 4) == 0)) {
 		rm_order_from_nest(l, out);
 		return RM_OK;
@@ -137,7 +127,7 @@ rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 		*out = o;
 		return RM_OK;
 	}
-	rm_status st = parse_explicit(text, n, l, &o, err);
+	st = parse_explicit(text, n, l, &o, err);
 	if (st)
 		return st;
 	*out = o;
@@ -151,13 +141,7 @@ size_t rm_order_format(const rm_order *o, char *buf, size_t n)
 	for (unsigned i = 0; o && i < o->naxes && i < RM_NAXES; i++)
 		len += (size_t)snprintf(tmp + len, sizeof(tmp) - len, "%s%s",
 					i ? "-" : "", rm_axis_name(o->axis[i]));
-	tmp[len] = '\0';
-	if (buf && n) {
-		size_t c = len < n ? len : n - 1;
-		memcpy(buf, tmp, c);
-		buf[c] = '\0';
-	}
-	return len;
+	return rmi_copy_out(tmp, len, buf, n);
 }
 
 uint32_t rm_rank_encode(const rm_layout *l, const rm_order *o,

@@ -36,66 +36,34 @@ struct rec {
 	unsigned n;
 };
 
-struct blockdef {
+struct rmi_topo_block {
 	const char *name;
 	size_t len;
 	unsigned long line, col;
 };
 
-struct ctx {
-	rm_fabric *f;
-	const char *file;
-	rm_error *err;
-	rmi_topo_link *pend;         /* Switches= values, linked at the end */
-	size_t npend, cappend;
-	struct blockdef *blocks;
-	size_t nblocks, capblocks;
-	size_t capdomain;
-	bool saw_sizes;
-	char qa[160], qb[160], qc[160]; /* quoted values for one message */
-};
-
-static bool grow(void **arr, size_t *cap, size_t need, size_t elsize)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap * 2 : 16;
-	while (c < need)
-		c *= 2;
-	void *p = realloc(*arr, c * elsize);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = c;
-	return true;
-}
-
-static rm_status oom(struct ctx *c)
-{
-	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory",
-		       c->file);
-}
-
-static const char *qa(struct ctx *c, const char *v, size_t n)
+static const char *qa(ctx *c, const char *v, size_t n)
 {
 	return rmi_quote(v, n, c->qa, sizeof(c->qa));
 }
 
-static const char *qb(struct ctx *c, const char *v, size_t n)
+static const char *qb(ctx *c, const char *v, size_t n)
 {
 	return rmi_quote(v, n, c->qb, sizeof(c->qb));
 }
 
-static const char *qc(struct ctx *c, const char *v)
+static const char *qc(ctx *c, const char *v)
 {
 	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
 }
 
-static rm_status at(struct ctx *c, unsigned long line, unsigned long col,
-		    const char *fmt, ...) RMI_PRINTF(4, 5);
+rm_status rmi_topo_oom(const ctx *c)
+{
+	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
+}
 
-static rm_status at(struct ctx *c, unsigned long line, unsigned long col,
-		    const char *fmt, ...)
+rm_status rmi_topo_at(ctx *c, unsigned long line, unsigned long col,
+		      const char *fmt, ...)
 {
 	char msg[900];
 	va_list ap;
@@ -118,33 +86,35 @@ static unsigned long vcol(const struct tok *t)
 	return t->col + t->klen + 1;
 }
 
-static rm_status check_name(struct ctx *c, const struct tok *t)
+static rm_status check_name(ctx *c, const struct tok *t)
 {
 	if (t->vlen > RM_MAX_HOSTNAME)
-		return at(c, t->line, vcol(t), "name %s longer than %d bytes",
-			  qa(c, t->v, t->vlen), RM_MAX_HOSTNAME);
+		return rmi_topo_at(c, t->line, vcol(t),
+				   "name %s longer than %d bytes",
+				   qa(c, t->v, t->vlen), RM_MAX_HOSTNAME);
 	for (size_t i = 0; i < t->vlen; i++)
 		if (!rmi_host_char((unsigned char)t->v[i]))
-			return at(c, t->line, vcol(t) + i,
-				  "name %s: character %s is not allowed in a name",
-				  qa(c, t->v, t->vlen), qb(c, t->v + i, 1));
+			return rmi_topo_at(c, t->line, vcol(t) + i,
+					   "name %s: character %s is not allowed in a name",
+					   qa(c, t->v, t->vlen),
+					   qb(c, t->v + i, 1));
 	return RM_OK;
 }
 
-static rm_status expand(struct ctx *c, const struct tok *t, rm_hostlist *hl)
+static rm_status expand(ctx *c, const struct tok *t, rm_hostlist *hl)
 {
 	size_t col = 0;
 	rm_error e;
 	rm_status st = rmi_hostlist_parse_n(t->v, t->vlen, hl, &col, &e);
 	if (st == RM_ENOMEM)
-		return oom(c);
+		return rmi_topo_oom(c);
 	if (st)
-		return at(c, t->line, vcol(t) + (col ? col - 1 : 0),
-			  "%.*s=: %s", (int)t->klen, t->k, e.msg);
+		return rmi_topo_at(c, t->line, vcol(t) + (col ? col - 1 : 0),
+				   "%.*s=: %s", (int)t->klen, t->k, e.msg);
 	return RM_OK;
 }
 
-static rm_status add_nodes(struct ctx *c, const struct tok *t, int32_t sw,
+static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
 			   int32_t block)
 {
 	rm_fabric *f = c->f;
@@ -154,36 +124,40 @@ static rm_status add_nodes(struct ctx *c, const struct tok *t, int32_t sw,
 		return st;
 	if (f->nnode + hl.n > TOPO_MAX_NODES) {
 		rm_hostlist_free(&hl);
-		return at(c, t->line, vcol(t),
-			  "more than %u nodes in one topology", TOPO_MAX_NODES);
+		return rmi_topo_at(c, t->line, vcol(t),
+				   "more than %u nodes in one topology",
+				   TOPO_MAX_NODES);
 	}
 	for (size_t i = 0; i < hl.n && !st; i++) {
 		int64_t ix = rmi_fabric_add_node(f, hl.host[i]);
 		if (ix < 0) {
-			st = oom(c);
+			st = rmi_topo_oom(c);
 			break;
 		}
 		rmi_fnode *n = &f->node[ix];
 		int32_t *slot = sw >= 0 ? &n->leaf : &n->domain;
 		int32_t mine = sw >= 0 ? sw : block;
 		if (*slot == mine) {
-			st = at(c, t->line, vcol(t),
-				"node %s is listed twice on this line",
-				qc(c, n->name));
+			st = rmi_topo_at(c, t->line, vcol(t),
+					 "node %s is listed twice on this line",
+					 qc(c, n->name));
 		} else if (*slot >= 0 && sw >= 0) {
 			const rmi_switch *o = &f->sw[*slot];
-			st = at(c, t->line, vcol(t),
-				"node %s is under two leaf switches: %s (line %lu) and %s",
-				qc(c, n->name), qa(c, o->name, strlen(o->name)),
-				o->line,
-				qb(c, f->sw[sw].name, strlen(f->sw[sw].name)));
+			st = rmi_topo_at(c, t->line, vcol(t),
+					 "node %s is under two leaf switches: %s (line %lu) and %s",
+					 qc(c, n->name),
+					 qa(c, o->name, strlen(o->name)),
+					 o->line,
+					 qb(c, f->sw[sw].name,
+					    strlen(f->sw[sw].name)));
 		} else if (*slot >= 0) {
-			const struct blockdef *o = &c->blocks[*slot];
-			st = at(c, t->line, vcol(t),
-				"node %s is in two blocks: %s (line %lu) and %s",
-				qc(c, n->name), qa(c, o->name, o->len), o->line,
-				qb(c, f->domain_name[block],
-				   strlen(f->domain_name[block])));
+			const struct rmi_topo_block *o = &c->blocks[*slot];
+			st = rmi_topo_at(c, t->line, vcol(t),
+					 "node %s is in two blocks: %s (line %lu) and %s",
+					 qc(c, n->name), qa(c, o->name, o->len),
+					 o->line,
+					 qb(c, f->domain_name[block],
+					    strlen(f->domain_name[block])));
 		} else {
 			*slot = mine;
 		}
@@ -192,7 +166,7 @@ static rm_status add_nodes(struct ctx *c, const struct tok *t, int32_t sw,
 	return st;
 }
 
-static rm_status do_switch(struct ctx *c, const struct rec *r)
+static rm_status do_switch(ctx *c, const struct rec *r)
 {
 	rm_fabric *f = c->f;
 	const struct tok *name = &r->t[0];
@@ -206,29 +180,30 @@ static rm_status do_switch(struct ctx *c, const struct rec *r)
 	buf[name->vlen] = '\0';
 	int64_t prev = rmi_fabric_find_switch(f, buf);
 	if (prev >= 0)
-		return at(c, name->line, vcol(name),
-			  "switch %s defined twice (first on line %lu)",
-			  qa(c, name->v, name->vlen), f->sw[prev].line);
+		return rmi_topo_at(c, name->line, vcol(name),
+				   "switch %s defined twice (first on line %lu)",
+				   qa(c, name->v, name->vlen),
+				   f->sw[prev].line);
 	/* Slurm (since 23.02) refuses this too rather than guess which wins. */
 	if (nodes && kids)
-		return at(c, kids->line, kids->col,
-			  "switch %s has both Nodes= and Switches=; a switch holds either nodes or switches",
-			  qa(c, name->v, name->vlen));
+		return rmi_topo_at(c, kids->line, kids->col,
+				   "switch %s has both Nodes= and Switches=; a switch holds either nodes or switches",
+				   qa(c, name->v, name->vlen));
 	if (f->nsw >= TOPO_MAX_SWITCHES)
-		return at(c, name->line, name->col,
-			  "more than %u switches in one topology",
-			  TOPO_MAX_SWITCHES);
+		return rmi_topo_at(c, name->line, name->col,
+				   "more than %u switches in one topology",
+				   TOPO_MAX_SWITCHES);
 	int64_t sw = rmi_fabric_add_switch(f, buf);
 	if (sw < 0)
-		return oom(c);
+		return rmi_topo_oom(c);
 	f->sw[sw].line = name->line;
 	f->has_tree = true;
 	if (nodes)
 		return add_nodes(c, nodes, (int32_t)sw, -1);
 	if (kids) {
-		if (!grow((void **)&c->pend, &c->cappend, c->npend + 1,
-			  sizeof(*c->pend)))
-			return oom(c);
+		if (!rmi_grow((void **)&c->pend, &c->cappend, c->npend + 1,
+			      sizeof(*c->pend)))
+			return rmi_topo_oom(c);
 		c->pend[c->npend++] = (rmi_topo_link){
 			(uint32_t)sw, kids->v, kids->vlen, kids->line,
 			vcol(kids) };
@@ -236,7 +211,7 @@ static rm_status do_switch(struct ctx *c, const struct rec *r)
 	return RM_OK;
 }
 
-static rm_status do_block(struct ctx *c, const struct rec *r)
+static rm_status do_block(ctx *c, const struct rec *r)
 {
 	rm_fabric *f = c->f;
 	const struct tok *name = &r->t[0];
@@ -244,20 +219,21 @@ static rm_status do_block(struct ctx *c, const struct rec *r)
 	if (st)
 		return st;
 	if (f->ndomain >= TOPO_MAX_NODES)
-		return at(c, name->line, name->col,
-			  "more than %u blocks in one topology", TOPO_MAX_NODES);
-	if (!grow((void **)&f->domain_name, &c->capdomain, f->ndomain + 1,
-		  sizeof(*f->domain_name)) ||
-	    !grow((void **)&c->blocks, &c->capblocks, c->nblocks + 1,
-		  sizeof(*c->blocks)))
-		return oom(c);
+		return rmi_topo_at(c, name->line, name->col,
+				   "more than %u blocks in one topology",
+				   TOPO_MAX_NODES);
+	if (!rmi_grow((void **)&f->domain_name, &c->capdomain,
+		      f->ndomain + 1, sizeof(*f->domain_name)) ||
+	    !rmi_grow((void **)&c->blocks, &c->capblocks, c->nblocks + 1,
+		      sizeof(*c->blocks)))
+		return rmi_topo_oom(c);
 	char *dup = strndup(name->v, name->vlen);
 	if (!dup)
-		return oom(c);
+		return rmi_topo_oom(c);
 	uint32_t b = f->ndomain++;
 	f->domain_name[b] = dup;
-	c->blocks[c->nblocks++] = (struct blockdef){ name->v, name->vlen,
-						     name->line, name->col };
+	c->blocks[c->nblocks++] = (struct rmi_topo_block){
+		name->v, name->vlen, name->line, name->col };
 	f->has_blocks = true;
 	const struct tok *nodes = get(r, K_NODES);
 	if (!nodes)
@@ -265,11 +241,12 @@ static rm_status do_block(struct ctx *c, const struct rec *r)
 	return add_nodes(c, nodes, -1, (int32_t)b);
 }
 
-static rm_status do_sizes(struct ctx *c, const struct tok *t)
+static rm_status do_sizes(ctx *c, const struct tok *t)
 {
 	rm_fabric *f = c->f;
 	if (c->saw_sizes)
-		return at(c, t->line, t->col, "BlockSizes given twice");
+		return rmi_topo_at(c, t->line, t->col,
+				   "BlockSizes given twice");
 	c->saw_sizes = true;
 	uint32_t v[TOPO_MAX_BLOCK_SIZES];
 	uint32_t n = 0;
@@ -285,19 +262,20 @@ static rm_status do_sizes(struct ctx *c, const struct tok *t)
 			x = x * 10 + (uint64_t)(t->v[k] - '0');
 		}
 		if (!ok || x == 0 || x > RM_MAX_HOSTS)
-			return at(c, t->line, vcol(t) + s,
-				  "BlockSizes: %s is not a block size (a whole number of nodes, 1 to %u)",
-				  qa(c, t->v + s, e - s), RM_MAX_HOSTS);
+			return rmi_topo_at(c, t->line, vcol(t) + s,
+					   "BlockSizes: %s is not a block size (a whole number of nodes, 1 to %u)",
+					   qa(c, t->v + s, e - s),
+					   RM_MAX_HOSTS);
 		if (n == TOPO_MAX_BLOCK_SIZES)
-			return at(c, t->line, vcol(t) + s,
-				  "BlockSizes: more than %d sizes",
-				  TOPO_MAX_BLOCK_SIZES);
+			return rmi_topo_at(c, t->line, vcol(t) + s,
+					   "BlockSizes: more than %d sizes",
+					   TOPO_MAX_BLOCK_SIZES);
 		v[n++] = (uint32_t)x;
 		i = e + 1;
 	}
 	uint32_t *p = malloc(n * sizeof(*p));
 	if (!p)
-		return oom(c);
+		return rmi_topo_oom(c);
 	memcpy(p, v, n * sizeof(*p));
 	free(f->block_sizes);
 	f->block_sizes = p;
@@ -312,7 +290,7 @@ static const bool allowed[3][K_N] = {
 	{ false, false, false, false, false, true },
 };
 
-static rm_status do_record(struct ctx *c, const struct rec *r)
+static rm_status do_record(ctx *c, const struct rec *r)
 {
 	const struct tok *first = &r->t[0];
 	int kind = first->key == K_SWITCHNAME  ? 0
@@ -320,15 +298,15 @@ static rm_status do_record(struct ctx *c, const struct rec *r)
 		   : first->key == K_BLOCKSIZES ? 2
 						: -1;
 	if (kind < 0)
-		return at(c, first->line, first->col,
-			  "a line must start with SwitchName=, BlockName= or BlockSizes=, not %s",
-			  qa(c, first->k, first->klen));
+		return rmi_topo_at(c, first->line, first->col,
+				   "a line must start with SwitchName=, BlockName= or BlockSizes=, not %s",
+				   qa(c, first->k, first->klen));
 	for (unsigned i = 1; i < r->n; i++)
 		if (!allowed[kind][r->t[i].key])
-			return at(c, r->t[i].line, r->t[i].col,
-				  "key %s does not belong on a %s line",
-				  qa(c, r->t[i].k, r->t[i].klen),
-				  key_names[first->key]);
+			return rmi_topo_at(c, r->t[i].line, r->t[i].col,
+					   "key %s does not belong on a %s line",
+					   qa(c, r->t[i].k, r->t[i].klen),
+					   key_names[first->key]);
 	if (kind == 0)
 		return do_switch(c, r);
 	if (kind == 1)
@@ -336,13 +314,13 @@ static rm_status do_record(struct ctx *c, const struct rec *r)
 	return do_sizes(c, first);
 }
 
-static rm_status add_tok(struct ctx *c, struct rec *r, const char *s,
+static rm_status add_tok(ctx *c, struct rec *r, const char *s,
 			 size_t len, unsigned long line, unsigned long col)
 {
 	const char *eq = memchr(s, '=', len);
 	if (!eq)
-		return at(c, line, col, "expected Key=Value, found %s",
-			  qa(c, s, len));
+		return rmi_topo_at(c, line, col, "expected Key=Value, found %s",
+				   qa(c, s, len));
 	struct tok t = { K_N, s, eq + 1, (size_t)(eq - s),
 			 len - (size_t)(eq - s) - 1, line, col };
 	for (int k = 0; k < K_N; k++)
@@ -350,21 +328,22 @@ static rm_status add_tok(struct ctx *c, struct rec *r, const char *s,
 		    strncasecmp(key_names[k], s, t.klen) == 0)
 			t.key = (enum key)k;
 	if (t.key == K_N)
-		return at(c, line, col,
-			  "unknown key %s (known: SwitchName, Switches, Nodes, LinkSpeed, BlockName, BlockSizes)",
-			  qa(c, s, t.klen));
+		return rmi_topo_at(c, line, col,
+				   "unknown key %s (known: SwitchName, Switches, Nodes, LinkSpeed, BlockName, BlockSizes)",
+				   qa(c, s, t.klen));
 	if (t.vlen == 0)
-		return at(c, line, col, "missing value for %s",
-			  qa(c, s, t.klen));
+		return rmi_topo_at(c, line, col, "missing value for %s",
+				   qa(c, s, t.klen));
 	if (get(r, t.key))
-		return at(c, line, col, "key %s given twice on one line",
-			  qa(c, s, t.klen));
+		return rmi_topo_at(c, line, col,
+				   "key %s given twice on one line",
+				   qa(c, s, t.klen));
 	r->t[r->n++] = t;
 	return RM_OK;
 }
 
 /* Blank-separated Key=Value words of one physical line into `r`. */
-static rm_status tokenize(struct ctx *c, struct rec *r, const char *s,
+static rm_status tokenize(ctx *c, struct rec *r, const char *s,
 			  size_t len, unsigned long line)
 {
 	size_t i = 0;
@@ -383,7 +362,7 @@ static rm_status tokenize(struct ctx *c, struct rec *r, const char *s,
 	return RM_OK;
 }
 
-static rm_status read_lines(struct ctx *c, const char *text, size_t len)
+static rm_status read_lines(ctx *c, const char *text, size_t len)
 {
 	struct rec r;
 	r.n = 0;
@@ -416,9 +395,9 @@ static rm_status read_lines(struct ctx *c, const char *text, size_t len)
 		for (size_t i = 0; i < n; i++) {
 			unsigned char ch = (unsigned char)s[i];
 			if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-				return at(c, line, i + 1,
-					  "control character %s",
-					  qa(c, s + i, 1));
+				return rmi_topo_at(c, line, i + 1,
+						   "control character %s",
+						   qa(c, s + i, 1));
 		}
 		rm_status st = tokenize(c, &r, s, n, line);
 		if (st)
@@ -435,7 +414,7 @@ static rm_status read_lines(struct ctx *c, const char *text, size_t len)
 
 static int block_cmp(const void *pa, const void *pb)
 {
-	const struct blockdef *a = pa, *b = pb;
+	const struct rmi_topo_block *a = pa, *b = pb;
 	size_t n = a->len < b->len ? a->len : b->len;
 	int c = memcmp(a->name, b->name, n);
 	if (c || a->len != b->len)
@@ -444,22 +423,24 @@ static int block_cmp(const void *pa, const void *pb)
 }
 
 /* Blocks are few; sorting a copy finds a repeated name without a table. */
-static rm_status unique_blocks(struct ctx *c)
+static rm_status unique_blocks(ctx *c)
 {
 	if (c->nblocks < 2)
 		return RM_OK;
-	struct blockdef *v = malloc(c->nblocks * sizeof(*v));
+	struct rmi_topo_block *v = malloc(c->nblocks * sizeof(*v));
 	if (!v)
-		return oom(c);
+		return rmi_topo_oom(c);
 	memcpy(v, c->blocks, c->nblocks * sizeof(*v));
 	qsort(v, c->nblocks, sizeof(*v), block_cmp);
 	rm_status st = RM_OK;
 	for (size_t i = 1; i < c->nblocks && !st; i++)
 		if (v[i].len == v[i - 1].len &&
 		    memcmp(v[i].name, v[i - 1].name, v[i].len) == 0)
-			st = at(c, v[i].line, v[i].col + strlen("BlockName="),
-				"block %s defined twice (first on line %lu)",
-				qa(c, v[i].name, v[i].len), v[i - 1].line);
+			st = rmi_topo_at(c, v[i].line,
+					 v[i].col + strlen("BlockName="),
+					 "block %s defined twice (first on line %lu)",
+					 qa(c, v[i].name, v[i].len),
+					 v[i - 1].line);
 	free(v);
 	return st;
 }
@@ -484,7 +465,7 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 	f->source = strdup(name);
 	if (!f->source)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	struct ctx c;
+	ctx c;
 	memset(&c, 0, sizeof(c));
 	c.f = f;
 	c.file = f->source;
@@ -500,7 +481,7 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 	if (!st)
 		st = unique_blocks(&c);
 	if (!st)
-		st = rmi_topo_build_tree(f, c.pend, c.npend, c.file, err);
+		st = rmi_topo_build_tree(&c);
 	free(c.pend);
 	free(c.blocks);
 	return st;

@@ -16,10 +16,32 @@ typedef struct rmi_topo_link {
 	unsigned long line, col;     /* where the value starts */
 } rmi_topo_link;
 
-/* Link children to parents (each switch at most one parent, no unknown
- * names, no cycles) and set every switch's level. */
-RMI_HIDDEN rm_status rmi_topo_build_tree(rm_fabric *f,
-					 const rmi_topo_link *link, size_t n,
-					 const char *file, rm_error *err);
+/* The reader's state, shared by topology.c and topology_tree.c. */
+typedef struct rmi_topo_ctx {
+	rm_fabric *f;
+	const char *file;
+	rm_error *err;
+	rmi_topo_link *pend;         /* Switches= values, linked at the end */
+	size_t npend, cappend;
+	struct rmi_topo_block *blocks; /* BlockName= lines (topology.c) */
+	size_t nblocks, capblocks;
+	size_t capdomain;
+	bool saw_sizes;
+	char qa[160], qb[160], qc[160]; /* quoted values for one message */
+} rmi_topo_ctx;
+
+/* Short name inside the topology readers. */
+typedef rmi_topo_ctx ctx;
+
+/* "file:line:col: message" (RM_EINPUT; col 0 = none) and "file: out of
+ * memory", for both halves of the reader. */
+RMI_HIDDEN rm_status rmi_topo_at(ctx *c, unsigned long line, unsigned long col,
+				 const char *fmt, ...) RMI_PRINTF(4, 5);
+RMI_HIDDEN rm_status rmi_topo_oom(const ctx *c);
+
+/* Link the Switches= values in c->pend to their parents (each switch at
+ * most one parent, no unknown names, no cycles) and set every switch's
+ * level. */
+RMI_HIDDEN rm_status rmi_topo_build_tree(ctx *c);
 
 #endif

@@ -8,81 +8,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tctx {
-	rm_fabric *f;
-	const char *file;
-	rm_error *err;
-	char qa[160], qb[160], qc[160];
-};
-
-static const char *qa(struct tctx *c, const char *v)
+static const char *qa(ctx *c, const char *v)
 {
 	return rmi_quote(v, strlen(v), c->qa, sizeof(c->qa));
 }
 
-static const char *qb(struct tctx *c, const char *v)
+static const char *qb(ctx *c, const char *v)
 {
 	return rmi_quote(v, strlen(v), c->qb, sizeof(c->qb));
 }
 
-static const char *qc(struct tctx *c, const char *v)
+static const char *qc(ctx *c, const char *v)
 {
 	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
 }
 
-static rm_status at(struct tctx *c, unsigned long line, unsigned long col,
-		    const char *fmt, ...) RMI_PRINTF(4, 5);
-
-static rm_status at(struct tctx *c, unsigned long line, unsigned long col,
-		    const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(c->err, RM_EINPUT, c->file, line, col, "%s", msg);
-}
-
-static rm_status oom(struct tctx *c)
-{
-	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
-}
-
 /* One child name of switch `sw`; returns its index or -1 after an error. */
-static int64_t child(struct tctx *c, const rmi_topo_link *t, const char *nm)
+static int64_t child(ctx *c, const rmi_topo_link *t, const char *nm)
 {
 	rm_fabric *f = c->f;
 	const char *me = f->sw[t->sw].name;
 	int64_t j = rmi_fabric_find_switch(f, nm);
 	if (j < 0) {
-		at(c, t->line, t->col,
-		   "switch %s: Switches= names %s, which no SwitchName= line defines",
-		   qa(c, me), qc(c, nm));
+		rmi_topo_at(c, t->line, t->col,
+			    "switch %s: Switches= names %s, which no SwitchName= line defines",
+			    qa(c, me), qc(c, nm));
 		return -1;
 	}
 	if ((uint32_t)j == t->sw) {
-		at(c, t->line, t->col, "switch %s lists itself in Switches=",
-		   qc(c, nm));
+		rmi_topo_at(c, t->line, t->col,
+			    "switch %s lists itself in Switches=", qc(c, nm));
 		return -1;
 	}
 	if (f->sw[j].parent == (int32_t)t->sw) {
-		at(c, t->line, t->col, "switch %s is listed twice in Switches=",
-		   qc(c, nm));
+		rmi_topo_at(c, t->line, t->col,
+			    "switch %s is listed twice in Switches=",
+			    qc(c, nm));
 		return -1;
 	}
 	if (f->sw[j].parent >= 0) {
 		const rmi_switch *o = &f->sw[f->sw[j].parent];
-		at(c, t->line, t->col,
-		   "switch %s has two parents: %s (line %lu) and %s", qc(c, nm),
-		   qa(c, o->name), o->line, qb(c, me));
+		rmi_topo_at(c, t->line, t->col,
+			    "switch %s has two parents: %s (line %lu) and %s",
+			    qc(c, nm), qa(c, o->name), o->line, qb(c, me));
 		return -1;
 	}
 	f->sw[j].parent = (int32_t)t->sw;
 	return j;
 }
 
-static rm_status link_one(struct tctx *c, const rmi_topo_link *t)
+static rm_status link_one(ctx *c, const rmi_topo_link *t)
 {
 	rm_fabric *f = c->f;
 	rm_hostlist hl;
@@ -90,14 +65,14 @@ static rm_status link_one(struct tctx *c, const rmi_topo_link *t)
 	rm_error e;
 	rm_status st = rmi_hostlist_parse_n(t->v, t->vlen, &hl, &col, &e);
 	if (st == RM_ENOMEM)
-		return oom(c);
+		return rmi_topo_oom(c);
 	if (st)
-		return at(c, t->line, t->col + (col ? col - 1 : 0),
-			  "Switches=: %s", e.msg);
+		return rmi_topo_at(c, t->line, t->col + (col ? col - 1 : 0),
+				   "Switches=: %s", e.msg);
 	int32_t *kids = malloc((hl.n ? hl.n : 1) * sizeof(*kids));
 	if (!kids) {
 		rm_hostlist_free(&hl);
-		return oom(c);
+		return rmi_topo_oom(c);
 	}
 	for (size_t i = 0; i < hl.n; i++) {
 		int64_t j = child(c, t, hl.host[i]);
@@ -119,7 +94,7 @@ static rm_status link_one(struct tctx *c, const rmi_topo_link *t)
 }
 
 /* Names the switches around the loop of parent links through `s`. */
-static rm_status cycle_error(struct tctx *c, uint32_t s)
+static rm_status cycle_error(ctx *c, uint32_t s)
 {
 	const rm_fabric *f = c->f;
 	char path[600];
@@ -133,15 +108,15 @@ static rm_status cycle_error(struct tctx *c, uint32_t s)
 			break;
 	}
 	snprintf(path + o, sizeof(path) - o, " <- '%.60s'", f->sw[k].name);
-	return at(c, f->sw[s].line, 0,
-		  "switches form a cycle (child <- parent): %s", path);
+	return rmi_topo_at(c, f->sw[s].line, 0,
+			   "switches form a cycle (child <- parent): %s", path);
 }
 
 /*
  * Levels bottom-up. Every switch has at most one parent by now, so a
  * switch that no top-level switch reaches sits on a cycle.
  */
-static rm_status levels(struct tctx *c)
+static rm_status levels(ctx *c)
 {
 	rm_fabric *f = c->f;
 	if (!f->nsw)
@@ -151,7 +126,7 @@ static rm_status levels(struct tctx *c)
 	if (!order || !seen) {
 		free(order);
 		free(seen);
-		return oom(c);
+		return rmi_topo_oom(c);
 	}
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nsw; i++)
@@ -192,18 +167,12 @@ static rm_status levels(struct tctx *c)
 	return st;
 }
 
-rm_status rmi_topo_build_tree(rm_fabric *f, const rmi_topo_link *link,
-			      size_t n, const char *file, rm_error *err)
+rm_status rmi_topo_build_tree(ctx *c)
 {
-	struct tctx c;
-	memset(&c, 0, sizeof(c));
-	c.f = f;
-	c.file = file;
-	c.err = err;
-	for (size_t i = 0; i < n; i++) {
-		rm_status st = link_one(&c, &link[i]);
+	for (size_t i = 0; i < c->npend; i++) {
+		rm_status st = link_one(c, &c->pend[i]);
 		if (st)
 			return st;
 	}
-	return levels(&c);
+	return levels(c);
 }
