@@ -102,6 +102,34 @@ void rmi_buf_json_str(rmi_buf *b, const char *s)
 	rmi_buf_add(b, "\"", 1);
 }
 
+void rmi_buf_env(rmi_buf *b, const char *key, const char *val)
+{
+	/* Single quotes unless the value is made of characters no shell
+	 * treats specially, so `. <(rankmap ... --format env)` is safe;
+	 * control bytes are dropped so one variable stays on one line. */
+	if (!val)
+		val = "";
+	rmi_buf_puts(b, key);
+	rmi_buf_add(b, "=", 1);
+	bool plain = *val != '\0';
+	for (const char *p = val; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789_:,=./@%+-", *p) != NULL;
+	if (plain) {
+		rmi_buf_puts(b, val);
+	} else {
+		rmi_buf_add(b, "'", 1);
+		for (const char *p = val; *p; p++) {
+			if (*p == '\'')
+				rmi_buf_puts(b, "'\\''");
+			else if ((unsigned char)*p >= 0x20)
+				rmi_buf_add(b, p, 1);
+		}
+		rmi_buf_add(b, "'", 1);
+	}
+	rmi_buf_add(b, "\n", 1);
+}
+
 char *rmi_buf_take(rmi_buf *b, size_t *len)
 {
 	if (b->oom) {

@@ -47,6 +47,8 @@ RMI_HIDDEN void rmi_buf_printf(rmi_buf *b, const char *fmt, ...)
 RMI_HIDDEN void rmi_buf_u64(rmi_buf *b, uint64_t v);   /* fast decimal */
 /* JSON string with quotes and escapes. */
 RMI_HIDDEN void rmi_buf_json_str(rmi_buf *b, const char *s);
+/* One KEY=value line, the value shell-quoted when needed. */
+RMI_HIDDEN void rmi_buf_env(rmi_buf *b, const char *key, const char *val);
 /* Hand the text over (NUL-terminated); the buffer is reset. */
 RMI_HIDDEN char *rmi_buf_take(rmi_buf *b, size_t *len);
 

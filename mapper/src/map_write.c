@@ -72,37 +72,11 @@ static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
 	return RM_OK;
 }
 
-/* Single quotes unless the value is plainly safe for a shell. */
-static void env_kv(rmi_buf *b, const char *k, const char *v)
-{
-	rmi_buf_puts(b, k);
-	rmi_buf_add(b, "=", 1);
-	if (!v)
-		v = "";
-	bool plain = *v != '\0';
-	for (const char *p = v; *p && plain; p++)
-		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			       "0123456789_./:=,+-@%", *p) != NULL;
-	if (plain) {
-		rmi_buf_puts(b, v);
-	} else {
-		rmi_buf_add(b, "'", 1);
-		for (const char *p = v; *p; p++) {
-			if (*p == '\'')
-				rmi_buf_puts(b, "'\\''");
-			else
-				rmi_buf_add(b, p, 1);
-		}
-		rmi_buf_add(b, "'", 1);
-	}
-	rmi_buf_add(b, "\n", 1);
-}
-
 static void env_u64(rmi_buf *b, const char *k, uint64_t v)
 {
 	char num[24];
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-	env_kv(b, k, num);
+	rmi_buf_env(b, k, num);
 }
 
 static void upper(char *dst, size_t n, const char *pre, const char *axis,
@@ -156,7 +130,7 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		env_u64(b, "LOCAL_RANK", rk->local_gpu);
 		env_u64(b, "LOCAL_WORLD_SIZE", local);
 		env_u64(b, "RANKMAP_NODE_INDEX", rk->node);
-		env_kv(b, "RANKMAP_HOST", m->host[rk->node]);
+		rmi_buf_env(b, "RANKMAP_HOST", m->host[rk->node]);
 		for (unsigned a = 0; a < RM_NAXES; a++)
 			if (env_axis(&m->layout, (rm_axis)a)) {
 				upper(name, sizeof(name), "RANKMAP_",
@@ -164,11 +138,11 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 				env_u64(b, name, rk->coord[a]);
 			}
 		if (m->host_leaf && m->host_leaf[rk->node])
-			env_kv(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
+			rmi_buf_env(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
 	}
 	env_u64(b, "WORLD_SIZE", m->world);
 	if (m->world && m->rank[0].node < m->nhost)
-		env_kv(b, "MASTER_ADDR", m->host[m->rank[0].node]);
+		rmi_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
 	for (unsigned a = 0; a < RM_NAXES; a++)
 		if (env_axis(&m->layout, (rm_axis)a)) {
 			upper(name, sizeof(name), "RANKMAP_",
@@ -176,10 +150,10 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 			env_u64(b, name, m->layout.size[a]);
 		}
 	rm_layout_format(&m->layout, text, sizeof(text));
-	env_kv(b, "RANKMAP_LAYOUT", text);
+	rmi_buf_env(b, "RANKMAP_LAYOUT", text);
 	rm_order_format(&m->order, text, sizeof(text));
-	env_kv(b, "RANKMAP_ORDER", text);
-	env_kv(b, "RANKMAP_MAP_SHA256", digest);
+	rmi_buf_env(b, "RANKMAP_ORDER", text);
+	rmi_buf_env(b, "RANKMAP_MAP_SHA256", digest);
 	return RM_OK;
 }
 

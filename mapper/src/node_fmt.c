@@ -31,30 +31,6 @@ static void port_list(rmi_buf *b, const rm_node_hw *hw, const rmi_gpu *g,
 	}
 }
 
-/* Single quotes unless the value is made of characters no shell treats
- * specially, so `. <(rankmap node --format env)` is safe. */
-static void env_line(rmi_buf *b, const char *k, const char *v)
-{
-	rmi_buf_printf(b, "%s=", k);
-	bool plain = *v != '\0';
-	for (const char *p = v; *p && plain; p++)
-		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			       "0123456789_:,=./@%+-", *p) != NULL;
-	if (plain) {
-		rmi_buf_puts(b, v);
-	} else {
-		rmi_buf_add(b, "'", 1);
-		for (const char *p = v; *p; p++) {
-			if (*p == '\'')
-				rmi_buf_puts(b, "'\\''");
-			else if ((unsigned char)*p >= 0x20)
-				rmi_buf_add(b, p, 1);
-		}
-		rmi_buf_add(b, "'", 1);
-	}
-	rmi_buf_add(b, "\n", 1);
-}
-
 static void env_json(rmi_buf *b, const rm_env *e)
 {
 	rmi_buf_add(b, "{", 1);
@@ -204,11 +180,11 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 	} else if (fmt == RM_FMT_ENV) {
 		rmi_buf_puts(&b, "# node environment\n");
 		for (size_t i = 0; i < node.n; i++)
-			env_line(&b, node.key[i], node.val[i]);
+			rmi_buf_env(&b, node.key[i], node.val[i]);
 		for (uint32_t r = 0; r < n; r++) {
 			rmi_buf_printf(&b, "# local rank %u\n", r);
 			for (size_t i = 0; i < rank[r].n; i++)
-				env_line(&b, rank[r].key[i], rank[r].val[i]);
+				rmi_buf_env(&b, rank[r].key[i], rank[r].val[i]);
 		}
 	} else {
 		text_tables(&b, hw);
