@@ -2,19 +2,6 @@
 #include "rankmap.h"
 #include "fuzz.h"
 
-static bool same(const rm_layout *a, const rm_layout *b)
-{
-	if (a->naxes != b->naxes || a->dp_auto != b->dp_auto)
-		return false;
-	for (unsigned i = 0; i < a->naxes; i++)
-		if (a->nest[i] != b->nest[i])
-			return false;
-	for (int i = 0; i < RM_NAXES; i++)
-		if (a->size[i] != b->size[i])
-			return false;
-	return true;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* First line: the layout; the rest: an order. */
@@ -33,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		rm_layout back;
 		if (rm_layout_parse(buf, &back, &e) != RM_OK ||
-		    !same(&back, &l))
+		    !rm_layout_equal(&back, &l))
 			abort();
 		rm_order o;
 		if (rm_order_parse(order, &l, &o, &e) == RM_OK) {

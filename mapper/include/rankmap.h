@@ -94,6 +94,8 @@ rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 			    rm_error *err);
 /* Product of the sizes; 0 while dp=auto is unresolved. */
 uint64_t rm_layout_world(const rm_layout *l);
+/* Same axes, sizes, nesting and dp=auto state. */
+bool rm_layout_equal(const rm_layout *a, const rm_layout *b);
 /* Canonical named form ("tp=8,pp=16,dp=128"); returns strlen or needed. */
 size_t rm_layout_format(const rm_layout *l, char *buf, size_t n);
 

@@ -336,3 +336,16 @@ size_t rm_layout_format(const rm_layout *l, char *buf, size_t n)
 	}
 	return rmi_copy_out(tmp, o, buf, n);
 }
+
+bool rm_layout_equal(const rm_layout *a, const rm_layout *b)
+{
+	if (a->naxes != b->naxes || a->dp_auto != b->dp_auto)
+		return false;
+	for (unsigned i = 0; i < a->naxes; i++)
+		if (a->nest[i] != b->nest[i])
+			return false;
+	for (int i = 0; i < RM_NAXES; i++)
+		if (a->size[i] != b->size[i])
+			return false;
+	return true;
+}

@@ -5,19 +5,6 @@
 static rm_layout L;
 static rm_error E;
 
-static bool same(const rm_layout *a, const rm_layout *b)
-{
-	if (a->naxes != b->naxes || a->dp_auto != b->dp_auto)
-		return false;
-	for (unsigned i = 0; i < a->naxes; i++)
-		if (a->nest[i] != b->nest[i])
-			return false;
-	for (int i = 0; i < RM_NAXES; i++)
-		if (a->size[i] != b->size[i])
-			return false;
-	return true;
-}
-
 static rm_status parse(const char *s)
 {
 	memset(&E, 0, sizeof(E));
@@ -84,7 +71,7 @@ static void format(void)
 	a = L;
 	rm_layout_format(&a, buf, sizeof(buf));
 	CHECK_INT(parse(buf), RM_OK);
-	CHECK(same(&a, &L));
+	CHECK(rm_layout_equal(&a, &L));
 }
 
 static void bad_values(void)
@@ -162,7 +149,7 @@ static void bad_shape(void)
 	CHECK_INT(parse("2x2x2"), RM_OK);
 	before = L;
 	CHECK_INT(parse("2x2x0"), RM_EINPUT);
-	CHECK(same(&before, &L));
+	CHECK(rm_layout_equal(&before, &L));
 }
 
 static void resolve(void)
