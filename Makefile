@@ -39,6 +39,7 @@ include tests/module.mk
 -include spank/module.mk
 -include nccl/module.mk
 -include bench/module.mk
+-include slurm24/module.mk
 
 build-all: $(ALL_TARGETS)
 

@@ -14,6 +14,21 @@ $(BUILD)/rankmap.so: $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) spank/spank
 		-o $@ $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) $(LIBS)
 
 ALL_TARGETS += $(BUILD)/rankmap.so
+
+# The same plugin under its Slurm release's name (rankmap-slurm22.05.so): a
+# SPANK plugin only loads in the major.minor it was built for, so packages
+# and admins keep one file per release (slurm24/module.mk adds 24.11's).
+SLURM_RELEASE := $(shell v=$$(sed -n 's/^\#define SLURM_VERSION_NUMBER //p' \
+	/usr/include/slurm/slurm_version.h); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
+$(BUILD)/rankmap-slurm$(SLURM_RELEASE).so: $(BUILD)/rankmap.so
+	cp -p $< $@
+# libslurm's API number (its soname) for release.c's load-time check.
+SLURM_API := $(shell readlink -f "$$($(CC) -print-file-name=libslurm.so)" | \
+	sed -n 's/.*libslurm\.so\.\([0-9][0-9]*\).*/\1/p')
+$(call obj,spank/release.c): CPPFLAGS += -DRMS_SLURM_API=$(SLURM_API)
+.PHONY: slurm-release-plugin
+slurm-release-plugin: $(BUILD)/rankmap-slurm$(SLURM_RELEASE).so
+ALL_TARGETS += slurm-release-plugin
 else
 ALL_TARGETS += spank-skipped
 .PHONY: spank-skipped

@@ -49,6 +49,9 @@ bool rms_plan_options(const char *nodelist, const char *tasks_per_node,
 		      uint32_t ntasks, uint32_t nnodes, rms_plan *p,
 		      char *err, size_t errlen);
 
+/* release.c: false when loaded by another Slurm release than the build's */
+bool rms_release_ok(void);
+
 /* local.c: srun */
 int rms_local_user_init(spank_t sp);
 

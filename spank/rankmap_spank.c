@@ -18,6 +18,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR &&
 	    ctx != S_CTX_REMOTE)
 		return 0;
+	if (!rms_release_ok()) {
+		slurm_error(RMS_PREFIX "refusing to run in another Slurm "
+			    "release than the build's");
+		return -1;
+	}
 	memset(&rms_g, 0, sizeof(rms_g));
 	rms_conf_init(&rms_g.conf);
 	rms_plan_init(&rms_g.plan);

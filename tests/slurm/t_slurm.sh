@@ -224,7 +224,8 @@ plugstack_maps "site=$D/etc/site.yaml"
 # ---- a job user other than root: the map is written as that user
 if id nobody >/dev/null 2>&1; then
 	NOBODY=$(id -u nobody)
-	run other-user 0 srun --uid=nobody -N1 -n8 --parallel-layout=8x1x1 "$T"
+	# srun --uid is gone from 23.11 on: run srun itself as that user.
+	run other-user 0 runuser -u nobody -- srun -N1 -n8 --parallel-layout=8x1x1 "$T"
 	has other-user-file "$OUT" "map=$D/maps/rankmap-$NOBODY/[0-9]+\\.[0-9]+\\.node[0-9]/map.json .* mode=600:$NOBODY,700:$NOBODY,"
 fi
 
