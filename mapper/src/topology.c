@@ -236,8 +236,11 @@ static rm_status do_block(ctx *c, const struct rec *r)
 		name->v, name->vlen, name->line, name->col };
 	f->has_blocks = true;
 	const struct tok *nodes = get(r, K_NODES);
+	/* slurmctld's topology/block refuses a block without nodes. */
 	if (!nodes)
-		return RM_OK;
+		return rmi_topo_at(c, name->line, name->col,
+				   "block %s has no Nodes=",
+				   qa(c, name->v, name->vlen));
 	return add_nodes(c, nodes, -1, (int32_t)b);
 }
 
@@ -270,6 +273,13 @@ static rm_status do_sizes(ctx *c, const struct tok *t)
 			return rmi_topo_at(c, t->line, vcol(t) + s,
 					   "BlockSizes: more than %d sizes",
 					   TOPO_MAX_BLOCK_SIZES);
+		/* slurmctld's rule: the first size is the base block, every
+		 * other one the base times 2^k, k <= 15. */
+		uint64_t k = n ? x / v[0] : 1;
+		if (n && (x % v[0] || (k & (k - 1)) || k > (1u << 15)))
+			return rmi_topo_at(c, t->line, vcol(t) + s,
+					   "BlockSizes: %s is not the base block size %u times a power of two up to 2^15 (slurmctld: Invalid BlockSizes value)",
+					   qa(c, t->v + s, e - s), v[0]);
 		v[n++] = (uint32_t)x;
 		i = e + 1;
 	}
@@ -422,6 +432,35 @@ static int block_cmp(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
+/* slurmctld's topology/block plans in base blocks: the first BlockSizes
+ * value, else the first block's node count. A smaller block is refused. */
+static rm_status blocks_hold_base(ctx *c)
+{
+	rm_fabric *f = c->f;
+	if (!c->nblocks)
+		return RM_OK;
+	uint32_t *count = calloc(c->nblocks, sizeof(*count));
+	if (!count)
+		return rmi_topo_oom(c);
+	for (uint32_t i = 0; i < f->nnode; i++)
+		if (f->node[i].domain >= 0 &&
+		    (size_t)f->node[i].domain < c->nblocks)
+			count[f->node[i].domain]++;
+	bool given = f->nblock_sizes > 0;
+	uint32_t base = given ? f->block_sizes[0] : count[0];
+	rm_status st = RM_OK;
+	for (size_t b = 0; b < c->nblocks && !st; b++)
+		if (count[b] < base)
+			st = rmi_topo_at(c, c->blocks[b].line, c->blocks[b].col,
+					 "block %s has %u nodes, fewer than the base block size of %u (%s; slurmctld: children count lower than bblock_node_cnt)",
+					 qa(c, c->blocks[b].name, c->blocks[b].len),
+					 count[b], base,
+					 given ? "BlockSizes' first value"
+					       : "the first block's node count");
+	free(count);
+	return st;
+}
+
 /* Blocks are few; sorting a copy finds a repeated name without a table. */
 static rm_status unique_blocks(ctx *c)
 {
@@ -480,6 +519,8 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 		st = read_lines(&c, text, len);
 	if (!st)
 		st = unique_blocks(&c);
+	if (!st)
+		st = blocks_hold_base(&c);
 	if (!st)
 		st = rmi_topo_build_tree(&c);
 	free(c.pend);

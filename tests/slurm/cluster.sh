@@ -25,6 +25,11 @@
 # The tree has two leaves of different sizes (N/2+1 and the rest) under one
 # spine, so placement has a real choice to make.
 #
+# CLUSTER_TOPOLOGY=FILE: copy FILE to DIR/etc/topology.conf instead; with
+# BlockName= lines in it, slurmctld runs topology/block (Slurm 23.11+).
+# CLUSTER_CONF_EXTRA=LINES: appended to slurm.conf (e.g. JobSubmitPlugins=lua;
+# a job_submit.lua or cli_filter.lua is then read from DIR/etc, beside it).
+#
 # Exit codes of start: 0 up, 2 a required tool is missing (callers SKIP),
 # 1 anything else (logs are in DIR/log).
 
@@ -116,7 +121,11 @@ cluster_start() {
 		echo "SelectTypeParameters=CR_Core"
 		echo "ReturnToService=2"
 		echo "GresTypes=gpu"
-		echo "TopologyPlugin=topology/tree"
+		if [ -n "${CLUSTER_TOPOLOGY:-}" ] && grep -q '^[[:space:]]*BlockName=' "$CLUSTER_TOPOLOGY"; then
+			echo "TopologyPlugin=topology/block"
+		else
+			echo "TopologyPlugin=topology/tree"
+		fi
 		echo "PlugStackConfig=$dir/etc/plugstack.conf"
 		echo "SlurmdParameters=config_overrides"
 		echo "MailProg=/bin/true"
@@ -126,6 +135,7 @@ cluster_start() {
 			echo "NodeName=node$i NodeHostname=node$i NodeAddr=127.0.0.1 Port=$((port + i)) CPUs=8 Boards=1 SocketsPerBoard=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=4096 Gres=gpu:8 State=UNKNOWN"
 		done
 		echo "PartitionName=debug Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
+		[ -n "${CLUSTER_CONF_EXTRA:-}" ] && echo "$CLUSTER_CONF_EXTRA"
 	} >"$dir/etc/slurm.conf"
 	echo "NodeName=node[1-$n] Name=gpu File=$dir/dev/nvidia[0-7]" >"$dir/etc/gres.conf"
 
@@ -139,6 +149,9 @@ cluster_start() {
 			echo "SwitchName=spine1 Switches=leaf[1-2]"
 		fi
 	} >"$dir/etc/topology.conf"
+	if [ -n "${CLUSTER_TOPOLOGY:-}" ]; then
+		cp "$CLUSTER_TOPOLOGY" "$dir/etc/topology.conf" || return 1
+	fi
 
 	if [ -n "$plugin" ]; then
 		echo "required $plugin $*" >"$dir/etc/plugstack.conf"

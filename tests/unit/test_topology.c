@@ -124,6 +124,35 @@ static void blocks(void)
 	CHECK_INT(F->node[rmi_fabric_find(F, "x3")].domain, 0);
 }
 
+/* What slurmctld 24.11's topology/block refuses (seen on the real daemon,
+ * tests/slurm24/t_block.sh), rankmap refuses too, naming the same rule. */
+static void block_rules(void)
+{
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\n"
+			"BlockSizes=2,4,8\n"),
+		  RM_OK);
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=2,3\n"), RM_EINPUT);
+	CHECK_HAS(E.msg, "topo.conf:2:14:");
+	CHECK_HAS(E.msg, "'3' is not the base block size 2 times a power of two");
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,12\n"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'12'");
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=1,65536\n"), RM_EINPUT);
+	CHECK_HAS(E.msg, "'65536'");
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=1,32768\n"), RM_OK);
+	/* the base block: BlockSizes' first value, else the first block */
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\n"
+			"BlockSizes=8\n"),
+		  RM_EINPUT);
+	CHECK_HAS(E.msg, "topo.conf:1:1: block 'b1' has 4 nodes, fewer than the base block size of 8");
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-7]\n"),
+		  RM_EINPUT);
+	CHECK_HAS(E.msg, "topo.conf:2:1: block 'b2' has 3 nodes, fewer than the base block size of 4 (the first block's");
+	CHECK_INT(parse("BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-8]\n"),
+		  RM_OK);
+	CHECK_INT(parse("BlockName=b1\nBlockName=b2 Nodes=n[5-8]\n"), RM_EINPUT);
+	CHECK_HAS(E.msg, "topo.conf:1:1: block 'b1' has no Nodes=");
+}
+
 static void flat(void)
 {
 	CHECK_INT(parse(""), RM_OK);
@@ -341,6 +370,7 @@ int main(void)
 	RUN("topology", tree);
 	RUN("topology", levels);
 	RUN("topology", blocks);
+	RUN("topology", block_rules);
 	RUN("topology", flat);
 	RUN("topology", bad_syntax);
 	RUN("topology", bad_tree);
