@@ -155,6 +155,37 @@ static rm_status resolve(rm_layout *l, uint64_t gpus, bool exact,
 	return rm_layout_resolve(l, gpus, exact, err);
 }
 
+/* "; the allocation's NVLink domains: nvl1 2 nodes, nvl2 2 nodes" (named
+ * domains only, e.g. Slurm blocks), so a refusal says what Slurm gave. */
+static void alloc_domains(const plan_ctx *c, char *buf, size_t len)
+{
+	buf[0] = 0;
+	uint32_t nd = c->where.ndom;
+	if (!nd || !c->where.f || !c->where.f->domain_name)
+		return;
+	uint32_t *cnt = calloc(nd, sizeof(*cnt));
+	if (!cnt)
+		return;
+	for (uint32_t h = 0; h < c->n; h++)
+		if (c->info[h].dom < nd)
+			cnt[c->info[h].dom]++;
+	size_t o = 0;
+	unsigned shown = 0;
+	for (uint32_t d = 0; d < nd && o + 40 < len; d++) {
+		if (!cnt[d])
+			continue;
+		if (shown++ == 8) {
+			o += (size_t)snprintf(buf + o, len - o, ", ...");
+			break;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%.24s %" PRIu32 " node%s",
+				      o ? ", " : "; the allocation's NVLink domains: ",
+				      c->where.f->domain_name[d], cnt[d],
+				      cnt[d] == 1 ? "" : "s");
+	}
+	free(cnt);
+}
+
 static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 {
 	const rm_plan_opts *o = c->o;
@@ -183,17 +214,18 @@ static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 		return st;
 	uint64_t world = rm_layout_world(&c->l);
 	if (world > usable || (o->exact && usable < total)) {
-		char lay[160];
+		char lay[160], doms[400];
 		rm_layout_format(&c->l, lay, sizeof(lay));
+		alloc_domains(c, doms, sizeof(doms));
 		return rmi_err(err, RM_ERULE,
 			       "layout %s needs %" PRIu64
 			       " GPUs in whole TP blocks of %" PRIu32
 			       " node%s of one NVLink domain; the allocation's domains hold %"
 			       PRIu64 " such blocks (%" PRIu64
 			       " GPUs) of its %" PRIu64
-			       " GPUs; allocate whole domains or use a smaller dp",
+			       " GPUs%s; allocate whole domains or use a smaller dp",
 			       lay, world, cn, cn == 1 ? "" : "s",
-			       c->cells.ncell, usable, total);
+			       c->cells.ncell, usable, total, doms);
 	}
 	return RM_OK;
 }
