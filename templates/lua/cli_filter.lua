@@ -16,12 +16,16 @@ function slurm_cli_pre_submit(options, pack_offset)
 	if os.getenv("SLURM_JOB_ID") or shape.SITE.topology ~= "block" then
 		return slurm.SUCCESS
 	end
-	local s = options["spank:parallel-layout"]
+	local sp = options["spank"]              -- {plugin = {option = value}}
+	local s = sp and sp.rankmap and sp.rankmap["parallel-layout"]
 	local l = s and shape.parse(s)
 	if not l then return slurm.SUCCESS end    -- job_submit.lua says why
-	local asked = tonumber(options["nodes"] or "")
+	-- "-N4" reads "4" or "4-4"; "1-0" is Slurm's "not given"
+	local n = options["nodes"]
+	local asked = n and n ~= "1-0" and tonumber(n:match("^(%d+)")) or nil
 	local r = shape.shape(l, asked)
-	if r and r.segment and (options["segment"] == nil or options["segment"] == "") then
+	local seg = options["segment"]
+	if r and r.segment and (seg == nil or seg == "" or seg == "unset" or seg == "0") then
 		options["segment"] = tostring(r.segment)
 	end
 	return slurm.SUCCESS

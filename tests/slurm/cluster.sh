@@ -50,7 +50,11 @@ cluster_tools() {
 # A port range nobody listens on: PORT..PORT+N.
 _cluster_ports() {
 	local n=$1 try base used p ok
-	used=$(awk 'NR > 1 { split($2, a, ":"); print strtonum("0x" a[2]) }' \
+	# mawk (Debian's awk) has no strtonum: hex by hand
+	used=$(awk 'function hex(s, i, v) { v = 0; s = toupper(s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789ABCDEF", substr(s, i, 1)) - 1
+			return v }
+		FNR > 1 { split($2, a, ":"); print hex(a[2]) }' \
 		/proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
 	for try in $(seq 1 50); do
 		base=$((40000 + RANDOM % 19000))

@@ -8,7 +8,8 @@
 #    topology), and TP (and TPxEP where it fits) never leaves one;
 #  - --segment: a job split over two blocks gets TP groups inside each, and
 #    a TP that cannot fit the job's share of a block is refused under
-#    strict, naming the blocks and their sizes.
+#    strict, naming the blocks and their sizes;
+#  - templates/lua/cli_filter.lua sizes --segment from the layout.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
 SUITE=block
@@ -32,7 +33,12 @@ nvlink:
 policy:
   enforce: strict
 EOF2
-if ! CLUSTER_TOPOLOGY=$D/blocks.conf cluster_start "$D" 8 "$PLUGIN" "site=$D/etc/site.yaml" \
+# templates/lua shapes --parallel-layout jobs: this site's blocks
+cp templates/lua/job_submit.lua templates/lua/cli_filter.lua "$D/etc/"
+sed -e 's/^\(\ttopology = \).*/\1"block",/' -e 's/^\(\tblock_nodes = \).*/\14,/' \
+	-e 's/^\(\tnvlink_gpus = \).*/\132,/' templates/lua/rankmap_shape.lua >"$D/etc/rankmap_shape.lua"
+if ! CLUSTER_TOPOLOGY=$D/blocks.conf CLUSTER_CONF_EXTRA=$'JobSubmitPlugins=lua\nCliFilterPlugins=lua' \
+	cluster_start "$D" 8 "$PLUGIN" "site=$D/etc/site.yaml" \
 	"dir=$D/maps" >"$D/out/start.log" 2>&1; then
 	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
 	exit 1
@@ -54,6 +60,7 @@ ctld_verdict() {
 		-e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$v/pid|" \
 		-e "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$v/log|" \
 		-e "s|^PlugStackConfig=.*|PlugStackConfig=$v/plugstack.conf|" \
+		-e '/^JobSubmitPlugins=/d' -e '/^CliFilterPlugins=/d' \
 		"$SLURM_CONF" >"$v/slurm.conf"
 	: >"$v/plugstack.conf"
 	cp "$1" "$v/topology.conf"
@@ -68,6 +75,11 @@ ctld_verdict() {
 			return
 		fi
 		if ! kill -0 "$pid" 2>/dev/null; then
+			# a port someone took meanwhile: not a verdict on FILE
+			if grep -q '_open_ports' "$v/log" && [ "${2:-0}" -lt 3 ]; then
+				ctld_verdict "$1" $((${2:-0} + 1))
+				return
+			fi
 			echo "REFUSE $(grep -E 'fatal:|error: (block|Parse|_parse)' "$v/log" | tail -2 | tr '\n' ' ')"
 			return
 		fi
@@ -190,4 +202,15 @@ run segment-tp32 1 srun -N4 --segment=2 --ntasks-per-node=8 --parallel-layout=tp
 has segment-tp32-msg "$ERR" "^srun: error: rankmap: layout tp=32,pp=1,dp=1 needs 32 GPUs in whole TP blocks of 4 nodes of one NVLink domain.*the allocation's NVLink domains: nvl1 2 nodes, nvl2 2 nodes"
 # without --segment slurmctld itself finds no block for 4 nodes
 run no-segment 1 srun -N4 --immediate=3 --ntasks-per-node=8 true
+# ... but cli_filter.lua gives a layout job one pipeline (2 nodes) per
+# segment, so the same 4 nodes serve it, each pipeline inside a block
+cat >"$D/out/lua.sh" <<EOF2
+#!/bin/sh
+scontrol show job \$SLURM_JOB_ID >"$D/out/lua.job"
+srun sh -c '$S'
+EOF2
+run lua-segment 0 timeout 60 sbatch --wait --parallel-layout=tp=8,pp=2,dp=2 -o "$D/out/lua.out" "$D/out/lua.sh"
+has lua-segment-nodes "$D/out/lua.job" 'NodeList=node\[3-4,7-8\]'
+has lua-segment-shaped "$D/out/lua.job" 'NumNodes=4 NumCPUs=[0-9]+ NumTasks=32 '
+inside lua-segment-pipeline-in-block "$D/out/lua.out" "tp dp ep" 32
 finish
