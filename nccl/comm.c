@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,8 @@ void rmn_opts_init(rmn_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->rank = -1;
 	o->device = -1;
+	o->jobid = -1;
+	o->stepid = -1;
 }
 
 static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
@@ -30,117 +33,6 @@ static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
 	if (err)
 		err->nccl = (int)r;
 	return RMN_ENCCL;
-}
-
-/* An unsigned integer from the environment; absent leaves *out alone. */
-static rmn_status env_u64(const char *name, uint64_t min, uint64_t max,
-			  uint64_t *out, bool *found, rmn_error *err)
-{
-	const char *v = getenv(name);
-	char q[96];
-	if (found)
-		*found = false;
-	if (!v || !*v)
-		return RMN_OK;
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (*v < '0' || *v > '9' || *end || errno || x < min || x > max)
-		return rmni_err(err, RMN_EINPUT,
-				"%s=%s is not a whole number in %llu..%llu",
-				name, rmi_quote(v, 64, q, sizeof(q)),
-				(unsigned long long)min,
-				(unsigned long long)max);
-	*out = x;
-	if (found)
-		*found = true;
-	return RMN_OK;
-}
-
-static rmn_status env_timeout(uint32_t *ms, rmn_error *err)
-{
-	const char *v = getenv("RANKMAP_NCCL_TIMEOUT");
-	char q[96];
-	if (!v || !*v)
-		return RMN_OK;
-	char *end;
-	errno = 0;
-	double s = strtod(v, &end);
-	if (*end || errno || !(s >= 0.1 && s <= 86400))
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_NCCL_TIMEOUT=%s is not a number of "
-				"seconds in 0.1..86400",
-				rmi_quote(v, 64, q, sizeof(q)));
-	*ms = (uint32_t)llround(s * 1000);
-	return RMN_OK;
-}
-
-static bool is_hex64(const char *s)
-{
-	if (strlen(s) != 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return false;
-	return true;
-}
-
-/* Fill in everything the caller left to the environment. */
-static rmn_status resolve_opts(const rmn_opts *in, rmn_opts *o,
-			       rmn_error *err)
-{
-	rmn_status st;
-	uint64_t v = 0;
-	bool found = false;
-	*o = *in;
-	if (!o->map_path)
-		o->map_path = getenv("RANKMAP_MAP");
-	if (!o->map_path || !*o->map_path)
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_MAP is not set: run under srun "
-				"--parallel-layout or point it at a map file");
-	if (o->rank < 0) {
-		const char *rk = getenv("RANK");
-		const char *name = rk && *rk ? "RANK" : "SLURM_PROCID";
-		st = env_u64(name, 0, RM_MAX_WORLD - 1, &v, &found, err);
-		if (st != RMN_OK)
-			return st;
-		if (!found)
-			return rmni_err(err, RMN_EINPUT,
-					"neither RANK nor SLURM_PROCID is set");
-		o->rank = (int64_t)v;
-	}
-	if (!o->master_addr)
-		o->master_addr = getenv("MASTER_ADDR");
-	if (!o->port) {
-		st = env_u64("RANKMAP_NCCL_PORT", 1, 65535, &v, &found, err);
-		if (st != RMN_OK)
-			return st;
-		if (!found) {
-			/* torch's store takes MASTER_PORT itself. */
-			st = env_u64("MASTER_PORT", 1, 65534, &v, &found, err);
-			if (st != RMN_OK)
-				return st;
-			v = found ? v + 1 : 0;
-		}
-		o->port = (int)v;
-	}
-	if (!o->timeout_ms) {
-		o->timeout_ms = RMN_DEFAULT_TIMEOUT_MS;
-		st = env_timeout(&o->timeout_ms, err);
-		if (st != RMN_OK)
-			return st;
-	}
-	if (!o->digest)
-		o->digest = getenv("RANKMAP_MAP_SHA256");
-	if (o->digest && *o->digest && !is_hex64(o->digest)) {
-		char q[96];
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_MAP_SHA256=%s is not a lowercase "
-				"SHA-256 in hex",
-				rmi_quote(o->digest, 80, q, sizeof(q)));
-	}
-	return RMN_OK;
 }
 
 /* Read the map and check it is the one the job announced. */
@@ -163,7 +55,7 @@ static rmn_status load_map(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 		return rmni_from_rm(err, &e);
 	uint64_t ws = 0;
 	bool found = false;
-	rmn_status st = env_u64("WORLD_SIZE", 1, RM_MAX_WORLD, &ws, &found,
+	rmn_status st = rmni_env_u64("WORLD_SIZE", 1, RM_MAX_WORLD, &ws, &found,
 				err);
 	if (st != RMN_OK)
 		return st;
@@ -221,13 +113,29 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 		return rmni_err(err, RMN_EINPUT,
 				"no port for the id exchange: set MASTER_PORT "
 				"or RANKMAP_NCCL_PORT");
+	unsigned char secret[RMN_SECRET_LEN];
+	bool have_secret = o->secret && *o->secret;
+	for (size_t i = 0; have_secret && i < RMN_SECRET_LEN; i++) {
+		unsigned v = 0;
+		sscanf(o->secret + 2 * i, "%2x", &v);
+		secret[i] = (unsigned char)v;
+	}
 	rmn_exchange_opts x = { .host = o->master_addr,
 				.port = (uint16_t)o->port,
 				.rank = c->rank,
 				.nranks = c->world,
 				.digest = c->digest,
-				.timeout_ms = o->timeout_ms };
+				.timeout_ms = o->timeout_ms,
+				.bind = o->bind,
+				.auth = o->auth,
+				.secret = have_secret ? secret : NULL,
+				.munge_socket = o->munge_socket,
+				.jobid = (uint32_t)o->jobid,
+				.stepid = (uint32_t)o->stepid,
+				.log = o->log,
+				.log_arg = o->log_arg };
 	rmn_status st = rmn_exchange(&x, &id, sizeof(id), err);
+	memset(secret, 0, sizeof(secret));
 	if (st != RMN_OK)
 		return st;
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
@@ -287,7 +195,7 @@ rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
 	if (!c)
 		return rmni_err(err, RMN_ENOMEM, "out of memory");
 	c->device = -1;
-	rmn_status st = resolve_opts(in, &o, err);
+	rmn_status st = rmni_resolve_opts(in, &o, err);
 	if (st == RMN_OK)
 		st = load_map(&o, c, err);
 	if (st == RMN_OK)

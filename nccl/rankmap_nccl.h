@@ -31,7 +31,9 @@ typedef enum rmn_status {
 	RMN_ETIMEOUT,    /* a peer (or rank 0) never arrived */
 	RMN_EREFUSED,    /* a rank with another map, rank or world size */
 	RMN_ENOCUDA,     /* no usable CUDA device */
-	RMN_ENCCL        /* NCCL returned an error (message has its text) */
+	RMN_ENCCL,       /* NCCL returned an error (message has its text) */
+	RMN_EAUTH        /* the other end did not prove it belongs to the
+			  * step (no authentic rank 0, or our proof refused) */
 } rmn_status;
 
 typedef struct rmn_error {
@@ -45,23 +47,47 @@ const char *rmn_status_name(rmn_status s);
 /* ---- unique-id exchange over TCP (exchange.c); needs no GPU ---- */
 #define RMN_BLOB_MAX 4096            /* bytes of payload (an id is 128) */
 #define RMN_DEFAULT_TIMEOUT_MS 120000
+#define RMN_SECRET_LEN 32            /* bytes of the step's HMAC secret */
+
+/* How the two ends prove they belong to the same job step. */
+typedef enum rmn_auth {
+	RMN_AUTH_AUTO = 0,           /* MUNGE where munged answers, else HMAC
+				      * with the step's secret; peers follow
+				      * rank 0 (never down to none) */
+	RMN_AUTH_MUNGE,              /* credentials restricted to our uid */
+	RMN_AUTH_HMAC,               /* HMAC-SHA256 keyed by the secret */
+	RMN_AUTH_NONE                /* only when asked for by name */
+} rmn_auth;
+
+/* One line about a refused connection, for the caller to log. */
+typedef void (*rmn_log_fn)(void *arg, const char *line);
 
 typedef struct rmn_exchange_opts {
 	const char *host;            /* rank 0's host name or address */
-	uint16_t port;               /* rank 0 listens here (all addresses) */
+	uint16_t port;               /* rank 0 listens here */
 	uint32_t rank, nranks;
 	const char *digest;          /* map digest (hex); NULL = not compared */
 	uint32_t timeout_ms;         /* whole exchange; 0 = default */
+	const char *bind;            /* rank 0 listens on this address; NULL:
+				      * `host`; "*": every address */
+	rmn_auth auth;
+	const unsigned char *secret; /* RMN_SECRET_LEN bytes (HMAC) */
+	const char *munge_socket;    /* NULL: libmunge's default */
+	uint32_t jobid, stepid;      /* bound into every proof */
+	rmn_log_fn log;              /* NULL: refusals are not reported */
+	void *log_arg;
 } rmn_exchange_opts;
 
 /*
  * Rank 0 hands `blob` (len bytes) to ranks 1..nranks-1; on the others it
- * is filled in. Rank 0 answers once every rank has arrived, so either all
- * ranks get the blob or all connected ranks get the same error: a peer
- * with another map digest stops the exchange for everyone; one with
- * another world size or blob length, or a RANK already connected, is
- * refused alone; after the time-out the error names the ranks that never
- * came. Needs no GPU and no NCCL.
+ * is filled in. Both directions are authenticated (see rmn_auth) and the
+ * blob travels encrypted (HMAC) or inside a credential (MUNGE). Rank 0
+ * answers once every rank has arrived. A connection that fails to
+ * authenticate, or an authentic one with another map digest, world size
+ * or blob length, or a RANK already connected, is refused alone (and
+ * reported through o->log); after the time-out the error names the ranks
+ * that never came. A peer ignores answers that are not authentic and
+ * keeps trying until its deadline. Needs no GPU and no NCCL.
  */
 rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
 			rmn_error *err);
@@ -99,6 +125,15 @@ typedef struct rmn_opts {
 	int device;                  /* -1: one visible GPU -> 0, else the
 				      * map's local GPU of this rank */
 	bool world_only;             /* skip the per-axis splits */
+	const char *bind;            /* NULL: $RANKMAP_NCCL_BIND, else
+				      * master_addr ("*": every address) */
+	rmn_auth auth;               /* AUTO: $RANKMAP_NCCL_AUTH, else auto */
+	const char *secret;          /* 64 hex digits; NULL:
+				      * $RANKMAP_NCCL_SECRET */
+	const char *munge_socket;    /* NULL: $RANKMAP_NCCL_MUNGE_SOCKET */
+	int64_t jobid, stepid;       /* -1: $SLURM_JOB_ID, $SLURM_STEP_ID */
+	rmn_log_fn log;              /* refused connections; NULL: none */
+	void *log_arg;
 } rmn_opts;
 
 void rmn_opts_init(rmn_opts *o);
