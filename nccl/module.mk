@@ -73,6 +73,27 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
 
+# The exchange's message parsers as a fuzz target: under ASan over its
+# seeds (mapper/fuzz/seeds/exchange) in `make check`, libFuzzer with
+# `make fuzz`.
+NCCL_FUZZ_OBJ := nccl/exchange_msg.c nccl/auth.c nccl/hmac.c nccl/errors.c
+$(BUILD)/asan/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c \
+		tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
+		$(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
+		-o $@ $< tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
+		$(BUILD)/asan/librankmap.a $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+
+$(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
+		$(LIB_SRC)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) -std=c11 -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(NCCL_FUZZ_OBJ) \
+		$(LIB_SRC) $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+
+fuzz: $(BUILD)/fuzz/fuzz_exchange
+
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
@@ -85,7 +106,8 @@ install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 .PHONY: install-nccl
 ALL_TARGETS   += $(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-nccl.so \
 		 $(BUILD)/rankmap-nccl-check
-CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC))
+CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC)) \
+		 $(BUILD)/asan/fuzz/fuzz_exchange
 INSTALL_STEPS += install-nccl
 
 else
