@@ -1,16 +1,21 @@
 /*
- * comm.c - the world communicator and one per axis, from the map file.
+ * comm.c - the world communicator, one per axis and one per combined
+ * group, from the map file.
  *
  * Every rank reads the same map, so every rank can work out its colors
  * and keys alone; the only thing that must travel is the world's
  * ncclUniqueId (exchange.c). The splits are collective over the world and
- * happen in the same axis order on every rank.
+ * happen in the same order on every rank. Communicators are non-blocking
+ * (config.blocking = 0): each call is polled with ncclCommGetAsyncError
+ * until a deadline, so a rank that died after the exchange makes the
+ * others fail with RMN_ETIMEOUT instead of hanging in NCCL.
  */
 #include "nccl_internal.h"
 
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +38,31 @@ static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
 	if (err)
 		err->nccl = (int)r;
 	return RMN_ENCCL;
+}
+
+rmn_status rmn_comm_wait(ncclComm_t comm, uint32_t timeout_ms,
+			const char *what, rmn_error *err)
+{
+	int64_t deadline = rmni_now_ms() + (timeout_ms ? timeout_ms :
+					    RMN_DEFAULT_TIMEOUT_MS);
+	for (unsigned spin = 0;; spin++) {
+		ncclResult_t st = ncclInProgress;
+		ncclResult_t r = ncclCommGetAsyncError(comm, &st);
+		if (r != ncclSuccess)
+			return nccl_err(err, r, comm, what);
+		if (st == ncclSuccess)
+			return RMN_OK;
+		if (st != ncclInProgress)
+			return nccl_err(err, st, comm, what);
+		if (rmni_now_ms() >= deadline)
+			return rmni_err(err, RMN_ETIMEOUT,
+					"%s did not finish within %.1f s: a "
+					"rank died or stalled after the id "
+					"exchange",
+					what, (timeout_ms ? timeout_ms :
+					       RMN_DEFAULT_TIMEOUT_MS) / 1000.0);
+		poll(NULL, 0, spin < 50 ? 1 : 10);
+	}
 }
 
 /* Read the map and check it is the one the job announced. */
@@ -139,15 +169,85 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 	if (st != RMN_OK)
 		return st;
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	cfg.blocking = 1;
+	cfg.blocking = 0;
 	cfg.commName = "rankmap-world";
 	r = ncclCommInitRankConfig(&c->comm, (int)c->world, id, (int)c->rank,
 				   &cfg);
-	if (r != ncclSuccess) {
+	if (r != ncclSuccess && r != ncclInProgress) {
+		if (c->comm)
+			ncclCommAbort(c->comm);
 		c->comm = NULL;
 		return nccl_err(err, r, NULL, "ncclCommInitRankConfig (world)");
 	}
-	return RMN_OK;
+	char what[96];
+	snprintf(what, sizeof(what),
+		 "rank %u: ncclCommInitRankConfig (world of %u)", c->rank,
+		 c->world);
+	return rmn_comm_wait(c->comm, o->timeout_ms, what, err);
+}
+
+/* "tp group 3 (ranks 6-7)", or "embedding group 0 (ranks 0, 12)". */
+static void describe(const rmn_comms *c, int axis, int group, char *out,
+		     size_t cap)
+{
+	uint32_t *m = malloc(sizeof(*m) * c->world), n = 0;
+	char list[160] = "?";
+	const rmn_split *sp = axis >= 0 ? &c->split[axis] : &c->gsplit[group];
+	for (uint32_t r = 0; m && r < c->world; r++) {
+		rmn_split x;
+		bool same;
+		if (axis >= 0) {
+			uint32_t id = 0;
+			same = rm_map_group(c->map, (rm_axis)axis, r, NULL, &id,
+					    NULL) == RM_OK &&
+			       id == (uint32_t)sp->color;
+		} else {
+			same = rmn_group_split(c->map, (rmn_group)group, r, &x,
+					       NULL) == RMN_OK &&
+			       x.present && x.color == sp->color;
+		}
+		if (same)
+			m[n++] = r;
+	}
+	if (m)
+		rmni_ranges(m, n, list, sizeof(list));
+	free(m);
+	snprintf(out, cap, "%s group %d (ranks %s)",
+		 axis >= 0 ? rm_axis_name((rm_axis)axis)
+			   : rmn_group_name((rmn_group)group),
+		 sp->color, list);
+}
+
+/* One collective split of the world, waited for with a deadline. */
+static rmn_status split_one(const rmn_opts *o, rmn_comms *c,
+			    const rmn_split *sp, const char *name,
+			    ncclComm_t *out, int axis, int group,
+			    rmn_error *err)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	char what[300], desc[240];
+	cfg.blocking = 0;
+	cfg.commName = name;
+	ncclResult_t r = ncclCommSplit(c->comm,
+				       sp->present ? sp->color
+						   : NCCL_SPLIT_NOCOLOR,
+				       sp->key, out, &cfg);
+	if (sp->present)
+		describe(c, axis, group, desc, sizeof(desc));
+	else
+		snprintf(desc, sizeof(desc), "%s, not a member", name);
+	snprintf(what, sizeof(what), "rank %u: ncclCommSplit (%s)", c->rank,
+		 desc);
+	if (r != ncclSuccess && r != ncclInProgress) {
+		if (*out)
+			ncclCommAbort(*out);
+		*out = NULL;
+		return nccl_err(err, r, c->comm, what);
+	}
+	rmn_status st = rmn_comm_wait(c->comm, o->timeout_ms, what, err);
+	if (st == RMN_OK && *out)
+		st = rmn_comm_wait(*out, o->timeout_ms, what, err);
+	return st;
 }
 
 static rmn_status split_axes(const rmn_opts *o, rmn_comms *c,
@@ -158,28 +258,29 @@ static rmn_status split_axes(const rmn_opts *o, rmn_comms *c,
 		[RM_AXIS_EP] = "rankmap-ep", [RM_AXIS_PP] = "rankmap-pp",
 		[RM_AXIS_DP] = "rankmap-dp",
 	};
+	static const char *const gnames[RMN_NGROUPS] = {
+		[RMN_GROUP_MP] = "rankmap-mp",
+		[RMN_GROUP_TP_CP] = "rankmap-tp-cp",
+		[RMN_GROUP_DP_CP] = "rankmap-dp-cp",
+		[RMN_GROUP_TP_DP_CP] = "rankmap-tp-dp-cp",
+		[RMN_GROUP_EMBEDDING] = "rankmap-embedding",
+	};
 	rmn_status st = rmn_splits(c->map, c->rank, c->split, err);
+	for (int g = 0; g < RMN_NGROUPS && st == RMN_OK; g++)
+		st = rmn_group_split(c->map, (rmn_group)g, c->rank,
+				     &c->gsplit[g], err);
 	if (st != RMN_OK || o->world_only)
 		return st;
-	/* Axis order is fixed, so every rank splits in the same order. */
-	for (int a = 0; a < RM_NAXES; a++) {
-		if (!c->split[a].present)
-			continue;
-		ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-		cfg.blocking = 1;
-		cfg.commName = names[a];
-		ncclResult_t r = ncclCommSplit(c->comm, c->split[a].color,
-					       c->split[a].key, &c->axis[a],
-					       &cfg);
-		if (r != ncclSuccess) {
-			char what[64];
-			c->axis[a] = NULL;
-			snprintf(what, sizeof(what), "ncclCommSplit (%s)",
-				 rm_axis_name((rm_axis)a));
-			return nccl_err(err, r, c->comm, what);
-		}
-	}
-	return RMN_OK;
+	/* A fixed order, so every rank splits in the same order; a rank in
+	 * no embedding group still takes part (NCCL_SPLIT_NOCOLOR). */
+	for (int a = 0; a < RM_NAXES && st == RMN_OK; a++)
+		if (c->split[a].present)
+			st = split_one(o, c, &c->split[a], names[a],
+				       &c->axis[a], a, -1, err);
+	for (int g = 0; g < RMN_NGROUPS && st == RMN_OK; g++)
+		st = split_one(o, c, &c->gsplit[g], gnames[g], &c->group[g],
+			       -1, g, err);
+	return st;
 }
 
 rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
@@ -206,17 +307,27 @@ rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
 		st = split_axes(&o, c, err);
 	if (st != RMN_OK) {
 		/* A half-built set must not wait on peers that gave up. */
-		for (int a = 0; a < RM_NAXES; a++)
-			if (c->axis[a])
-				ncclCommAbort(c->axis[a]);
-		if (c->comm)
-			ncclCommAbort(c->comm);
-		rm_map_free(c->map);
-		free(c);
+		rmn_comms_abort(c);
 		return st;
 	}
 	*out = c;
 	return RMN_OK;
+}
+
+void rmn_comms_abort(rmn_comms *c)
+{
+	if (!c)
+		return;
+	for (int a = 0; a < RM_NAXES; a++)
+		if (c->axis[a])
+			ncclCommAbort(c->axis[a]);
+	for (int g = 0; g < RMN_NGROUPS; g++)
+		if (c->group[g])
+			ncclCommAbort(c->group[g]);
+	if (c->comm)
+		ncclCommAbort(c->comm);
+	rm_map_free(c->map);
+	free(c);
 }
 
 void rmn_comms_free(rmn_comms *c)
@@ -227,6 +338,11 @@ void rmn_comms_free(rmn_comms *c)
 		if (c->axis[a]) {
 			ncclCommFinalize(c->axis[a]);
 			ncclCommDestroy(c->axis[a]);
+		}
+	for (int g = 0; g < RMN_NGROUPS; g++)
+		if (c->group[g]) {
+			ncclCommFinalize(c->group[g]);
+			ncclCommDestroy(c->group[g]);
 		}
 	if (c->comm) {
 		ncclCommFinalize(c->comm);

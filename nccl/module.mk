@@ -11,7 +11,7 @@ ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
 
 NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_msg.c \
 		  nccl/exchange_root.c nccl/exchange_peer.c nccl/auth.c \
-		  nccl/hmac.c nccl/groups.c nccl/busbw.c nccl/comm.c \
+		  nccl/hmac.c nccl/groups.c nccl/groups_combined.c nccl/busbw.c nccl/comm.c \
 		  nccl/comm_env.c
 NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
 NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)

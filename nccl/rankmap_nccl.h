@@ -112,6 +112,37 @@ rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
 			   uint32_t **groups, uint32_t *ngroups,
 			   uint32_t *size, rmn_error *err);
 
+/*
+ * ---- the combined groups Megatron-Core builds (groups_combined.c);
+ * needs no GPU ----
+ * A combined group holds the ranks that agree on every coordinate outside
+ * its axes; its members are in ascending RANK, the order torch's
+ * new_group gives them. The map's ep axis counts as part of dp here, as
+ * Megatron-Core carves expert parallelism out of data parallelism. The
+ * embedding group of a pipeline is its first and last stage (the only
+ * stage when pp = 1); ranks of the stages between are in none.
+ */
+typedef enum rmn_group {
+	RMN_GROUP_MP = 0,            /* "mp": tp x pp (model parallel) */
+	RMN_GROUP_TP_CP,             /* "tp-cp" */
+	RMN_GROUP_DP_CP,             /* "dp-cp": the distributed optimizer's */
+	RMN_GROUP_TP_DP_CP,          /* "tp-dp-cp" */
+	RMN_GROUP_EMBEDDING,         /* "embedding": first and last stage */
+	RMN_NGROUPS
+} rmn_group;
+
+const char *rmn_group_name(rmn_group g);
+/* Group for a name of `len` bytes, or -1 when unknown. */
+int rmn_group_from_name(const char *s, size_t len);
+/* Color and key of `rank` for the group (key = RANK); present is false
+ * where the rank is in no such group (embedding). */
+rmn_status rmn_group_split(const rm_map *map, rmn_group g, uint32_t rank,
+			   rmn_split *out, rmn_error *err);
+/* Every group: groups[k * size + i], members ascending; *groups malloc'd. */
+rmn_status rmn_group_members(const rm_map *map, rmn_group g,
+			     uint32_t **groups, uint32_t *ngroups,
+			     uint32_t *size, rmn_error *err);
+
 /* ---- communicators (comm.c) ---- */
 typedef struct rmn_opts {
 	const char *map_path;        /* NULL: $RANKMAP_MAP */
@@ -147,12 +178,29 @@ typedef struct rmn_comms {
 	ncclComm_t axis[RM_NAXES];   /* NULL where split[a].present is
 				      * false (or world_only) */
 	rmn_split split[RM_NAXES];
+	ncclComm_t group[RMN_NGROUPS];   /* combined groups; NULL where
+					  * gsplit[g].present is false */
+	rmn_split gsplit[RMN_NGROUPS];
 } rmn_comms;
 
-/* Build everything (blocking); *out is released with rmn_comms_free. */
+/*
+ * Build everything; *out is released with rmn_comms_free. Each step (the
+ * exchange, the world's init, every split) ends within timeout_ms: the
+ * communicators are non-blocking and polled. A rank that died makes the
+ * others return RMN_ETIMEOUT naming the step and group; what was built is
+ * aborted.
+ */
 rmn_status rmn_comms_init(const rmn_opts *o, rmn_comms **out,
 			  rmn_error *err);
+/* Finalize and destroy (all ranks healthy). */
 void rmn_comms_free(rmn_comms *c);
+/* ncclCommAbort everything and free: after an error or time-out, when a
+ * finalize could wait for a dead peer. */
+void rmn_comms_abort(rmn_comms *c);
+/* Poll a non-blocking communicator until its last call has finished, at
+ * most timeout_ms (0: the default); RMN_ETIMEOUT names `what`. */
+rmn_status rmn_comm_wait(ncclComm_t comm, uint32_t timeout_ms,
+			 const char *what, rmn_error *err);
 
 /* ---- bus bandwidth, nccl-tests' convention (busbw.c); needs no GPU ---- */
 typedef enum rmn_op {

@@ -142,6 +142,179 @@ static void bad_input(void)
 	fx_free(&fx);
 }
 
+/*
+ * Megatron-Core's RankGenerator, re-derived here from parallel_state.py
+ * (generate_masked_orthogonal_rank_groups): `order` lists the axes fastest
+ * first; a group holds the ranks that differ only in the masked axes,
+ * enumerated with the first masked axis fastest. Returns the number of
+ * groups; out[k * size + i].
+ */
+static uint32_t megatron_groups(const rm_axis *order, const uint32_t *sizes,
+				size_t n, const bool *mask, uint32_t *out,
+				uint32_t *size)
+{
+	uint32_t stride[RM_NAXES], world = 1, gsize = 1;
+	for (size_t i = 0; i < n; i++) {
+		stride[i] = world;
+		world *= sizes[i];
+		if (mask[i])
+			gsize *= sizes[i];
+	}
+	uint32_t ngroups = world / gsize;
+	for (uint32_t g = 0; g < ngroups; g++) {
+		uint32_t base = 0, rest = g;
+		for (size_t i = 0; i < n; i++)
+			if (!mask[i]) {
+				base += rest % sizes[i] * stride[i];
+				rest /= sizes[i];
+			}
+		for (uint32_t k = 0; k < gsize; k++) {
+			uint32_t off = 0, left = k;
+			for (size_t i = 0; i < n; i++)
+				if (mask[i]) {
+					off += left % sizes[i] * stride[i];
+					left /= sizes[i];
+				}
+			out[(size_t)g * gsize + k] = base + off;
+		}
+	}
+	(void)order;
+	*size = gsize;
+	return ngroups;
+}
+
+/* The combined groups of a map against Megatron-Core's for the same
+ * sizes and order (the map's ranks numbered the way Megatron numbers). */
+static void combined_like_megatron(const char *layout, const char *order,
+				   const rm_axis *morder, const char *nodes,
+				   uint32_t gpn)
+{
+	static const char *const tokens[RMN_NGROUPS] = {
+		"tp-pp", "tp-cp", "dp-cp", "tp-dp-cp", "pp"
+	};
+	fx_map fx;
+	rmn_error e = { 0 };
+	if (!fx_make(&fx, layout, order, nodes, gpn, TOPO)) {
+		t_bad++;
+		return;
+	}
+	const rm_map *m = fx.map;
+	uint32_t sizes[RM_NAXES];
+	for (int i = 0; i < RM_NAXES; i++)
+		sizes[i] = m->layout.size[morder[i]];
+	uint32_t *want = malloc(sizeof(*want) * m->world * 2);
+	for (int g = 0; g < RMN_NGROUPS; g++) {
+		bool mask[RM_NAXES] = { false };
+		for (int i = 0; i < RM_NAXES; i++) {
+			const char *name = rm_axis_name(morder[i]);
+			const char *t = strstr(tokens[g], name);
+			mask[i] = t && (t == tokens[g] || t[-1] == '-') &&
+				  (t[strlen(name)] == '\0' || t[strlen(name)] == '-');
+		}
+		uint32_t wsize = 0;
+		uint32_t wn = megatron_groups(morder, sizes, RM_NAXES, mask,
+					      want, &wsize);
+		if (g == RMN_GROUP_EMBEDDING) {
+			/* First and last stage of each pipeline. */
+			for (uint32_t k = 0; k < wn; k++) {
+				uint32_t first = want[(size_t)k * wsize];
+				uint32_t last = want[(size_t)k * wsize + wsize - 1];
+				want[2 * k] = first;
+				want[2 * k + 1] = last;
+			}
+			wsize = wsize > 1 ? 2 : 1;
+			for (uint32_t k = 0; wsize == 1 && k < wn; k++)
+				want[k] = want[2 * k];
+		}
+		uint32_t *got = NULL, gn = 0, gsize = 0;
+		CHECK_INT(rmn_group_members(m, (rmn_group)g, &got, &gn, &gsize,
+					    &e), RMN_OK);
+		CHECK_INT(gn, wn);
+		CHECK_INT(gsize, wsize);
+		if (!got || gn != wn || gsize != wsize) {
+			free(got);
+			continue;
+		}
+		/* Same lists, in the same member order; group numbering may
+		 * differ, so match each Megatron group by its first rank. */
+		for (uint32_t k = 0; k < wn; k++) {
+			const uint32_t *w = want + (size_t)k * wsize;
+			uint32_t at = UINT32_MAX;
+			for (uint32_t j = 0; j < gn; j++)
+				if (got[(size_t)j * gsize] == w[0])
+					at = j;
+			if (at == UINT32_MAX ||
+			    memcmp(got + (size_t)at * gsize, w,
+				   sizeof(*w) * wsize) != 0) {
+				printf("  %s %s: Megatron group %u (ranks %u..) "
+				       "differs\n", layout, rmn_group_name(g), k,
+				       w[0]);
+				t_bad++;
+				break;
+			}
+			/* Every member splits to this group's color, keyed by
+			 * its position's order (RANK). */
+			for (uint32_t i = 0; i < wsize; i++) {
+				rmn_split sp;
+				CHECK_INT(rmn_group_split(m, (rmn_group)g, w[i],
+							  &sp, &e), RMN_OK);
+				CHECK(sp.present);
+				CHECK_INT(sp.color, at);
+				CHECK_INT(sp.key, w[i]);
+				CHECK_INT(sp.size, wsize);
+			}
+		}
+		free(got);
+	}
+	/* Middle stages are in no embedding group. */
+	for (uint32_t r = 0; r < m->world; r++) {
+		rmn_split sp;
+		uint32_t pp = m->layout.size[RM_AXIS_PP];
+		uint32_t at = m->rank[r].coord[RM_AXIS_PP];
+		rmn_group_split(m, RMN_GROUP_EMBEDDING, r, &sp, &e);
+		CHECK(sp.present == (at == 0 || at + 1 == pp));
+	}
+	free(want);
+	fx_free(&fx);
+}
+
+static const rm_axis MEGATRON[RM_NAXES] = { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_EP,
+					    RM_AXIS_DP, RM_AXIS_PP };
+/* Megatron with --use-tp-pp-dp-mapping. */
+static const rm_axis TP_PP_DP[RM_NAXES] = { RM_AXIS_TP, RM_AXIS_CP, RM_AXIS_EP,
+					    RM_AXIS_PP, RM_AXIS_DP };
+
+static void combined_groups_megatron_order(void)
+{
+	/* parallelism.md's example world, and one with cp. */
+	combined_like_megatron("tp=2,pp=4,dp=2", "megatron", MEGATRON,
+			       "n[0-3]", 4);
+	combined_like_megatron("tp=2,cp=2,pp=2,dp=2", "megatron", MEGATRON,
+			       "n[0-3]", 4);
+	combined_like_megatron("tp=2,pp=1,dp=4", "megatron", MEGATRON,
+			       "n[0-1]", 4);
+	combined_like_megatron("tp=2,cp=2,pp=3,dp=2", "megatron", MEGATRON,
+			       "n[0-5]", 4);
+}
+
+static void combined_groups_tp_pp_dp_order(void)
+{
+	combined_like_megatron("tp=2,pp=4,dp=2", "llama3", TP_PP_DP, "n[0-3]",
+			       4);
+	combined_like_megatron("tp=2,cp=2,pp=2,dp=2", "llama3", TP_PP_DP,
+			       "n[0-3]", 4);
+}
+
+static void group_names(void)
+{
+	for (int g = 0; g < RMN_NGROUPS; g++) {
+		const char *n = rmn_group_name((rmn_group)g);
+		CHECK_INT(rmn_group_from_name(n, strlen(n)), g);
+	}
+	CHECK_INT(rmn_group_from_name("tp", 2), -1);
+	CHECK_STR(rmn_group_name(RMN_GROUP_DP_CP), "dp-cp");
+}
+
 int main(void)
 {
 	RUN("nccl_groups", megatron_order);
@@ -151,5 +324,8 @@ int main(void)
 	RUN("nccl_groups", with_context_parallel);
 	RUN("nccl_groups", with_expert_parallel_no_pipeline);
 	RUN("nccl_groups", bad_input);
+	RUN("nccl_groups", combined_groups_megatron_order);
+	RUN("nccl_groups", combined_groups_tp_pp_dp_order);
+	RUN("nccl_groups", group_names);
 	TEST_EXIT();
 }
