@@ -94,6 +94,17 @@ $(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
 
 fuzz: $(BUILD)/fuzz/fuzz_exchange
 
+# The communicators' set-up (comm.c) over the same stand-ins, with the
+# real id exchange between threads.
+$(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
+		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
+
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \

@@ -137,6 +137,16 @@ void fake_handle_free(ncclComm_t h)
 	free(h);
 }
 
+int fake_comm_size(ncclComm_t h)
+{
+	return h && h->sh ? h->sh->n : -1;
+}
+
+int fake_comm_rank(ncclComm_t h)
+{
+	return h && h->sh ? h->rank : -1;
+}
+
 void fake_reset(void)
 {
 	pthread_mutex_lock(&reg);

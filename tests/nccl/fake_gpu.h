@@ -26,6 +26,9 @@ void fake_handle_free(ncclComm_t h);
  * takes part, so the others wait for it (-1: nobody). */
 extern int fake_die_at_init;         /* world rank, in ncclCommInitRankConfig */
 extern int fake_die_at_split;        /* parent rank, in the first ncclCommSplit */
+/* A handle's size and rank, once its set-up has finished. */
+int fake_comm_size(ncclComm_t h);
+int fake_comm_rank(ncclComm_t h);
 /* Free what ncclCommInitRankConfig and ncclCommSplit made. */
 void fake_reset(void);
 

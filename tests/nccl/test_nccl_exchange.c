@@ -212,9 +212,9 @@ static void no_rank_zero_times_out(void)
 static void a_different_map_is_refused_alone(void)
 {
 	task t[3] = {
-		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 2000 },
-		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 2000 },
-		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 2000,
+		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 1200 },
+		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 1200 },
+		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 1200,
 		  .delay_ms = 250 },
 	};
 	result r[3];
@@ -237,16 +237,16 @@ static void a_different_map_is_refused_alone(void)
 static void another_job_does_not_abort(void)
 {
 	task t[4] = {
-		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 6000 },
-		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 6000,
+		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 2500 },
+		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 2500,
 		  .jobid = 8 },
-		{ .rank = 2, .nranks = 3, .digest = D1, .timeout_ms = 6000,
+		{ .rank = 2, .nranks = 3, .digest = D1, .timeout_ms = 2500,
 		  .secret = K2, .jobid = 9 },
-		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 6000,
+		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 2500,
 		  .delay_ms = 300 },
 	};
 	task real2 = { .rank = 2, .nranks = 3, .digest = D1,
-		       .timeout_ms = 6000, .delay_ms = 600 };
+		       .timeout_ms = 2500, .delay_ms = 600 };
 	task all[5] = { t[0], t[1], t[2], t[3], real2 };
 	result r[5];
 	unsigned char want[ID_LEN];
@@ -467,8 +467,8 @@ static void hostile_answers_are_rejected(void)
 	uint16_t port;
 	int st;
 	pid_t f = fake_root(NULL, 0, "HTTP/1.1 400 Bad Request\r\n\r\n", 28,
-			    1200, &port);
-	peer_of(port, 1000, &r);
+			    900, &port);
+	peer_of(port, 700, &r);
 	waitpid(f, &st, 0);
 	CHECK_INT(r.code, RMN_EAUTH);
 	CHECK_HAS(r.msg, "no authentic rank 0 at '127.0.0.1':");
@@ -476,9 +476,9 @@ static void hostile_answers_are_rejected(void)
 
 	/* Right magic, "ok", but a 4 GB id. */
 	unsigned char big[20] = "RMNXCHG2\0\0\0\0\xff\xff\xff\xff\0\0\0\x20";
-	f = fake_root(CHALLENGE, sizeof(CHALLENGE), big, sizeof(big), 1200,
+	f = fake_root(CHALLENGE, sizeof(CHALLENGE), big, sizeof(big), 900,
 		      &port);
-	peer_of(port, 1000, &r);
+	peer_of(port, 700, &r);
 	waitpid(f, &st, 0);
 	CHECK_INT(r.code, RMN_EAUTH);
 	CHECK_HAS(r.msg, "no valid answer");
@@ -488,9 +488,9 @@ static void hostile_answers_are_rejected(void)
 	unsigned char bad[20 + 40] = "RMNXCHG2\0\0\0\x06\0\0\0\x28\0\0\0\0";
 	for (int i = 20; i < 60; i++)
 		bad[i] = (unsigned char)(i % 2 ? 0x1b : 'x');
-	f = fake_root(CHALLENGE, sizeof(CHALLENGE), bad, sizeof(bad), 1200,
+	f = fake_root(CHALLENGE, sizeof(CHALLENGE), bad, sizeof(bad), 900,
 		      &port);
-	peer_of(port, 1000, &r);
+	peer_of(port, 700, &r);
 	waitpid(f, &st, 0);
 	CHECK_INT(r.code, RMN_EAUTH);
 	CHECK(strchr(r.msg, 0x1b) == NULL);
@@ -551,11 +551,11 @@ static void a_fake_rank_zero_is_rejected_by_every_peer(void)
 	unsigned char evil[ID_LEN];
 	memset(evil, 0xee, sizeof(evil));
 	task t[4] = {
-		{ .rank = 0, .nranks = 4, .timeout_ms = 1500, .secret = K2,
+		{ .rank = 0, .nranks = 4, .timeout_ms = 800, .secret = K2,
 		  .blob = evil },
-		{ .rank = 1, .nranks = 4, .timeout_ms = 1500 },
-		{ .rank = 2, .nranks = 4, .timeout_ms = 1500 },
-		{ .rank = 3, .nranks = 4, .timeout_ms = 1500 },
+		{ .rank = 1, .nranks = 4, .timeout_ms = 800 },
+		{ .rank = 2, .nranks = 4, .timeout_ms = 800 },
+		{ .rank = 3, .nranks = 4, .timeout_ms = 800 },
 	};
 	result r[4];
 	run_tasks(4, t, free_port(), r);
@@ -572,7 +572,7 @@ static void a_fake_rank_zero_is_rejected_by_every_peer(void)
 	memset(forged + 20, 0xee, ID_LEN + 32);
 	uint16_t port;
 	pid_t f = fake_root(CHALLENGE, sizeof(CHALLENGE), forged,
-			    sizeof(forged), 1500, &port);
+			    sizeof(forged), 1000, &port);
 	pid_t pid[3];
 	int rfd[3], st;
 	for (int i = 0; i < 3; i++)
