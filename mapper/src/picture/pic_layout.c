@@ -14,6 +14,7 @@
 #define NODE_GAP 0.5                 /* between node boxes */
 #define PAD 0.75                     /* inside a leaf or top box */
 #define LABEL 1.5                    /* name row on top of a box */
+#define ASPECT 1.2                   /* width / height of the picture */
 
 typedef struct key {
 	uint32_t top, loc, ix;
@@ -96,16 +97,21 @@ static void layout(rmi_pic *p, const uint32_t *leaf_first,
 			h->y = LABEL + (j % r) * nh;
 		}
 	}
-	/* Tops: their leaves in rows; the picture: the tops in rows. */
+	/* Tops in a grid of about sqrt(tops) columns, each top shaped so
+	 * that the grid comes out about ASPECT times wider than tall. */
+	uint32_t c = (uint32_t)ceil(sqrt(p->ntop)), r = (p->ntop + c - 1) / c;
+	double widest = 0;
 	for (uint32_t t = 0; t < p->ntop; t++) {
 		rmi_pic_box *v = p->leaf + top_first[t];
 		uint32_t n = top_first[t + 1] - top_first[t];
 		double w, h;
-		flow(v, n, target_width(v, n, 1.5), &w, &h);
+		flow(v, n, target_width(v, n, ASPECT * r / c), &w, &h);
 		p->top[t].w = w + 2 * PAD;
 		p->top[t].h = LABEL + h + PAD;
+		if (p->top[t].w > widest)
+			widest = p->top[t].w;
 	}
-	flow(p->top, p->ntop, target_width(p->top, p->ntop, 1.0), &p->w, &p->h);
+	flow(p->top, p->ntop, c * (widest + PAD), &p->w, &p->h);
 	/* Relative positions to absolute ones. */
 	for (uint32_t t = 0; t < p->ntop; t++)
 		for (uint32_t l = top_first[t]; l < top_first[t + 1]; l++) {

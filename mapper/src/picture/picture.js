@@ -274,7 +274,7 @@ View.prototype.draw = function () {
 			ln.moveTo(a[0] + 0.5, a[1] + 0.5);
 			ln.lineTo(b[0] + 0.5, b[1] + 0.5);
 		}
-		c.strokeStyle = 'rgba(20,20,20,0.45)';
+		c.strokeStyle = detail ? 'rgba(20,20,20,0.45)' : 'rgba(20,20,20,0.12)';
 		c.lineWidth = Math.max(0.06, 1 / s);
 		c.stroke(ln);
 	}
@@ -387,6 +387,7 @@ window.rankmapPicture = {
 			name: x.v.name,
 			gpuSlots: x.nh * G,
 			drawnGpus: function () { return x.drawnGpus; },
+			drawnNodes: function () { return x.drawnNodes; },
 			detail: function () { return x.detail; },
 			crossings: x.cross.length / 2,
 			reportCross: x.v.report.pp_cross,
