@@ -46,3 +46,7 @@ $(patsubst mapper/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC)): $(PIC_ASSETS)
 
 ALL_TARGETS   += $(BUILD)/librankmap.a $(BUILD)/librankmap.so $(BUILD)/rankmap
 CHECK_TARGETS += $(BUILD)/asan/librankmap.a $(BUILD)/asan/rankmap $(FUZZ_BINS)
+
+# make bench: the picture drawn in headless Chromium (bench/bench_picture.py)
+BENCH_BINS += bench/bench_picture.py
+bench: $(BUILD)/rankmap

@@ -136,6 +136,33 @@ def errors(events):
     return out
 
 
+def open_page(b, path, width, height, timeout=60):
+    """Open `path` in a new tab and wait for the picture; returns an
+    evaluate function and the session id."""
+    t = b.send("Target.createTarget", {"url": "about:blank"})
+    s = b.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True})["sessionId"]
+    for m in ("Runtime.enable", "Log.enable", "Page.enable"):
+        b.send(m, session=s)
+    b.send("Emulation.setDeviceMetricsOverride",
+           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=s)
+
+    def js(expr):
+        r = b.send("Runtime.evaluate", {"expression": expr, "returnByValue": True,
+                                        "awaitPromise": True}, session=s, timeout=timeout)
+        if "exceptionDetails" in r:
+            raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"]))
+        return r["result"].get("value")
+
+    b.send("Page.navigate", {"url": "file://" + os.path.abspath(path)}, session=s)
+    b.wait_event("Page.loadEventFired", timeout)
+    deadline = time.monotonic() + timeout
+    while not js("!!(window.rankmapPicture && rankmapPicture.ready)"):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the page never became ready")
+        time.sleep(0.05)
+    return js, s
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
@@ -148,28 +175,7 @@ def main():
     W, H = 1400, 900
     b = Browser(a.chromium, W, H)
     try:
-        t = b.send("Target.createTarget", {"url": "about:blank"})
-        s = b.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True})["sessionId"]
-        for m in ("Runtime.enable", "Log.enable", "Page.enable"):
-            b.send(m, session=s)
-        b.send("Emulation.setDeviceMetricsOverride",
-               {"width": W, "height": H, "deviceScaleFactor": 1, "mobile": False}, session=s)
-
-        def js(expr):
-            r = b.send("Runtime.evaluate", {"expression": expr, "returnByValue": True,
-                                            "awaitPromise": True}, session=s)
-            if "exceptionDetails" in r:
-                raise RuntimeError("%s: %s" % (expr, r["exceptionDetails"]))
-            return r["result"].get("value")
-
-        url = "file://" + os.path.abspath(a.page)
-        b.send("Page.navigate", {"url": url}, session=s)
-        b.wait_event("Page.loadEventFired")
-        deadline = time.monotonic() + 60
-        while not js("!!(window.rankmapPicture && rankmapPicture.ready)"):
-            if time.monotonic() > deadline:
-                raise TimeoutError("the page never became ready")
-            time.sleep(0.05)
+        js, s = open_page(b, a.page, W, H)
         n = a.name
         ms = js("rankmapPicture.renderMs")
         print("%s: first picture %.0f ms after navigation start (performance.now())" % (n, ms))

@@ -103,6 +103,14 @@ function View(v, index) {
 			if (this.crosses(r, q)) this.cross.push(r, q);
 		}
 	}
+	/* Zoomed out, links are drawn node to node, once per pair of nodes. */
+	var seenPair = new Set();
+	this.nodeLinks = [];
+	for (var j = 0; j < this.cross.length; j += 2) {
+		var na = Math.floor(this.rankSlot[this.cross[j]] / G), nb = Math.floor(this.rankSlot[this.cross[j + 1]] / G);
+		var key = na < nb ? na * nh + nb : nb * nh + na;
+		if (!seenPair.has(key)) { seenPair.add(key); this.nodeLinks.push(na, nb); }
+	}
 	/* TP groups whose GPUs are in more than one NVLink domain. */
 	this.split = new Uint8Array(W);
 	this.nsplit = 0;
@@ -268,11 +276,22 @@ View.prototype.draw = function () {
 	if (nred) { c.strokeStyle = '#e00000'; c.lineWidth = Math.max(0.12, 2 / s); c.stroke(red); }
 	/* Pipeline links that leave their leaf. */
 	if (this.cross.length) {
-		var ln = new Path2D();
-		for (i = 0; i < this.cross.length; i += 2) {
-			var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
-			ln.moveTo(a[0] + 0.5, a[1] + 0.5);
-			ln.lineTo(b[0] + 0.5, b[1] + 0.5);
+		var ln = new Path2D(), cx = COLS / 2, cy = ROWS / 2;
+		if (detail) {
+			for (i = 0; i < this.cross.length; i += 2) {
+				var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
+				/* a link whose box misses the view cannot cross it */
+				if (!seen(Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.abs(a[0] - b[0]) + 1, Math.abs(a[1] - b[1]) + 1))
+					continue;
+				ln.moveTo(a[0] + 0.5, a[1] + 0.5);
+				ln.lineTo(b[0] + 0.5, b[1] + 0.5);
+			}
+		} else {
+			var L = this.nodeLinks;
+			for (i = 0; i < L.length; i += 2) {
+				ln.moveTo(v.hxy[2 * L[i]] + cx, v.hxy[2 * L[i] + 1] + cy);
+				ln.lineTo(v.hxy[2 * L[i + 1]] + cx, v.hxy[2 * L[i + 1] + 1] + cy);
+			}
 		}
 		c.strokeStyle = detail ? 'rgba(20,20,20,0.45)' : 'rgba(20,20,20,0.12)';
 		c.lineWidth = Math.max(0.06, 1 / s);
@@ -380,7 +399,16 @@ views.forEach(function (x) { x.resize(); x.fit(); });
 
 /* What the browser test checks (tests/picture/t_browser.sh). */
 window.rankmapPicture = {
-	renderMs: performance.now(),
+	renderMs: performance.now(),         /* drawing done, not yet painted */
+	/* One redraw of every view until it is painted (what a zoom, pan or
+	 * click costs), as a promise of milliseconds. */
+	redrawMs: function () {
+		var t = performance.now();
+		redraw();
+		return new Promise(function (done) {
+			requestAnimationFrame(function () { requestAnimationFrame(function () { done(performance.now() - t); }); });
+		});
+	},
 	world: W,
 	views: views.map(function (x) {
 		return {
@@ -396,6 +424,14 @@ window.rankmapPicture = {
 			cellCenter: function (r) { return x.cellCenter(r); }
 		};
 	}),
-	ready: true
+	ready: false
 };
+/* Ready once the first picture has been painted: the frame after the
+ * one that drew it. */
+requestAnimationFrame(function () {
+	requestAnimationFrame(function () {
+		window.rankmapPicture.paintedMs = performance.now();
+		window.rankmapPicture.ready = true;
+	});
+});
 })();
