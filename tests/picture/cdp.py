@@ -177,8 +177,8 @@ def main():
     try:
         js, s = open_page(b, a.page, W, H)
         n = a.name
-        ms = js("rankmapPicture.renderMs")
-        print("%s: first picture %.0f ms after navigation start (performance.now())" % (n, ms))
+        ms = js("rankmapPicture.paintedMs")
+        print("%s: first picture painted %.0f ms after navigation start (performance.now())" % (n, ms))
         state = ("rankmapPicture.views.map(function (v) { return {name: v.name, slots: v.gpuSlots, "
                  "drawn: v.drawnGpus(), nodes: v.drawnNodes(), detail: v.detail(), crossings: v.crossings, "
                  "reportCross: v.reportCross, tpSplit: v.tpSplit}; })")

@@ -14,7 +14,7 @@
 #define NODE_GAP 0.5                 /* between node boxes */
 #define PAD 0.75                     /* inside a leaf or top box */
 #define LABEL 1.5                    /* name row on top of a box */
-#define ASPECT 1.2                   /* width / height of the picture */
+#define ASPECT 1.5                   /* width / height of the picture */
 
 typedef struct key {
 	uint32_t top, loc, ix;
