@@ -119,12 +119,12 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 			  fmt == RM_FMT_YAML || fmt == RM_FMT_CSV ||
 			  fmt == RM_FMT_ENV))
 		return e.msg[0] ? rmc_fail(&e)
-				: rmc_usage("check: --format is text, json, "
-					    "html or svg");
+				: rmc_usage("--format %s: expected text, json, "
+					    "html or svg", o->format);
 	if (!!o->map == !!o->assignment)
-		return rmc_usage("check: give --map FILE or --assignment FILE");
+		return rmc_usage("give --map FILE or --assignment FILE");
 	if (o->map && (o->layout || o->order))
-		return rmc_usage("check: --layout and --order go with "
+		return rmc_usage("--layout and --order go with "
 				 "--assignment (a map file has its own)");
 	int rc = rmc_load_fabric(o, in);
 	if (rc)
