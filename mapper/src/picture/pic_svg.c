@@ -28,6 +28,16 @@ static void text(rmi_buf *b, double x, double y, const char *cls,
 	rmi_buf_puts(b, "</text>\n");
 }
 
+/* A tier's box with its name in the top-left corner. */
+static void box(rmi_buf *b, const rmi_pic_box *x, const char *cls,
+		const char *label_cls)
+{
+	rmi_buf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+		       "width=\"%.1f\" height=\"%.1f\"/>\n", cls, x->x * S,
+		       x->y * S, x->w * S, x->h * S);
+	text(b, x->x * S + 3, x->y * S + 12, label_cls, x->name);
+}
+
 /* Ranks of TP groups whose GPUs are in more than one NVLink domain. */
 static unsigned char *tp_split(const rmi_pic *p, const uint64_t *stride,
 			       uint64_t *groups)
@@ -119,22 +129,11 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 	rmi_buf_puts(b, "\">\n");
 	head(b, p, name, crossings);
 	rmi_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", HEAD);
-	for (uint32_t t = 0; t < p->ntop; t++) {
-		const rmi_pic_box *x = &p->top[t];
-		if (!*x->name)
-			continue;
-		rmi_buf_printf(b, "<rect class=\"top\" x=\"%.1f\" y=\"%.1f\" "
-			       "width=\"%.1f\" height=\"%.1f\"/>\n", x->x * S,
-			       x->y * S, x->w * S, x->h * S);
-		text(b, x->x * S + 4, x->y * S + 13, "t", x->name);
-	}
-	for (uint32_t l = 0; l < p->nleaf; l++) {
-		const rmi_pic_box *x = &p->leaf[l];
-		rmi_buf_printf(b, "<rect class=\"leaf\" x=\"%.1f\" y=\"%.1f\" "
-			       "width=\"%.1f\" height=\"%.1f\"/>\n", x->x * S,
-			       x->y * S, x->w * S, x->h * S);
-		text(b, x->x * S + 3, x->y * S + 12, "l", x->name);
-	}
+	for (uint32_t t = 0; t < p->ntop; t++)
+		if (*p->top[t].name)
+			box(b, &p->top[t], "top", "t");
+	for (uint32_t l = 0; l < p->nleaf; l++)
+		box(b, &p->leaf[l], "leaf", "l");
 	for (uint32_t h = 0; h < p->nhost; h++) {
 		const rmi_pic_host *x = &p->host[h];
 		rmi_buf_puts(b, "<g class=\"node\" aria-label=\"");
