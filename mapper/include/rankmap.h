@@ -289,6 +289,27 @@ bool rm_fabric_is_flat(const rm_fabric *f);
 /* SHA-256 (hex) of a canonical form: same fabric, same digest. */
 void rm_fabric_digest(const rm_fabric *f, char hex[65]);
 void rm_fabric_free(rm_fabric *f);
+
+/* What a fabric holds, for reports (fabric_info.c). */
+typedef struct rm_fabric_info {
+	uint32_t nodes, switches, leaves, top_switches;
+	uint32_t levels;             /* switch levels, leaves = 1 */
+	bool tree, blocks;           /* topology/tree lines, BlockName= lines */
+	uint32_t no_leaf;            /* nodes under no switch (site-only) */
+	uint32_t nvl_domains;        /* blocks or site groups; 0 = per node */
+	uint32_t nvl_domain_nodes;   /* nodes in the largest domain */
+	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	uint32_t no_domain;          /* with domains: nodes in none */
+	uint32_t units, unit_nodes, rails;
+	uint32_t no_unit;            /* with units: nodes in none */
+} rm_fabric_info;
+void rm_fabric_info_get(const rm_fabric *f, rm_fabric_info *out);
+/* Node i (0 .. info.nodes-1): its name, and which of leaf, NVLink domain
+ * and rail unit it has (RM_FABRIC_NODE_* bits). */
+enum { RM_FABRIC_NODE_LEAF = 1, RM_FABRIC_NODE_DOMAIN = 2,
+       RM_FABRIC_NODE_UNIT = 4 };
+const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
+int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
 /* ===== BEGIN section: plan, check and map (place.c, check.c, map*.c) ===== */
