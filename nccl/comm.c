@@ -186,32 +186,30 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 	return rmn_comm_wait(c->comm, o->timeout_ms, what, err);
 }
 
-/* "tp group 3 (ranks 6-7)", or "embedding group 0 (ranks 0, 12)". */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* "tp group 3 (ranks 6-7)": what a split waits for, for its message. */
 static void describe(const rmn_comms *c, int axis, int group, char *out,
 		     size_t cap)
 {
-	uint32_t *m = malloc(sizeof(*m) * c->world), n = 0;
+	uint32_t *all = NULL, ng = 0, size = 0;
 	char list[160] = "?";
 	const rmn_split *sp = axis >= 0 ? &c->split[axis] : &c->gsplit[group];
-	for (uint32_t r = 0; m && r < c->world; r++) {
-		rmn_split x;
-		bool same;
-		if (axis >= 0) {
-			uint32_t id = 0;
-			same = rm_map_group(c->map, (rm_axis)axis, r, NULL, &id,
-					    NULL) == RM_OK &&
-			       id == (uint32_t)sp->color;
-		} else {
-			same = rmn_group_split(c->map, (rmn_group)group, r, &x,
-					       NULL) == RMN_OK &&
-			       x.present && x.color == sp->color;
-		}
-		if (same)
-			m[n++] = r;
+	rmn_status st =
+		axis >= 0 ? rmn_axis_groups(c->map, (rm_axis)axis, &all, &ng,
+					    &size, NULL)
+			  : rmn_group_members(c->map, (rmn_group)group, &all,
+					      &ng, &size, NULL);
+	if (st == RMN_OK && (uint32_t)sp->color < ng) {
+		uint32_t *m = all + (size_t)sp->color * size;
+		qsort(m, size, sizeof(*m), cmp_u32);
+		rmni_ranges(m, size, list, sizeof(list));
 	}
-	if (m)
-		rmni_ranges(m, n, list, sizeof(list));
-	free(m);
+	free(all);
 	snprintf(out, cap, "%s group %d (ranks %s)",
 		 axis >= 0 ? rm_axis_name((rm_axis)axis)
 			   : rmn_group_name((rmn_group)group),
@@ -264,6 +262,8 @@ static rmn_status split_axes(const rmn_opts *o, rmn_comms *c,
 		[RMN_GROUP_DP_CP] = "rankmap-dp-cp",
 		[RMN_GROUP_TP_DP_CP] = "rankmap-tp-dp-cp",
 		[RMN_GROUP_EMBEDDING] = "rankmap-embedding",
+		[RMN_GROUP_ETP] = "rankmap-etp",
+		[RMN_GROUP_EDP] = "rankmap-edp",
 	};
 	rmn_status st = rmn_splits(c->map, c->rank, c->split, err);
 	for (int g = 0; g < RMN_NGROUPS && st == RMN_OK; g++)

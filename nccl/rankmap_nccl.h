@@ -113,14 +113,15 @@ rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
 			   uint32_t *size, rmn_error *err);
 
 /*
- * ---- the combined groups Megatron-Core builds (groups_combined.c);
- * needs no GPU ----
- * A combined group holds the ranks that agree on every coordinate outside
- * its axes; its members are in ascending RANK, the order torch's
- * new_group gives them. The map's ep axis counts as part of dp here, as
- * Megatron-Core carves expert parallelism out of data parallelism. The
- * embedding group of a pipeline is its first and last stage (the only
- * stage when pp = 1); ranks of the stages between are in none.
+ * ---- the other groups Megatron-Core builds (groups_combined.c); needs
+ * no GPU ----
+ * From librankmap's groups API (rm_map_groups): members in Megatron-Core's
+ * order (ascending RANK, as torch's new_group numbers them), color = the
+ * group, key = the place in it. The embedding group of a pipeline is its
+ * first and last stage (the only stage when pp = 1); ranks of the stages
+ * between are in none. Expert groups follow Megatron-Core's expert
+ * generator (etp x ep x edp x pp over the same ranks); the expert-model-
+ * parallel group is the ep axis (rmn_splits).
  */
 typedef enum rmn_group {
 	RMN_GROUP_MP = 0,            /* "mp": tp x pp (model parallel) */
@@ -128,6 +129,8 @@ typedef enum rmn_group {
 	RMN_GROUP_DP_CP,             /* "dp-cp": the distributed optimizer's */
 	RMN_GROUP_TP_DP_CP,          /* "tp-dp-cp" */
 	RMN_GROUP_EMBEDDING,         /* "embedding": first and last stage */
+	RMN_GROUP_ETP,               /* "etp": expert tensor parallel */
+	RMN_GROUP_EDP,               /* "edp": expert data parallel */
 	RMN_NGROUPS
 } rmn_group;
 
@@ -138,7 +141,7 @@ int rmn_group_from_name(const char *s, size_t len);
  * where the rank is in no such group (embedding). */
 rmn_status rmn_group_split(const rm_map *map, rmn_group g, uint32_t rank,
 			   rmn_split *out, rmn_error *err);
-/* Every group: groups[k * size + i], members ascending; *groups malloc'd. */
+/* Every group: groups[k * size + i] in member order; *groups malloc'd. */
 rmn_status rmn_group_members(const rm_map *map, rmn_group g,
 			     uint32_t **groups, uint32_t *ngroups,
 			     uint32_t *size, rmn_error *err);

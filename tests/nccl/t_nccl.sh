@@ -29,7 +29,7 @@ fi
 run help 0 "$CHECKER" --help
 has help-text "$OUT" '^usage: rankmap-nccl-check'
 has help-exit "$OUT" '2 usage, 3 no GPU'
-has help-groups "$OUT" 'mp, tp-cp, dp-cp, tp-dp-cp, embedding'
+has help-groups "$OUT" 'mp, tp-cp, dp-cp, tp-dp-cp, embedding, etp,'
 run bad-option 2 "$CHECKER" --no-such-option
 has bad-option-says "$ERR" "^rankmap-nccl-check: unknown option '--no-such-option' \\(see --help\\)$"
 run bad-value 2 "$CHECKER" -n 0

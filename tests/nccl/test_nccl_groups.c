@@ -188,14 +188,58 @@ static uint32_t megatron_groups(const rm_axis *order, const uint32_t *sizes,
 	return ngroups;
 }
 
-/* The combined groups of a map against Megatron-Core's for the same
- * sizes and order (the map's ranks numbered the way Megatron numbers). */
+/* Megatron's lists `want` against the library's `got`: same groups, same
+ * member order (matched by first member: numbering may differ). The
+ * color and key of every member are checked with `split`. */
+static void same_groups(const char *what, const uint32_t *want, uint32_t wn,
+			uint32_t wsize, const uint32_t *got, uint32_t gn,
+			uint32_t gsize, const rm_map *m, int g)
+{
+	rmn_error e = { 0 };
+	CHECK_INT(gn, wn);
+	CHECK_INT(gsize, wsize);
+	if (!got || gn != wn || gsize != wsize) {
+		printf("  %s: %u groups of %u, Megatron %u of %u\n", what, gn,
+		       gsize, wn, wsize);
+		return;
+	}
+	for (uint32_t k = 0; k < wn; k++) {
+		const uint32_t *w = want + (size_t)k * wsize;
+		uint32_t at = UINT32_MAX;
+		for (uint32_t j = 0; j < gn; j++)
+			if (got[(size_t)j * gsize] == w[0])
+				at = j;
+		if (at == UINT32_MAX ||
+		    memcmp(got + (size_t)at * gsize, w, sizeof(*w) * wsize)) {
+			printf("  %s: Megatron group %u (ranks %u..) differs\n",
+			       what, k, w[0]);
+			t_bad++;
+			return;
+		}
+		for (uint32_t i = 0; g >= 0 && i < wsize; i++) {
+			rmn_split sp;
+			CHECK_INT(rmn_group_split(m, (rmn_group)g, w[i], &sp, &e),
+				  RMN_OK);
+			CHECK(sp.present);
+			CHECK_INT(sp.color, at);
+			CHECK_INT(sp.key, i);
+			CHECK_INT(sp.size, wsize);
+		}
+	}
+}
+
+/*
+ * A map's groups against Megatron-Core's two generators for the same
+ * sizes and order: dense tp x cp x dp x pp (ep = 1, dp the whole data
+ * parallel degree) and expert etp x ep x edp x pp (cp = 1).
+ */
 static void combined_like_megatron(const char *layout, const char *order,
 				   const rm_axis *morder, const char *nodes,
 				   uint32_t gpn)
 {
+	/* Tokens on the dense generator, then on the expert one. */
 	static const char *const tokens[RMN_NGROUPS] = {
-		"tp-pp", "tp-cp", "dp-cp", "tp-dp-cp", "pp"
+		"tp-pp", "tp-cp", "dp-cp", "tp-dp-cp", "pp", "tp", "dp"
 	};
 	fx_map fx;
 	rmn_error e = { 0 };
@@ -204,21 +248,33 @@ static void combined_like_megatron(const char *layout, const char *order,
 		return;
 	}
 	const rm_map *m = fx.map;
-	uint32_t sizes[RM_NAXES];
-	for (int i = 0; i < RM_NAXES; i++)
-		sizes[i] = m->layout.size[morder[i]];
+	const rm_layout *l = &m->layout;
+	uint32_t dense[RM_NAXES], expert[RM_NAXES];
+	for (int i = 0; i < RM_NAXES; i++) {
+		rm_axis a = morder[i];
+		dense[i] = a == RM_AXIS_EP ? 1 :
+			   a == RM_AXIS_DP ? rm_layout_dp(l) : l->size[a];
+		expert[i] = a == RM_AXIS_TP ? rm_layout_etp(l) :
+			    a == RM_AXIS_CP ? 1 :
+			    a == RM_AXIS_EP ? rm_layout_ep(l) :
+			    a == RM_AXIS_DP ? rm_layout_edp(l) : l->size[a];
+	}
 	uint32_t *want = malloc(sizeof(*want) * m->world * 2);
-	for (int g = 0; g < RMN_NGROUPS; g++) {
+	for (int g = 0; g <= RMN_NGROUPS; g++) {
+		/* g == RMN_NGROUPS: the ep axis, Megatron's expert "ep". */
+		const char *tok = g < RMN_NGROUPS ? tokens[g] : "ep";
+		bool ex = g >= RMN_GROUP_ETP;
 		bool mask[RM_NAXES] = { false };
 		for (int i = 0; i < RM_NAXES; i++) {
 			const char *name = rm_axis_name(morder[i]);
-			const char *t = strstr(tokens[g], name);
-			mask[i] = t && (t == tokens[g] || t[-1] == '-') &&
-				  (t[strlen(name)] == '\0' || t[strlen(name)] == '-');
+			const char *t = strstr(tok, name);
+			mask[i] = t && (t == tok || t[-1] == '-') &&
+				  (t[strlen(name)] == '\0' ||
+				   t[strlen(name)] == '-');
 		}
 		uint32_t wsize = 0;
-		uint32_t wn = megatron_groups(morder, sizes, RM_NAXES, mask,
-					      want, &wsize);
+		uint32_t wn = megatron_groups(morder, ex ? expert : dense,
+					      RM_NAXES, mask, want, &wsize);
 		if (g == RMN_GROUP_EMBEDDING) {
 			/* First and last stage of each pipeline. */
 			for (uint32_t k = 0; k < wn; k++) {
@@ -232,43 +288,18 @@ static void combined_like_megatron(const char *layout, const char *order,
 				want[k] = want[2 * k];
 		}
 		uint32_t *got = NULL, gn = 0, gsize = 0;
-		CHECK_INT(rmn_group_members(m, (rmn_group)g, &got, &gn, &gsize,
-					    &e), RMN_OK);
-		CHECK_INT(gn, wn);
-		CHECK_INT(gsize, wsize);
-		if (!got || gn != wn || gsize != wsize) {
-			free(got);
-			continue;
-		}
-		/* Same lists, in the same member order; group numbering may
-		 * differ, so match each Megatron group by its first rank. */
-		for (uint32_t k = 0; k < wn; k++) {
-			const uint32_t *w = want + (size_t)k * wsize;
-			uint32_t at = UINT32_MAX;
-			for (uint32_t j = 0; j < gn; j++)
-				if (got[(size_t)j * gsize] == w[0])
-					at = j;
-			if (at == UINT32_MAX ||
-			    memcmp(got + (size_t)at * gsize, w,
-				   sizeof(*w) * wsize) != 0) {
-				printf("  %s %s: Megatron group %u (ranks %u..) "
-				       "differs\n", layout, rmn_group_name(g), k,
-				       w[0]);
-				t_bad++;
-				break;
-			}
-			/* Every member splits to this group's color, keyed by
-			 * its position's order (RANK). */
-			for (uint32_t i = 0; i < wsize; i++) {
-				rmn_split sp;
-				CHECK_INT(rmn_group_split(m, (rmn_group)g, w[i],
-							  &sp, &e), RMN_OK);
-				CHECK(sp.present);
-				CHECK_INT(sp.color, at);
-				CHECK_INT(sp.key, w[i]);
-				CHECK_INT(sp.size, wsize);
-			}
-		}
+		char what[96];
+		snprintf(what, sizeof(what), "%s %s", layout,
+			 g < RMN_NGROUPS ? rmn_group_name((rmn_group)g)
+					 : "ep axis");
+		if (g < RMN_NGROUPS)
+			CHECK_INT(rmn_group_members(m, (rmn_group)g, &got, &gn,
+						    &gsize, &e), RMN_OK);
+		else
+			CHECK_INT(rmn_axis_groups(m, RM_AXIS_EP, &got, &gn,
+						  &gsize, &e), RMN_OK);
+		same_groups(what, want, wn, wsize, got, gn, gsize, m,
+			    g < RMN_NGROUPS ? g : -1);
 		free(got);
 	}
 	/* Middle stages are in no embedding group. */
@@ -302,12 +333,25 @@ static void combined_groups_megatron_order(void)
 			       "n[0-5]", 4);
 }
 
+/* MoE: expert parallelism carved out of data parallelism. */
+static void expert_groups_like_megatron(void)
+{
+	combined_like_megatron("tp=2,ep=2,pp=2,dp=auto", "megatron", MEGATRON,
+			       "n[0-3]", 4);
+	combined_like_megatron("tp=2,ep=4,etp=1,pp=2,dp=auto", "megatron",
+			       MEGATRON, "n[0-3]", 4);
+	combined_like_megatron("tp=2,cp=2,ep=2,pp=2,dp=auto", "megatron",
+			       MEGATRON, "n[0-7]", 4);
+}
+
 static void combined_groups_tp_pp_dp_order(void)
 {
 	combined_like_megatron("tp=2,pp=4,dp=2", "llama3", TP_PP_DP, "n[0-3]",
 			       4);
-	combined_like_megatron("tp=2,cp=2,pp=2,dp=2", "llama3", TP_PP_DP,
-			       "n[0-3]", 4);
+	/* (With cp the expert numbering would split pipelines differently:
+	 * librankmap refuses that order, as Megatron-Core needs pp last.) */
+	combined_like_megatron("tp=2,pp=2,dp=4", "llama3", TP_PP_DP, "n[0-3]",
+			       4);
 }
 
 static void group_names(void)
@@ -331,6 +375,7 @@ int main(void)
 	RUN("nccl_groups", bad_input);
 	RUN("nccl_groups", combined_groups_megatron_order);
 	RUN("nccl_groups", combined_groups_tp_pp_dp_order);
+	RUN("nccl_groups", expert_groups_like_megatron);
 	RUN("nccl_groups", group_names);
 	TEST_EXIT();
 }
