@@ -74,10 +74,8 @@ rmn_status rmn_group_split(const rm_map *map, rmn_group g, uint32_t rank,
 		st = rmni_err(err, RMN_EINPUT,
 			      "RANK %u is outside the map's world of %u", rank,
 			      map->world);
-	else if (gr.group_of[rank] != UINT32_MAX)
-		*out = (rmn_split){ .present = true, .size = gr.size,
-				    .color = (int32_t)gr.group_of[rank],
-				    .key = (int32_t)gr.index_of[rank] };
+	else
+		*out = rmni_split_of(&gr, rank);
 	rm_groups_free(&gr);
 	return st;
 }

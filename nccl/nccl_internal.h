@@ -23,6 +23,9 @@ RMI_HIDDEN int64_t rmni_now_ms(void);
 RMI_HIDDEN void rmni_ranges(const uint32_t *v, size_t n, char *out,
 			    size_t cap);
 
+/* A rank's color, key and group size in librankmap's groups (present is
+ * false where it is in none). */
+RMI_HIDDEN rmn_split rmni_split_of(const rm_groups *g, uint32_t rank);
 /* An unsigned integer from the environment; absent leaves *out alone. */
 RMI_HIDDEN rmn_status rmni_env_u64(const char *name, uint64_t min,
 				   uint64_t max, uint64_t *out, bool *found,

@@ -7,6 +7,7 @@
  * nothing and the real rank still succeeds.
  */
 #include "test.h"
+#include "nccl_fixture.h"
 #include "auth.h"
 
 #include <signal.h>
@@ -204,18 +205,6 @@ static void stop_munged(void)
 		printf("  could not stop munged in %s\n", mdir);
 }
 
-static uint16_t free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	bind(fd, (struct sockaddr *)&a, sizeof(a));
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
 typedef struct mres {
 	int code;
 	unsigned char id[128];
@@ -226,16 +215,12 @@ typedef struct mres {
 static pid_t mrank(uint32_t rank, uint16_t port, uid_t uid, int delay_ms,
 		   int *rfd)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
+	int wfd = -1;
+	pid_t pid = fork_piped(rfd, &wfd);
 	if (pid == 0) {
 		mres r;
 		char sock[96];
 		memset(&r, 0, sizeof(r));
-		close(p[0]);
 		if (uid && (setgid(uid) != 0 || setuid(uid) != 0))
 			_exit(3);
 		poll(NULL, 0, delay_ms);
@@ -250,10 +235,8 @@ static pid_t mrank(uint32_t rank, uint16_t port, uid_t uid, int delay_ms,
 		rmn_error e = { 0 };
 		r.code = rmn_exchange(&o, r.id, sizeof(r.id), &e);
 		memcpy(r.msg, e.msg, sizeof(r.msg));
-		_exit(write(p[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 2);
+		_exit(write(wfd, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 2);
 	}
-	close(p[1]);
-	*rfd = p[0];
 	return pid;
 }
 

@@ -6,6 +6,7 @@
  * process without it (or with another step's secret, or a raw socket).
  */
 #include "test.h"
+#include "nccl_fixture.h"
 #include "rankmap_nccl.h"
 
 #include <arpa/inet.h>
@@ -44,18 +45,6 @@ static const char *D1 =
 static const char *D2 =
 	"2222222222222222222222222222222222222222222222222222222222222222";
 
-static uint16_t free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	bind(fd, (struct sockaddr *)&a, sizeof(a));
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
 static void root_blob(unsigned char *b)
 {
 	for (int i = 0; i < ID_LEN; i++)
@@ -64,13 +53,9 @@ static void root_blob(unsigned char *b)
 
 static pid_t spawn(const task *t, uint16_t port, int *rfd)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
+	int wfd = -1;
+	pid_t pid = fork_piped(rfd, &wfd);
 	if (pid == 0) {
-		close(p[0]);
 		if (t->delay_ms)
 			poll(NULL, 0, t->delay_ms);
 		result r;
@@ -91,12 +76,10 @@ static pid_t spawn(const task *t, uint16_t port, int *rfd)
 		rmn_error e = { 0 };
 		r.code = rmn_exchange(&o, r.blob, ID_LEN, &e);
 		memcpy(r.msg, e.msg, sizeof(r.msg));
-		if (write(p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+		if (write(wfd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 			_exit(2);
 		_exit(0);
 	}
-	close(p[1]);
-	*rfd = p[0];
 	return pid;
 }
 
