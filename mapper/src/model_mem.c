@@ -54,9 +54,9 @@ double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
  * at its peak. 1F1B: the first stage runs p forwards before its first
  * backward (Narayanan 2021); interleaved adds (p-1)/v (Korthikanti 2022,
  * sec. 4.2.3; Megatron's warm-up count 2(p-1)+(v-1)p+1 chunks gives the
- * same); ZB-H1 keeps the 1F1B peak; ZB-V keeps it too and spreads it
- * evenly, its V shape giving every GPU a first and a last chunk (Qi et al.
- * 2024, "Pipeline Parallelism with Controllable Memory", table 1).
+ * same). Qi et al. 2024: ZB-H1 keeps the 1F1B peak, p; ZB-H2 holds 2p-1;
+ * ZB-V holds 2p chunks of half a stage, p, on every GPU (its V shape gives
+ * each GPU a first and a last chunk).
  */
 double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 {
@@ -70,6 +70,9 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 	case RM_SCHED_ZBV:
 		k = p;
 		break;
+	case RM_SCHED_ZBH2:
+		k = first ? 2 * p - 1 : p;
+		break;
 	case RM_SCHED_1F1B:
 	case RM_SCHED_ZBH1:
 	default:
@@ -77,6 +80,15 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 		break;
 	}
 	return k < m ? k : m;
+}
+
+/* Weight-gradient passes a zero-bubble schedule defers at its peak: each
+ * keeps the gradients of its linears' outputs until W runs. */
+static double deferred_w(rm_schedule s, double p, double m)
+{
+	double k = s == RM_SCHED_ZBH1 || s == RM_SCHED_ZBV ? p - 1 :
+		   s == RM_SCHED_ZBH2 ? 2 * (p - 1) : 0;
+	return p <= 1 ? 0 : (k < m ? k : m);
 }
 
 void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -91,13 +103,16 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double head = rmi_model_edge_params(m, false);
 	if (m->tied_embeddings && pp > 1)
 		head += (double)m->vocab * m->hidden;   /* the head's own copy */
-	e->params_first = e->layers_stage * layer +
-			  rmi_model_edge_params(m, true) / tp;
-	e->params_last = e->layers_stage * layer + head / tp;
+	uint32_t p = l->size[RM_AXIS_PP];
+	double lf = rmi_stage_layers(m, t, p, 0);
+	double ll = rmi_stage_layers(m, t, p, p - 1);
+	e->params_first = lf * layer + rmi_model_edge_params(m, true) / tp;
+	e->params_last = ll * layer + head / tp;
 	if (pp <= 1)
 		e->params_first = e->params_last =
 			e->params_first + head / tp;
-	double worst = fmax(e->params_first, e->params_last);
+	double worst = fmax(fmax(e->params_first, e->params_last),
+			    e->layers_stage * layer);
 	rmi_bytes_per_param(t->sharding, t->grad_bytes, d, e->bytes_per_param);
 	e->weights = worst * e->bytes_per_param[0];
 	if (t->sharding == RM_SHARD_FSDP)
@@ -115,14 +130,30 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		state_last += 4.0 * layer;
 	}
 
-	e->act_layer = rmi_act_layer(m, t->recompute, b, s, tp);
+	/* a flash kernel keeps no s x s scores, recomputed or not; without
+	 * sequence parallelism the norms' and dropouts' 10 sbh are whole on
+	 * every TP rank (Korthikanti: 10 + 24/t instead of 34/t) */
+	rm_recompute r = t->recompute;
+	if (t->flash && r == RM_RECOMPUTE_NONE)
+		r = RM_RECOMPUTE_SELECTIVE;
+	e->act_layer = rmi_act_layer(m, r, b, s, tp);
+	if (!t->seq_parallel && r != RM_RECOMPUTE_FULL)
+		e->act_layer += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
 	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp,
 					 (double)e->m, true);
 	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,
 					(double)e->m, false);
-	double stage = e->layers_stage * e->act_layer;
-	e->act_first = e->inflight_first * stage;
-	e->act_last = e->inflight_last * stage;
+	/* the first stage holds k micro-batches of its layers, the second
+	 * k-1 of a full stage's: the larger is the peak */
+	double k = e->inflight_first;
+	e->act_first = fmax(k * lf, (k - 1) * e->layers_stage) * e->act_layer;
+	e->act_last = e->inflight_last * ll * e->act_layer;
+	/* deferred W passes keep their linears' output gradients (bf16) */
+	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+	double outg = 2.0 * b * s * ((q + 2 * kv) / tp + 2.0 * m->hidden +
+				     (m->swiglu ? 2.0 : 1.0) * m->ffn / tp);
+	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
+	e->act_first += e->inflight_w * e->layers_stage * outg;
 	/* Full recomputation rebuilds one layer at a time for its backward
 	 * (attention through a fused kernel: no s*s scores kept). */
 	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?

@@ -106,21 +106,25 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 	if (fmt == RM_FMT_JSON) {
 		put_json(&b, m, hw, t, o, s, top);
 	} else if (fmt == RM_FMT_TEXT) {
+		rmi_cal k;
+		rmi_cal_of(hw, t, &k);
 		rmi_buf_printf(&b,
 			"rankmap suggest: %s on %llu x %s, batch %llu tokens of %u\n"
-			"recompute %s, sharding %s, compute_eff %.2f, nvlink_eff %.2f, "
-			"net_eff %.2f, dp_overlap %.2f, grad_bytes %g "
-			"(rankmap explain prints every formula)\n"
+			"recompute %s, sharding %s, grad_bytes %g, flash %s, "
+			"seq_parallel %s; calibration of %s: gemm_eff %.3g, "
+			"gemm_dim0 %.4g, attn_eff %.3g, hbm_eff %.3g, nvlink_eff "
+			"%.3g, net_eff %.3g (rankmap explain prints every term)\n"
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
 			"%zu do not fit memory, %zu do not split the batch or the model\n"
-			"nesting tp, cp, pp, dp innermost first; best micro-batch and "
-			"schedule per layout; rows within a few %% of #1 are ties\n"
-			"for a model with round-figure efficiencies\n\n",
+			"nesting tp, cp, pp, dp innermost first; best micro-batch, "
+			"schedule and recompute per layout\n\n",
 			m->name, (unsigned long long)o->gpus, hw->name,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
 			rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
-			t->compute_eff, t->nvlink_eff, t->net_eff, t->dp_overlap,
-			t->grad_bytes, s->considered, s->nranked, s->rejected_mem,
+			t->grad_bytes, t->flash ? "on" : "off",
+			t->seq_parallel ? "on" : "off", hw->name, k.gemm_eff,
+			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
+			s->considered, s->nranked, s->rejected_mem,
 			s->rejected_other);
 		rmi_buf_puts(&b, "  rank   layout                      mb schedule           m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
