@@ -47,13 +47,16 @@ uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
 		return f;
 	if (i == p - 1 && l)
 		return l;
-	/* the rest shared evenly by the stages not set apart */
+	/* the rest shared evenly by the stages not set apart; what does not
+	 * divide goes to the middle ones, so the first and last stage (which
+	 * also hold the embedding and the head) get fewer, as Llama 3 did */
 	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
 	uint64_t rest = (uint64_t)m->layers - f - l;
 	if (n == 0)
 		return 0;
-	uint64_t k = i - lo;
-	return (uint32_t)((k + 1) * rest / n - k * rest / n);
+	uint64_t k = i - lo, base = rest / n, extra = rest % n;
+	uint64_t from = (n - extra) / 2;
+	return (uint32_t)(base + (k >= from && k < from + extra));
 }
 
 void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -149,7 +152,7 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 
 	/* Adam step, memory-bound: per parameter it updates, read the gradient,
 	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
-	double P = fmax(e->params_first, e->params_last);
+	double P = rmi_params_peak(m, e);
 	double d = (double)l->size[RM_AXIS_DP] * cp;
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
 	e->t_optim = upd * (26.0 + t->grad_bytes) / bw;

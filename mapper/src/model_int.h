@@ -58,6 +58,8 @@ RMI_HIDDEN void rmi_group_link(const rm_hw *hw, const rm_train *t,
 /* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
 RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
+/* Parameters on the fullest GPU: the first, the last or a middle stage. */
+RMI_HIDDEN double rmi_params_peak(const rm_model *m, const rm_estimate *e);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

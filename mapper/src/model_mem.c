@@ -91,6 +91,13 @@ static double deferred_w(rm_schedule s, double p, double m)
 	return p <= 1 ? 0 : (k < m ? k : m);
 }
 
+double rmi_params_peak(const rm_model *m, const rm_estimate *e)
+{
+	double mid = e->layers_stage * rmi_model_layer_params(m) /
+		     e->layout.size[RM_AXIS_TP];
+	return fmax(fmax(e->params_first, e->params_last), mid);
+}
+
 void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		      rm_estimate *e)
 {
@@ -143,17 +150,17 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 					 (double)e->m, true);
 	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,
 					(double)e->m, false);
-	/* the first stage holds k micro-batches of its layers, the second
-	 * k-1 of a full stage's: the larger is the peak */
+	/* the first stage holds k micro-batches of its layers */
 	double k = e->inflight_first;
-	e->act_first = fmax(k * lf, (k - 1) * e->layers_stage) * e->act_layer;
+	e->act_first = k * lf * e->act_layer;
 	e->act_last = e->inflight_last * ll * e->act_layer;
 	/* deferred W passes keep their linears' output gradients (bf16) */
 	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
 	double outg = 2.0 * b * s * ((q + 2 * kv) / tp + 2.0 * m->hidden +
 				     (m->swiglu ? 2.0 : 1.0) * m->ffn / tp);
 	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
-	e->act_first += e->inflight_w * e->layers_stage * outg;
+	double wmem = e->inflight_w * e->layers_stage * outg;
+	e->act_first += wmem;
 	/* Full recomputation rebuilds one layer at a time for its backward
 	 * (attention through a fused kernel: no s*s scores kept). */
 	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?
@@ -163,6 +170,21 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->reserve = t->mem_reserve_bytes;
 	e->hbm = hw->hbm_bytes;
 	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
+	if (pp > 2) {
+		/* the second stage: a full stage's layers without the embedding,
+		 * one micro-batch fewer in flight; the larger of the two counts */
+		double bp = e->bytes_per_param[0] + e->bytes_per_param[1] +
+			    e->bytes_per_param[2];
+		double mid = e->layers_stage * layer * bp +
+			     fmax(k - 1, 1) * e->layers_stage * e->act_layer +
+			     wmem + e->act_work + e->reserve +
+			     (t->sharding == RM_SHARD_FSDP ? 4.0 * layer : 0.0);
+		if (mid > e->mem_first) {
+			e->mem_first = mid;
+			e->act_first = fmax(k - 1, 1) * e->layers_stage *
+				       e->act_layer + wmem;
+		}
+	}
 	e->mem_last = state_last + e->act_last + e->act_work + e->logits +
 		      e->reserve;
 	if (pp <= 1 || e->schedule == RM_SCHED_ZBV)

@@ -320,7 +320,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	}
 	double d = dp * cp;
 	if (d > 1) {
-		double P = fmax(e->params_first, e->params_last);
+		double P = rmi_params_peak(m, e);
 		double f = (d - 1) / d, bytes, calls;
 		const char *coll;
 		switch (t->sharding) {

@@ -1,4 +1,4 @@
-/* model_tables.h - published training runs (tests/model/*.tsv) priced by the
+/* model_tables.h - published training runs (the .tsv files in tests/model) priced by the
  * cost model: the rows, and the model's error on each. */
 #ifndef RANKMAP_TEST_MODEL_TABLES_H
 #define RANKMAP_TEST_MODEL_TABLES_H
