@@ -76,9 +76,12 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 	memset(&e, 0, sizeof(e));
 	uint64_t n;
 	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
-		if (!strcmp(name, train_opts[k].name))
+		if (!strcmp(name, train_opts[k].name)) {
+			if (!strcmp(name, "--recompute"))
+				a->recompute_given = true;
 			return rm_train_set(&a->train, train_opts[k].key, v, &e)
 				       ? fail(&e) : -1;
+		}
 	if (!strcmp(name, "--model")) {
 		a->model_spec = v;
 	} else if (!strcmp(name, "--hw") || !strcmp(name, "--hardware")) {
@@ -93,6 +96,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			return usage(h, "--set wants KEY=VALUE");
 		memcpy(key, v, (size_t)(eq - v));
 		key[eq - v] = '\0';
+		if (!strcmp(key, "recompute"))
+			a->recompute_given = true;
 		if (rm_train_set(&a->train, key, eq + 1, &e))
 			return fail(&e);
 	} else if (suggest && (!strcmp(name, "--top") ||

@@ -36,7 +36,10 @@ int rmc_suggest(int argc, char **argv)
 	rm_layout around;
 	rm_suggest_opts o = { .gpus = a.gpus, .top = a.top, .max_cp = a.max_cp,
 			      .max_mb = a.max_mb,
-			      .schedules = a.schedules };
+			      .schedules = a.schedules,
+			      .recomputes = a.recompute_given ? 0 :
+				      (1u << RM_RECOMPUTE_SELECTIVE) |
+				      (1u << RM_RECOMPUTE_FULL) };
 	if (a.around) {
 		if (rm_layout_parse(a.around, &around, &e) ||
 		    rm_layout_resolve(&around, a.gpus, true, &e)) {

@@ -599,6 +599,7 @@ typedef struct rm_estimate {
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
 	double t_step, mfu, tokens_per_s;
+	rm_recompute recompute;      /* in force for this estimate */
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */
@@ -626,7 +627,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 typedef struct rm_suggest_opts {
 	uint64_t gpus;
 	uint32_t top;                /* 0 = 10 */
-	uint32_t max_cp;             /* 0 = 8 */
+	uint32_t max_cp;             /* 0 = as far as the sequence allows */
 	uint32_t max_mb;             /* 0 = 8 */
 	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
 	unsigned schedules;          /* bits 1 << rm_schedule; 0 = Megatron's
@@ -635,7 +636,7 @@ typedef struct rm_suggest_opts {
 } rm_suggest_opts;
 
 typedef struct rm_candidate {
-	rm_estimate est;
+	rm_estimate est;             /* est.recompute: the one chosen */
 	bool valid;                  /* fits and the batch splits */
 	char why[256];               /* why not valid, or why it lost */
 	char label[24];              /* neighbours: "tp x2", "pp /2" ... */

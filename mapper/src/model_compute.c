@@ -91,7 +91,12 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double heads_gpu = m->heads / tp;
 	double scores = b * heads_gpu * (s / cp) * s;
 	e->attn_flops = 4.0 * scores * hd * (t->flash ? 0.5 : 1.0);
-	e->t_attn = e->attn_flops / (peak * c.attn_eff);
+	/* like a GEMM, the kernel fills its tiles less on short blocks: with
+	 * CP each ring step is (s/2c) x (s/2c) (causal halves balanced) */
+	double blk = cp > 1 ? s / (2.0 * cp) : s;
+	double d0 = c.gemm_dim0;
+	e->t_attn = e->attn_flops /
+		    (peak * c.attn_eff * blk / (blk + d0) * blk / (blk + d0));
 	double score_s = t->flash ? 0.0 : scores * 6.0 / bw;
 
 	/* Elementwise, per token: two norms (read 2h, write 2h each), two

@@ -28,23 +28,33 @@ void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
 }
 
 /*
- * Korthikanti et al. 2022 with tensor + sequence parallelism, bf16:
- * everything kept is s*b*h*(34 + 5*a*s/h)/t bytes per layer; selective
- * recomputation drops the attention scores (5*a*s/h); full recomputation
- * keeps only the layer input, 2*s*b*h/t. The 34 is the paper's GPT count;
- * for SwiGLU/GQA layers it is within a few percent (docs/explain.md).
+ * Korthikanti et al. 2022 with tensor + sequence parallelism, bf16, per
+ * token of one layer, everything divided by t: the attention block keeps
+ * its norm's input (2h), the QKV input (2h), Q, K and V (2(q + 2 kv_dim)),
+ * the attention output (2q) and a dropout mask (h); the MLP its norm's
+ * input (2h), the FC1 input (2h), FC1's output (2f, gated 4f), the
+ * activation's output (2f) and a dropout mask (h). For GPT (q = kv_dim =
+ * h, f = 4h, dropout) that is the paper's 34; Llama 3 405B (GQA, SwiGLU,
+ * no dropout) keeps 31.75. Without selective recomputation the s x s
+ * scores add 5as/h (Korthikanti); full recomputation keeps the layer
+ * input, 2 per token. Dropout goes with the GPT-style flag `bias`.
  */
 double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
 		     double t)
 {
-	double sbh = s * b * m->hidden / t;
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = m->heads * hd, kv = m->kv_heads * hd;
+	double drop = m->bias ? h : 0.0;
+	double per = 4.0 * h + 2.0 * (q + 2.0 * kv) + 2.0 * q + drop +
+		     4.0 * h + (m->swiglu ? 4.0 : 2.0) * f + 2.0 * f + drop;
+	double sb = s * b / t;
 	switch (r) {
 	case RM_RECOMPUTE_NONE:
-		return sbh * (34.0 + 5.0 * m->heads * s / m->hidden);
+		return sb * (per + 5.0 * m->heads * s);
 	case RM_RECOMPUTE_SELECTIVE:
-		return sbh * 34.0;
+		return sb * per;
 	case RM_RECOMPUTE_FULL:
-		return sbh * 2.0;
+		return sb * 2.0 * h;
 	}
 	return 0;
 }

@@ -253,6 +253,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 		return st;
 	e->layout = *l;
 	e->schedule = t->schedule;
+	e->recompute = t->recompute;
 	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
 		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
 	e->micro_batch = t->micro_batch;
