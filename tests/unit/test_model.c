@@ -183,9 +183,10 @@ static void golden_405b(void)
 	 * Memory: 7 + 14 x 8 + 7 layers. The second stage is the fuller:
 	 * 16 B x 3,187,703,808 = 51,003,260,928 B of state; activations 15
 	 * in flight x 8 layers x 2sbh/t (33,554,432) = 4,026,531,840;
-	 * recomputed layer 34sbh/t = 570,425,344; reserve 4 GiB:
-	 * 59,895,185,408 B = 55.78 GiB < 79.6 GiB. Fits. (The first: 16 B x
-	 * 3,051,909,120 + 16 x 7 x 33,554,432 + ... = 57,454,034,944.)
+	 * recomputed layer 31.75sbh/t (GQA, SwiGLU, no dropout) =
+	 * 532,676,608; reserve 4 GiB: 59,857,436,672 B = 55.75 GiB < 79.6
+	 * GiB. Fits. (The first: 16 B x 3,051,909,120 + 16 x 7 x 33,554,432
+	 * + ... = 57,416,286,208.)
 	 * Model FLOPs/token 6N + 12*126*128*128*8192 = 2,435,120,332,800 +
 	 * 202,937,204,736 = 2,638,057,537,536; per GPU per step x 1,024
 	 * tokens = 2.7014e15 -> 2.731 s at 989 TFLOP/s.
@@ -205,7 +206,7 @@ static void golden_405b(void)
 	setup405(&m, &hw, &t);
 	rm_layout l = lay(8, 1, 16, 128);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
-	NEAR(e.mem_first, 59895185408.0, 1e-9);
+	NEAR(e.mem_first, 59857436672.0, 1e-9);
 	CHECK(e.fits);
 	NEAR(e.flops_token, 2638057537536.0, 1e-9);
 	NEAR(e.t_peak, 2.7314, 1e-3);
@@ -333,39 +334,105 @@ static void published_a100(void)
 	}
 }
 
+/*
+ * H100: Llama 3 405B, Table 4 of arXiv 2407.21783, the two 8K-sequence
+ * rows: 8,192 GPUs as 8x16x64 at 43 % BF16 MFU, 16,384 as 8x16x128 at
+ * 41 %; 16M tokens per step. Assumed where the paper is silent:
+ * interleaved with 4 chunks, one layer less on the first and last stage
+ * (as the paper says), no activation checkpointing (selective with flash
+ * keeps the same tensors). Within 10 % of each.
+ */
+static void published_h100(void)
+{
+	static const struct { const char *layout; double mfu; } row[] = {
+		{ "8x16x64", 0.43 }, { "8x16x128", 0.41 },
+	};
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	rm_error err;
+	CHECK_INT(rm_model_preset("llama3-405b", &m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
+	for (size_t i = 0; i < 2; i++) {
+		rm_layout l;
+		CHECK_INT(rm_layout_parse(row[i].layout, &l, NULL), RM_OK);
+		CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+		printf("  llama3-405b %s: MFU %.1f %% (published %.0f %%)\n",
+		       row[i].layout, 100 * e.mfu, 100 * row[i].mfu);
+		CHECK(fabs(e.mfu / row[i].mfu - 1) <= 0.10);
+	}
+}
+
+static const rm_candidate *neighbour(const rm_suggestion *s, const char *label)
+{
+	for (size_t i = 0; i < s->nneighbour; i++)
+		if (!strcmp(s->neighbour[i].label, label))
+			return &s->neighbour[i];
+	return NULL;
+}
+
 static void suggest_405b(void)
 {
 	rm_model m;
 	rm_hw hw;
 	rm_train t;
 	rm_error err;
-	setup405(&m, &hw, &t);
+	CHECK_INT(rm_model_preset("llama3-405b", &m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
 	rm_layout ref = lay(8, 1, 16, 128);
-	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref };
+	unsigned both = (1u << RM_RECOMPUTE_SELECTIVE) | (1u << RM_RECOMPUTE_FULL);
+	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref,
+			      .recomputes = both };
 	rm_suggestion *s = NULL;
 	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
 	if (!s)
 		return;
-	/* at or near the top: within the first three, within 2 % of #1 */
-	CHECK(s->base_rank >= 1 && s->base_rank <= 3);
-	CHECK(s->base.est.t_step <= 1.02 * s->ranked[0].est.t_step);
-	bool tp16 = false, pp8 = false;
-	for (size_t i = 0; i < s->nneighbour; i++) {
-		const rm_candidate *c = &s->neighbour[i];
-		if (!strcmp(c->label, "tp x2")) {
-			tp16 = true;
-			CHECK(c->valid);
-			CHECK(c->est.t_step > s->base.est.t_step);
-			CHECK_HAS(c->why, "outside the NVLink domain");
-		}
-		if (!strcmp(c->label, "pp /2")) {
-			pp8 = true;
-			CHECK(!c->valid);
-			CHECK_HAS(c->why, "memory floor");
-		}
-	}
-	CHECK(tp16 && pp8);
+	/* Megatron's schedules unless asked: no zero-bubble row */
+	for (size_t i = 0; i < s->nranked; i++)
+		CHECK(s->ranked[i].est.schedule == RM_SCHED_1F1B ||
+		      s->ranked[i].est.schedule == RM_SCHED_INTERLEAVED);
+	/* CP as far as 8,192 tokens allow: 16 is searched */
+	bool cp16 = false;
+	for (size_t i = 0; i < s->nranked; i++)
+		cp16 |= s->ranked[i].est.layout.size[RM_AXIS_CP] == 16;
+	CHECK(cp16);
+	/* 8x16x128 is ranked, and only with full recomputation: selective
+	 * needs more than the 79.6 GiB */
+	CHECK(s->base_rank >= 1);
+	CHECK(s->base.valid && s->base.est.recompute == RM_RECOMPUTE_FULL);
+	const rm_candidate *tp16 = neighbour(s, "tp x2");
+	CHECK(tp16 && tp16->valid && tp16->est.t_step > s->base.est.t_step);
+	if (tp16)
+		CHECK_HAS(tp16->why, "outside the NVLink domain");
+	rm_suggestion_free(s);
+
+	/* as Llama 3 ran it, without activation checkpointing: PP=8 does not
+	 * fit (state of 16 layers), TP=16 still loses on the network */
+	o.recomputes = 1u << RM_RECOMPUTE_SELECTIVE;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	const rm_candidate *pp8 = neighbour(s, "pp /2");
+	CHECK(pp8 && !pp8->valid);
+	if (pp8)
+		CHECK_HAS(pp8->why, "does not fit");
+	tp16 = neighbour(s, "tp x2");
+	CHECK(tp16 && tp16->valid);
+	if (tp16)
+		CHECK_HAS(tp16->why, "outside the NVLink domain");
 	char *text = NULL;
+	CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_TEXT, &text,
+				      NULL, &err), RM_OK);
+	CHECK_HAS(text, "neighbours of tp=8,pp=16,dp=128 and why they lose to it");
+	free(text);
 	CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_JSON, &text,
 				      NULL, &err), RM_OK);
 	CHECK_HAS(text, "\"base_rank\"");
@@ -533,6 +600,7 @@ int main(void)
 	RUN("model", golden_405b);
 	RUN("model", gemm_shapes);
 	RUN("model", published_a100);
+	RUN("model", published_h100);
 	RUN("model", suggest_405b);
 	RUN("model", bad_input);
 	RUN("model", yaml_files);
