@@ -75,8 +75,8 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 {
 	const double *bp = e->bytes_per_param;
 	rmi_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
-	rmi_buf_printf(b, "  parameters (layers %u/tp + edge/tp)      %11.4e %11.4e\n",
-		       e->layers_stage, e->params_first, e->params_last);
+	rmi_buf_printf(b, "  parameters (%2u, %2u layers/tp + edge/tp) %11.4e %11.4e\n",
+		       e->layers_first, e->layers_last, e->params_first, e->params_last);
 	rmi_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
 		       bp[0], GIB(e->params_first * bp[0]), GIB(e->params_last * bp[0]));
 	rmi_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
@@ -87,12 +87,14 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 		rmi_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]),
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]));
-	rmi_buf_printf(b, "  activations %u layers x %.4f GiB x in-flight %.2f / %.2f\n"
+	rmi_buf_printf(b, "  activations: %.4f GiB per layer and micro-batch, %.2f / %.2f "
+		       "micro-batches in flight%s\n"
 		       "                                           %11.2f %11.2f\n",
-		       e->layers_stage, GIB(e->act_layer), e->inflight_first,
-		       e->inflight_last, GIB(e->act_first), GIB(e->act_last));
+		       GIB(e->act_layer), e->inflight_first, e->inflight_last,
+		       e->inflight_w > 0 ? ", + one pending W" : "",
+		       GIB(e->act_first), GIB(e->act_last));
 	if (e->act_work > 0)
-		rmi_buf_printf(b, "  recomputed layer (34sbh/t)               %11.2f %11.2f\n",
+		rmi_buf_printf(b, "  recomputed layer (all its tensors)       %11.2f %11.2f\n",
 			       GIB(e->act_work), GIB(e->act_work));
 	bool lf = e->layout.size[RM_AXIS_PP] <= 1 || e->schedule == RM_SCHED_ZBV;
 	rmi_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
@@ -101,6 +103,11 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 		       GIB(e->reserve), GIB(e->reserve));
 	rmi_buf_printf(b, "  total                                    %11.2f %11.2f\n",
 		       GIB(e->mem_first), GIB(e->mem_last));
+	if (e->act_first > e->inflight_first * e->layers_first * e->act_layer * 1.0000001 &&
+	    e->inflight_w == 0)
+		rmi_buf_printf(b, "  (first column: the second stage, %u layers and one "
+			       "micro-batch fewer in flight, holds more than the first)\n",
+			       e->layers_stage);
 	if (e->fits)
 		rmi_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
 			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));

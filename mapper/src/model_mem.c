@@ -92,13 +92,14 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 	return k < m ? k : m;
 }
 
-/* Weight-gradient passes a zero-bubble schedule defers at its peak: each
- * keeps the gradients of its linears' outputs until W runs. */
+/* Weight-gradient passes a zero-bubble schedule holds back beyond what
+ * its in-flight count already keeps: Qi et al. count a micro-batch in
+ * flight until its W has run, so only the one pending W of the steady
+ * state adds its linears' output gradients. */
 static double deferred_w(rm_schedule s, double p, double m)
 {
-	double k = s == RM_SCHED_ZBH1 || s == RM_SCHED_ZBV ? p - 1 :
-		   s == RM_SCHED_ZBH2 ? 2 * (p - 1) : 0;
-	return p <= 1 ? 0 : (k < m ? k : m);
+	bool zb = s == RM_SCHED_ZBH1 || s == RM_SCHED_ZBH2 || s == RM_SCHED_ZBV;
+	return zb && p > 1 && m >= 1 ? 1 : 0;
 }
 
 double rmi_params_peak(const rm_model *m, const rm_estimate *e)
@@ -166,8 +167,8 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->act_last = e->inflight_last * ll * e->act_layer;
 	/* deferred W passes keep their linears' output gradients (bf16) */
 	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
-	double outg = 2.0 * b * s * ((q + 2 * kv) / tp + 2.0 * m->hidden +
-				     (m->swiglu ? 2.0 : 1.0) * m->ffn / tp);
+	double outg = 2.0 * b * s * (q + 2 * kv + 2.0 * m->hidden +
+				     (m->swiglu ? 2.0 : 1.0) * m->ffn) / tp;
 	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
 	double wmem = e->inflight_w * e->layers_stage * outg;
 	e->act_first += wmem;
