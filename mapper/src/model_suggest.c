@@ -194,6 +194,10 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 			 " (%.3f of ideal: pp=%u, %llu micro-batches, %s)",
 			 n->bubble_frac, n->layout.size[RM_AXIS_PP],
 			 (unsigned long long)n->m, rm_schedule_name(n->schedule));
+	} else if (n->recompute != w->recompute) {
+		snprintf(out + o, sz - (size_t)o,
+			 " (recompute %s: what fits its memory)",
+			 rm_recompute_name(n->recompute));
 	} else {
 		snprintf(out + o, sz - (size_t)o,
 			 " (stage imbalance %.3f)", n->imbalance);
