@@ -327,7 +327,8 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			       (unsigned long long)gpus, m->name, hw->name);
 	}
 	qsort(s->ranked, s->nranked, sizeof(*s->ranked), by_time);
-	qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
+	if (s->nrejected)
+		qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
 	s->base = s->ranked[0];
 	s->base_rank = 1;
 	if (o->around) {
