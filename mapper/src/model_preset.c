@@ -134,63 +134,60 @@ static void calibrate(rm_hw *h, double gemm, double dim0, double attn,
 	h->net_eff = net;
 }
 
-/* One switch tier per row; spans and oversubscription of the H100 rows are
- * the Llama 3 cluster (2 servers per ToR, 3,072-GPU pods at full bisection,
- * 1:7 between pods), the only fabric the reference measures. A100 is a DGX
- * A100 SuperPOD: 8 HDR InfiniBand NICs (25 GB/s) per node, scalable units
- * of 20 nodes under full-bisection leaves and spines. */
+/* One row per GPU type. The H100 tiers are the Llama 3 cluster (2 servers
+ * per ToR, 3,072-GPU pods at full bisection, 1:7 between pods), the only
+ * fabric the reference measures. A100 is a DGX A100 SuperPOD: 8 HDR
+ * InfiniBand NICs (25 GB/s) per node, scalable units of 20 nodes under
+ * full-bisection leaves and spines. HBM as nvidia-smi reports it (81,920 /
+ * 81,559 / 143,771 MiB); GB200's is 13.4 TB per NVL72 rack over 72 GPUs. */
+typedef struct {
+	const char *name, *alias;
+	double hbm_bytes, hbm_gbps, peak, nvlink, nic;
+	uint32_t domain;
+	size_t ntiers;
+	rm_hw_tier tier[3];
+	bool a100_cal;
+} hw_row;
+
+#define MIB 1048576.0
+static const hw_row hws[] = {
+	{ "a100-sxm-80gb", "a100", 81920.0 * MIB, 2039, 312e12, 300, 25, 8, 2,
+	  { { "leaf", 160, 25, 1.0 }, { "spine", RM_MAX_WORLD, 25, 1.0 } },
+	  true },
+	{ "h100-sxm-80gb", "h100", 81559.0 * MIB, 3350, 989e12, 450, 50, 8, 3,
+	  { { "leaf", 16, 50, 1.0 }, { "pod", 3072, 50, 1.0 },
+	    { "spine", RM_MAX_WORLD, 50, 7.0 } }, false },
+	{ "h200", "h200", 143771.0 * MIB, 4800, 989e12, 450, 50, 8, 3,
+	  { { "leaf", 16, 50, 1.0 }, { "pod", 3072, 50, 1.0 },
+	    { "spine", RM_MAX_WORLD, 50, 7.0 } }, false },
+	{ "gb200-nvl72", "gb200", 186e9, 8000, 2.5e15, 900, 50, 72, 2,
+	  { { "leaf", 576, 50, 1.0 }, { "spine", RM_MAX_WORLD, 50, 1.0 } },
+	  false },
+};
+
 rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err)
 {
 	char q[96];
 	memset(out, 0, sizeof(*out));
 	if (!name)
 		return rmi_err(err, RM_EINPUT, "no hardware given");
-	if (!strcmp(name, "a100-sxm-80gb") || !strcmp(name, "a100")) {
-		copy_name(out->name, sizeof(out->name), "a100-sxm-80gb");
-		out->hbm_bytes = 81920.0 * 1048576.0;
-		out->hbm_gbytes_per_s = 2039;
-		out->peak_flops = 312e12;
-		out->nvlink_gbytes_per_s = 300;
-		out->nvl_domain = 8;
-		out->nic_gbytes_per_s = 25;
-		out->ntiers = 2;
-		out->tier[0] = (rm_hw_tier){ "leaf", 160, 25, 1.0 };
-		out->tier[1] = (rm_hw_tier){ "spine", RM_MAX_WORLD, 25, 1.0 };
-		calibrate(out, RMI_A100_CAL);
-		return RM_OK;
-	}
-	bool h100 = !strcmp(name, "h100-sxm-80gb") || !strcmp(name, "h100");
-	bool h200 = !strcmp(name, "h200");
-	if (h100 || h200) {
-		copy_name(out->name, sizeof(out->name),
-			  h100 ? "h100-sxm-80gb" : "h200");
-		/* total HBM as nvidia-smi reports it (81,559 / 143,771 MiB) */
-		out->hbm_bytes = (h100 ? 81559.0 : 143771.0) * 1048576.0;
-		out->hbm_gbytes_per_s = h100 ? 3350 : 4800;
-		out->peak_flops = 989e12;
-		out->nvlink_gbytes_per_s = 450;
-		out->nvl_domain = 8;
-		out->nic_gbytes_per_s = 50;
-		out->ntiers = 3;
-		out->tier[0] = (rm_hw_tier){ "leaf", 16, 50, 1.0 };
-		out->tier[1] = (rm_hw_tier){ "pod", 3072, 50, 1.0 };
-		out->tier[2] = (rm_hw_tier){ "spine", RM_MAX_WORLD, 50, 7.0 };
-		calibrate(out, RMI_H100_CAL);
-		return RM_OK;
-	}
-	if (!strcmp(name, "gb200-nvl72") || !strcmp(name, "gb200")) {
-		copy_name(out->name, sizeof(out->name), "gb200-nvl72");
-		/* 13.4 TB of HBM3e per NVL72 rack, over 72 GPUs */
-		out->hbm_bytes = 186e9;
-		out->hbm_gbytes_per_s = 8000;
-		out->peak_flops = 2.5e15;
-		out->nvlink_gbytes_per_s = 900;
-		out->nvl_domain = 72;
-		out->nic_gbytes_per_s = 50;
-		out->ntiers = 2;
-		out->tier[0] = (rm_hw_tier){ "leaf", 576, 50, 1.0 };
-		out->tier[1] = (rm_hw_tier){ "spine", RM_MAX_WORLD, 50, 1.0 };
-		calibrate(out, RMI_H100_CAL);
+	for (size_t i = 0; i < sizeof(hws) / sizeof(hws[0]); i++) {
+		const hw_row *r = &hws[i];
+		if (strcmp(name, r->name) && strcmp(name, r->alias))
+			continue;
+		copy_name(out->name, sizeof(out->name), r->name);
+		out->hbm_bytes = r->hbm_bytes;
+		out->hbm_gbytes_per_s = r->hbm_gbps;
+		out->peak_flops = r->peak;
+		out->nvlink_gbytes_per_s = r->nvlink;
+		out->nvl_domain = r->domain;
+		out->nic_gbytes_per_s = r->nic;
+		out->ntiers = r->ntiers;
+		memcpy(out->tier, r->tier, r->ntiers * sizeof(r->tier[0]));
+		if (r->a100_cal)
+			calibrate(out, RMI_A100_CAL);
+		else
+			calibrate(out, RMI_H100_CAL);
 		return RM_OK;
 	}
 	return rmi_err(err, RM_ENOTFOUND,

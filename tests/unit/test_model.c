@@ -121,12 +121,18 @@ static void activations(void)
 	CHECK(rmi_act_layer(&m, RM_RECOMPUTE_FULL, 1, 2048, 8) == 6291456.0);
 }
 
-static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
+/* 405B on H100, 16M tokens, the defaults of a modern run */
+static void setup_modern(rm_model *m, rm_hw *hw, rm_train *t)
 {
 	CHECK_INT(rm_model_preset("llama3-405b", m, NULL), RM_OK);
 	CHECK_INT(rm_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
 	rm_train_init(t);
 	CHECK_INT(rm_train_set(t, "batch", "16M", NULL), RM_OK);
+}
+
+static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
+{
+	setup_modern(m, hw, t);
 	/* the hand-worked case keeps Narayanan's memory setup: 16 B per
 	 * parameter, full recomputation */
 	CHECK_INT(rm_train_set(t, "sharding", "none", NULL), RM_OK);
@@ -352,10 +358,7 @@ static void published_h100(void)
 	rm_train t;
 	rm_estimate e;
 	rm_error err;
-	CHECK_INT(rm_model_preset("llama3-405b", &m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t);
-	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
+	setup_modern(&m, &hw, &t);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
@@ -383,10 +386,7 @@ static void suggest_405b(void)
 	rm_hw hw;
 	rm_train t;
 	rm_error err;
-	CHECK_INT(rm_model_preset("llama3-405b", &m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t);
-	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
+	setup_modern(&m, &hw, &t);
 	rm_layout ref = lay(8, 1, 16, 128);
 	unsigned both = (1u << RM_RECOMPUTE_SELECTIVE) | (1u << RM_RECOMPUTE_FULL);
 	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref,
