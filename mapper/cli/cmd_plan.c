@@ -31,7 +31,7 @@ static void help(FILE *f)
 	      "  -o FILE            write atomically to FILE instead of stdout\n"
 	      "  --format F         text (default), json, yaml, csv, env, or\n"
 	      "                     hostfile (one host per rank: SLURM_HOSTFILE\n"
-	      "                     for srun --distribution=arbitrary)\n"
+	      "                     for srun's arbitrary distribution)\n"
 	      "  --rank N           with --format env: the variables of map rank N\n"
 	      "  --task HOST:ID     with --format env: those of the task that is\n"
 	      "                     local task ID on HOST (it plays the GPU of\n"
