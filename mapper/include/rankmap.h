@@ -254,6 +254,13 @@ typedef struct rm_report {
 	uint64_t pp_same_node, pp_same_leaf, pp_same_rail;
 	uint64_t pp_cross;                   /* pairs leaving leaf/rail */
 	uint64_t pp_cross_lower_bound;
+	/* the bound is the fewest any placement on these leaf sizes can
+	 * reach (the exact search finished); pp_cross equal to the bound
+	 * means the map is optimal */
+	bool pp_bound_exact;
+	/* pairs whose nodes sit in different top-level subtrees (pods), and
+	 * the same kind of bound over the subtrees' capacities */
+	uint64_t pp_cross_top, pp_cross_top_lower_bound;
 	/* pairs whose two GPUs share a local index (same rail) */
 	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
 	uint32_t dp_groups, dp_leaves_max, dp_tops_max;

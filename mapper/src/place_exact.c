@@ -27,36 +27,48 @@
 #define MAX_VALUES 24
 #define MAX_DEPTH 4096
 
+/* A search state. The short unit (p cells, when the cells needed are not
+ * a whole number of units) belongs to one group and comes first in it:
+ * such a group starts with a phantom fill of u - p, so its first wrap
+ * completes the short unit. */
+typedef struct st {
+	uint32_t f;                  /* fill past the last whole unit */
+	uint32_t need;               /* full units still to build */
+	uint32_t j;                  /* smallest size index still allowed */
+	uint32_t pb;                 /* 1: short unit not built yet */
+	uint32_t pin;                /* 1: ... and this group builds it */
+} st;
+
 typedef struct xs {
 	const uint64_t *val;         /* distinct sizes, descending */
 	uint32_t *cnt;               /* items left per size */
 	uint32_t d;
-	uint64_t u, rest;            /* unit size; sum of items left */
-	uint32_t *keys;              /* memo: d + 3 words per slot */
-	uint32_t *cost;              /* INF - 1 = empty slot */
+	uint64_t u, p, rest;         /* unit, short unit, sum of items left */
+	uint32_t *keys;              /* memo: d + 4 words per slot */
+	uint32_t *cost;
 	size_t cap, used, budget;
 	bool abort;
 } xs;
 
 #define EMPTY (INF - 1)
+#define KW(x) ((x)->d + 4)
 
-static size_t slot_of(xs *x, uint32_t f, uint32_t need, uint32_t j,
-		      bool *found)
+static size_t slot_of(xs *x, const st *a, bool *found)
 {
+	uint32_t tail[4] = { a->f, a->need, a->j, a->pb | a->pin << 1 };
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (uint32_t i = 0; i < x->d; i++)
 		h = (h ^ x->cnt[i]) * 0x100000001b3ull;
-	h = (h ^ f) * 0x100000001b3ull;
-	h = (h ^ need) * 0x100000001b3ull;
-	h = (h ^ j) * 0x100000001b3ull;
-	size_t w = x->d + 3, s = (size_t)(h ^ (h >> 29)) & (x->cap - 1);
+	for (int i = 0; i < 4; i++)
+		h = (h ^ tail[i]) * 0x100000001b3ull;
+	size_t s = (size_t)(h ^ (h >> 29)) & (x->cap - 1);
 	for (;; s = (s + 1) & (x->cap - 1)) {
-		uint32_t *k = x->keys + s * w;
+		uint32_t *k = x->keys + s * KW(x);
 		if (x->cost[s] == EMPTY) {
 			*found = false;
 			return s;
 		}
-		if (k[x->d] == f && k[x->d + 1] == need && k[x->d + 2] == j &&
+		if (memcmp(k + x->d, tail, sizeof(tail)) == 0 &&
 		    memcmp(k, x->cnt, x->d * sizeof(uint32_t)) == 0) {
 			*found = true;
 			return s;
@@ -64,122 +76,161 @@ static size_t slot_of(xs *x, uint32_t f, uint32_t need, uint32_t j,
 	}
 }
 
-static uint32_t go(xs *x, uint32_t f, uint32_t need, uint32_t j,
-		   uint32_t depth);
+static void take(xs *x, uint32_t k, int sign)
+{
+	x->cnt[k] -= (uint32_t)sign;
+	x->rest -= (uint64_t)sign * x->val[k];
+}
 
-/* A new group starts with the largest item left. */
-static uint32_t start(xs *x, uint32_t need, uint32_t depth)
+/* Add an item of size index k to the open group (fill f, plus the
+ * phantom when pin). */
+static st add(const xs *x, st a, uint32_t k)
+{
+	uint64_t t = a.f + x->val[k];
+	a.j = k;
+	if (t >= x->u) {
+		if (a.pin)
+			a.pin = a.pb = 0;
+		else
+			a.need--;
+		t -= x->u;
+	}
+	a.f = (uint32_t)t;
+	return a;
+}
+
+static uint32_t go(xs *x, st a, uint32_t depth);
+
+static uint32_t first_left(const xs *x)
 {
 	uint32_t j = 0;
 	while (j < x->d && !x->cnt[j])
 		j++;
+	return j;
+}
+
+/* A new group starts with the largest item left, carrying the short
+ * unit or not. */
+static uint32_t start(xs *x, st a, uint32_t depth, bool pin)
+{
+	uint32_t j = first_left(x);
 	if (j == x->d)
 		return INF;
-	x->cnt[j]--;
-	x->rest -= x->val[j];
-	uint32_t c = go(x, (uint32_t)x->val[j], need, j, depth + 1);
-	x->cnt[j]++;
-	x->rest += x->val[j];
+	a.f = pin ? (uint32_t)(x->u - x->p) : 0;
+	a.pin = pin;
+	take(x, j, 1);
+	uint32_t c = go(x, add(x, a, j), depth + 1);
+	take(x, j, -1);
 	return c;
 }
 
-/* Fewest extra pieces for `need` more units; f is the open group's fill
- * past its last whole unit (0: no group open), j the smallest size index
- * it may still take. */
-static uint32_t go(xs *x, uint32_t f, uint32_t need, uint32_t j,
-		   uint32_t depth)
+static uint32_t open_best(xs *x, st a, uint32_t depth)
 {
-	if (need == 0)
+	uint32_t c = start(x, a, depth, false);
+	if (a.pb) {
+		uint32_t c2 = start(x, a, depth, true);
+		if (c2 < c)
+			c = c2;
+	}
+	return c;
+}
+
+/* Fewest extra pieces from state a on. */
+static uint32_t go(xs *x, st a, uint32_t depth)
+{
+	if (a.need == 0 && !a.pb)
 		return 0;
 	if (x->abort || depth > MAX_DEPTH) {
 		x->abort = true;
 		return INF;
 	}
-	if (x->rest + f < (uint64_t)need * x->u)
+	/* real cells still wanted */
+	uint64_t want = (uint64_t)a.need * x->u +
+			(a.pin ? x->u : a.pb ? x->p : 0);
+	if (x->rest + a.f < want)
 		return INF;
-	if (f == 0)
-		return start(x, need, depth);
+	bool open = a.f != 0 || a.pin;
+	if (!open)
+		return open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, depth);
 	bool found;
-	size_t s = slot_of(x, f, need, j, &found);
+	size_t s = slot_of(x, &a, &found);
 	if (found)
 		return x->cost[s];
 	if (x->used >= x->budget) {
 		x->abort = true;
 		return INF;
 	}
-	uint32_t best = start(x, need, depth);   /* close this group */
-	for (uint32_t k = j; k < x->d && best > need; k++) {
+	/* close this group (a group carrying the short unit must build it) */
+	uint32_t best = a.pin ? INF
+			      : open_best(x, (st){ 0, a.need, 0, a.pb, 0 },
+					  depth);
+	for (uint32_t k = a.j; k < x->d && best > a.need; k++) {
 		if (!x->cnt[k])
 			continue;
-		uint64_t t = f + x->val[k];
-		x->cnt[k]--;
-		x->rest -= x->val[k];
-		uint32_t c = go(x, (uint32_t)(t % x->u),
-				need - (t >= x->u), k, depth + 1);
-		x->cnt[k]++;
-		x->rest += x->val[k];
+		take(x, k, 1);
+		uint32_t c = go(x, add(x, a, k), depth + 1);
+		take(x, k, -1);
 		if (c != INF && c + 1 < best)
 			best = c + 1;
 	}
 	if (x->abort)
 		return INF;
-	/* the table may have grown in the recursion: find the slot again */
-	s = slot_of(x, f, need, j, &found);
-	uint32_t *k = x->keys + s * (x->d + 3);
+	/* the table may have changed in the recursion: find the slot again */
+	s = slot_of(x, &a, &found);
+	uint32_t *k = x->keys + s * KW(x);
 	memcpy(k, x->cnt, x->d * sizeof(uint32_t));
-	k[x->d] = f;
-	k[x->d + 1] = need;
-	k[x->d + 2] = j;
+	k[x->d] = a.f;
+	k[x->d + 1] = a.need;
+	k[x->d + 2] = a.j;
+	k[x->d + 3] = a.pb | a.pin << 1;
 	x->cost[s] = best;
 	x->used++;
 	return best;
 }
 
-/* Walk the memo down the optimum and write the items in group order. */
-static bool trace(xs *x, uint32_t need, uint32_t *item, bool *first,
-		  uint64_t *n)
+/* Walk down the optimum and write the items in group order; first[i] is
+ * 1 for a group's first item, 2 when that group builds the short unit. */
+static bool trace(xs *x, st a, uint32_t *item, uint8_t *first, uint64_t *n)
 {
-	uint32_t f = 0, j = 0, want = 0;
-	while (need) {
-		bool step = false;
-		if (f == 0) {
-			j = 0;
-			while (!x->cnt[j])
-				j++;
-			want = go(x, 0, need, 0, 0);
-			x->cnt[j]--;
-			x->rest -= x->val[j];
-			first[*n] = true;
-			item[(*n)++] = j;
-			f = (uint32_t)x->val[j];
-			continue;
-		}
-		if (start(x, need, 0) == want) {
-			f = 0;
-			continue;
-		}
-		if (x->abort)
+	uint32_t want = go(x, a, 0);
+	while (a.need || a.pb) {
+		if (x->abort || want == INF)
 			return false;
-		for (uint32_t k = j; k < x->d; k++) {
+		bool open = a.f != 0 || a.pin;
+		if (!open) {
+			st b = { 0, a.need, 0, a.pb, 0 };
+			bool pin = !(start(x, b, 0, false) == want);
+			uint32_t j = first_left(x);
+			b.f = pin ? (uint32_t)(x->u - x->p) : 0;
+			b.pin = pin;
+			take(x, j, 1);
+			first[*n] = pin ? 2 : 1;
+			item[(*n)++] = j;
+			a = add(x, b, j);
+			want = go(x, a, 0);
+			continue;
+		}
+		if (!a.pin && open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, 0) ==
+				      want) {
+			a = (st){ 0, a.need, 0, a.pb, 0 };
+			continue;
+		}
+		bool step = false;
+		for (uint32_t k = a.j; k < x->d && !step; k++) {
 			if (!x->cnt[k])
 				continue;
-			uint64_t t = f + x->val[k];
-			x->cnt[k]--;
-			x->rest -= x->val[k];
-			uint32_t n2 = need - (t >= x->u);
-			uint32_t c = go(x, (uint32_t)(t % x->u), n2, k, 0);
+			take(x, k, 1);
+			st b = add(x, a, k);
+			uint32_t c = go(x, b, 0);
 			if (c != INF && c + 1 == want) {
-				first[*n] = false;
+				first[*n] = 0;
 				item[(*n)++] = k;
-				f = (uint32_t)(t % x->u);
-				need = n2;
-				j = k;
+				a = b;
 				want = c;
 				step = true;
-				break;
+			} else {
+				take(x, k, -1);
 			}
-			x->cnt[k]++;
-			x->rest += x->val[k];
 		}
 		if (!step)
 			return false;
@@ -188,7 +239,7 @@ static bool trace(xs *x, uint32_t need, uint32_t *item, bool *first,
 }
 
 rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
-			  uint32_t d, uint64_t u, uint64_t need,
+			  uint32_t d, uint64_t u, uint64_t need, uint64_t p,
 			  size_t budget, rmi_xsol *out, rm_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -198,29 +249,30 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 		items += cnt[i];
 		sum += val[i] * cnt[i];
 	}
-	if (need == 0) {
+	if (need == 0 && p == 0) {
 		out->cost = 0;
-		out->exact = true;
+		out->exact = out->traced = true;
 		return RM_OK;
 	}
-	if (d == 0 || d > MAX_VALUES || u >= INF || need >= INF / 2 ||
-	    items >= INF / 2 || sum < need * u)
+	if (d == 0 || d > MAX_VALUES || u >= INF / 2 || p >= u ||
+	    need >= INF / 2 || items >= INF / 2 || sum < need * u + p)
 		return RM_OK;            /* not exact: the caller's greedy */
 	xs x;
 	memset(&x, 0, sizeof(x));
 	x.val = val;
 	x.d = d;
 	x.u = u;
+	x.p = p;
 	x.rest = sum;
 	x.budget = budget;
 	x.cap = 16;
 	while (x.cap < 2 * budget + 2)
 		x.cap *= 2;
 	x.cnt = malloc(d * sizeof(uint32_t));
-	x.keys = malloc(x.cap * (d + 3) * sizeof(uint32_t));
+	x.keys = malloc(x.cap * KW(&x) * sizeof(uint32_t));
 	x.cost = malloc(x.cap * sizeof(uint32_t));
 	out->item = malloc((items + 1) * sizeof(uint32_t));
-	out->first = malloc((items + 1) * sizeof(bool));
+	out->first = malloc((items + 1) * sizeof(uint8_t));
 	if (!x.cnt || !x.keys || !x.cost || !out->item || !out->first) {
 		free(x.cnt);
 		free(x.keys);
@@ -232,12 +284,13 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 		x.cnt[i] = (uint32_t)cnt[i];
 	for (size_t i = 0; i < x.cap; i++)
 		x.cost[i] = EMPTY;
-	uint32_t c = go(&x, 0, (uint32_t)need, 0, 0);
+	st a0 = { 0, (uint32_t)need, 0, p != 0, 0 };
+	uint32_t c = go(&x, a0, 0);
 	if (!x.abort && c != INF) {
 		out->cost = c;
 		out->exact = true;
-		out->traced = trace(&x, (uint32_t)need, out->item,
-				    out->first, &out->nitem);
+		out->traced = trace(&x, a0, out->item, out->first,
+				    &out->nitem);
 	}
 	free(x.cnt);
 	free(x.keys);

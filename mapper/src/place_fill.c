@@ -248,27 +248,29 @@ static uint64_t pick(vrun *v, const uint64_t *off, uint32_t k, uint32_t top,
 /*
  * The exact fill (place_exact.c) over the leftovers as they were before
  * the greedy ran: group by group, each group's leftovers laid end to end
- * and cut into units; what is past the group's last whole unit stays
- * spare. Items of one size are taken from the group's subtree when one
- * has them. Returns false (positions untouched) when the search gives up
- * or does no better than `greedy` extra pieces.
+ * and cut into units (the short unit, if any, first in its group and
+ * last in the plan); what is past a group's last unit stays spare. Items
+ * of one size are taken from the group's subtree when one has them.
+ * Returns false (positions untouched) when the search gives up or does no
+ * better than `greedy` extra pieces.
  */
 static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
-		       uint64_t units, uint64_t unit_cells, uint64_t greedy,
-		       bool *oom)
+		       uint64_t units, uint64_t short_unit,
+		       uint64_t unit_cells, uint64_t greedy, bool *oom)
 {
 	vrun *v = malloc((p->nrun + 1) * sizeof(*v));
 	uint64_t *val = malloc((p->nrun + 1) * sizeof(*val));
 	uint64_t *cnt = malloc((p->nrun + 1) * sizeof(*cnt));
 	uint64_t *off = malloc((p->nrun + 2) * sizeof(*off));
+	uint64_t *tail = malloc((short_unit + 1) * sizeof(*tail));
 	bool *taken = calloc(p->nrun + 1, sizeof(*taken));
 	rmi_xsol sol = { 0 };
 	bool ok = false;
-	if (!v || !val || !cnt || !off || !taken) {
+	if (!v || !val || !cnt || !off || !tail || !taken) {
 		*oom = true;
 		goto out;
 	}
-	uint64_t n = 0;
+	uint64_t n = 0, ntail = 0;
 	uint32_t d = 0;
 	for (uint64_t r = 0; r < p->nrun; r++) {
 		uint64_t rest = p->runs[r].len - used0[r];
@@ -291,8 +293,8 @@ static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
 	}
 	off[d] = n;
 	rm_error e;
-	if (rmi_split_exact(val, cnt, d, unit_cells, units, 1u << 14, &sol,
-			    &e)) {
+	if (rmi_split_exact(val, cnt, d, unit_cells, units, short_unit,
+			    1u << 14, &sol, &e)) {
 		*oom = true;
 		goto out;
 	}
@@ -309,19 +311,29 @@ static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
 		uint32_t top = UINT32_MAX;
 		for (uint64_t k = i; k < j; k++)
 			total += val[sol.item[k]];
-		uint64_t keep = total / unit_cells * unit_cells;
+		uint64_t lead = sol.first[i] == 2 ? short_unit : 0;
+		uint64_t keep = lead + (total - lead) / unit_cells * unit_cells;
 		for (uint64_t k = i; k < j && keep; k++) {
 			uint64_t at = pick(v, off, sol.item[k], top, taken);
 			run *ru = &p->runs[v[at].r];
 			if (top == UINT32_MAX)
 				top = v[at].top;
 			uint64_t take = v[at].val < keep ? v[at].val : keep;
-			for (uint64_t c = 0; c < take; c++)
-				p->pos[p->npos++] = ru->start + ru->used++;
+			for (uint64_t c = 0; c < take; c++) {
+				uint64_t cell = ru->start + ru->used++;
+				if (lead) {
+					tail[ntail++] = cell;
+					lead--;
+				} else {
+					p->pos[p->npos++] = cell;
+				}
+			}
 			keep -= take;
 		}
 		i = j;
 	}
+	for (uint64_t i = 0; i < ntail; i++)
+		p->pos[p->npos++] = tail[i];
 	ok = true;
 out:
 	rmi_xsol_free(&sol);
@@ -329,6 +341,7 @@ out:
 	free(val);
 	free(cnt);
 	free(off);
+	free(tail);
 	free(taken);
 	return ok;
 }
@@ -384,9 +397,12 @@ rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 		}
 	}
 	uint64_t units = (need - from) / unit_cells;
+	uint64_t short_unit = (need - from) % unit_cells;
+	uint64_t extra = pa - units - (short_unit != 0);
 	bool oom = false;
-	if (!st && (need - from) % unit_cells == 0 && pa - units > units)
-		fill_exact(p, used0, from, units, unit_cells, pa - units, &oom);
+	if (!st && extra > units)
+		fill_exact(p, used0, from, units, short_unit, unit_cells,
+			   extra, &oom);
 	if (!st && oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory");
 	free(used0);
