@@ -309,6 +309,13 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err);
 /* Read a rankmap-map/1 file (JSON or YAML). */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
+/* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
+ * parsed, so that a digest and the map come from one read of the file.
+ * Maps of any size are read; past 64 MiB a JSON map is read in one
+ * streaming pass with memory bounded by the world size, and its keys must
+ * come in the order rankmap writes them (layout and nodes before ranks). */
+rm_status rm_map_read_digest(const char *path, rm_map **out,
+			     char sha256_hex[65], rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
 rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
 				 const rm_order *o, uint32_t gpus_per_node,
