@@ -105,11 +105,12 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 	if (o->format && (rm_format_parse(o->format, &fmt, &e) != RM_OK ||
 			  (fmt != RM_FMT_TEXT && fmt != RM_FMT_JSON)))
 		return e.msg[0] ? rmc_fail(&e)
-				: rmc_usage("check: --format is text or json");
+				: rmc_usage("--format %s: expected text or json",
+					    o->format);
 	if (!!o->map == !!o->assignment)
-		return rmc_usage("check: give --map FILE or --assignment FILE");
+		return rmc_usage("give --map FILE or --assignment FILE");
 	if (o->map && (o->layout || o->order))
-		return rmc_usage("check: --layout and --order go with "
+		return rmc_usage("--layout and --order go with "
 				 "--assignment (a map file has its own)");
 	int rc = rmc_load_fabric(o, in);
 	if (rc)

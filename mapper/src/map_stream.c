@@ -777,9 +777,10 @@ static rm_status stream_ranks(sr *S, rmi_mapread *mr, top *t,
 	return st ? st : rmi_mr_ranks_end(mr);
 }
 
-/* "groups": one axis's lists at a time. */
+/* "groups" or "expert_groups": one kind's lists at a time. */
 static rm_status stream_groups(sr *S, rmi_mapread *mr, top *t,
-			       const rmi_ynode *key, bool ranks_done)
+			       const rmi_ynode *key, bool ranks_done,
+			       bool expert)
 {
 	ev e;
 	rm_status st = next(S, &e);
@@ -787,16 +788,17 @@ static rm_status stream_groups(sr *S, rmi_mapread *mr, top *t,
 		return st;
 	if (!ranks_done)
 		return fail(S, key->line, key->col,
-			    "\"groups\" comes before \"ranks\": a map this "
-			    "large is read in one pass, as rankmap writes it");
+			    "\"%s\" comes before \"ranks\": a map this "
+			    "large is read in one pass, as rankmap writes it",
+			    key->str);
 	if (e.k != EV_MAP)
-		return fail(S, e.line, e.col, "groups must be a mapping");
+		return fail(S, e.line, e.col, "%s must be a mapping", key->str);
 	rmi_ynode *v;
 	if ((st = node(S, &e, RMI_Y_MAP, &v)) ||
 	    (st = top_add(S, t, (rmi_ynode *)key, v)))
 		return st;
 	mark m = arena_mark(S);
-	const char *seen[8];
+	char seen[16][16];
 	size_t nseen = 0;
 	while (!(st = next(S, &e)) && e.k != EV_END) {
 		rmi_ynode *k, *list;
@@ -809,13 +811,12 @@ static rm_status stream_groups(sr *S, rmi_mapread *mr, top *t,
 		for (size_t i = 0; i < nseen; i++)
 			if (!strcmp(seen[i], k->str))
 				return fail(S, k->line, k->col,
-					    "duplicate key '%s' in groups",
-					    k->str);
-		int a = rm_axis_from_name(k->str, k->len);
-		if (a >= 0 && nseen < 8)
-			seen[nseen++] = rm_axis_name((rm_axis)a);
+					    "duplicate key '%s' in %s",
+					    k->str, key->str);
+		if (nseen < 16 && k->len < sizeof(seen[0]))
+			memcpy(seen[nseen++], k->str, k->len + 1);
 		if ((st = next(S, &x)) || (st = build(S, &x, 2, &list)) ||
-		    (st = rmi_mr_groups(mr, k, list)))
+		    (st = rmi_mr_groups(mr, k, list, expert)))
 			return st;
 		arena_reset(S, m);
 	}
@@ -856,8 +857,11 @@ static rm_status stream(sr *S, rm_map **out)
 		if (!strcmp(k->str, "ranks") && !top_get(t, "ranks")) {
 			st = stream_ranks(S, mr, t, k);
 			ranks = st == RM_OK;
-		} else if (!strcmp(k->str, "groups") && !top_get(t, "groups")) {
-			st = stream_groups(S, mr, t, k, ranks);
+		} else if ((!strcmp(k->str, "groups") ||
+			    !strcmp(k->str, "expert_groups")) &&
+			   !top_get(t, k->str)) {
+			st = stream_groups(S, mr, t, k, ranks,
+					   k->str[0] == 'e');
 		} else {
 			ev x;
 			if (!(st = next(S, &x)) && !(st = build(S, &x, 1, &v)))

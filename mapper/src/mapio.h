@@ -47,7 +47,8 @@ RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
  * A map file read in phases (map_read.c), so that the tree reader and the
  * one-pass stream reader (map_stream.c) check it the same way: head (keys,
  * schema, layout, nodes; `root` holds everything before "ranks"), each
- * rank record, the end of the records, each axis of "groups", tail (the
+ * rank record, the end of the records, each kind of "groups" and
+ * "expert_groups", tail (the
  * validation object and digest; `root` holds every top-level key).
  */
 typedef struct rmi_mapread rmi_mapread;
@@ -58,7 +59,7 @@ RMI_HIDDEN rm_status rmi_mr_head(rmi_mapread *mr, const rmi_ynode *root);
 RMI_HIDDEN rm_status rmi_mr_rank(rmi_mapread *mr, const rmi_ynode *rec);
 RMI_HIDDEN rm_status rmi_mr_ranks_end(rmi_mapread *mr);
 RMI_HIDDEN rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *key,
-				   const rmi_ynode *list);
+				   const rmi_ynode *list, bool expert);
 RMI_HIDDEN rm_status rmi_mr_tail(rmi_mapread *mr, const rmi_ynode *root);
 
 /* rm_map_read(_digest): small files through rmi_map_parse, big ones
