@@ -145,20 +145,43 @@ static void json_shape(void)
 	rm_map_free(m);
 }
 
-/* Replace the first `from` in `text` and read the result: must fail with
- * a message containing `want`. */
-static void bad_edit(const char *text, const char *from, const char *to,
-		     const char *want)
+/* `text` with the first `from` replaced by `to` (malloc'd), or NULL. */
+static char *edited(const char *text, const char *from, const char *to)
 {
 	const char *at = strstr(text, from);
 	CHECK(at != NULL);
 	if (!at)
-		return;
+		return NULL;
 	size_t n = strlen(text), fl = strlen(from), tl = strlen(to);
 	char *edit = malloc(n - fl + tl + 1);
 	memcpy(edit, text, (size_t)(at - text));
 	memcpy(edit + (at - text), to, tl);
 	strcpy(edit + (at - text) + tl, at + fl);
+	return edit;
+}
+
+/* The one-pass reader for big files must fail on `text`, saying `want`. */
+static void bad_streamed(const char *text, const char *want)
+{
+	rm_map *m = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK(rmi_map_stream_text(text, strlen(text), "s.json", &m, &e) ==
+	      RM_EINPUT);
+	CHECK(m == NULL);
+	CHECK_HAS(e.msg, "s.json");
+	CHECK_HAS(e.msg, want);
+	rm_map_free(m);
+}
+
+/* Replace the first `from` in `text` and read the result: must fail with
+ * a message containing `want`, in both readers. */
+static void bad_edit(const char *text, const char *from, const char *to,
+		     const char *want)
+{
+	char *edit = edited(text, from, to);
+	if (!edit)
+		return;
 	char *path = tmpfile_with(edit, strlen(edit));
 	rm_map *m = NULL;
 	rm_error e;
@@ -168,15 +191,7 @@ static void bad_edit(const char *text, const char *from, const char *to,
 	CHECK_HAS(e.msg, path);
 	CHECK_HAS(e.msg, want);
 	rm_map_free(m);
-	/* the one-pass reader for big files says the same */
-	m = NULL;
-	memset(&e, 0, sizeof(e));
-	CHECK(rmi_map_stream_text(edit, strlen(edit), "s.json", &m, &e) ==
-	      RM_EINPUT);
-	CHECK(m == NULL);
-	CHECK_HAS(e.msg, "s.json");
-	CHECK_HAS(e.msg, want);
-	rm_map_free(m);
+	bad_streamed(edit, want);
 	unlink(path);
 	free(path);
 	free(edit);
@@ -186,22 +201,9 @@ static void bad_edit(const char *text, const char *from, const char *to,
 static void bad_stream(const char *text, const char *from, const char *to,
 		       const char *want)
 {
-	const char *at = strstr(text, from);
-	CHECK(at != NULL);
-	if (!at)
-		return;
-	size_t n = strlen(text), fl = strlen(from), tl = strlen(to);
-	char *edit = malloc(n - fl + tl + 1);
-	memcpy(edit, text, (size_t)(at - text));
-	memcpy(edit + (at - text), to, tl);
-	strcpy(edit + (at - text) + tl, at + fl);
-	rm_map *m = NULL;
-	rm_error e;
-	memset(&e, 0, sizeof(e));
-	CHECK_INT(rmi_map_stream_text(edit, strlen(edit), "s.json", &m, &e),
-		  RM_EINPUT);
-	CHECK_HAS(e.msg, want);
-	rm_map_free(m);
+	char *edit = edited(text, from, to);
+	if (edit)
+		bad_streamed(edit, want);
 	free(edit);
 }
 
