@@ -183,6 +183,7 @@ def main():
                  "drawn: v.drawnGpus(), nodes: v.drawnNodes(), detail: v.detail(), crossings: v.crossings, "
                  "reportCross: v.reportCross, tpSplit: v.tpSplit}; })")
         views = js(state)
+        axes = js("rankmapPicture.axes")
         check(n + "/views", len(views) == len(maps), "%d views for %d maps" % (len(views), len(maps)))
 
         def button(label):
@@ -223,7 +224,7 @@ def main():
                 b.send("Input.dispatchMouseEvent", {"type": t_, "x": p["x"], "y": p["y"],
                                                     "button": "left", "clickCount": 1}, session=s)
             rec = m["ranks"][r]
-            want = " ".join("%s=%d" % (ax, rec[ax]) for ax in m["nesting"])
+            want = " ".join("%s=%d" % (ax, rec[ax]) for ax in axes)
             got = js("(document.querySelector('.sel-rank') || {}).textContent + '|' + "
                      "(document.querySelector('.sel-coords') || {}).textContent + '|' + "
                      "document.getElementById('info').textContent")
