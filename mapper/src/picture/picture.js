@@ -38,6 +38,10 @@ function colour(i) {
 }
 var SPARE = '#d4d4d4';
 var colourBy = PP && PP.size > 1 ? PP : AX[AX.length - 1];
+/* Every rank's coordinate on colourBy, decoded once per choice. */
+var CI = new Uint32Array(W);
+function decodeColours() { for (var r = 0; r < W; r++) CI[r] = coord(r, colourBy); }
+decodeColours();
 var selRank = -1, selGroup = null;   /* selGroup: {axis, members} */
 var views = [];
 var root = document.body;
@@ -272,7 +276,7 @@ View.prototype.draw = function () {
 		nodes++;
 		if (!detail) {
 			var r0 = v.slots[h * G];
-			var p0 = r0 < 0 ? spare : (paths[coord(r0, colourBy)] = paths[coord(r0, colourBy)] || new Path2D());
+			var p0 = r0 < 0 ? spare : (paths[CI[r0]] = paths[CI[r0]] || new Path2D());
 			p0.rect(hx, hy, COLS, ROWS);
 			continue;
 		}
@@ -280,7 +284,7 @@ View.prototype.draw = function () {
 			var r = v.slots[h * G + i], x = hx + (i % COLS), y = hy + Math.floor(i / COLS);
 			gpus++;
 			if (r < 0) { spare.rect(x + 0.08, y + 0.08, 0.84, 0.84); continue; }
-			k = coord(r, colourBy);
+			k = CI[r];
 			(paths[k] = paths[k] || new Path2D()).rect(x + 0.08, y + 0.08, 0.84, 0.84);
 			if (this.split[r]) { red.rect(x + 0.08, y + 0.08, 0.84, 0.84); nred++; }
 		}
@@ -402,7 +406,7 @@ function show(view, hit) {
 }
 
 function redraw() { views.forEach(function (x) { x.draw(); }); }
-sel.addEventListener('change', function () { colourBy = axis(sel.value); drawLegend(); redraw(); });
+sel.addEventListener('change', function () { colourBy = axis(sel.value); decodeColours(); drawLegend(); redraw(); });
 window.addEventListener('resize', function () { views.forEach(function (x) { x.resize(); x.fit(); }); });
 
 drawLegend();
