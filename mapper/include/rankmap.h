@@ -404,6 +404,11 @@ rm_status rm_map_groups(const rm_map *map, rm_group_kind kind,
 /* Render in a format; *out is malloc'd and NUL-terminated. */
 rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err);
+/* One host name per rank, in rank order: a SLURM_HOSTFILE for
+ * `srun --distribution=arbitrary`, which starts task i on line i's host,
+ * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
+rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
+				rm_error *err);
 /* Read a rankmap-map/1 file (JSON or YAML). */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
