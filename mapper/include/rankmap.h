@@ -318,7 +318,9 @@ typedef enum rm_format {
 	RM_FMT_JSON,
 	RM_FMT_YAML,
 	RM_FMT_CSV,
-	RM_FMT_ENV
+	RM_FMT_ENV,
+	RM_FMT_HTML,                 /* pictures: rm_map_picture only */
+	RM_FMT_SVG
 } rm_format;
 
 rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err);
@@ -412,6 +414,23 @@ void rm_map_free(rm_map *map);
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);
 /* ===== END section: plan, check and map ===== */
+
+/* ===== BEGIN section: picture (picture/pic_*.c) ===== */
+typedef struct rm_picture_opts {
+	rm_format format;            /* RM_FMT_HTML or RM_FMT_SVG */
+	const rm_fabric *fabric;     /* the fabric the maps were scored on */
+	const rm_map *baseline;      /* drawn beside the map; may be NULL */
+	const char *title;           /* NULL: the layout */
+} rm_picture_opts;
+
+/*
+ * Draw a checked map (rm_plan or rm_check filled its report) on its
+ * fabric's tiers: one self-contained HTML page (inline script, no network)
+ * or a static SVG. *out is malloc'd and NUL-terminated.
+ */
+rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *opts,
+			 char **out, size_t *len, rm_error *err);
+/* ===== END section: picture ===== */
 
 /* ===== BEGIN section: node hardware (node*.c, hwloc) ===== */
 /* PCI distance between a GPU and a NIC, in NCCL's words. */

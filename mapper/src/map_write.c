@@ -238,6 +238,11 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 	case RM_FMT_CSV: st = csv(map, &b, err); break;
 	case RM_FMT_ENV: st = rmi_map_env(map, -1, &b, err); break;
 	case RM_FMT_TEXT: st = rmi_map_text(map, &b, err); break;
+	case RM_FMT_HTML:
+	case RM_FMT_SVG:
+		st = rmi_err(err, RM_EUNSUPPORTED, "a picture needs the "
+			     "fabric: use rm_map_picture");
+		break;
 	default:
 		st = rmi_err(err, RM_EINPUT, "unknown format %d", (int)fmt);
 	}
