@@ -55,21 +55,8 @@ if man -w rankmap >/dev/null 2>&1 && MANWIDTH=80 man rankmap 2>/dev/null | grep 
 for p in rankmap-spank rankmap.so rankmap-site; do
 	man -w "$p" >/dev/null 2>&1 && say PASS "man-$p" || say FAIL "man-$p: not found"
 done
-cat >/tmp/use.c <<'C'
-#include <rankmap.h>
-#include <stdio.h>
-int main(void)
-{
-	rm_layout l;
-	rm_error e;
-	if (rm_layout_parse("tp=8,pp=16,dp=128", &l, &e) != RM_OK)
-		return 1;
-	printf("%llu\n", (unsigned long long)rm_layout_world(&l));
-	return 0;
-}
-C
-if gcc -o /tmp/use /tmp/use.c $(pkg-config --cflags --libs rankmap) 2>/out/cc.log &&
-	[ "$(env -u LD_LIBRARY_PATH /tmp/use)" = 16384 ]; then say PASS pkg-config-link-run; else
+if gcc -o /tmp/use /tests/pkg/use_rankmap.c $(pkg-config --cflags --libs rankmap) 2>/out/cc.log &&
+	[ "$(env -u LD_LIBRARY_PATH /tmp/use)" = "16384 GPUs" ]; then say PASS pkg-config-link-run; else
 	say FAIL "pkg-config-link-run: $(head -3 /out/cc.log)"; fi
 PLUGIN=$(dpkg -L rankmap-spank | grep '/slurm-wlm/rankmap.so$')
 [ -f "$PLUGIN" ] && say PASS "plugin-installed ($PLUGIN)" || { say FAIL "plugin-installed"; exit 0; }
