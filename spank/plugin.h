@@ -33,6 +33,7 @@ typedef struct rms_state {
 	int64_t host_index;
 	rms_plan plan;
 	rms_file file;
+	int jobfd;                   /* RUNTIME/JOB, opened as root; or -1 */
 	bool quiet;                  /* srun has shown the error already */
 	bool cancel_step;            /* this node asked slurmctld to end it */
 	rms_drift drift;             /* srun's plan against this node's */

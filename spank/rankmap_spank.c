@@ -40,6 +40,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	rms_conf_init(&rms_g.conf);
 	rms_plan_init(&rms_g.plan);
 	rms_g.host_index = -1;
+	rms_g.jobfd = -1;
 	rms_g.export_slurm = -1;
 	rms_read_conf(ac, av);
 	if (ctx == S_CTX_SLURMD) {

@@ -204,8 +204,16 @@ int rms_remote_post_opt(spank_t sp)
 		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
 			 rms_g.plan.warning);
 	compare_stamp(sp);
-	if (!rms_g.failed)
-		load_hardware();
+	if (rms_g.failed)
+		return 0;
+	/* The job's directory is made here, as root (user_init runs with
+	 * the job user's ids), in the root-owned runtime directory; all
+	 * below it as the job's user. */
+	rms_g.jobfd = rms_job_dir_open(rms_g.conf.runtime_dir, rms_g.jobid,
+				       rms_g.uid, rms_g.gid, err, sizeof(err));
+	if (rms_g.jobfd < 0)
+		return set_error("map file: %s", err);
+	load_hardware();
 	return 0;
 }
 
@@ -246,17 +254,8 @@ int rms_remote_user_init(spank_t sp)
 	if (!rms_g.active || rms_g.failed)
 		return 0;
 	char err[RMS_ERRLEN];
-	/* The job's directory is made as root in the root-owned runtime
-	 * directory; everything below it as the job's user. */
-	int jobfd = rms_job_dir_open(rms_g.conf.runtime_dir, rms_g.jobid,
-				     rms_g.uid, rms_g.gid, err, sizeof(err));
-	if (jobfd < 0) {
+	if (!write_as_user(rms_g.jobfd, err, sizeof(err)))
 		set_error("map file: %s", err);
-		return 0;
-	}
-	if (!write_as_user(jobfd, err, sizeof(err)))
-		set_error("map file: %s", err);
-	close(jobfd);
 	return 0;
 }
 
@@ -340,6 +339,9 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 void rms_remote_exit(void)
 {
 	rms_file_remove(&rms_g.file, rms_g.uid);
+	if (rms_g.jobfd >= 0)
+		close(rms_g.jobfd);
+	rms_g.jobfd = -1;
 	rms_plan_free(&rms_g.plan);
 	rm_env_free(&rms_g.nccl);
 	rm_node_free(rms_g.hw);
