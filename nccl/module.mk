@@ -68,18 +68,27 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BUILD)/rankmap-nccl-check $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(BUILD)/librankmap-nccl.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(BUILD)/librankmap-nccl.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 nccl/rankmap_nccl.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(BUILD)/rankmap-nccl-check $(DESTDIR)$(BINDIR)/
+	install -m 644 $(BUILD)/librankmap-nccl.so $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(BUILD)/librankmap-nccl.a $(DESTDIR)$(LIBDIR)/
+	install -m 644 nccl/rankmap_nccl.h $(DESTDIR)$(INCLUDEDIR)/
+	$(call pc_file,pkg/rankmap-nccl.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap-nccl.pc)
 
-.PHONY: install-nccl
+uninstall-nccl:
+	rm -f $(DESTDIR)$(BINDIR)/rankmap-nccl-check \
+		$(DESTDIR)$(LIBDIR)/librankmap-nccl.so \
+		$(DESTDIR)$(LIBDIR)/librankmap-nccl.a \
+		$(DESTDIR)$(INCLUDEDIR)/rankmap_nccl.h \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap-nccl.pc
+
+.PHONY: install-nccl uninstall-nccl
 ALL_TARGETS   += $(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-nccl.so \
 		 $(BUILD)/rankmap-nccl-check
 CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC))
 INSTALL_STEPS += install-nccl
+UNINSTALL_STEPS += uninstall-nccl
 
 else
 $(info rankmap: no NCCL under $(CUDA_HOME) (nccl.h, libnccl.so): librankmap-nccl and rankmap-nccl-check skipped)

@@ -1,5 +1,6 @@
 /* cmd_explain.c - `rankmap explain`: what a layout costs, axis by axis. */
 #include "cmd_model.h"
+#include "mapio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,16 +35,18 @@ static void help(FILE *f)
 	      f);
 }
 
-static int usage(void (*h)(FILE *), const char *msg)
+/* One line naming the option and its value; the usage only with --help. */
+static int bad(const char *name, const char *v, const char *want)
 {
-	fprintf(stderr, "rankmap: %s\n", msg);
-	h(stderr);
-	return RMC_USAGE;
+	char q[96];
+	return rmc_usage("%s %s: %s", name, rmi_quote(v, strlen(v), q,
+						      sizeof(q)), want);
 }
 
 static int fail(const rm_error *e)
 {
-	fprintf(stderr, "rankmap: %s\n", e->msg);
+	rmc_prefix(stderr);
+	fprintf(stderr, "%s\n", e->msg);
 	return RMC_USAGE;
 }
 
@@ -69,8 +72,26 @@ static const struct {
 	{ "--sharding", "sharding" },
 };
 
+static bool known(const char *name, bool suggest)
+{
+	static const char *const all[] = { "--model", "--hw", "--hardware",
+					   "--gpus", "--set" };
+	static const char *const sug[] = { "--top", "--max-cp", "--max-mb",
+					   "--around", "--schedules" };
+	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
+		if (!strcmp(name, train_opts[k].name))
+			return true;
+	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+		if (!strcmp(name, all[k]))
+			return true;
+	for (size_t k = 0; suggest && k < sizeof(sug) / sizeof(sug[0]); k++)
+		if (!strcmp(name, sug[k]))
+			return true;
+	return false;
+}
+
 static int own_opt(rmc_model_args *a, bool suggest, const char *name,
-		   const char *v, void (*h)(FILE *))
+		   const char *v)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
@@ -85,12 +106,13 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 		a->hw_spec = v;
 	} else if (!strcmp(name, "--gpus")) {
 		if (!parse_u64(v, RM_MAX_WORLD, &a->gpus))
-			return usage(h, "--gpus wants a count in [1, 2^24]");
+			return bad(name, v, "expected a GPU count from 1 to "
+				   "2^24");
 	} else if (!strcmp(name, "--set")) {
 		char key[64];
 		const char *eq = strchr(v, '=');
 		if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key))
-			return usage(h, "--set wants KEY=VALUE");
+			return bad(name, v, "expected KEY=VALUE");
 		memcpy(key, v, (size_t)(eq - v));
 		key[eq - v] = '\0';
 		if (rm_train_set(&a->train, key, eq + 1, &e))
@@ -99,8 +121,7 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			       !strcmp(name, "--max-cp") ||
 			       !strcmp(name, "--max-mb"))) {
 		if (!parse_u64(v, 1024, &n))
-			return usage(h, "--top, --max-cp, --max-mb want a count "
-				     "in [1, 1024]");
+			return bad(name, v, "expected a count from 1 to 1024");
 		if (!strcmp(name, "--top"))
 			a->top = (uint32_t)n;
 		else if (!strcmp(name, "--max-cp"))
@@ -123,7 +144,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			a->schedules |= 1u << tmp.schedule;
 		}
 		if (!a->schedules)
-			return usage(h, "--schedules wants a list like 1f1b,interleaved");
+			return bad(name, v, "expected a list like "
+				   "1f1b,interleaved");
 	} else {
 		return -2;
 	}
@@ -153,35 +175,43 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 			return RMC_USAGE;
 		if (r > 0)
 			continue;
+		char q[96];
+		const char *qa = rmi_quote(arg, strlen(arg), q, sizeof(q));
+		const char *cmd = suggest ? "suggest" : "explain";
 		if (strncmp(arg, "--", 2))
-			return usage(h, "unexpected argument");
+			return rmc_usage("unexpected argument %s (see rankmap "
+					 "help %s)", qa, cmd);
 		char name[32];
 		const char *eq = strchr(arg, '=');
 		size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (nl >= sizeof(name))
-			return usage(h, "unknown option");
+			return rmc_usage("unknown option %s (see rankmap help "
+					 "%s)", qa, cmd);
 		memcpy(name, arg, nl);
 		name[nl] = '\0';
 		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!known(name, suggest))
+			return rmc_usage("unknown option %s (see rankmap help "
+					 "%s)", qa, cmd);
 		if (!v)
-			return usage(h, "option needs a value");
-		int rc = own_opt(a, suggest, name, v, h);
-		if (rc == -2)
-			return usage(h, "unknown option");
+			return rmc_usage("%s needs a value", name);
+		int rc = own_opt(a, suggest, name, v);
 		if (rc >= 0)
 			return rc;
 	}
 	if (!a->model_spec)
-		return usage(h, "--model is required");
+		return rmc_usage("--model is required (e.g. --model "
+				 "llama3-8b)");
 	if (suggest && !a->gpus)
-		return usage(h, "--gpus is required");
+		return rmc_usage("--gpus is required (e.g. --gpus 1024)");
 	if (!suggest && !a->common.layout)
-		return usage(h, "--layout is required");
+		return rmc_usage("--layout is required (e.g. --layout "
+				 "8x16x128)");
 	a->fmt = RM_FMT_TEXT;
 	const char *fmt = a->common.format;
 	if (fmt && (rm_format_parse(fmt, &a->fmt, &e) ||
 		    (a->fmt != RM_FMT_TEXT && a->fmt != RM_FMT_JSON)))
-		return usage(h, "--format wants text or json");
+		return bad("--format", fmt, "expected text or json");
 	if (rm_model_get(a->model_spec, &a->model, &e) ||
 	    rm_hw_get(a->hw_spec, &a->hw, &e))
 		return fail(&e);
@@ -242,7 +272,8 @@ int rmc_explain(int argc, char **argv)
 			return fail(&e);
 		uint64_t gpus = a.gpus ? a.gpus : rm_layout_world(&l);
 		if (l.dp_auto && !a.gpus)
-			return usage(help, "dp=auto needs --gpus");
+			return rmc_usage("--layout %s: dp=auto needs --gpus",
+					 o->layout);
 		if (rm_layout_resolve(&l, gpus, true, &e) ||
 		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, &est, &e))
 			return fail(&e);

@@ -12,7 +12,7 @@ static void help(FILE *f)
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
 	      "         [--topology F] [--site F] [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
-	      "         [--format text|json|yaml|csv|env] [--rank N]\n\n"
+	      "         [--format text|json|yaml|csv|env|html|svg] [--rank N]\n\n"
 	      "  --layout L         8x16x128 (TP x PP x DP, innermost first) or\n"
 	      "                     tp=8,cp=2,pp=4,dp=auto\n"
 	      "  --order O          rank numbering: megatron, llama3, torchtitan\n"
@@ -27,8 +27,10 @@ static void help(FILE *f)
 	      "  --allow-missing    nodes absent from the topology get a leaf of\n"
 	      "                     their own instead of an error\n"
 	      "  --baseline         plan what Slurm's block order would give\n"
+	      "                     (html, svg: drawn beside the plan)\n"
 	      "  -o FILE            write atomically to FILE instead of stdout\n"
-	      "  --format F         text (default), json, yaml, csv, env\n"
+	      "  --format F         text (default), json, yaml, csv, env; html\n"
+	      "                     (interactive page) or svg: a picture\n"
 	      "  --rank N           with --format env: the variables of task N\n\n"
 	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error\n",
 	      f);
@@ -61,13 +63,26 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		.exact = false,
 		.baseline = o->baseline,
 	};
-	rm_map *map = NULL;
+	rm_map *map = NULL, *base = NULL;
+	bool picture = fmt == RM_FMT_HTML || fmt == RM_FMT_SVG;
+	/* A picture puts the baseline beside the plan of the same job. */
+	po.baseline = o->baseline && !picture;
 	if (rm_plan(&po, &map, &e) != RM_OK)
 		return rmc_fail(&e);
+	po.baseline = true;
+	if (picture && o->baseline && rm_plan(&po, &base, &e) != RM_OK) {
+		rm_map_free(map);
+		return rmc_fail(&e);
+	}
 	char *text = NULL;
 	size_t len = 0;
 	rm_status st;
-	if (fmt == RM_FMT_ENV && o->rank >= 0) {
+	if (picture) {
+		rm_picture_opts pic = { .format = fmt, .fabric = in->fabric,
+					.baseline = base };
+		st = rm_map_picture(map, &pic, &text, &len, &e);
+		rm_map_free(base);
+	} else if (fmt == RM_FMT_ENV && o->rank >= 0) {
 		rmi_buf b;
 		rmi_buf_init(&b);
 		st = rmi_map_env(map, o->rank, &b, &e);

@@ -40,16 +40,14 @@ int rmc_suggest(int argc, char **argv)
 	if (a.around) {
 		if (rm_layout_parse(a.around, &around, &e) ||
 		    rm_layout_resolve(&around, a.gpus, true, &e)) {
-			fprintf(stderr, "rankmap: --around: %s\n", e.msg);
-			return RMC_USAGE;
+			return rmc_usage("--around %s: %s", a.around, e.msg);
 		}
 		o.around = &around;
 	}
 	rm_suggestion *s = NULL;
 	rm_status st = rm_suggest(&a.model, &a.hw, &a.train, &o, &s, &e);
 	if (st) {
-		fprintf(stderr, "rankmap: %s\n", e.msg);
-		return st == RM_ERULE ? RMC_RULE_FAILED : RMC_USAGE;
+		return rmc_fail(&e);
 	}
 	char *text = NULL;
 	size_t len = 0;
@@ -57,8 +55,7 @@ int rmc_suggest(int argc, char **argv)
 				 &text, &len, &e);
 	rm_suggestion_free(s);
 	if (st) {
-		fprintf(stderr, "rankmap: %s\n", e.msg);
-		return RMC_USAGE;
+		return rmc_fail(&e);
 	}
 	fwrite(text, 1, len, stdout);
 	free(text);

@@ -16,7 +16,21 @@ typedef struct rd {
 	const char *file;
 	rm_error *err;
 	rm_map *m;
+	/* What the layout shows per rank, and how to compute it. */
+	rm_group_kind kind[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned nkind;
 } rd;
+
+static int kind_index(const rd *r, const char *s, size_t len)
+{
+	for (unsigned i = 0; i < r->nkind; i++) {
+		const char *name = rm_group_kind_name(r->kind[i]);
+		if (strlen(name) == len && memcmp(name, s, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
 
 static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
 	RMI_PRINTF(3, 4);
@@ -88,31 +102,32 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 	if ((n = rmi_y_get(root, "axes"))) {
 		if ((st = rmi_y_kind(n, r->file, "axes", RMI_Y_MAP, r->err)))
 			return st;
+		r->nkind = rmi_map_kinds(&m->layout, r->kind);
 		unsigned seen = 0;
 		for (size_t i = 0; i < n->n; i++) {
 			const rmi_ynode *k = n->item[2 * i];
-			int a = rm_axis_from_name(k->str, k->len);
-			if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a))
+			int a = kind_index(r, k->str, k->len);
+			if (a < 0)
 				return bad(r, k, "axes: %s is not an axis of "
 					   "this layout",
 					   rmi_quote(k->str, k->len, q,
 						     sizeof(q)));
-			uint32_t v;
+			uint32_t v, want = rmi_kind_size(&m->layout,
+							  r->kind[a]);
 			if ((st = u32(r, n->item[2 * i + 1], "axis size",
 				      RM_MAX_WORLD, &v)))
 				return st;
-			if (v != m->layout.size[a])
+			if (v != want)
 				return bad(r, n->item[2 * i + 1],
 					   "axes: %s is %u, the layout says %u",
-					   rm_axis_name((rm_axis)a), v,
-					   m->layout.size[a]);
+					   rm_group_kind_name(r->kind[a]), v,
+					   want);
 			seen |= 1u << a;
 		}
-		for (unsigned a = 0; a < RM_NAXES; a++)
-			if (rmi_map_axis_shown(&m->layout, (rm_axis)a) &&
-			    !(seen & (1u << a)))
+		for (unsigned a = 0; a < r->nkind; a++)
+			if (!(seen & (1u << a)))
 				return bad(r, n, "axes: %s is missing",
-					   rm_axis_name((rm_axis)a));
+					   rm_group_kind_name(r->kind[a]));
 	}
 	if ((n = rmi_y_get(root, "nesting"))) {
 		if ((st = rmi_y_kind(n, r->file, "nesting", RMI_Y_SEQ, r->err)))
@@ -147,6 +162,11 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 			   "0-9, '-', '_'", rmi_quote(s, n->len, q, sizeof(q)),
 			   sizeof(m->order.name) - 1);
 	memcpy(m->order.name, s, n->len + 1);
+	r->nkind = rmi_map_kinds(&m->layout, r->kind);
+	for (unsigned i = 0; i < r->nkind; i++)
+		if (rmi_coord_prep(&m->layout, &m->order, r->kind[i], &r->co[i],
+				   &e) != RM_OK)
+			return bad(r, o, "%s", e.msg);
 
 	n = rmi_y_get(root, "gpus_per_node");
 	if ((st = u32(r, n, "gpus_per_node", MAX_GPUS_PER_NODE,
@@ -250,8 +270,9 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 {
 	rm_map *m = r->m;
 	static const char *const keys[] = { "rank", "host", "node", "local_gpu",
-					    "tp", "cp", "ep", "pp", "dp",
-					    "leaf", "unit", NULL };
+					    "tp", "cp", "ep", "etp", "edp",
+					    "pp", "dp", "dp_replicate",
+					    "dp_shard", "leaf", "unit", NULL };
 	rm_status st = rmi_y_keys(x, r->file, "rank record", keys, r->err);
 	if (st)
 		return st;
@@ -297,22 +318,18 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 	rk->node = node;
 	rk->local_gpu = gpu;
 	rm_rank_decode(&m->layout, &m->order, rank, rk->coord);
-	for (unsigned a = 0; a < RM_NAXES; a++) {
-		const char *an = rm_axis_name((rm_axis)a);
+	for (unsigned a = 0; a < r->nkind; a++) {
+		const char *an = rm_group_kind_name(r->kind[a]);
 		n = rmi_y_get(x, an);
-		if (!n) {
-			if (rmi_map_axis_shown(&m->layout, (rm_axis)a))
-				return bad(r, x, "rank %u: %s is missing", rank,
-					   an);
-			continue;
-		}
-		uint32_t c;
+		if (!n)
+			return bad(r, x, "rank %u: %s is missing", rank, an);
+		uint32_t c, got = rmi_coord_of(&r->co[a], rank);
 		if ((st = u32(r, n, an, RM_MAX_WORLD, &c)))
 			return st;
-		if (c != rk->coord[a])
+		if (c != got)
 			return bad(r, n, "rank %u: %s is %u, but order %s "
 				   "gives rank %u %s %u", rank, an, c,
-				   m->order.name, rank, an, rk->coord[a]);
+				   m->order.name, rank, an, got);
 	}
 	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank, x };
 	return RM_OK;
@@ -352,78 +369,65 @@ static rm_status ranks(rd *r, const rmi_ynode *root)
 	return st;
 }
 
-/* Groups are derived data: they must be exactly what rm_map_group says. */
-static rm_status groups(rd *r, const rmi_ynode *root)
+/* One kind's lists must be exactly what rm_map_groups gives. */
+static rm_status group_list(rd *r, const rmi_ynode *k, const rmi_ynode *v,
+			    rm_group_kind kind)
 {
-	rm_map *m = r->m;
-	const rmi_ynode *g = rmi_y_get(root, "groups");
-	if (!g)
-		return RM_OK;
-	rm_status st = rmi_y_kind(g, r->file, "groups", RMI_Y_MAP, r->err);
+	rm_groups g;
+	rm_status st = rm_map_groups(r->m, kind, &g, r->err);
 	if (st)
 		return st;
-	uint32_t maxsize = 1;
-	for (unsigned a = 0; a < RM_NAXES; a++)
-		if (m->layout.size[a] > maxsize)
-			maxsize = m->layout.size[a];
-	uint32_t *tmp = malloc(((size_t)maxsize + 1) * sizeof(uint32_t));
-	if (!tmp)
-		return oom(r);
+	if ((st = rmi_y_kind(v, r->file, "group list", RMI_Y_SEQ, r->err)))
+		goto out;
+	if (v->n != g.ngroups) {
+		st = bad(r, v, "%zu %s groups, expected %u", v->n, k->str,
+			 g.ngroups);
+		goto out;
+	}
+	for (size_t j = 0; j < v->n && st == RM_OK; j++) {
+		const rmi_ynode *grp = v->item[j];
+		if ((st = rmi_y_kind(grp, r->file, "group", RMI_Y_SEQ,
+				     r->err)))
+			break;
+		if (grp->n != g.size) {
+			st = bad(r, grp, "%s group of %zu ranks, expected %u",
+				 k->str, grp->n, g.size);
+			break;
+		}
+		for (size_t t = 0; t < g.size && st == RM_OK; t++) {
+			uint32_t x, want = g.rank[j * g.size + t];
+			if ((st = u32(r, grp->item[t], "rank", r->m->world - 1,
+				      &x)))
+				break;
+			if (x != want)
+				st = bad(r, grp->item[t],
+					 "%s group %zu: member %zu is rank %u, expected %u",
+					 k->str, j, t, x, want);
+		}
+	}
+out:
+	rm_groups_free(&g);
+	return st;
+}
+
+/* Groups are derived data: dense ones under "groups", expert ones under
+ * "expert_groups". */
+static rm_status groups(rd *r, const rmi_ynode *root, bool expert)
+{
+	const char *what = expert ? "expert_groups" : "groups";
+	const rmi_ynode *g = rmi_y_get(root, what);
+	if (!g)
+		return RM_OK;
+	rm_status st = rmi_y_kind(g, r->file, what, RMI_Y_MAP, r->err);
 	char q[160];
 	for (size_t i = 0; i < g->n && st == RM_OK; i++) {
 		const rmi_ynode *k = g->item[2 * i], *v = g->item[2 * i + 1];
-		int a = rm_axis_from_name(k->str, k->len);
-		if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
-			st = bad(r, k, "groups: %s is not an axis of this "
-				 "layout", rmi_quote(k->str, k->len, q,
-						     sizeof(q)));
-			break;
-		}
-		uint32_t size = m->layout.size[a];
-		if ((st = rmi_y_kind(v, r->file, "group list", RMI_Y_SEQ,
-				     r->err)))
-			break;
-		if (v->n != m->world / size) {
-			st = bad(r, v, "%zu %s groups, expected %u", v->n,
-				 k->str, m->world / size);
-			break;
-		}
-		for (size_t j = 0; j < v->n && st == RM_OK; j++) {
-			const rmi_ynode *grp = v->item[j];
-			if ((st = rmi_y_kind(grp, r->file, "group", RMI_Y_SEQ,
-					     r->err)))
-				break;
-			if (grp->n != size) {
-				st = bad(r, grp, "%s group of %zu ranks, "
-					 "expected %u", k->str, grp->n, size);
-				break;
-			}
-			uint32_t first, gid, x;
-			if ((st = u32(r, grp->item[0], "rank", m->world - 1,
-				      &first)))
-				break;
-			if ((st = rm_map_group(m, (rm_axis)a, first, tmp, &gid,
-					       r->err)))
-				break;
-			if (gid != j) {
-				st = bad(r, grp, "%s group %zu holds rank %u, "
-					 "which is in group %u", k->str, j,
-					 first, gid);
-				break;
-			}
-			for (size_t t = 0; t < size && st == RM_OK; t++) {
-				if ((st = u32(r, grp->item[t], "rank",
-					      m->world - 1, &x)))
-					break;
-				if (x != tmp[t])
-					st = bad(r, grp->item[t],
-						 "%s group %zu: member %zu is "
-						 "rank %u, expected %u", k->str,
-						 j, t, x, tmp[t]);
-			}
-		}
+		int a = kind_index(r, k->str, k->len);
+		if (a < 0 || rmi_kind_expert(r->kind[a]) != expert)
+			return bad(r, k, "%s: %s is not an axis of this layout",
+				   what, rmi_quote(k->str, k->len, q, sizeof(q)));
+		st = group_list(r, k, v, r->kind[a]);
 	}
-	free(tmp);
 	return st;
 }
 
@@ -438,7 +442,7 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	static const char *const keys[] = {
 		"schema", "generator", "layout", "axes", "nesting", "order",
 		"world_size", "gpus_per_node", "nodes", "spares", "ranks",
-		"groups", "validation", "inputs_sha256", NULL
+		"groups", "expert_groups", "validation", "inputs_sha256", NULL
 	};
 	rm_status st = rmi_y_keys(root, r->file, "map file", keys, r->err);
 	if (st)
@@ -456,7 +460,8 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	    (st = rmi_y_str(n, r->file, "generator", &s, r->err)))
 		return st;
 	if ((st = layout(r, root)) || (st = nodes(r, root)) ||
-	    (st = ranks(r, root)) || (st = groups(r, root)) ||
+	    (st = ranks(r, root)) || (st = groups(r, root, false)) ||
+	    (st = groups(r, root, true)) ||
 	    (st = validation(r, root)))
 		return st;
 	/* "" stands for a map whose inputs are not known (built by hand). */

@@ -37,10 +37,7 @@ rm_status rmi_layout_ok(const rm_layout *l, rm_error *err)
 
 int rmi_nest_pos(const rm_layout *l, rm_axis a)
 {
-	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
-		if (l->nest[i] == a)
-			return (int)i;
-	return -1;
+	return rmi_layout_pos(l, a);
 }
 
 static bool fits_nodes(uint64_t m, uint32_t g)

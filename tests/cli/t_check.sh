@@ -95,7 +95,7 @@ then pass units-roundtrip; else fail units-roundtrip "$(tail -5 py.out)"; fi
 
 # Usage errors.
 run map-and-layout 2 "$RANKMAP" check --map map.json --layout 4x2x4
-has map-and-layout-msg "$ERR" '^rankmap: check: --layout and --order go with --assignment'
+has map-and-layout-msg "$ERR" '^rankmap check: --layout and --order go with --assignment'
 run neither 2 "$RANKMAP" check --topology topo.conf
 run csv-format 2 "$RANKMAP" check --map map.json --format csv
 finish
