@@ -107,9 +107,10 @@ static void syntax(void)
 	CHECK(rms_check_syntax("8x2x1", "tp-pp", err, sizeof(err)));
 	CHECK(rms_check_syntax("8x2x4", "torchtitan", err, sizeof(err)));
 	/* Once both are known, the order is checked against the layout. */
-	CHECK(!rms_check_syntax("tp=8,ep=2,dp=1", "torchtitan", err,
+	CHECK(!rms_check_syntax("tp=2,ep=2,dp=2", "torchtitan", err,
 				sizeof(err)));
-	CHECK_HAS(err, "no ep axis");
+	CHECK_HAS(err, "--parallel-order=torchtitan with "
+		       "--parallel-layout=tp=2,ep=2,dp=2: order 'torchtitan'");
 	char huge[400];
 	memset(huge, '8', sizeof(huge) - 1);
 	huge[sizeof(huge) - 1] = 0;
