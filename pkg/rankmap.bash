@@ -29,7 +29,8 @@ _rankmap()
 	local opts
 	case ${COMP_WORDS[1]} in
 	plan) opts="--layout --order --nodes --nodes-file --topology --site
-		--gpus-per-node --allow-missing --baseline -o --output --format --rank" ;;
+		--gpus-per-node --allow-missing --baseline -o --output --format --rank
+		--task --slurm-task" ;;
 	check) opts="--map --assignment --layout --order --gpus-per-node
 		--topology --site --nodes --nodes-file --allow-missing --baseline
 		--format" ;;

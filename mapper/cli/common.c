@@ -90,6 +90,8 @@ static const struct {
 	{ "--output", RMC_O_OUTPUT, true },
 	{ "--format", RMC_O_FORMAT, true },
 	{ "--rank", RMC_O_RANK, true },
+	{ "--task", RMC_O_RANK, true },
+	{ "--slurm-task", RMC_O_RANK, false },
 	{ "--map", RMC_O_MAP, true },
 	{ "--assignment", RMC_O_MAP, true },
 };
@@ -119,6 +121,8 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		slot = &o->map;
 	else if (!strcmp(name, "--assignment"))
 		slot = &o->assignment;
+	else if (!strcmp(name, "--task"))
+		slot = &o->task;
 	if (slot) {
 		if (*slot)
 			return rmc_usage("%s given twice", name);
@@ -147,6 +151,8 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		o->allow_missing = true;
 	else if (!strcmp(name, "--baseline"))
 		o->baseline = true;
+	else if (!strcmp(name, "--slurm-task"))
+		o->slurm_task = true;
 	return 1;
 }
 
@@ -207,6 +213,7 @@ int rmc_command(const char *name, unsigned mask, int argc, char **argv,
 	rmc_inputs_init(&in);
 	int rc = run(&o, &in);
 	rmc_flat_warning(&in, rc);
+	rmc_order_warning(&in, rc);
 	rmc_inputs_free(&in);
 	return rc;
 }
@@ -283,7 +290,28 @@ int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
 		order = in->site.order;
 	if (rm_order_parse(order, &in->layout, &in->order, &e) != RM_OK)
 		return rmc_fail(&e);
+	in->nest_order = !order;
 	return RMC_OK;
+}
+
+void rmc_order_warning(const rmc_inputs *in, int rc)
+{
+	/* Only a numbering with two axes larger than 1 can disagree with
+	 * the framework's. */
+	unsigned big = 0;
+	for (unsigned i = 0; i < in->order.naxes && i < RM_NAXES; i++)
+		big += in->layout.size[in->order.axis[i]] > 1 ||
+		       (in->order.axis[i] == RM_AXIS_DP && in->layout.dp_auto);
+	if (!in->nest_order || rc == RMC_USAGE || big < 2)
+		return;
+	char perm[64];
+	rm_order_format(&in->order, perm, sizeof(perm));
+	rmc_prefix(stderr);
+	fprintf(stderr,
+		"warning: no --order and no site default: ranks are numbered "
+		"in the layout's nesting order %s, which is not Megatron's "
+		"default (tp-cp-ep-dp-pp); give --order megatron, llama3 or "
+		"torchtitan to match the framework\n", perm);
 }
 
 static int append(rm_hostlist *all, rm_hostlist *more)

@@ -170,8 +170,36 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	rmi_buf_env(b, "RANKMAP_LAYOUT", text);
 	rm_order_format(&m->order, text, sizeof(text));
 	rmi_buf_env(b, "RANKMAP_ORDER", text);
+	rmi_buf_env(b, "RANKMAP_ORDER_NAME", m->order.name);
 	rmi_buf_env(b, "RANKMAP_MAP_SHA256", digest);
 	return RM_OK;
+}
+
+rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
+				rm_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!m || (m->world && !m->rank) || (m->nhost && !m->host))
+		return rmi_err(err, RM_EINPUT, "no map to write");
+	rmi_buf b;
+	rmi_buf_init(&b);
+	for (uint32_t r = 0; r < m->world; r++) {
+		if (m->rank[r].node >= m->nhost) {
+			rmi_buf_free(&b);
+			return rmi_err(err, RM_EINPUT,
+				       "rank %u sits on node index %u, but "
+				       "the map has %u nodes", r,
+				       m->rank[r].node, m->nhost);
+		}
+		rmi_buf_puts(&b, m->host[m->rank[r].node]);
+		rmi_buf_add(&b, "\n", 1);
+	}
+	if (!b.oom && (*out = rmi_buf_take(&b, len)))
+		return RM_OK;
+	rmi_buf_free(&b);
+	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
 }
 
 static size_t slen(const char *s)
