@@ -4,11 +4,20 @@
 #   make check      install/verify deps, build (also with ASan+UBSan), run all tests
 #   make bench      speed figures, side by side with a baseline
 #   make demo       a real local Slurm cluster running a --parallel-layout job
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DESTDIR=...] [LIBDIR=...]; make uninstall
+#   make deb        Debian packages into build/deb (make deb-check tests them)
 #   make deps       apt-get the Debian 12 packages (as root)
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
+# Install directories (Debian: LIBDIR=/usr/lib/x86_64-linux-gnu); the
+# plugin goes to Slurm's own plugin directory, SLURM_PLUGIN_DIR (pkg/module.mk).
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 BUILD   ?= build
 PKGS    := yaml-0.1 hwloc
 
@@ -30,8 +39,9 @@ aobj = $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(1))
 ALL_TARGETS   :=
 CHECK_TARGETS :=
 INSTALL_STEPS :=
+UNINSTALL_STEPS :=
 
-.PHONY: all check bench demo install deps clean fuzz
+.PHONY: all check bench demo install uninstall deps clean fuzz
 all: build-all
 
 include mapper/module.mk
@@ -39,6 +49,7 @@ include tests/module.mk
 -include spank/module.mk
 -include nccl/module.mk
 -include bench/module.mk
+-include pkg/module.mk
 -include slurm24/module.mk
 
 build-all: $(ALL_TARGETS)
@@ -60,12 +71,9 @@ check: deps
 	@$(MAKE) --no-print-directory -j2 build-all $(CHECK_TARGETS)
 	@RM_BUILD=$(abspath $(BUILD)) tests/run.sh
 
+# Each part installs itself (INSTALL_STEPS: pkg/module.mk, nccl/module.mk).
 install: build-all $(INSTALL_STEPS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BUILD)/rankmap $(DESTDIR)$(PREFIX)/bin/rankmap
-	install -m 644 $(BUILD)/librankmap.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/librankmap.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 mapper/include/rankmap.h $(DESTDIR)$(PREFIX)/include/
+uninstall: $(UNINSTALL_STEPS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,5 +1,5 @@
 # librankmap (static, shared, ASan) and the rankmap CLI.
-LIB_SRC  := $(wildcard mapper/src/*.c)
+LIB_SRC  := $(wildcard mapper/src/*.c mapper/src/picture/*.c)
 CLI_SRC  := $(wildcard mapper/cli/*.c)
 FUZZ_SRC := $(wildcard mapper/fuzz/fuzz_*.c)
 
@@ -35,5 +35,18 @@ FUZZ_BINS := $(patsubst mapper/fuzz/%.c,$(BUILD)/asan/fuzz/%,$(FUZZ_SRC))
 
 fuzz: $(patsubst mapper/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
+# The picture's script and style sheet, compiled into pic_html.c.
+PIC_ASSETS := $(BUILD)/gen/pic_assets.h
+CPPFLAGS   += -I$(BUILD)/gen
+$(PIC_ASSETS): mapper/src/picture/embed.sh mapper/src/picture/picture.css mapper/src/picture/picture.js
+	@mkdir -p $(@D)
+	sh mapper/src/picture/embed.sh mapper/src/picture/picture.css mapper/src/picture/picture.js >$@.tmp && mv $@.tmp $@
+$(call obj,mapper/src/picture/pic_html.c) $(call aobj,mapper/src/picture/pic_html.c): $(PIC_ASSETS)
+$(patsubst mapper/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC)): $(PIC_ASSETS)
+
 ALL_TARGETS   += $(BUILD)/librankmap.a $(BUILD)/librankmap.so $(BUILD)/rankmap
 CHECK_TARGETS += $(BUILD)/asan/librankmap.a $(BUILD)/asan/rankmap $(FUZZ_BINS)
+
+# make bench: the picture drawn in headless Chromium (bench/bench_picture.py)
+BENCH_BINS += bench/bench_picture.py
+bench: $(BUILD)/rankmap

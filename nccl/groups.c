@@ -18,7 +18,7 @@
 static bool in_layout(const rm_layout *l, rm_axis a)
 {
 	if (a == RM_AXIS_TP || a == RM_AXIS_PP || a == RM_AXIS_DP ||
-	    l->size[a] > 1)
+	    l->size[a] > 1 || (a == RM_AXIS_EP && rm_layout_ep(l) > 1))
 		return true;
 	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
 		if (l->nest[i] == a)
@@ -26,26 +26,25 @@ static bool in_layout(const rm_layout *l, rm_axis a)
 	return false;
 }
 
-/* Group of `rank` along `axis` into members[size]; checks what NCCL will
- * rely on: the rank sits at its own coordinate, ids fit an int. */
-static rmn_status group_of(const rm_map *map, rm_axis axis, uint32_t rank,
-			   uint32_t *members, uint32_t *id, rmn_error *err)
+/* The framework's group for an axis: ep is the expert-parallel group and
+ * dp the dense data-parallel one, which with experts are not placement
+ * axes of the map (librankmap's rm_map_groups). */
+static rmn_status axis_groups(const rm_map *map, rm_axis axis, rm_groups *g,
+			      rmn_error *err)
 {
+	static const rm_group_kind kind[RM_NAXES] = {
+		[RM_AXIS_TP] = RM_GROUP_TP, [RM_AXIS_CP] = RM_GROUP_CP,
+		[RM_AXIS_EP] = RM_GROUP_EP, [RM_AXIS_PP] = RM_GROUP_PP,
+		[RM_AXIS_DP] = RM_GROUP_DP,
+	};
 	rm_error e = { 0 };
-	uint32_t size = map->layout.size[axis];
-	if (rm_map_group(map, axis, rank, members, id, &e) != RM_OK)
+	if (rm_map_groups(map, kind[axis], g, &e) != RM_OK)
 		return rmni_from_rm(err, &e);
-	uint32_t pos = map->rank[rank].coord[axis];
-	if (pos >= size || members[pos] != rank)
-		return rmni_err(err, RMN_EINPUT,
-				"map: rank %u has %s coordinate %u but its "
-				"%s group does not list it there",
-				rank, rm_axis_name(axis), pos,
+	if (g->ngroups > INT32_MAX) {
+		rm_groups_free(g);
+		return rmni_err(err, RMN_EINPUT, "map: too many %s groups",
 				rm_axis_name(axis));
-	if (*id > INT32_MAX)
-		return rmni_err(err, RMN_EINPUT,
-				"map: %s group id %u of rank %u is too large",
-				rm_axis_name(axis), *id, rank);
+	}
 	return RMN_OK;
 }
 
@@ -67,29 +66,40 @@ rmn_status rmn_splits(const rm_map *map, uint32_t rank,
 	if (st != RMN_OK)
 		return st;
 	memset(out, 0, sizeof(*out) * RM_NAXES);
-	uint32_t maxsize = 1;
-	for (int a = 0; a < RM_NAXES; a++)
-		if (map->layout.size[a] > maxsize)
-			maxsize = map->layout.size[a];
-	uint32_t *members = malloc(sizeof(*members) * maxsize);
-	if (!members)
-		return rmni_err(err, RMN_ENOMEM, "out of memory");
 	for (int a = 0; a < RM_NAXES && st == RMN_OK; a++) {
 		rm_axis axis = (rm_axis)a;
 		if (!in_layout(&map->layout, axis))
 			continue;
-		uint32_t id = 0;
-		st = group_of(map, axis, rank, members, &id, err);
-		if (st != RMN_OK)
+		rm_groups g;
+		if ((st = axis_groups(map, axis, &g, err)) != RMN_OK)
 			break;
-		out[a] = (rmn_split){ .present = true,
-				      .size = map->layout.size[a],
-				      .color = (int32_t)id,
-				      .key = (int32_t)map->rank[rank]
-						     .coord[a] };
+		/* tp, cp and pp are placement axes too: the rank must sit at
+		 * its own coordinate, or the map is inconsistent. */
+		uint32_t pos = map->rank[rank].coord[a];
+		if ((axis == RM_AXIS_TP || axis == RM_AXIS_CP ||
+		     axis == RM_AXIS_PP) && pos != g.index_of[rank]) {
+			rm_groups_free(&g);
+			st = rmni_err(err, RMN_EINPUT,
+				      "map: rank %u has %s coordinate %u but "
+				      "its %s group does not list it there",
+				      rank, rm_axis_name(axis), pos,
+				      rm_axis_name(axis));
+			break;
+		}
+		out[a] = rmni_split_of(&g, rank);
+		rm_groups_free(&g);
 	}
-	free(members);
 	return st;
+}
+
+rmn_split rmni_split_of(const rm_groups *g, uint32_t rank)
+{
+	if (g->group_of[rank] == UINT32_MAX)
+		return (rmn_split){ .present = false };
+	return (rmn_split){ .present = true,
+			    .size = g->size,
+			    .color = (int32_t)g->group_of[rank],
+			    .key = (int32_t)g->index_of[rank] };
 }
 
 rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
@@ -103,53 +113,13 @@ rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
 		return st;
 	if ((unsigned)axis >= RM_NAXES)
 		return rmni_err(err, RMN_EINPUT, "unknown axis %d", (int)axis);
-	uint32_t n = map->layout.size[axis];
-	if (n == 0 || map->world % n != 0)
-		return rmni_err(err, RMN_EINPUT,
-				"map: %s size %u does not divide the world "
-				"of %u",
-				rm_axis_name(axis), n, map->world);
-	uint32_t count = map->world / n;
-	uint32_t *g = malloc(sizeof(*g) * map->world);
-	uint32_t *members = malloc(sizeof(*members) * n);
-	unsigned char *seen = calloc(count, 1);
-	if (!g || !members || !seen) {
-		st = rmni_err(err, RMN_ENOMEM, "out of memory");
-		goto out;
-	}
-	/* Ask once per group, from the member at position 0. */
-	for (uint32_t r = 0; r < map->world && st == RMN_OK; r++) {
-		if (map->rank[r].coord[axis] != 0)
-			continue;
-		uint32_t id = 0;
-		st = group_of(map, axis, r, members, &id, err);
-		if (st != RMN_OK)
-			break;
-		if (id >= count || seen[id])
-			st = rmni_err(err, RMN_EINPUT,
-				      "map: %s group ids are not dense "
-				      "(id %u at rank %u, %u groups)",
-				      rm_axis_name(axis), id, r, count);
-		else {
-			seen[id] = 1;
-			memcpy(g + (size_t)id * n, members,
-			       sizeof(*members) * n);
-		}
-	}
-	for (uint32_t i = 0; st == RMN_OK && i < count; i++)
-		if (!seen[i])
-			st = rmni_err(err, RMN_EINPUT,
-				      "map: no %s group with id %u",
-				      rm_axis_name(axis), i);
-	if (st == RMN_OK) {
-		*groups = g;
-		g = NULL;
-		*ngroups = count;
-		*size = n;
-	}
-out:
-	free(g);
-	free(members);
-	free(seen);
-	return st;
+	rm_groups gr;
+	if ((st = axis_groups(map, axis, &gr, err)) != RMN_OK)
+		return st;
+	*groups = gr.rank;
+	gr.rank = NULL;
+	*ngroups = gr.ngroups;
+	*size = gr.size;
+	rm_groups_free(&gr);
+	return RMN_OK;
 }

@@ -11,7 +11,7 @@ static void help(FILE *f)
 	fputs("usage: rankmap check (--map FILE | --assignment FILE --layout L\n"
 	      "         [--order O] [--gpus-per-node N]) [--topology F] [--site F]\n"
 	      "         [--nodes HOSTLIST | --nodes-file F] [--allow-missing]\n"
-	      "         [--baseline] [--format text|json]\n\n"
+	      "         [--baseline] [--format text|json|html|svg] [-o FILE]\n\n"
 	      "  --map FILE         a rankmap-map/1 file (JSON or YAML)\n"
 	      "  --assignment FILE  lines of `rank host local_gpu` (whitespace or\n"
 	      "                     commas, '#' comments, optional header line)\n"
@@ -19,7 +19,9 @@ static void help(FILE *f)
 	      "  --topology F       Slurm topology.conf (default: the site's)\n"
 	      "  --baseline         also score Slurm's block order over the nodes\n"
 	      "                     (--nodes, else the map's own nodes) side by side\n"
-	      "  --format F         text (default) or json\n\n"
+	      "  --format F         text (default), json; html or svg: a picture\n"
+	      "                     (with --baseline beside the map)\n"
+	      "  -o FILE            write atomically to FILE instead of stdout\n\n"
 	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error\n",
 	      f);
 }
@@ -58,13 +60,24 @@ static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 }
 
 static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
-		  const rm_map *base)
+		  const rm_map *base, const rm_fabric *fabric)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rmi_buf b;
 	rmi_buf_init(&b);
-	if (fmt == RM_FMT_JSON) {
+	if (fmt == RM_FMT_HTML || fmt == RM_FMT_SVG) {
+		char *pic = NULL;
+		size_t len = 0;
+		rm_picture_opts po = { .format = fmt, .fabric = fabric,
+				       .baseline = base };
+		if (rm_map_picture(m, &po, &pic, &len, &e) != RM_OK) {
+			rmi_buf_free(&b);
+			return rmc_fail(&e);
+		}
+		rmi_buf_add(&b, pic, len);
+		free(pic);
+	} else if (fmt == RM_FMT_JSON) {
 		rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-check/1\",\n"
 				 "  \"source\": ");
 		rmi_buf_qstr(&b, o->map ? o->map : o->assignment);
@@ -92,7 +105,7 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		}
 	}
 	int rc = b.oom ? rmc_usage("out of memory")
-		       : rmc_output(NULL, b.data ? b.data : "", b.len);
+		       : rmc_output(o->output, b.data ? b.data : "", b.len);
 	rmi_buf_free(&b);
 	return rc;
 }
@@ -103,13 +116,15 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	if (o->format && (rm_format_parse(o->format, &fmt, &e) != RM_OK ||
-			  (fmt != RM_FMT_TEXT && fmt != RM_FMT_JSON)))
+			  fmt == RM_FMT_YAML || fmt == RM_FMT_CSV ||
+			  fmt == RM_FMT_ENV))
 		return e.msg[0] ? rmc_fail(&e)
-				: rmc_usage("check: --format is text or json");
+				: rmc_usage("--format %s: expected text, json, "
+					    "html or svg", o->format);
 	if (!!o->map == !!o->assignment)
-		return rmc_usage("check: give --map FILE or --assignment FILE");
+		return rmc_usage("give --map FILE or --assignment FILE");
 	if (o->map && (o->layout || o->order))
-		return rmc_usage("check: --layout and --order go with "
+		return rmc_usage("--layout and --order go with "
 				 "--assignment (a map file has its own)");
 	int rc = rmc_load_fabric(o, in);
 	if (rc)
@@ -162,7 +177,7 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 			return rmc_fail(&e);
 		}
 	}
-	rc = render(o, fmt, m, base);
+	rc = render(o, fmt, m, base, in->fabric);
 	bool ok = m->report.must_ok;
 	rm_map_free(m);
 	rm_map_free(base);
@@ -176,6 +191,6 @@ int rmc_check(int argc, char **argv)
 	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
 			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
 			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_FORMAT |
-			      RMC_O_MAP;
+			      RMC_O_MAP | RMC_O_OUTPUT;
 	return rmc_command("check", mask, argc, argv, help, check);
 }

@@ -1,5 +1,6 @@
 /* cmd_explain.c - `rankmap explain`: what a layout costs, axis by axis. */
 #include "cmd_model.h"
+#include "mapio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,18 +15,23 @@ static void help(FILE *f)
 	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
 	      "  --model M        llama3-8b, llama3-70b, llama3-405b, gpt3-175b\n"
 	      "                   or a model YAML file\n"
-	      "  --hw H           h100-sxm-80gb (default), h200, gb200-nvl72 or a\n"
-	      "                   hardware YAML file\n"
+	      "  --hw H           h100-sxm-80gb (default), a100-sxm-80gb, h200,\n"
+	      "                   gb200-nvl72 or a hardware YAML file\n"
 	      "  --layout L       8x16x128 (TP x PP x DP) or tp=8,cp=2,pp=16,dp=auto\n"
 	      "  --gpus N         GPU count (default: the layout's product)\n"
 	      "  --batch TOKENS   global batch, K/M/G = 2^10/2^20/2^30 (default 4M)\n"
 	      "  --seq N          sequence length (default: the model's)\n"
 	      "  --micro-batch N  sequences per micro-batch (default 1)\n"
-	      "  --schedule S     1f1b (default), interleaved:V, zb-h1, zb-v\n"
-	      "  --recompute R    none, selective, full (default)\n"
-	      "  --sharding S     none (default), zero1, zero2, fsdp\n"
-	      "  --set KEY=VALUE  compute_eff (0.5), nvlink_eff (0.8), net_eff (0.8),\n"
-	      "                   dp_overlap (1.0), grad_bytes (2), mem_reserve_gib (4)\n"
+	      "  --schedule S     1f1b (default), interleaved:V, zb-h1, zb-h2, zb-v\n"
+	      "  --recompute R    none, selective (default), full\n"
+	      "  --sharding S     none, zero1 (default: Megatron's distributed\n"
+	      "                   optimizer), zero2, fsdp\n"
+	      "  --set KEY=VALUE  grad_bytes (4), flash (on), seq_parallel (on),\n"
+	      "                   first_layers, last_layers (an even share),\n"
+	      "                   dp_overlap (1.0), tp_overlap (0), mem_reserve_gib (4),\n"
+	      "                   fail_per_gpu_day (4.74e-4), ckpt_write_s (60),\n"
+	      "                   restart_s (600); the GPU's calibration: gemm_eff,\n"
+	      "                   gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff\n"
 	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
 	      "  --gpus-per-node N, --order O, --allow-missing\n"
 	      "                   plan the map as `rankmap plan` does and put each\n"
@@ -34,16 +40,18 @@ static void help(FILE *f)
 	      f);
 }
 
-static int usage(void (*h)(FILE *), const char *msg)
+/* One line naming the option and its value; the usage only with --help. */
+static int bad(const char *name, const char *v, const char *want)
 {
-	fprintf(stderr, "rankmap: %s\n", msg);
-	h(stderr);
-	return RMC_USAGE;
+	char q[96];
+	return rmc_usage("%s %s: %s", name, rmi_quote(v, strlen(v), q,
+						      sizeof(q)), want);
 }
 
 static int fail(const rm_error *e)
 {
-	fprintf(stderr, "rankmap: %s\n", e->msg);
+	rmc_prefix(stderr);
+	fprintf(stderr, "%s\n", e->msg);
 	return RMC_USAGE;
 }
 
@@ -69,38 +77,61 @@ static const struct {
 	{ "--sharding", "sharding" },
 };
 
+static bool known(const char *name, bool suggest)
+{
+	static const char *const all[] = { "--model", "--hw", "--hardware",
+					   "--gpus", "--set" };
+	static const char *const sug[] = { "--top", "--max-cp", "--max-mb",
+					   "--around", "--schedules" };
+	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
+		if (!strcmp(name, train_opts[k].name))
+			return true;
+	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+		if (!strcmp(name, all[k]))
+			return true;
+	for (size_t k = 0; suggest && k < sizeof(sug) / sizeof(sug[0]); k++)
+		if (!strcmp(name, sug[k]))
+			return true;
+	return false;
+}
+
 static int own_opt(rmc_model_args *a, bool suggest, const char *name,
-		   const char *v, void (*h)(FILE *))
+		   const char *v)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	uint64_t n;
 	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
-		if (!strcmp(name, train_opts[k].name))
+		if (!strcmp(name, train_opts[k].name)) {
+			if (!strcmp(name, "--recompute"))
+				a->recompute_given = true;
 			return rm_train_set(&a->train, train_opts[k].key, v, &e)
 				       ? fail(&e) : -1;
+		}
 	if (!strcmp(name, "--model")) {
 		a->model_spec = v;
 	} else if (!strcmp(name, "--hw") || !strcmp(name, "--hardware")) {
 		a->hw_spec = v;
 	} else if (!strcmp(name, "--gpus")) {
 		if (!parse_u64(v, RM_MAX_WORLD, &a->gpus))
-			return usage(h, "--gpus wants a count in [1, 2^24]");
+			return bad(name, v, "expected a GPU count from 1 to "
+				   "2^24");
 	} else if (!strcmp(name, "--set")) {
 		char key[64];
 		const char *eq = strchr(v, '=');
 		if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key))
-			return usage(h, "--set wants KEY=VALUE");
+			return bad(name, v, "expected KEY=VALUE");
 		memcpy(key, v, (size_t)(eq - v));
 		key[eq - v] = '\0';
+		if (!strcmp(key, "recompute"))
+			a->recompute_given = true;
 		if (rm_train_set(&a->train, key, eq + 1, &e))
 			return fail(&e);
 	} else if (suggest && (!strcmp(name, "--top") ||
 			       !strcmp(name, "--max-cp") ||
 			       !strcmp(name, "--max-mb"))) {
 		if (!parse_u64(v, 1024, &n))
-			return usage(h, "--top, --max-cp, --max-mb want a count "
-				     "in [1, 1024]");
+			return bad(name, v, "expected a count from 1 to 1024");
 		if (!strcmp(name, "--top"))
 			a->top = (uint32_t)n;
 		else if (!strcmp(name, "--max-cp"))
@@ -123,7 +154,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			a->schedules |= 1u << tmp.schedule;
 		}
 		if (!a->schedules)
-			return usage(h, "--schedules wants a list like 1f1b,interleaved");
+			return bad(name, v, "expected a list like "
+				   "1f1b,interleaved");
 	} else {
 		return -2;
 	}
@@ -153,35 +185,43 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 			return RMC_USAGE;
 		if (r > 0)
 			continue;
+		char q[96];
+		const char *qa = rmi_quote(arg, strlen(arg), q, sizeof(q));
+		const char *cmd = suggest ? "suggest" : "explain";
 		if (strncmp(arg, "--", 2))
-			return usage(h, "unexpected argument");
+			return rmc_usage("unexpected argument %s (see rankmap "
+					 "help %s)", qa, cmd);
 		char name[32];
 		const char *eq = strchr(arg, '=');
 		size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (nl >= sizeof(name))
-			return usage(h, "unknown option");
+			return rmc_usage("unknown option %s (see rankmap help "
+					 "%s)", qa, cmd);
 		memcpy(name, arg, nl);
 		name[nl] = '\0';
 		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!known(name, suggest))
+			return rmc_usage("unknown option %s (see rankmap help "
+					 "%s)", qa, cmd);
 		if (!v)
-			return usage(h, "option needs a value");
-		int rc = own_opt(a, suggest, name, v, h);
-		if (rc == -2)
-			return usage(h, "unknown option");
+			return rmc_usage("%s needs a value", name);
+		int rc = own_opt(a, suggest, name, v);
 		if (rc >= 0)
 			return rc;
 	}
 	if (!a->model_spec)
-		return usage(h, "--model is required");
+		return rmc_usage("--model is required (e.g. --model "
+				 "llama3-8b)");
 	if (suggest && !a->gpus)
-		return usage(h, "--gpus is required");
+		return rmc_usage("--gpus is required (e.g. --gpus 1024)");
 	if (!suggest && !a->common.layout)
-		return usage(h, "--layout is required");
+		return rmc_usage("--layout is required (e.g. --layout "
+				 "8x16x128)");
 	a->fmt = RM_FMT_TEXT;
 	const char *fmt = a->common.format;
 	if (fmt && (rm_format_parse(fmt, &a->fmt, &e) ||
 		    (a->fmt != RM_FMT_TEXT && a->fmt != RM_FMT_JSON)))
-		return usage(h, "--format wants text or json");
+		return bad("--format", fmt, "expected text or json");
 	if (rm_model_get(a->model_spec, &a->model, &e) ||
 	    rm_hw_get(a->hw_spec, &a->hw, &e))
 		return fail(&e);
@@ -242,7 +282,8 @@ int rmc_explain(int argc, char **argv)
 			return fail(&e);
 		uint64_t gpus = a.gpus ? a.gpus : rm_layout_world(&l);
 		if (l.dp_auto && !a.gpus)
-			return usage(help, "dp=auto needs --gpus");
+			return rmc_usage("--layout %s: dp=auto needs --gpus",
+					 o->layout);
 		if (rm_layout_resolve(&l, gpus, true, &e) ||
 		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, &est, &e))
 			return fail(&e);

@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"  --format F        text (tables, default), json, or env (KEY=value lines)\n"
 		"  --ranks N         local ranks on this node (default: one per GPU)\n"
 		"  --nccl-topo FILE  also write an NCCL_TOPO_FILE built from the hwloc data\n"
-		"  --timing          print how long reading the hardware took (stderr)\n");
+		"  --timing          print how long reading the hardware took (stderr)\n\n"
+		"exit: 0 done (also without GPUs), 2 usage or input error\n");
 }
 
 static double now_ms(clockid_t clk)
@@ -107,9 +108,8 @@ int rmc_node(int argc, char **argv)
 			usage(stdout);
 			return RMC_OK;
 		default:
-			fprintf(stderr, "rankmap node: unknown or incomplete option '%.60s'\n",
+			fprintf(stderr, "rankmap node: unknown or incomplete option '%.60s' (see rankmap help node)\n",
 				argv[optind - 1]);
-			usage(stderr);
 			return RMC_USAGE;
 		}
 	}

@@ -12,7 +12,8 @@ static void help(FILE *f)
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
 	      "         [--topology F] [--site F] [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
-	      "         [--format text|json|yaml|csv|env] [--rank N]\n\n"
+	      "         [--format text|json|yaml|csv|env|hostfile|html|svg]\n"
+	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n\n"
 	      "  --layout L         8x16x128 (TP x PP x DP, innermost first) or\n"
 	      "                     tp=8,cp=2,pp=4,dp=auto\n"
 	      "  --order O          rank numbering: megatron, llama3, torchtitan\n"
@@ -27,11 +28,90 @@ static void help(FILE *f)
 	      "  --allow-missing    nodes absent from the topology get a leaf of\n"
 	      "                     their own instead of an error\n"
 	      "  --baseline         plan what Slurm's block order would give\n"
+	      "                     (html, svg: drawn beside the plan)\n"
 	      "  -o FILE            write atomically to FILE instead of stdout\n"
-	      "  --format F         text (default), json, yaml, csv, env\n"
-	      "  --rank N           with --format env: the variables of task N\n\n"
-	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error\n",
+	      "  --format F         text (default), json, yaml, csv, env; html\n"
+	      "                     (interactive page) or svg: a picture; or\n"
+	      "                     hostfile (one host per rank: SLURM_HOSTFILE\n"
+	      "                     for srun's arbitrary distribution)\n"
+	      "  --rank N           with --format env: the variables of map rank N\n"
+	      "  --task HOST:ID     with --format env: those of the task that is\n"
+	      "                     local task ID on HOST (it plays the GPU of\n"
+	      "                     that index); exit 3 when it plays no rank\n"
+	      "  --slurm-task       --task $SLURMD_NODENAME:$SLURM_LOCALID\n\n"
+	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error,\n"
+	      "      3 the task plays no rank (spare node or idle GPU)\n",
 	      f);
+}
+
+enum { PLAN_IDLE = 3 };
+
+/* HOST:LOCALID, from --task or Slurm's task environment. */
+static int task_spec(const rmc_opts *o, char *host, size_t n, uint32_t *local)
+{
+	char q[96];
+	const char *spec = o->task, *id;
+	size_t hlen;
+	if (o->slurm_task) {
+		spec = getenv("SLURMD_NODENAME");
+		id = getenv("SLURM_LOCALID");
+		if (!spec || !*spec || !id)
+			return rmc_usage("--slurm-task needs SLURMD_NODENAME and "
+					 "SLURM_LOCALID (run it inside srun)");
+		hlen = strlen(spec);
+	} else {
+		const char *colon = strrchr(spec, ':');
+		if (!colon || colon == spec)
+			return rmc_usage("--task %s: expected HOST:LOCALID",
+					 rmi_quote(spec, strlen(spec), q,
+						   sizeof(q)));
+		hlen = (size_t)(colon - spec);
+		id = colon + 1;
+	}
+	char *end = NULL;
+	unsigned long v = strtoul(id, &end, 10);
+	if (!*id || *end || *id < '0' || *id > '9' || v > 1023)
+		return rmc_usage("task local id %s: expected a number below "
+				 "1024", rmi_quote(id, strlen(id), q, sizeof(q)));
+	if (hlen >= n)
+		return rmc_usage("task host name longer than %zu bytes", n - 1);
+	memcpy(host, spec, hlen);
+	host[hlen] = '\0';
+	*local = (uint32_t)v;
+	return RMC_OK;
+}
+
+/* The map rank the task plays, or PLAN_IDLE with a message. */
+static int task_rank(const rm_map *map, const rmc_opts *o, int64_t *rank)
+{
+	char host[RM_MAX_HOSTNAME + 1], q[96];
+	uint32_t local = 0;
+	int rc = task_spec(o, host, sizeof(host), &local);
+	if (rc)
+		return rc;
+	int64_t h = rm_map_host_index(map, host);
+	if (h < 0) {
+		for (uint32_t i = 0; i < map->nspare; i++)
+			if (!strcmp(map->spare[i], host)) {
+				rmc_prefix(stderr);
+				fprintf(stderr, "%s is a spare node: its tasks "
+					"play no rank\n", host);
+				return PLAN_IDLE;
+			}
+		return rmc_usage("task host %s is not in the allocation",
+				 rmi_quote(host, strlen(host), q, sizeof(q)));
+	}
+	if (local >= map->gpus_per_node)
+		return rmc_usage("task local id %u: nodes have %u GPUs", local,
+				 map->gpus_per_node);
+	*rank = rm_map_rank_at(map, (uint32_t)h, local);
+	if (*rank < 0) {
+		rmc_prefix(stderr);
+		fprintf(stderr, "GPU %u of %s plays no rank (idle)\n", local,
+			host);
+		return PLAN_IDLE;
+	}
+	return RMC_OK;
 }
 
 static int plan(const rmc_opts *o, rmc_inputs *in)
@@ -39,10 +119,18 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	rm_format fmt = RM_FMT_TEXT;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	if (o->format && rm_format_parse(o->format, &fmt, &e) != RM_OK)
+	bool hostfile = o->format && !strcmp(o->format, "hostfile");
+	if (o->format && !hostfile &&
+	    rm_format_parse(o->format, &fmt, &e) != RM_OK)
 		return rmc_fail(&e);
-	if (o->rank >= 0 && fmt != RM_FMT_ENV)
-		return rmc_usage("--rank goes with --format env");
+	unsigned who = (o->rank >= 0) + (o->task != NULL) + o->slurm_task;
+	if (who > 1)
+		return rmc_usage("give one of --rank, --task, --slurm-task");
+	if (who && (fmt != RM_FMT_ENV || hostfile))
+		return rmc_usage("%s goes with --format env",
+				 o->rank >= 0 ? "--rank"
+				 : o->task    ? "--task"
+					      : "--slurm-task");
 	if (!o->layout)
 		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
 	int rc;
@@ -61,16 +149,39 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		.exact = false,
 		.baseline = o->baseline,
 	};
-	rm_map *map = NULL;
+	rm_map *map = NULL, *base = NULL;
+	bool picture = fmt == RM_FMT_HTML || fmt == RM_FMT_SVG;
+	/* A picture puts the baseline beside the plan of the same job. */
+	po.baseline = o->baseline && !picture;
 	if (rm_plan(&po, &map, &e) != RM_OK)
 		return rmc_fail(&e);
+	po.baseline = true;
+	if (picture && o->baseline && rm_plan(&po, &base, &e) != RM_OK) {
+		rm_map_free(map);
+		return rmc_fail(&e);
+	}
 	char *text = NULL;
 	size_t len = 0;
 	rm_status st;
-	if (fmt == RM_FMT_ENV && o->rank >= 0) {
+	int64_t rank = o->rank;
+	if (o->task || o->slurm_task) {
+		if ((rc = task_rank(map, o, &rank))) {
+			rm_map_free(map);
+			rm_map_free(base);
+			return rc;
+		}
+	}
+	if (hostfile) {
+		st = rm_map_write_hostfile(map, &text, &len, &e);
+	} else if (picture) {
+		rm_picture_opts pic = { .format = fmt, .fabric = in->fabric,
+					.baseline = base };
+		st = rm_map_picture(map, &pic, &text, &len, &e);
+		rm_map_free(base);
+	} else if (fmt == RM_FMT_ENV && rank >= 0) {
 		rmi_buf b;
 		rmi_buf_init(&b);
-		st = rmi_map_env(map, o->rank, &b, &e);
+		st = rmi_map_env(map, rank, &b, &e);
 		if (st == RM_OK && !(text = rmi_buf_take(&b, &len)))
 			st = rmi_err(&e, RM_ENOMEM, "out of memory");
 		rmi_buf_free(&b);

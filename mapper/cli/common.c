@@ -14,6 +14,23 @@
 #define DEFAULT_GPUS_PER_NODE 8
 #define MAX_GPUS_PER_NODE 1024
 
+/* The running subcommand, for the "rankmap <cmd>: " prefix of every
+ * message; set once by main() before dispatch. */
+static const char *command = NULL;
+
+void rmc_set_command(const char *name)
+{
+	command = name;
+}
+
+void rmc_prefix(FILE *f)
+{
+	if (command)
+		fprintf(f, "rankmap %s: ", command);
+	else
+		fputs("rankmap: ", f);
+}
+
 void rmc_opts_init(rmc_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -23,7 +40,7 @@ void rmc_opts_init(rmc_opts *o)
 int rmc_usage(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("rankmap: ", stderr);
+	rmc_prefix(stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -33,8 +50,8 @@ int rmc_usage(const char *fmt, ...)
 
 int rmc_fail(const rm_error *e)
 {
-	fprintf(stderr, "rankmap: %s\n", e->msg[0] ? e->msg
-						   : rm_status_name(e->code));
+	rmc_prefix(stderr);
+	fprintf(stderr, "%s\n", e->msg[0] ? e->msg : rm_status_name(e->code));
 	return e->code == RM_ERULE ? RMC_RULE_FAILED : RMC_USAGE;
 }
 
@@ -73,6 +90,8 @@ static const struct {
 	{ "--output", RMC_O_OUTPUT, true },
 	{ "--format", RMC_O_FORMAT, true },
 	{ "--rank", RMC_O_RANK, true },
+	{ "--task", RMC_O_RANK, true },
+	{ "--slurm-task", RMC_O_RANK, false },
 	{ "--map", RMC_O_MAP, true },
 	{ "--assignment", RMC_O_MAP, true },
 };
@@ -102,6 +121,8 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		slot = &o->map;
 	else if (!strcmp(name, "--assignment"))
 		slot = &o->assignment;
+	else if (!strcmp(name, "--task"))
+		slot = &o->task;
 	if (slot) {
 		if (*slot)
 			return rmc_usage("%s given twice", name);
@@ -130,6 +151,8 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		o->allow_missing = true;
 	else if (!strcmp(name, "--baseline"))
 		o->baseline = true;
+	else if (!strcmp(name, "--slurm-task"))
+		o->slurm_task = true;
 	return 1;
 }
 
@@ -180,14 +203,17 @@ int rmc_command(const char *name, unsigned mask, int argc, char **argv,
 			char q[96];
 			const char *arg = rmi_quote(argv[i], strlen(argv[i]),
 						    q, sizeof(q));
-			rmc_usage("%s: unknown argument %s (see rankmap %s "
-				  "--help)", name, arg, name);
+			rmc_usage("unknown %s %s (see rankmap help %s)",
+				  argv[i][0] == '-' ? "option" : "argument",
+				  arg, name);
 			return RMC_USAGE;
 		}
 	}
 	rmc_inputs in;
 	rmc_inputs_init(&in);
 	int rc = run(&o, &in);
+	rmc_flat_warning(&in, rc);
+	rmc_order_warning(&in, rc);
 	rmc_inputs_free(&in);
 	return rc;
 }
@@ -228,9 +254,7 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 	    !in->topology)
 		return rmc_usage("out of memory");
 	if (!in->topology && !in->have_site) {
-		fprintf(stderr, "rankmap: warning: no topology (--topology or "
-				"a site file): all nodes are treated as one "
-				"flat switch\n");
+		in->flat = true;
 		return RMC_OK;
 	}
 	if (rm_fabric_new(&in->fabric, &e) != RM_OK ||
@@ -240,6 +264,17 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 	     rm_fabric_apply_site(in->fabric, &in->site, &e) != RM_OK))
 		return rmc_fail(&e);
 	return RMC_OK;
+}
+
+void rmc_flat_warning(const rmc_inputs *in, int rc)
+{
+	/* After the output, and only when there was one: an input error stays
+	 * the one line on stderr. */
+	if (!in->flat || rc == RMC_USAGE)
+		return;
+	rmc_prefix(stderr);
+	fputs("warning: no topology (--topology or a site file): all nodes "
+	      "are treated as one flat switch\n", stderr);
 }
 
 int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
@@ -255,7 +290,28 @@ int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
 		order = in->site.order;
 	if (rm_order_parse(order, &in->layout, &in->order, &e) != RM_OK)
 		return rmc_fail(&e);
+	in->nest_order = !order;
 	return RMC_OK;
+}
+
+void rmc_order_warning(const rmc_inputs *in, int rc)
+{
+	/* Only a numbering with two axes larger than 1 can disagree with
+	 * the framework's. */
+	unsigned big = 0;
+	for (unsigned i = 0; i < in->order.naxes && i < RM_NAXES; i++)
+		big += in->layout.size[in->order.axis[i]] > 1 ||
+		       (in->order.axis[i] == RM_AXIS_DP && in->layout.dp_auto);
+	if (!in->nest_order || rc == RMC_USAGE || big < 2)
+		return;
+	char perm[64];
+	rm_order_format(&in->order, perm, sizeof(perm));
+	rmc_prefix(stderr);
+	fprintf(stderr,
+		"warning: no --order and no site default: ranks are numbered "
+		"in the layout's nesting order %s, which is not Megatron's "
+		"default (tp-cp-ep-dp-pp); give --order megatron, llama3 or "
+		"torchtitan to match the framework\n", perm);
 }
 
 static int append(rm_hostlist *all, rm_hostlist *more)

@@ -34,6 +34,8 @@ typedef struct rmc_opts {
 	uint32_t gpus_per_node;      /* 0: the site's, else 8 */
 	bool allow_missing, baseline;
 	int64_t rank;                /* -1: not given */
+	const char *task;            /* --task HOST:LOCALID */
+	bool slurm_task;             /* --slurm-task */
 } rmc_opts;
 
 /* Everything the options point at, loaded and checked. */
@@ -46,6 +48,8 @@ typedef struct rmc_inputs {
 	rm_order order;
 	rm_hostlist nodes;
 	uint32_t gpus_per_node;
+	bool flat;                   /* no topology or site: one flat switch */
+	bool nest_order;             /* no --order, no site order: nesting */
 } rmc_inputs;
 
 void rmc_opts_init(rmc_opts *o);
@@ -74,7 +78,16 @@ int rmc_load_layout(const rmc_opts *o, rmc_inputs *in);
  * in->nodes.n == 0 when not required and absent. */
 int rmc_load_nodes(const rmc_opts *o, rmc_inputs *in, bool required);
 
-/* "rankmap: <message>" on stderr; the exit code for the error's class
+/* The subcommand named in messages ("rankmap plan: ..."); main() sets it. */
+void rmc_set_command(const char *name);
+/* "rankmap <cmd>: " (or "rankmap: " before a command is known) on f. */
+void rmc_prefix(FILE *f);
+/* The flat-switch warning, after a command's output (not after rc 2). */
+void rmc_flat_warning(const rmc_inputs *in, int rc);
+/* After the output: the numbering fell back to the layout's nesting. */
+void rmc_order_warning(const rmc_inputs *in, int rc);
+
+/* "rankmap <cmd>: <message>" on stderr; the exit code for the error's class
  * (a must-rule that cannot hold is 1, everything else 2). */
 int rmc_fail(const rm_error *e);
 int rmc_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -83,6 +83,20 @@ typedef struct rm_layout {
 	rm_axis nest[RM_NAXES];      /* nesting order, innermost first */
 	uint32_t size[RM_NAXES];     /* indexed by rm_axis; 1 when absent */
 	bool dp_auto;                /* dp=auto, not yet resolved */
+	/*
+	 * Framework semantics (docs/layouts.md). size[] are the factors the
+	 * placer nests: the world is their product. Expert parallelism is
+	 * carved out of data parallelism as in Megatron-Core, so
+	 * size[RM_AXIS_EP] is only the part of DP that one expert block
+	 * (etp x ep ranks) spans beyond TP x CP, and size[RM_AXIS_DP] the
+	 * rest: the framework's dp is rm_layout_dp(). Read the degrees with
+	 * the rm_layout_* getters below.
+	 */
+	uint32_t ep;                 /* expert_model_parallel_size; 0 = 1 */
+	uint32_t etp;                /* expert_tensor_parallel_size; 0 = tp */
+	bool hsdp;                   /* dp = dp_replicate x dp_shard */
+	uint32_t dp_replicate;       /* 0 while dp=auto decides it */
+	uint32_t dp_shard;           /* 0 while dp=auto decides it */
 } rm_layout;
 
 rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err);
@@ -98,6 +112,15 @@ uint64_t rm_layout_world(const rm_layout *l);
 bool rm_layout_equal(const rm_layout *a, const rm_layout *b);
 /* Canonical named form ("tp=8,pp=16,dp=128"); returns strlen or needed. */
 size_t rm_layout_format(const rm_layout *l, char *buf, size_t n);
+/* Framework degrees: dense dp (size[DP] x size[EP]), ep, expert tp,
+ * expert dp (tp*cp*dp / (etp*ep)); HSDP shard and replicate (dp and 1
+ * without HSDP). 0 while dp=auto is unresolved, where dp is involved. */
+uint32_t rm_layout_dp(const rm_layout *l);
+uint32_t rm_layout_ep(const rm_layout *l);
+uint32_t rm_layout_etp(const rm_layout *l);
+uint32_t rm_layout_edp(const rm_layout *l);
+uint32_t rm_layout_dp_shard(const rm_layout *l);
+uint32_t rm_layout_dp_replicate(const rm_layout *l);
 
 /*
  * Rank numbering: which coordinate the framework derives from RANK.
@@ -117,6 +140,59 @@ rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 void rm_order_from_nest(const rm_layout *l, rm_order *out);
 /* Canonical "tp-pp-dp" form; returns strlen or needed. */
 size_t rm_order_format(const rm_order *o, char *buf, size_t n);
+/*
+ * The framework's process groups (Megatron-Core's RankGenerator rules:
+ * a dense generator tp x cp x dp x pp and an expert generator
+ * etp x ep x edp x pp over the same ranks, both numbered by the order;
+ * torchtitan's HSDP mesh splits dp into dp_shard (inner) and
+ * dp_replicate). Names: "tp", "cp", "dp", "pp", "ep", "etp", "edp",
+ * "dp_shard", "dp_replicate", "dp-cp", "tp-pp" (model parallel),
+ * "tp-cp", "tp-dp", "tp-dp-cp", "etp-ep", "etp-ep-pp", "dp_shard-cp",
+ * "embedding" (first and last stage of each pipeline),
+ * "position-embedding" (first stage).
+ */
+typedef enum rm_group_kind {
+	RM_GROUP_TP = 0,
+	RM_GROUP_CP,
+	RM_GROUP_DP,
+	RM_GROUP_PP,
+	RM_GROUP_EP,
+	RM_GROUP_ETP,
+	RM_GROUP_EDP,
+	RM_GROUP_DP_SHARD,
+	RM_GROUP_DP_REPLICATE,
+	RM_GROUP_DP_CP,
+	RM_GROUP_TP_PP,
+	RM_GROUP_TP_CP,
+	RM_GROUP_TP_DP,
+	RM_GROUP_TP_DP_CP,
+	RM_GROUP_ETP_EP,
+	RM_GROUP_ETP_EP_PP,
+	RM_GROUP_DP_SHARD_CP,
+	RM_GROUP_EMBEDDING,
+	RM_GROUP_POS_EMBEDDING,
+	RM_NGROUP_KINDS
+} rm_group_kind;
+
+const char *rm_group_kind_name(rm_group_kind k);
+/* Kind for a name (case-insensitive; "mp" = "tp-pp"), or -1. */
+int rm_group_kind_from_name(const char *s);
+
+/* All groups of one kind: every group has `size` members; group g is
+ * rank[g*size .. g*size+size-1] in the framework's member order. */
+typedef struct rm_groups {
+	rm_group_kind kind;
+	uint32_t world, size, ngroups;
+	uint32_t *rank;              /* ngroups * size */
+	uint32_t *group_of;          /* per rank: its group (UINT32_MAX: none) */
+	uint32_t *index_of;          /* per rank: its place in that group */
+} rm_groups;
+
+/* Layout resolved; the order as rm_order_parse returns it. */
+rm_status rm_layout_groups(const rm_layout *l, const rm_order *o,
+			   rm_group_kind kind, rm_groups *out, rm_error *err);
+void rm_groups_free(rm_groups *g);
+
 /* Mixed-radix encode/decode of coordinates (indexed by rm_axis). */
 uint32_t rm_rank_encode(const rm_layout *l, const rm_order *o,
 			const uint32_t coord[RM_NAXES]);
@@ -213,6 +289,27 @@ bool rm_fabric_is_flat(const rm_fabric *f);
 /* SHA-256 (hex) of a canonical form: same fabric, same digest. */
 void rm_fabric_digest(const rm_fabric *f, char hex[65]);
 void rm_fabric_free(rm_fabric *f);
+
+/* What a fabric holds, for reports (fabric_info.c). */
+typedef struct rm_fabric_info {
+	uint32_t nodes, switches, leaves, top_switches;
+	uint32_t levels;             /* switch levels, leaves = 1 */
+	bool tree, blocks;           /* topology/tree lines, BlockName= lines */
+	uint32_t no_leaf;            /* nodes under no switch (site-only) */
+	uint32_t nvl_domains;        /* blocks or site groups; 0 = per node */
+	uint32_t nvl_domain_nodes;   /* nodes in the largest domain */
+	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	uint32_t no_domain;          /* with domains: nodes in none */
+	uint32_t units, unit_nodes, rails;
+	uint32_t no_unit;            /* with units: nodes in none */
+} rm_fabric_info;
+void rm_fabric_info_get(const rm_fabric *f, rm_fabric_info *out);
+/* Node i (0 .. info.nodes-1): its name, and which of leaf, NVLink domain
+ * and rail unit it has (RM_FABRIC_NODE_* bits). */
+enum { RM_FABRIC_NODE_LEAF = 1, RM_FABRIC_NODE_DOMAIN = 2,
+       RM_FABRIC_NODE_UNIT = 4 };
+const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
+int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
 /* ===== BEGIN section: plan, check and map (place.c, check.c, map*.c) ===== */
@@ -221,7 +318,9 @@ typedef enum rm_format {
 	RM_FMT_JSON,
 	RM_FMT_YAML,
 	RM_FMT_CSV,
-	RM_FMT_ENV
+	RM_FMT_ENV,
+	RM_FMT_HTML,                 /* pictures: rm_map_picture only */
+	RM_FMT_SVG
 } rm_format;
 
 rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err);
@@ -254,6 +353,13 @@ typedef struct rm_report {
 	uint64_t pp_same_node, pp_same_leaf, pp_same_rail;
 	uint64_t pp_cross;                   /* pairs leaving leaf/rail */
 	uint64_t pp_cross_lower_bound;
+	/* the bound is the fewest any placement on these leaf sizes can
+	 * reach (the exact search finished); pp_cross equal to the bound
+	 * means the map is optimal */
+	bool pp_bound_exact;
+	/* pairs whose nodes sit in different top-level subtrees (pods), and
+	 * the same kind of bound over the subtrees' capacities */
+	uint64_t pp_cross_top, pp_cross_top_lower_bound;
 	/* pairs whose two GPUs share a local index (same rail) */
 	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
 	uint32_t dp_groups, dp_leaves_max, dp_tops_max;
@@ -291,17 +397,34 @@ int64_t rm_map_rank_at(const rm_map *map, uint32_t node, uint32_t local_gpu);
 /* Index of `host` in map->host, or -1. */
 int64_t rm_map_host_index(const rm_map *map, const char *host);
 /*
- * The group of `rank` along `axis`: members in group order (coordinate
- * 0..size-1), written to `members` (layout.size[axis] entries). *group_id
- * is a dense group number (the color for a communicator split).
+ * The group of `rank` along placement axis `axis`: members in group order
+ * (coordinate 0..size-1), written to `members` (layout.size[axis]
+ * entries). *group_id is a dense group number (the color for a
+ * communicator split). With expert parallelism the EP and DP placement
+ * axes are not the framework's groups: use rm_map_groups for those.
  */
 rm_status rm_map_group(const rm_map *map, rm_axis axis, uint32_t rank,
 		       uint32_t *members, uint32_t *group_id, rm_error *err);
+/* rm_layout_groups for the map's layout and order. */
+rm_status rm_map_groups(const rm_map *map, rm_group_kind kind,
+			rm_groups *out, rm_error *err);
 /* Render in a format; *out is malloc'd and NUL-terminated. */
 rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err);
+/* One host name per rank, in rank order: a SLURM_HOSTFILE for
+ * `srun --distribution=arbitrary`, which starts task i on line i's host,
+ * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
+rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
+				rm_error *err);
 /* Read a rankmap-map/1 file (JSON or YAML). */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
+/* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
+ * parsed, so that a digest and the map come from one read of the file.
+ * Maps of any size are read; past 64 MiB a JSON map is read in one
+ * streaming pass with memory bounded by the world size, and its keys must
+ * come in the order rankmap writes them (layout and nodes before ranks). */
+rm_status rm_map_read_digest(const char *path, rm_map **out,
+			     char sha256_hex[65], rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
 rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
 				 const rm_order *o, uint32_t gpus_per_node,
@@ -310,6 +433,23 @@ void rm_map_free(rm_map *map);
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);
 /* ===== END section: plan, check and map ===== */
+
+/* ===== BEGIN section: picture (picture/pic_*.c) ===== */
+typedef struct rm_picture_opts {
+	rm_format format;            /* RM_FMT_HTML or RM_FMT_SVG */
+	const rm_fabric *fabric;     /* the fabric the maps were scored on */
+	const rm_map *baseline;      /* drawn beside the map; may be NULL */
+	const char *title;           /* NULL: the layout */
+} rm_picture_opts;
+
+/*
+ * Draw a checked map (rm_plan or rm_check filled its report) on its
+ * fabric's tiers: one self-contained HTML page (inline script, no network)
+ * or a static SVG. *out is malloc'd and NUL-terminated.
+ */
+rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *opts,
+			 char **out, size_t *len, rm_error *err);
+/* ===== END section: picture ===== */
 
 /* ===== BEGIN section: node hardware (node*.c, hwloc) ===== */
 /* PCI distance between a GPU and a NIC, in NCCL's words. */
@@ -460,13 +600,23 @@ typedef struct rm_hw {
 	double nic_gbytes_per_s;     /* per GPU per direction */
 	rm_hw_tier tier[RM_MAX_TIERS]; /* network tiers above NVLink, inner first */
 	size_t ntiers;
+	double hbm_gbytes_per_s;     /* HBM bandwidth */
+	/* The calibration: one set per GPU type, source in docs/explain.md. */
+	double gemm_eff;             /* bf16 GEMM throughput / peak, large shapes */
+	double gemm_dim0;            /* a GEMM of m x n x k runs at gemm_eff x
+				      * m/(m+d0) x n/(n+d0) x k/(k+d0) */
+	double attn_eff;             /* attention kernel throughput / peak */
+	double hbm_eff;              /* achieved / peak HBM bandwidth */
+	double nvlink_eff;           /* achievable share of NVLink bandwidth */
+	double net_eff;              /* achievable share of NIC bandwidth */
 } rm_hw;
 
 typedef enum rm_schedule {
 	RM_SCHED_1F1B = 0,
 	RM_SCHED_INTERLEAVED,        /* with rm_train.vchunks chunks per GPU */
 	RM_SCHED_ZBH1,
-	RM_SCHED_ZBV
+	RM_SCHED_ZBV,
+	RM_SCHED_ZBH2
 } rm_schedule;
 
 typedef enum rm_recompute {
@@ -491,15 +641,23 @@ typedef struct rm_train {
 	rm_recompute recompute;
 	rm_sharding sharding;
 	double grad_bytes;           /* bytes per gradient element (2 or 4) */
-	double compute_eff;          /* achieved / peak FLOP/s */
-	double nvlink_eff;           /* achievable share of NVLink bandwidth */
-	double net_eff;              /* achievable share of NIC bandwidth */
+	/* calibration overrides; 0 = the hardware's (rm_hw) */
+	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
 	double dp_overlap;           /* share of the overlap window DP can use */
+	double tp_overlap;           /* share of TP traffic hidden behind GEMMs */
 	double mem_reserve_bytes;    /* CUDA context, NCCL buffers, fragmentation */
+	bool flash;                  /* fused (flash) attention, no s x s scores */
+	bool seq_parallel;           /* Megatron sequence parallelism with TP */
+	uint32_t first_layers;       /* layers on the first / last stage; */
+	uint32_t last_layers;        /* 0 = an even share */
+	double fail_per_gpu_day;     /* interruptions per GPU per day */
+	double ckpt_write_s;         /* blocking checkpoint write */
+	double restart_s;            /* from failure to training again */
 } rm_train;
 
 /* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
- * "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated name lists. */
+ * "a100-sxm-80gb", "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated
+ * name lists. */
 extern const char *const rm_model_presets[];
 extern const char *const rm_hw_presets[];
 rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err);
@@ -521,8 +679,10 @@ rm_status rm_hw_check(const rm_hw *h, rm_error *err);
 
 void rm_train_init(rm_train *t);
 /* key=value as on the command line: batch=16M, seq=8192, mb=1,
- * schedule=interleaved:4, recompute=full, sharding=zero1, compute_eff=0.5,
- * nvlink_eff, net_eff, dp_overlap, grad_bytes, mem_reserve_gib. */
+ * schedule=interleaved:4, recompute=full, sharding=zero1, gemm_eff,
+ * gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff, dp_overlap, tp_overlap,
+ * grad_bytes, mem_reserve_gib, flash, seq_parallel, first_layers,
+ * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s. */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 const char *rm_schedule_name(rm_schedule s);
@@ -566,11 +726,22 @@ typedef struct rm_estimate {
 	double hw_flops_token;       /* with recomputation */
 	double flops_step;           /* model FLOPs per step, all GPUs */
 	double flops_gpu;            /* model FLOPs per GPU per step */
-	double t_peak, t_compute;    /* s: model FLOPs at peak; hw at eff */
+	double t_peak, t_compute;    /* s: model FLOPs at peak; slowest stage */
+	/* one layer, one micro-batch, forward: GEMMs, attention, elementwise */
+	double gemm_flops, t_gemm, attn_flops, t_attn, mem_bytes, t_mem;
+	double t_fwd, t_bwd, t_wgrad, t_recomp; /* one layer, one micro-batch */
+	double t_head, t_embed;      /* logits + loss (last), embedding (first) */
+	double t_stage;              /* slowest stage, one micro-batch */
+	double t_optim;              /* optimizer step, memory-bound */
+	uint32_t layers_first, layers_last;
+	double inflight_w;           /* deferred weight-gradient passes held */
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
 	double t_step, mfu, tokens_per_s;
+	rm_recompute recompute;      /* in force for this estimate */
+	/* goodput: Young/Daly checkpoint interval under random failures */
+	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */
 } rm_estimate;
 
@@ -596,14 +767,16 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 typedef struct rm_suggest_opts {
 	uint64_t gpus;
 	uint32_t top;                /* 0 = 10 */
-	uint32_t max_cp;             /* 0 = 8 */
+	uint32_t max_cp;             /* 0 = as far as the sequence allows */
 	uint32_t max_mb;             /* 0 = 8 */
 	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
-	unsigned schedules;          /* bits 1 << rm_schedule; 0 = all */
+	unsigned schedules;          /* bits 1 << rm_schedule; 0 = Megatron's
+				      * (1f1b, interleaved) */
+	unsigned recomputes;         /* bits 1 << rm_recompute; 0 = the train's */
 } rm_suggest_opts;
 
 typedef struct rm_candidate {
-	rm_estimate est;
+	rm_estimate est;             /* est.recompute: the one chosen */
 	bool valid;                  /* fits and the batch splits */
 	char why[256];               /* why not valid, or why it lost */
 	char label[24];              /* neighbours: "tp x2", "pp /2" ... */

@@ -6,6 +6,7 @@
 static const char *const names[] = {
 	[RM_FMT_TEXT] = "text", [RM_FMT_JSON] = "json", [RM_FMT_YAML] = "yaml",
 	[RM_FMT_CSV] = "csv",   [RM_FMT_ENV] = "env",
+	[RM_FMT_HTML] = "html", [RM_FMT_SVG] = "svg",
 };
 
 rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err)
@@ -17,6 +18,6 @@ rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err)
 		}
 	char q[80];
 	return rmi_err(err, RM_EINPUT,
-		       "unknown format %s (known: text, json, yaml, csv, env)",
+		       "unknown format %s (known: text, json, yaml, csv, env, html, svg)",
 		       rmi_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
 }

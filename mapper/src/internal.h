@@ -18,6 +18,39 @@
 #define RMI_HIDDEN
 #endif
 
+/* ---- layouts and orders (layout.c, order.c) ---- */
+/* Place of `a` in the nesting order, or -1. */
+RMI_HIDDEN int rmi_layout_pos(const rm_layout *l, rm_axis a);
+/* Megatron-Core's constraints between the dense and the expert numbering
+ * (same pipeline groups; ep numbered right before dp). */
+RMI_HIDDEN rm_status rmi_order_experts_ok(const rm_layout *l,
+					  const rm_order *o, rm_error *err);
+
+/* ---- framework groups (groups.c) ---- */
+#define RMI_MAX_KINDS 9
+/* The single-axis kinds a map file shows, in rank-record order. */
+RMI_HIDDEN unsigned rmi_map_kinds(const rm_layout *l,
+				  rm_group_kind k[RMI_MAX_KINDS]);
+RMI_HIDDEN bool rmi_kind_expert(rm_group_kind k);
+/* Group size of a single-axis kind. */
+RMI_HIDDEN uint32_t rmi_kind_size(const rm_layout *l, rm_group_kind k);
+/* A rank's place in its group of a single-axis kind, from the digits of
+ * its number (dp has two: shard and replicate). */
+typedef struct rmi_coord {
+	unsigned n;
+	uint64_t stride[2], size[2], mult[2];
+} rmi_coord;
+RMI_HIDDEN rm_status rmi_coord_prep(const rm_layout *l, const rm_order *o,
+				    rm_group_kind k, rmi_coord *c,
+				    rm_error *err);
+static inline uint32_t rmi_coord_of(const rmi_coord *c, uint64_t rank)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < c->n; i++)
+		v += (rank / c->stride[i]) % c->size[i] * c->mult[i];
+	return (uint32_t)v;
+}
+
 /* ---- errors (error.c) ---- */
 /* Fill `err` (may be NULL) and return `code`. */
 RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,

@@ -153,12 +153,65 @@ static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
 	return RM_OK;
 }
 
+/* Named keys that set a framework degree but are not placement axes. */
+enum { KEY_ETP = RM_NAXES, KEY_DPS, KEY_DPR, NKEYS };
+
+static int key_from_name(const char *s, size_t len)
+{
+	int a = rm_axis_from_name(s, len);
+	if (a >= 0)
+		return a;
+	if (len == 3 && strncasecmp(s, "etp", 3) == 0)
+		return KEY_ETP;
+	if (len == 8 && strncasecmp(s, "dp_shard", 8) == 0)
+		return KEY_DPS;
+	if (len == 12 && strncasecmp(s, "dp_replicate", 12) == 0)
+		return KEY_DPR;
+	return -1;
+}
+
+static void nest_push(rm_layout *l, rm_axis a)
+{
+	for (unsigned i = 0; i < l->naxes; i++)
+		if (l->nest[i] == a)
+			return;
+	l->nest[l->naxes++] = a;
+}
+
+/* HSDP: dp_replicate defaults to 1 and dp_shard to "the rest", as
+ * torchtitan's data_parallel_*_degree do. */
+static rm_status hsdp_finish(rm_layout *l, bool seen_s, bool seen_r,
+			     const char *t, size_t n, rm_error *err)
+{
+	char q[96];
+	if (!seen_r)
+		l->dp_replicate = 1;
+	if (!seen_s)
+		l->dp_shard = 0;
+	if (!l->dp_replicate && !l->dp_shard)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: dp_shard and dp_replicate cannot both be auto",
+			       rmi_quote(t, n, q, sizeof(q)));
+	if (l->dp_replicate && l->dp_shard) {
+		uint64_t d = (uint64_t)l->dp_replicate * l->dp_shard;
+		if (d > RM_MAX_WORLD)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: more than %u GPUs (2^24) in one layout",
+				       rmi_quote(t, n, q, sizeof(q)),
+				       RM_MAX_WORLD);
+		l->size[RM_AXIS_DP] = (uint32_t)d;
+	} else {
+		l->dp_auto = true;
+	}
+	return RM_OK;
+}
+
 static rm_status parse_named(const char *t, size_t n, rm_layout *l,
 			     rm_error *err)
 {
 	char q[96], q2[96];
 	size_t start = 0;
-	bool seen[RM_NAXES] = { false };
+	bool seen[NKEYS] = { false };
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && t[i] != ',')
 			continue;
@@ -176,11 +229,16 @@ static rm_status parse_named(const char *t, size_t n, rm_layout *l,
 				       "layout: %s is not axis=size (named and positional forms cannot be mixed)",
 				       rmi_quote(f, len, q, sizeof(q)));
 		size_t klen = (size_t)(eq - f);
-		int a = rm_axis_from_name(f, klen);
+		int a = key_from_name(f, klen);
 		if (a < 0)
 			return rmi_err(err, RM_EINPUT,
-				       "layout: unknown axis %s in %s (known: tp, cp, ep, pp, dp)",
+				       "layout: unknown axis %s in %s (known: tp, cp, ep, etp, pp, dp, dp_shard, dp_replicate)",
 				       rmi_quote(f, klen, q, sizeof(q)),
+				       rmi_quote(t, n, q2, sizeof(q2)));
+		if ((a == RM_AXIS_DP && (seen[KEY_DPS] || seen[KEY_DPR])) ||
+		    ((a == KEY_DPS || a == KEY_DPR) && seen[RM_AXIS_DP]))
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s: give dp or dp_shard/dp_replicate, not both (dp = dp_replicate x dp_shard)",
 				       rmi_quote(t, n, q2, sizeof(q2)));
 		if (seen[a])
 			return rmi_err(err, RM_EINPUT,
@@ -194,22 +252,124 @@ static rm_status parse_named(const char *t, size_t n, rm_layout *l,
 			return rmi_err(err, RM_EINPUT,
 				       "layout: %s has more than one '=' (pairs are separated by ',')",
 				       rmi_quote(f, len, q, sizeof(q)));
-		if (a == RM_AXIS_DP && is_auto(v, vlen)) {
-			l->dp_auto = true;
+		static const char *const extra[] = { "etp", "dp_shard",
+						     "dp_replicate" };
+		const char *what = a < RM_NAXES ? axis_names[a]
+						: extra[a - RM_NAXES];
+		uint32_t *dst = a == RM_AXIS_EP ? &l->ep
+				: a == KEY_ETP	? &l->etp
+				: a == KEY_DPS	? &l->dp_shard
+				: a == KEY_DPR	? &l->dp_replicate
+						: &l->size[a];
+		if ((a == RM_AXIS_DP || a == KEY_DPS || a == KEY_DPR) &&
+		    is_auto(v, vlen)) {
+			if (a == RM_AXIS_DP)
+				l->dp_auto = true;
+			else
+				*dst = 0;
 		} else {
-			rm_status st = parse_size(v, vlen, axis_names[a],
-						  &l->size[a], err);
+			rm_status st = parse_size(v, vlen, what, dst, err);
 			if (st)
 				return st;
 		}
-		l->nest[l->naxes++] = (rm_axis)a;
+		if (a == KEY_DPS || a == KEY_DPR) {
+			l->hsdp = true;
+			nest_push(l, RM_AXIS_DP);
+		} else if (a != KEY_ETP) {
+			l->nest[l->naxes++] = (rm_axis)a;
+		}
 	}
-	if (!seen[RM_AXIS_DP]) {
+	if (l->hsdp) {
+		rm_status st = hsdp_finish(l, seen[KEY_DPS], seen[KEY_DPR], t,
+					   n, err);
+		if (st)
+			return st;
+	} else if (!seen[RM_AXIS_DP]) {
 		/* Data parallel is what is left once the model is split:
 		 * outermost, sized by the allocation. */
 		l->dp_auto = true;
 		l->nest[l->naxes++] = RM_AXIS_DP;
 	}
+	return RM_OK;
+}
+
+static uint64_t expert_block(const rm_layout *l)
+{
+	return (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
+}
+
+/*
+ * Megatron-Core numbers expert ranks etp x ep x edp x pp over the same
+ * ranks as tp x cp x dp x pp, so one expert block of etp*ep consecutive
+ * ranks covers TP x CP and, when larger, the first etp*ep/(tp*cp) DP
+ * replicas. That part of DP becomes the ep placement factor, nested where
+ * ep is written, so the placer can keep expert blocks together.
+ */
+static rm_status experts_split(rm_layout *l, const char *text, rm_error *err)
+{
+	char q[96];
+	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+	uint64_t e = expert_block(l);
+	if (e > RM_MAX_WORLD)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: etp x ep is more than %u GPUs",
+			       rmi_quote(text, strlen(text), q, sizeof(q)),
+			       RM_MAX_WORLD);
+	uint32_t f = e > tc && e % tc == 0 ? (uint32_t)(e / tc) : 1;
+	l->size[RM_AXIS_EP] = f;
+	if (f > 1 && rmi_layout_pos(l, RM_AXIS_EP) < 0) {
+		/* etp alone larger than tp*cp: the block sits next to dp. */
+		int d = rmi_layout_pos(l, RM_AXIS_DP);
+		for (int i = (int)l->naxes; i > d; i--)
+			l->nest[i] = l->nest[i - 1];
+		l->nest[d] = RM_AXIS_EP;
+		l->naxes++;
+	}
+	if (l->dp_auto)
+		return RM_OK;
+	uint64_t dp = l->size[RM_AXIS_DP];
+	if (dp % f || (tc * dp) % e)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: etp x ep = %" PRIu64
+			       " must divide tp x cp x dp = %" PRIu64
+			       " (Megatron-Core carves expert parallelism out of data parallelism)",
+			       rmi_quote(text, strlen(text), q, sizeof(q)), e,
+			       tc * dp);
+	l->size[RM_AXIS_DP] = (uint32_t)(dp / f);
+	return RM_OK;
+}
+
+int rmi_layout_pos(const rm_layout *l, rm_axis a)
+{
+	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
+		if (l->nest[i] == a)
+			return (int)i;
+	return -1;
+}
+
+static rm_status hsdp_resolve(rm_layout *l, const char *name, rm_error *err)
+{
+	uint32_t dp = rm_layout_dp(l);
+	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+	if ((tc * dp) % expert_block(l))
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: etp x ep = %" PRIu64
+			       " must divide tp x cp x dp = %" PRIu64
+			       " (Megatron-Core carves expert parallelism out of data parallelism)",
+			       name, expert_block(l), tc * dp);
+	if (!l->hsdp)
+		return RM_OK;
+	uint32_t known = l->dp_shard ? l->dp_shard : l->dp_replicate;
+	if (!known || dp % known)
+		return rmi_err(err, RM_EINPUT,
+			       "layout %s: dp=%u is not a multiple of %s=%u",
+			       name, dp,
+			       l->dp_shard ? "dp_shard" : "dp_replicate",
+			       known);
+	if (!l->dp_shard)
+		l->dp_shard = dp / known;
+	else
+		l->dp_replicate = dp / known;
 	return RM_OK;
 }
 
@@ -245,6 +405,9 @@ rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err)
 	char copy[LAYOUT_MAX_TEXT + 1];
 	memcpy(copy, text, n);
 	copy[n] = '\0';
+	st = experts_split(&l, copy, err);
+	if (st)
+		return st;
 	st = check_product(&l, copy, err);
 	if (st)
 		return st;
@@ -293,7 +456,7 @@ rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 				       name, gpus, RM_MAX_WORLD);
 		l->size[RM_AXIS_DP] = (uint32_t)dp;
 		l->dp_auto = false;
-		return RM_OK;
+		return hsdp_resolve(l, name, err);
 	}
 	uint64_t world = rm_layout_world(l);
 	if (exact ? world != gpus : world > gpus)
@@ -316,25 +479,97 @@ uint64_t rm_layout_world(const rm_layout *l)
 	return p;
 }
 
+static size_t put_size(char *tmp, size_t o, size_t cap, const char *sep,
+		       const char *key, uint32_t v)
+{
+	if (o >= cap)
+		return o;
+	if (v)
+		return o + (size_t)snprintf(tmp + o, cap - o, "%s%s=%" PRIu32,
+					    sep, key, v);
+	return o + (size_t)snprintf(tmp + o, cap - o, "%s%s=auto", sep, key);
+}
+
 size_t rm_layout_format(const rm_layout *l, char *buf, size_t n)
 {
-	/* Five axes of at most ten digits each: fits with room to spare. */
-	char tmp[160];
-	size_t o = 0;
+	/* Eight keys of at most ten digits each: fits with room to spare. */
+	char tmp[256];
+	size_t o = 0, cap = sizeof(tmp);
+	bool etp_done = !l || !l->etp;
 	for (unsigned i = 0; l && i < l->naxes && i < RM_NAXES; i++) {
 		rm_axis a = l->nest[i];
+		const char *sep = i ? "," : "";
 		if ((unsigned)a >= RM_NAXES)
 			continue;
-		if (a == RM_AXIS_DP && l->dp_auto)
-			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o,
-					      "%s%s=auto", i ? "," : "",
-					      rm_axis_name(a));
-		else
-			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o,
-					      "%s%s=%" PRIu32, i ? "," : "",
-					      rm_axis_name(a), l->size[a]);
+		if (a == RM_AXIS_DP && l->hsdp) {
+			o = put_size(tmp, o, cap, sep, "dp_replicate",
+				     l->dp_replicate);
+			o = put_size(tmp, o, cap, ",", "dp_shard",
+				     l->dp_shard);
+		} else if (a == RM_AXIS_DP) {
+			o = put_size(tmp, o, cap, sep, "dp",
+				     l->dp_auto ? 0 : rm_layout_dp(l));
+		} else if (a == RM_AXIS_EP) {
+			o = put_size(tmp, o, cap, sep, "ep", rm_layout_ep(l));
+			if (!etp_done)
+				o = put_size(tmp, o, cap, ",", "etp", l->etp);
+			etp_done = true;
+		} else {
+			o = put_size(tmp, o, cap, sep, rm_axis_name(a),
+				     l->size[a]);
+		}
 	}
+	if (!etp_done)
+		o = put_size(tmp, o, cap, ",", "etp", l->etp);
+	if (o > cap - 1)
+		o = cap - 1;
 	return rmi_copy_out(tmp, o, buf, n);
+}
+
+uint32_t rm_layout_dp(const rm_layout *l)
+{
+	if (!l || l->dp_auto)
+		return 0;
+	return l->size[RM_AXIS_DP] * l->size[RM_AXIS_EP];
+}
+
+uint32_t rm_layout_etp(const rm_layout *l)
+{
+	return l && l->etp ? l->etp : l ? l->size[RM_AXIS_TP] : 1;
+}
+
+/* A layout built by hand with size[EP] set but no ep degree means the
+ * expert block is that many TP x CP blocks. */
+uint32_t rm_layout_ep(const rm_layout *l)
+{
+	if (!l)
+		return 1;
+	if (l->ep)
+		return l->ep;
+	if (l->size[RM_AXIS_EP] <= 1)
+		return 1;
+	uint64_t e = (uint64_t)l->size[RM_AXIS_EP] * l->size[RM_AXIS_TP] *
+		     l->size[RM_AXIS_CP];
+	uint32_t etp = rm_layout_etp(l);
+	return etp && e % etp == 0 ? (uint32_t)(e / etp) : 1;
+}
+
+uint32_t rm_layout_edp(const rm_layout *l)
+{
+	uint64_t e = expert_block(l);
+	uint64_t d = (uint64_t)rm_layout_dp(l) * l->size[RM_AXIS_TP] *
+		     l->size[RM_AXIS_CP];
+	return e && d % e == 0 ? (uint32_t)(d / e) : 0;
+}
+
+uint32_t rm_layout_dp_shard(const rm_layout *l)
+{
+	return l && l->hsdp ? l->dp_shard : rm_layout_dp(l);
+}
+
+uint32_t rm_layout_dp_replicate(const rm_layout *l)
+{
+	return l && l->hsdp ? l->dp_replicate : 1;
 }
 
 bool rm_layout_equal(const rm_layout *a, const rm_layout *b)
@@ -347,5 +582,7 @@ bool rm_layout_equal(const rm_layout *a, const rm_layout *b)
 	for (int i = 0; i < RM_NAXES; i++)
 		if (a->size[i] != b->size[i])
 			return false;
-	return true;
+	return rm_layout_ep(a) == rm_layout_ep(b) && a->etp == b->etp &&
+	       a->hsdp == b->hsdp && a->dp_shard == b->dp_shard &&
+	       a->dp_replicate == b->dp_replicate;
 }

@@ -229,6 +229,9 @@ static void report(em *e, const rm_report *r)
 	kv_u64(e, "pp_same_rail", r->pp_same_rail);
 	kv_u64(e, "pp_cross", r->pp_cross);
 	kv_u64(e, "pp_cross_lower_bound", r->pp_cross_lower_bound);
+	kv_bool(e, "pp_bound_exact", r->pp_bound_exact);
+	kv_u64(e, "pp_cross_top", r->pp_cross_top);
+	kv_u64(e, "pp_cross_top_lower_bound", r->pp_cross_top_lower_bound);
 	kv_u64(e, "pp_rail_aligned", r->pp_rail_aligned);
 	kv_u64(e, "dp_pairs", r->dp_pairs);
 	kv_u64(e, "dp_rail_aligned", r->dp_rail_aligned);
@@ -329,17 +332,22 @@ static rm_status ranks(em *e, const rm_map *m, rm_error *err)
 		return rmi_err(err, RM_ENOMEM, "out of memory writing the map");
 	}
 	/* Coordinate keys, prepared once: ,"tp": or , tp: */
-	char akey[RM_NAXES][16];
-	size_t aklen[RM_NAXES];
-	unsigned shown[RM_NAXES], nshown = 0;
-	for (unsigned a = 0; a < RM_NAXES; a++) {
-		if (!rmi_map_axis_shown(&m->layout, (rm_axis)a))
-			continue;
-		shown[nshown++] = a;
-		int k = snprintf(akey[a], sizeof(akey[a]),
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned nshown = rmi_map_kinds(&m->layout, kind);
+	char akey[RMI_MAX_KINDS][24];
+	size_t aklen[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	for (unsigned i = 0; i < nshown; i++) {
+		rm_status st = rmi_coord_prep(&m->layout, &m->order, kind[i],
+					      &co[i], err);
+		if (st) {
+			parts_free(&hp);
+			return st;
+		}
+		int k = snprintf(akey[i], sizeof(akey[i]),
 				 e->yaml ? ", %s: " : ",\"%s\":",
-				 rm_axis_name((rm_axis)a));
-		aklen[a] = (size_t)(k > 0 ? k : 0);
+				 rm_group_kind_name(kind[i]));
+		aklen[i] = (size_t)(k > 0 ? k : 0);
 	}
 	const char *open = e->yaml ? "{rank: " : "{\"rank\":";
 	size_t openlen = strlen(open);
@@ -357,7 +365,7 @@ static rm_status ranks(em *e, const rm_map *m, rm_error *err)
 		size_t mid = hp.tail[rk->node] - hp.mid[rk->node];
 		size_t tail = hp.mid[rk->node + 1] - hp.tail[rk->node];
 		if (!rmi_buf_reserve(e->b, openlen + mid + tail +
-						   (RM_NAXES + 2) * 40))
+						   (RMI_MAX_KINDS + 2) * 40))
 			break;
 		char *p = e->b->data + e->b->len;
 		memcpy(p, open, openlen);
@@ -367,9 +375,9 @@ static rm_status ranks(em *e, const rm_map *m, rm_error *err)
 		p += mid;
 		u64_at(&p, rk->local_gpu);
 		for (unsigned i = 0; i < nshown; i++) {
-			memcpy(p, akey[shown[i]], aklen[shown[i]]);
-			p += aklen[shown[i]];
-			u64_at(&p, rk->coord[shown[i]]);
+			memcpy(p, akey[i], aklen[i]);
+			p += aklen[i];
+			u64_at(&p, rmi_coord_of(&co[i], r));
 		}
 		memcpy(p, hp.text.data + hp.tail[rk->node], tail);
 		p += tail;
@@ -384,65 +392,32 @@ static rm_status ranks(em *e, const rm_map *m, rm_error *err)
 			 : RM_OK;
 }
 
-/* One axis's groups, in group-id order (the id is a communicator color). */
-static rm_status groups_axis(em *e, const rm_map *m, rm_axis a, rm_error *err)
+/* One kind's groups, in group-id order (the id is a communicator color). */
+static rm_status groups_kind(em *e, const rm_map *m, rm_group_kind k,
+			     rm_error *err)
 {
-	uint32_t size = m->layout.size[a];
-	if (!size || m->world % size)
-		return rmi_err(err, RM_EINPUT,
-			       "axis %s of size %u does not divide world %u",
-			       rm_axis_name(a), size, m->world);
-	uint32_t ngroups = m->world / size;
-	/* Only the first member of each group is kept: rm_map_group gives
-	 * the rest again while writing, without a world-sized table. */
-	uint32_t *lead = malloc(((size_t)ngroups + 1) * sizeof(uint32_t));
-	uint32_t *tmp = malloc(((size_t)size + 1) * sizeof(uint32_t));
-	rm_status st = RM_OK;
-	if (!lead || !tmp) {
-		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
-		goto out;
+	rm_groups g;
+	rm_status st = rm_map_groups(m, k, &g, err);
+	if (st)
+		return st;
+	if (!list_begin(e, rm_group_kind_name(k), g.ngroups)) {
+		rm_groups_free(&g);
+		return RM_OK;
 	}
-	memset(lead, 0xff, ((size_t)ngroups + 1) * sizeof(uint32_t));
-	uint32_t found = 0;
-	for (uint32_t r = 0; r < m->world && st == RM_OK; r++) {
-		if (m->rank[r].coord[a] != 0)
-			continue;
-		uint32_t gid = 0;
-		st = rm_map_group(m, a, r, NULL, &gid, err);
-		if (st != RM_OK)
-			break;
-		if (gid >= ngroups || lead[gid] != UINT32_MAX) {
-			st = rmi_err(err, RM_EINPUT,
-				     "%s group id %u of rank %u is out of "
-				     "range or repeated", rm_axis_name(a), gid,
-				     r);
-			break;
-		}
-		lead[gid] = r;
-		found++;
-	}
-	if (st == RM_OK && found != ngroups)
-		st = rmi_err(err, RM_EINPUT,
-			     "%u %s groups found, expected %u", found,
-			     rm_axis_name(a), ngroups);
-	if (st != RM_OK || !list_begin(e, rm_axis_name(a), ngroups))
-		goto out;
 	const char *sep = e->yaml ? ", " : ",";
 	size_t seplen = strlen(sep);
-	for (uint32_t g = 0; g < ngroups && st == RM_OK; g++) {
-		st = rm_map_group(m, a, lead[g], tmp, NULL, err);
-		item(e, g);
-		if (st != RM_OK ||
-		    !rmi_buf_reserve(e->b, (size_t)size * (seplen + 10) + 4))
+	for (uint32_t gi = 0; gi < g.ngroups; gi++) {
+		item(e, gi);
+		if (!rmi_buf_reserve(e->b, (size_t)g.size * (seplen + 10) + 4))
 			break;
 		char *p = e->b->data + e->b->len;
 		*p++ = '[';
-		for (uint32_t i = 0; i < size; i++) {
+		for (uint32_t i = 0; i < g.size; i++) {
 			if (i) {
 				memcpy(p, sep, seplen);
 				p += seplen;
 			}
-			u64_at(&p, tmp[i]);
+			u64_at(&p, g.rank[(size_t)gi * g.size + i]);
 		}
 		*p++ = ']';
 		*p = '\0';
@@ -450,9 +425,27 @@ static rm_status groups_axis(em *e, const rm_map *m, rm_axis a, rm_error *err)
 		item_end(e);
 	}
 	list_end(e);
-out:
-	free(lead);
-	free(tmp);
+	rm_groups_free(&g);
+	return RM_OK;
+}
+
+/* Dense groups under "groups", expert groups apart under
+ * "expert_groups": they come from two different numberings. */
+static rm_status groups(em *e, const rm_map *m, bool expert, rm_error *err)
+{
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned n = rmi_map_kinds(&m->layout, kind), shown = 0;
+	rm_status st = RM_OK;
+	for (unsigned i = 0; i < n; i++)
+		shown += rmi_kind_expert(kind[i]) == expert;
+	if (!shown)
+		return RM_OK;
+	obj_begin(e, expert ? "expert_groups" : "groups");
+	for (unsigned i = 0; i < n && st == RM_OK; i++)
+		if (rmi_kind_expert(kind[i]) == expert)
+			st = groups_kind(e, m, kind[i], err);
+	if (st == RM_OK)
+		obj_end(e);
 	return st;
 }
 
@@ -465,12 +458,12 @@ static void header(em *e, const rm_map *m)
 	kv_str(e, "layout", text);
 	key(e, "axes");
 	add(e, " {");
-	size_t n = 0;
-	for (unsigned a = 0; a < RM_NAXES; a++)
-		if (rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
-			fkey(e, n++, rm_axis_name((rm_axis)a));
-			rmi_buf_u64(e->b, m->layout.size[a]);
-		}
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++) {
+		fkey(e, i, rm_group_kind_name(kind[i]));
+		rmi_buf_u64(e->b, rmi_kind_size(&m->layout, kind[i]));
+	}
 	add(e, "}");
 	kv_end(e);
 	key(e, "nesting");
@@ -537,13 +530,9 @@ rm_status rmi_map_json(const rm_map *m, bool yaml, rmi_buf *b, rm_error *err)
 	rm_status st = ranks(&e, m, err);
 	if (st != RM_OK)
 		return st;
-	obj_begin(&e, "groups");
-	for (unsigned a = 0; a < RM_NAXES && st == RM_OK; a++)
-		if (rmi_map_axis_shown(&m->layout, (rm_axis)a))
-			st = groups_axis(&e, m, (rm_axis)a, err);
-	if (st != RM_OK)
+	if ((st = groups(&e, m, false, err)) ||
+	    (st = groups(&e, m, true, err)))
 		return st;
-	obj_end(&e);
 	obj_begin(&e, "validation");
 	report(&e, &m->report);
 	obj_end(&e);

@@ -16,7 +16,21 @@ typedef struct rd {
 	const char *file;
 	rm_error *err;
 	rm_map *m;
+	/* What the layout shows per rank, and how to compute it. */
+	rm_group_kind kind[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned nkind;
 } rd;
+
+static int kind_index(const rd *r, const char *s, size_t len)
+{
+	for (unsigned i = 0; i < r->nkind; i++) {
+		const char *name = rm_group_kind_name(r->kind[i]);
+		if (strlen(name) == len && memcmp(name, s, len) == 0)
+			return (int)i;
+	}
+	return -1;
+}
 
 static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
 	RMI_PRINTF(3, 4);
@@ -88,31 +102,32 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 	if ((n = rmi_y_get(root, "axes"))) {
 		if ((st = rmi_y_kind(n, r->file, "axes", RMI_Y_MAP, r->err)))
 			return st;
+		r->nkind = rmi_map_kinds(&m->layout, r->kind);
 		unsigned seen = 0;
 		for (size_t i = 0; i < n->n; i++) {
 			const rmi_ynode *k = n->item[2 * i];
-			int a = rm_axis_from_name(k->str, k->len);
-			if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a))
+			int a = kind_index(r, k->str, k->len);
+			if (a < 0)
 				return bad(r, k, "axes: %s is not an axis of "
 					   "this layout",
 					   rmi_quote(k->str, k->len, q,
 						     sizeof(q)));
-			uint32_t v;
+			uint32_t v, want = rmi_kind_size(&m->layout,
+							  r->kind[a]);
 			if ((st = u32(r, n->item[2 * i + 1], "axis size",
 				      RM_MAX_WORLD, &v)))
 				return st;
-			if (v != m->layout.size[a])
+			if (v != want)
 				return bad(r, n->item[2 * i + 1],
 					   "axes: %s is %u, the layout says %u",
-					   rm_axis_name((rm_axis)a), v,
-					   m->layout.size[a]);
+					   rm_group_kind_name(r->kind[a]), v,
+					   want);
 			seen |= 1u << a;
 		}
-		for (unsigned a = 0; a < RM_NAXES; a++)
-			if (rmi_map_axis_shown(&m->layout, (rm_axis)a) &&
-			    !(seen & (1u << a)))
+		for (unsigned a = 0; a < r->nkind; a++)
+			if (!(seen & (1u << a)))
 				return bad(r, n, "axes: %s is missing",
-					   rm_axis_name((rm_axis)a));
+					   rm_group_kind_name(r->kind[a]));
 	}
 	if ((n = rmi_y_get(root, "nesting"))) {
 		if ((st = rmi_y_kind(n, r->file, "nesting", RMI_Y_SEQ, r->err)))
@@ -147,6 +162,11 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 			   "0-9, '-', '_'", rmi_quote(s, n->len, q, sizeof(q)),
 			   sizeof(m->order.name) - 1);
 	memcpy(m->order.name, s, n->len + 1);
+	r->nkind = rmi_map_kinds(&m->layout, r->kind);
+	for (unsigned i = 0; i < r->nkind; i++)
+		if (rmi_coord_prep(&m->layout, &m->order, r->kind[i], &r->co[i],
+				   &e) != RM_OK)
+			return bad(r, o, "%s", e.msg);
 
 	n = rmi_y_get(root, "gpus_per_node");
 	if ((st = u32(r, n, "gpus_per_node", MAX_GPUS_PER_NODE,
@@ -234,8 +254,16 @@ static rm_status nodes(rd *r, const rmi_ynode *root)
 typedef struct slot {
 	uint64_t key;                /* node * gpus_per_node + local_gpu */
 	uint32_t rank;
-	const rmi_ynode *at;
+	uint32_t line, col;          /* where its record starts */
 } slot;
+
+struct rmi_mapread {
+	rd r;
+	const rmi_ynode *at;         /* "ranks", for messages */
+	unsigned char *seen;         /* per rank */
+	slot *sl;                    /* per record */
+	uint64_t nrank;
+};
 
 static int cmp_slot(const void *a, const void *b)
 {
@@ -250,8 +278,9 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 {
 	rm_map *m = r->m;
 	static const char *const keys[] = { "rank", "host", "node", "local_gpu",
-					    "tp", "cp", "ep", "pp", "dp",
-					    "leaf", "unit", NULL };
+					    "tp", "cp", "ep", "etp", "edp",
+					    "pp", "dp", "dp_replicate",
+					    "dp_shard", "leaf", "unit", NULL };
 	rm_status st = rmi_y_keys(x, r->file, "rank record", keys, r->err);
 	if (st)
 		return st;
@@ -297,133 +326,135 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 	rk->node = node;
 	rk->local_gpu = gpu;
 	rm_rank_decode(&m->layout, &m->order, rank, rk->coord);
-	for (unsigned a = 0; a < RM_NAXES; a++) {
-		const char *an = rm_axis_name((rm_axis)a);
+	for (unsigned a = 0; a < r->nkind; a++) {
+		const char *an = rm_group_kind_name(r->kind[a]);
 		n = rmi_y_get(x, an);
-		if (!n) {
-			if (rmi_map_axis_shown(&m->layout, (rm_axis)a))
-				return bad(r, x, "rank %u: %s is missing", rank,
-					   an);
-			continue;
-		}
-		uint32_t c;
+		if (!n)
+			return bad(r, x, "rank %u: %s is missing", rank, an);
+		uint32_t c, got = rmi_coord_of(&r->co[a], rank);
 		if ((st = u32(r, n, an, RM_MAX_WORLD, &c)))
 			return st;
-		if (c != rk->coord[a])
+		if (c != got)
 			return bad(r, n, "rank %u: %s is %u, but order %s "
 				   "gives rank %u %s %u", rank, an, c,
-				   m->order.name, rank, an, rk->coord[a]);
+				   m->order.name, rank, an, got);
 	}
-	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank, x };
+	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank,
+		      (uint32_t)x->line, (uint32_t)x->col };
 	return RM_OK;
 }
 
-static rm_status ranks(rd *r, const rmi_ynode *root)
+/* The rank records, one at a time: the tree reader hands over each item
+ * of "ranks", the stream reader (map_stream.c) each record as it is
+ * parsed. */
+static rm_status ranks_begin(rmi_mapread *mr, const rmi_ynode *n)
 {
+	rd *r = &mr->r;
 	rm_map *m = r->m;
-	const rmi_ynode *n = rmi_y_get(root, "ranks");
 	rm_status st = rmi_y_kind(n, r->file, "ranks", RMI_Y_SEQ, r->err);
 	if (st)
 		return st;
-	if (n->n != m->world)
-		return bad(r, n, "%zu rank records for a world of %u", n->n,
-			   m->world);
+	mr->at = n;
 	m->rank = calloc((size_t)m->world + 1, sizeof(rm_rank));
-	unsigned char *seen = calloc((size_t)m->world + 1, 1);
-	slot *sl = malloc(((size_t)m->world + 1) * sizeof(*sl));
-	if (!m->rank || !seen || !sl) {
-		free(seen);
-		free(sl);
-		return oom(r);
+	mr->seen = calloc((size_t)m->world + 1, 1);
+	mr->sl = malloc(((size_t)m->world + 1) * sizeof(*mr->sl));
+	return m->rank && mr->seen && mr->sl ? RM_OK : oom(r);
+}
+
+rm_status rmi_mr_rank(rmi_mapread *mr, const rmi_ynode *x)
+{
+	if (mr->nrank >= mr->r.m->world)
+		return bad(&mr->r, x, "more than %u rank records for a world "
+			   "of %u", mr->r.m->world, mr->r.m->world);
+	return one_rank(&mr->r, x, mr->seen, &mr->sl[mr->nrank++]);
+}
+
+rm_status rmi_mr_ranks_end(rmi_mapread *mr)
+{
+	rd *r = &mr->r;
+	rm_map *m = r->m;
+	if (mr->nrank != m->world)
+		return bad(r, mr->at, "%llu rank records for a world of %u",
+			   (unsigned long long)mr->nrank, m->world);
+	qsort(mr->sl, m->world, sizeof(*mr->sl), cmp_slot);
+	for (uint32_t i = 1; i < m->world; i++)
+		if (mr->sl[i].key == mr->sl[i - 1].key) {
+			const slot *x = &mr->sl[i];
+			rmi_ynode at = { .line = x->line, .col = x->col };
+			return bad(r, &at, "ranks %u and %u share GPU %u of %s",
+				   mr->sl[i - 1].rank, x->rank,
+				   m->rank[x->rank].local_gpu,
+				   m->host[m->rank[x->rank].node]);
+		}
+	return RM_OK;
+}
+
+/* One kind's lists must be exactly what rm_map_groups gives. */
+static rm_status group_list(rd *r, const rmi_ynode *k, const rmi_ynode *v,
+			    rm_group_kind kind)
+{
+	rm_groups g;
+	rm_status st = rm_map_groups(r->m, kind, &g, r->err);
+	if (st)
+		return st;
+	if ((st = rmi_y_kind(v, r->file, "group list", RMI_Y_SEQ, r->err)))
+		goto out;
+	if (v->n != g.ngroups) {
+		st = bad(r, v, "%zu %s groups, expected %u", v->n, k->str,
+			 g.ngroups);
+		goto out;
 	}
-	for (size_t i = 0; i < n->n && st == RM_OK; i++)
-		st = one_rank(r, n->item[i], seen, &sl[i]);
-	if (st == RM_OK) {
-		qsort(sl, m->world, sizeof(*sl), cmp_slot);
-		for (uint32_t i = 1; i < m->world && st == RM_OK; i++)
-			if (sl[i].key == sl[i - 1].key)
-				st = bad(r, sl[i].at, "ranks %u and %u share "
-					 "GPU %u of %s", sl[i - 1].rank,
-					 sl[i].rank, m->rank[sl[i].rank].local_gpu,
-					 m->host[m->rank[sl[i].rank].node]);
+	for (size_t j = 0; j < v->n && st == RM_OK; j++) {
+		const rmi_ynode *grp = v->item[j];
+		if ((st = rmi_y_kind(grp, r->file, "group", RMI_Y_SEQ,
+				     r->err)))
+			break;
+		if (grp->n != g.size) {
+			st = bad(r, grp, "%s group of %zu ranks, expected %u",
+				 k->str, grp->n, g.size);
+			break;
+		}
+		for (size_t t = 0; t < g.size && st == RM_OK; t++) {
+			uint32_t x, want = g.rank[j * g.size + t];
+			if ((st = u32(r, grp->item[t], "rank", r->m->world - 1,
+				      &x)))
+				break;
+			if (x != want)
+				st = bad(r, grp->item[t],
+					 "%s group %zu: member %zu is rank %u, expected %u",
+					 k->str, j, t, x, want);
+		}
 	}
-	free(seen);
-	free(sl);
+out:
+	rm_groups_free(&g);
 	return st;
 }
 
-/* Groups are derived data: they must be exactly what rm_map_group says. */
-static rm_status groups(rd *r, const rmi_ynode *root)
+/* Groups are derived data: dense ones under "groups", expert ones under
+ * "expert_groups"; one kind (key k, lists v) at a time. */
+rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *k,
+			const rmi_ynode *v, bool expert)
 {
-	rm_map *m = r->m;
-	const rmi_ynode *g = rmi_y_get(root, "groups");
+	rd *r = &mr->r;
+	const char *what = expert ? "expert_groups" : "groups";
+	char q[160];
+	int a = kind_index(r, k->str, k->len);
+	if (a < 0 || rmi_kind_expert(r->kind[a]) != expert)
+		return bad(r, k, "%s: %s is not an axis of this layout", what,
+			   rmi_quote(k->str, k->len, q, sizeof(q)));
+	return group_list(r, k, v, r->kind[a]);
+}
+
+static rm_status groups(rmi_mapread *mr, const rmi_ynode *root, bool expert)
+{
+	const char *what = expert ? "expert_groups" : "groups";
+	const rmi_ynode *g = rmi_y_get(root, what);
 	if (!g)
 		return RM_OK;
-	rm_status st = rmi_y_kind(g, r->file, "groups", RMI_Y_MAP, r->err);
-	if (st)
-		return st;
-	uint32_t maxsize = 1;
-	for (unsigned a = 0; a < RM_NAXES; a++)
-		if (m->layout.size[a] > maxsize)
-			maxsize = m->layout.size[a];
-	uint32_t *tmp = malloc(((size_t)maxsize + 1) * sizeof(uint32_t));
-	if (!tmp)
-		return oom(r);
-	char q[160];
-	for (size_t i = 0; i < g->n && st == RM_OK; i++) {
-		const rmi_ynode *k = g->item[2 * i], *v = g->item[2 * i + 1];
-		int a = rm_axis_from_name(k->str, k->len);
-		if (a < 0 || !rmi_map_axis_shown(&m->layout, (rm_axis)a)) {
-			st = bad(r, k, "groups: %s is not an axis of this "
-				 "layout", rmi_quote(k->str, k->len, q,
-						     sizeof(q)));
-			break;
-		}
-		uint32_t size = m->layout.size[a];
-		if ((st = rmi_y_kind(v, r->file, "group list", RMI_Y_SEQ,
-				     r->err)))
-			break;
-		if (v->n != m->world / size) {
-			st = bad(r, v, "%zu %s groups, expected %u", v->n,
-				 k->str, m->world / size);
-			break;
-		}
-		for (size_t j = 0; j < v->n && st == RM_OK; j++) {
-			const rmi_ynode *grp = v->item[j];
-			if ((st = rmi_y_kind(grp, r->file, "group", RMI_Y_SEQ,
-					     r->err)))
-				break;
-			if (grp->n != size) {
-				st = bad(r, grp, "%s group of %zu ranks, "
-					 "expected %u", k->str, grp->n, size);
-				break;
-			}
-			uint32_t first, gid, x;
-			if ((st = u32(r, grp->item[0], "rank", m->world - 1,
-				      &first)))
-				break;
-			if ((st = rm_map_group(m, (rm_axis)a, first, tmp, &gid,
-					       r->err)))
-				break;
-			if (gid != j) {
-				st = bad(r, grp, "%s group %zu holds rank %u, "
-					 "which is in group %u", k->str, j,
-					 first, gid);
-				break;
-			}
-			for (size_t t = 0; t < size && st == RM_OK; t++) {
-				if ((st = u32(r, grp->item[t], "rank",
-					      m->world - 1, &x)))
-					break;
-				if (x != tmp[t])
-					st = bad(r, grp->item[t],
-						 "%s group %zu: member %zu is "
-						 "rank %u, expected %u", k->str,
-						 j, t, x, tmp[t]);
-			}
-		}
-	}
-	free(tmp);
+	rm_status st = rmi_y_kind(g, mr->r.file, what, RMI_Y_MAP, mr->r.err);
+	for (size_t i = 0; i < g->n && st == RM_OK; i++)
+		st = rmi_mr_groups(mr, g->item[2 * i], g->item[2 * i + 1],
+				   expert);
 	return st;
 }
 
@@ -433,14 +464,17 @@ static rm_status validation(rd *r, const rmi_ynode *root)
 	return v ? rmi_report_read(v, r->file, &r->m->report, r->err) : RM_OK;
 }
 
-static rm_status from_tree(rd *r, const rmi_ynode *root)
+static const char *const top_keys[] = {
+	"schema", "generator", "layout", "axes", "nesting", "order",
+	"world_size", "gpus_per_node", "nodes", "spares", "ranks",
+	"groups", "expert_groups", "validation", "inputs_sha256", NULL
+};
+
+/* Everything before the rank records: keys, schema, layout, nodes. */
+rm_status rmi_mr_head(rmi_mapread *mr, const rmi_ynode *root)
 {
-	static const char *const keys[] = {
-		"schema", "generator", "layout", "axes", "nesting", "order",
-		"world_size", "gpus_per_node", "nodes", "spares", "ranks",
-		"groups", "validation", "inputs_sha256", NULL
-	};
-	rm_status st = rmi_y_keys(root, r->file, "map file", keys, r->err);
+	rd *r = &mr->r;
+	rm_status st = rmi_y_keys(root, r->file, "map file", top_keys, r->err);
 	if (st)
 		return st;
 	const rmi_ynode *n = rmi_y_get(root, "schema");
@@ -455,9 +489,21 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	if ((n = rmi_y_get(root, "generator")) &&
 	    (st = rmi_y_str(n, r->file, "generator", &s, r->err)))
 		return st;
-	if ((st = layout(r, root)) || (st = nodes(r, root)) ||
-	    (st = ranks(r, root)) || (st = groups(r, root)) ||
-	    (st = validation(r, root)))
+	if ((st = layout(r, root)) || (st = nodes(r, root)))
+		return st;
+	return ranks_begin(mr, rmi_y_get(root, "ranks"));
+}
+
+/* Everything after the groups: the validation object, the digest. */
+rm_status rmi_mr_tail(rmi_mapread *mr, const rmi_ynode *root)
+{
+	rd *r = &mr->r;
+	const rmi_ynode *n;
+	const char *s;
+	rm_status st = rmi_y_keys(root, r->file, "map file", top_keys, r->err);
+	if (!st)
+		st = validation(r, root);
+	if (st)
 		return st;
 	/* "" stands for a map whose inputs are not known (built by hand). */
 	if ((n = rmi_y_get(root, "inputs_sha256")) &&
@@ -472,6 +518,50 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	return RM_OK;
 }
 
+rmi_mapread *rmi_mr_new(const char *file, rm_error *err)
+{
+	rmi_mapread *mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	mr->r.file = file;
+	mr->r.err = err;
+	mr->r.m = calloc(1, sizeof(rm_map));
+	if (!mr->r.m) {
+		free(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+rm_map *rmi_mr_free(rmi_mapread *mr, bool keep)
+{
+	if (!mr)
+		return NULL;
+	rm_map *m = mr->r.m;
+	free(mr->seen);
+	free(mr->sl);
+	free(mr);
+	if (keep)
+		return m;
+	rm_map_free(m);
+	return NULL;
+}
+
+static rm_status from_tree(rmi_mapread *mr, const rmi_ynode *root)
+{
+	rm_status st = rmi_mr_head(mr, root);
+	const rmi_ynode *n = rmi_y_get(root, "ranks");
+	for (size_t i = 0; st == RM_OK && i < n->n; i++)
+		st = rmi_mr_rank(mr, n->item[i]);
+	if (st == RM_OK)
+		st = rmi_mr_ranks_end(mr);
+	if (st == RM_OK)
+		st = groups(mr, root, false);
+	if (st == RM_OK)
+		st = groups(mr, root, true);
+	return st ? st : rmi_mr_tail(mr, root);
+}
+
 rm_status rmi_map_parse(const char *text, size_t len, const char *name,
 			rm_map **out, rm_error *err)
 {
@@ -480,30 +570,18 @@ rm_status rmi_map_parse(const char *text, size_t len, const char *name,
 	rm_status st = rmi_yaml_load(text, len, name, &root, err);
 	if (st)
 		return st;
-	rd r = { .file = name, .err = err, .m = calloc(1, sizeof(rm_map)) };
-	if (!r.m) {
+	rmi_mapread *mr = rmi_mr_new(name, err);
+	if (!mr) {
 		rmi_yaml_free(root);
-		return oom(&r);
+		return rmi_err(err, RM_ENOMEM, "%s: out of memory", name);
 	}
-	st = from_tree(&r, root);
+	st = from_tree(mr, root);
 	rmi_yaml_free(root);
-	if (st) {
-		rm_map_free(r.m);
-		return st;
-	}
-	*out = r.m;
-	return RM_OK;
+	*out = rmi_mr_free(mr, st == RM_OK);
+	return st;
 }
 
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err)
 {
-	*out = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	rm_status st = rmi_read_file(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rmi_map_parse(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_map_read_file(path, out, NULL, err);
 }

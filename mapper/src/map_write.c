@@ -27,21 +27,28 @@ static void csv_field(rmi_buf *b, const char *s)
 	rmi_buf_add(b, "\"", 1);
 }
 
-/* Column order: rank,host,local_gpu,tp,pp,dp[,cp][,ep],leaf[,unit] - the
- * first three are what `rankmap check --assignment` reads back. */
+/* Column order: rank,host,local_gpu, then the coordinates the JSON map
+ * shows (tp[,cp][,ep,etp,edp],pp,dp[,dp_replicate,dp_shard]), leaf[,unit]
+ * - the first three are what `rankmap check --assignment` reads back. */
 static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
 {
-	static const rm_axis cols[] = { RM_AXIS_TP, RM_AXIS_PP, RM_AXIS_DP,
-					RM_AXIS_CP, RM_AXIS_EP };
+	rm_group_kind cols[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned ncols = rmi_map_kinds(&m->layout, cols);
+	for (unsigned i = 0; i < ncols; i++) {
+		rm_status st = rmi_coord_prep(&m->layout, &m->order, cols[i],
+					      &co[i], err);
+		if (st)
+			return st;
+	}
 	bool units = false;
 	for (uint32_t h = 0; m->host_unit && h < m->nhost; h++)
 		units |= m->host_unit[h] != NULL;
 	rmi_buf_puts(b, "rank,host,local_gpu");
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		if (rmi_map_axis_shown(&m->layout, cols[i])) {
-			rmi_buf_add(b, ",", 1);
-			rmi_buf_puts(b, rm_axis_name(cols[i]));
-		}
+	for (unsigned i = 0; i < ncols; i++) {
+		rmi_buf_add(b, ",", 1);
+		rmi_buf_puts(b, rm_group_kind_name(cols[i]));
+	}
 	rmi_buf_puts(b, units ? ",leaf,unit\n" : ",leaf\n");
 	for (uint32_t r = 0; r < m->world; r++) {
 		const rm_rank *rk = &m->rank[r];
@@ -55,11 +62,10 @@ static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
 		csv_field(b, m->host[rk->node]);
 		rmi_buf_add(b, ",", 1);
 		rmi_buf_u64(b, rk->local_gpu);
-		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-			if (rmi_map_axis_shown(&m->layout, cols[i])) {
-				rmi_buf_add(b, ",", 1);
-				rmi_buf_u64(b, rk->coord[cols[i]]);
-			}
+		for (unsigned i = 0; i < ncols; i++) {
+			rmi_buf_add(b, ",", 1);
+			rmi_buf_u64(b, rmi_coord_of(&co[i], r));
+		}
 		rmi_buf_add(b, ",", 1);
 		if (m->host_leaf)
 			csv_field(b, m->host_leaf[rk->node]);
@@ -88,11 +94,14 @@ static void upper(char *dst, size_t n, const char *pre, const char *axis,
 			*p = (char)(*p - 'a' + 'A');
 }
 
-/* As the SPANK plugin does: CP and EP only when the job uses them. */
-static bool env_axis(const rm_layout *l, rm_axis a)
+/* As the SPANK plugin does: CP and the expert axes only when the job
+ * uses them. */
+static bool env_kind(const rm_layout *l, rm_group_kind k)
 {
-	if (a == RM_AXIS_CP || a == RM_AXIS_EP)
-		return l->size[a] > 1;
+	if (k == RM_GROUP_CP)
+		return l->size[RM_AXIS_CP] > 1;
+	if (k == RM_GROUP_EP || k == RM_GROUP_ETP || k == RM_GROUP_EDP)
+		return rm_layout_ep(l) > 1 || l->etp;
 	return true;
 }
 
@@ -115,6 +124,13 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	char digest[65], text[256], name[64];
 	rm_sha256_hex(json.data, json.len, digest);
 	rmi_buf_free(&json);
+	rm_group_kind kind[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++)
+		if ((st = rmi_coord_prep(&m->layout, &m->order, kind[i], &co[i],
+					 err)))
+			return st;
 
 	if (rank >= 0) {
 		const rm_rank *rk = &m->rank[rank];
@@ -131,11 +147,12 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		env_u64(b, "LOCAL_WORLD_SIZE", local);
 		env_u64(b, "RANKMAP_NODE_INDEX", rk->node);
 		rmi_buf_env(b, "RANKMAP_HOST", m->host[rk->node]);
-		for (unsigned a = 0; a < RM_NAXES; a++)
-			if (env_axis(&m->layout, (rm_axis)a)) {
+		for (unsigned i = 0; i < nk; i++)
+			if (env_kind(&m->layout, kind[i])) {
 				upper(name, sizeof(name), "RANKMAP_",
-				      rm_axis_name((rm_axis)a), "_RANK");
-				env_u64(b, name, rk->coord[a]);
+				      rm_group_kind_name(kind[i]), "_RANK");
+				env_u64(b, name,
+					rmi_coord_of(&co[i], (uint64_t)rank));
 			}
 		if (m->host_leaf && m->host_leaf[rk->node])
 			rmi_buf_env(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
@@ -143,18 +160,46 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	env_u64(b, "WORLD_SIZE", m->world);
 	if (m->world && m->rank[0].node < m->nhost)
 		rmi_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
-	for (unsigned a = 0; a < RM_NAXES; a++)
-		if (env_axis(&m->layout, (rm_axis)a)) {
+	for (unsigned i = 0; i < nk; i++)
+		if (env_kind(&m->layout, kind[i])) {
 			upper(name, sizeof(name), "RANKMAP_",
-			      rm_axis_name((rm_axis)a), "_SIZE");
-			env_u64(b, name, m->layout.size[a]);
+			      rm_group_kind_name(kind[i]), "_SIZE");
+			env_u64(b, name, rmi_kind_size(&m->layout, kind[i]));
 		}
 	rm_layout_format(&m->layout, text, sizeof(text));
 	rmi_buf_env(b, "RANKMAP_LAYOUT", text);
 	rm_order_format(&m->order, text, sizeof(text));
 	rmi_buf_env(b, "RANKMAP_ORDER", text);
+	rmi_buf_env(b, "RANKMAP_ORDER_NAME", m->order.name);
 	rmi_buf_env(b, "RANKMAP_MAP_SHA256", digest);
 	return RM_OK;
+}
+
+rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
+				rm_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!m || (m->world && !m->rank) || (m->nhost && !m->host))
+		return rmi_err(err, RM_EINPUT, "no map to write");
+	rmi_buf b;
+	rmi_buf_init(&b);
+	for (uint32_t r = 0; r < m->world; r++) {
+		if (m->rank[r].node >= m->nhost) {
+			rmi_buf_free(&b);
+			return rmi_err(err, RM_EINPUT,
+				       "rank %u sits on node index %u, but "
+				       "the map has %u nodes", r,
+				       m->rank[r].node, m->nhost);
+		}
+		rmi_buf_puts(&b, m->host[m->rank[r].node]);
+		rmi_buf_add(&b, "\n", 1);
+	}
+	if (!b.oom && (*out = rmi_buf_take(&b, len)))
+		return RM_OK;
+	rmi_buf_free(&b);
+	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
 }
 
 static size_t slen(const char *s)
@@ -221,6 +266,11 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 	case RM_FMT_CSV: st = csv(map, &b, err); break;
 	case RM_FMT_ENV: st = rmi_map_env(map, -1, &b, err); break;
 	case RM_FMT_TEXT: st = rmi_map_text(map, &b, err); break;
+	case RM_FMT_HTML:
+	case RM_FMT_SVG:
+		st = rmi_err(err, RM_EUNSUPPORTED, "a picture needs the "
+			     "fabric: use rm_map_picture");
+		break;
 	default:
 		st = rmi_err(err, RM_EINPUT, "unknown format %d", (int)fmt);
 	}

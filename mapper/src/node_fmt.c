@@ -115,7 +115,7 @@ static rm_status rank_envs(const rm_node_hw *hw, uint32_t n, rm_env **out,
 static void json_report(rmi_buf *b, const rm_node_hw *hw, const rm_env *node,
 			const rm_env *rank, uint32_t n)
 {
-	rmi_buf_puts(b, "{\"source\":");
+	rmi_buf_puts(b, "{\"schema\":\"rankmap-node/1\",\"source\":");
 	rmi_buf_json_str(b, hw->source);
 	rmi_buf_printf(b, ",\"nvswitches\":%zu,\"numa_fallback\":%s,\"gpus\":[",
 		       hw->nnvswitch, hw->numa_fallback ? "true" : "false");

@@ -20,15 +20,100 @@ static bool present(const rm_layout *l, rm_axis a)
 /* Size that must be numbered: dp=auto will almost always be > 1. */
 static bool needs_place(const rm_layout *l, rm_axis a)
 {
+	if (a == RM_AXIS_EP && rm_layout_ep(l) > 1)
+		return true;
 	return l->size[a] > 1 || (a == RM_AXIS_DP && l->dp_auto);
+}
+
+static int order_pos(const rm_order *o, rm_axis a)
+{
+	for (unsigned i = 0; i < o->naxes && i < RM_NAXES; i++)
+		if (o->axis[i] == a)
+			return (int)i;
+	return -1;
+}
+
+/* Size of an axis in the dense (ep = 1) and the expert (cp = 1)
+ * numbering, with dp taken as 1: it appears in both or in neither. */
+static uint64_t dense_size(const rm_layout *l, rm_axis a)
+{
+	return a == RM_AXIS_EP || a == RM_AXIS_DP ? 1 : l->size[a];
+}
+
+static uint64_t expert_size(const rm_layout *l, rm_axis a)
+{
+	switch (a) {
+	case RM_AXIS_TP: return rm_layout_etp(l);
+	case RM_AXIS_EP: return rm_layout_ep(l);
+	case RM_AXIS_PP: return l->size[a];
+	default: return 1;
+	}
+}
+
+rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
+			       rm_error *err)
+{
+	char text[64];
+	/* Megatron-Core builds its expert groups even for dense models, so
+	 * its own orders meet its constraints always; other numberings only
+	 * when the layout has experts. */
+	bool megatron = strcmp(o->name, "megatron") == 0 ||
+			strcmp(o->name, "llama3") == 0;
+	if (!megatron && rm_layout_ep(l) <= 1 &&
+	    rm_layout_etp(l) == l->size[RM_AXIS_TP])
+		return RM_OK;
+	rm_order_format(o, text, sizeof(text));
+	int e = order_pos(o, RM_AXIS_EP), d = order_pos(o, RM_AXIS_DP);
+	if (l->size[RM_AXIS_EP] > 1) {
+		bool ok = e >= 0 && d > e;
+		for (int i = e + 1; ok && i < d; i++)
+			ok = l->size[o->axis[i]] == 1;
+		if (!ok)
+			return rmi_err(err, RM_EINPUT,
+				       "order %s: with ep=%u the expert ranks span several data-parallel replicas, so ep must come right before dp (as in tp-cp-ep-dp-pp)",
+				       text, rm_layout_ep(l));
+	}
+	/*
+	 * Megatron-Core asserts that both numberings give the same pipeline
+	 * groups: the product of the sizes numbered before pp must agree,
+	 * where dp counts as tp*cp*dp/(etp*ep) in the expert numbering.
+	 */
+	int p = order_pos(o, RM_AXIS_PP);
+	if (p < 0 || l->size[RM_AXIS_PP] == 1)
+		return RM_OK;
+	uint64_t a = 1, b = 1;
+	for (int i = 0; i < p; i++) {
+		a *= dense_size(l, o->axis[i]);
+		b *= expert_size(l, o->axis[i]);
+	}
+	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+	uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
+	bool same = d >= 0 && d < p ? a * eb == tc * b : a == b;
+	if (!same)
+		return rmi_err(err, RM_EINPUT,
+			       "order %s: the dense and the expert numbering would give different pipeline groups (Megatron-Core requires pp last, or etp x ep = tp x cp); use --order megatron",
+			       text);
+	return RM_OK;
 }
 
 void rm_order_from_nest(const rm_layout *l, rm_order *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned i = 0; l && i < l->naxes && i < RM_NAXES; i++)
-		if ((unsigned)l->nest[i] < RM_NAXES)
+		if ((unsigned)l->nest[i] < RM_NAXES &&
+		    !(l->nest[i] == RM_AXIS_EP && l->size[RM_AXIS_EP] > 1))
 			out->axis[out->naxes++] = l->nest[i];
+	/* The ep factor is part of data parallelism: numbered right before
+	 * the rest of dp, as Megatron-Core numbers it. */
+	if (l && l->size[RM_AXIS_EP] > 1) {
+		int d = order_pos(out, RM_AXIS_DP);
+		if (d < 0)
+			d = (int)out->naxes;
+		for (int i = (int)out->naxes; i > d; i--)
+			out->axis[i] = out->axis[i - 1];
+		out->axis[d] = RM_AXIS_EP;
+		out->naxes++;
+	}
 	snprintf(out->name, sizeof(out->name), "nest");
 }
 
@@ -106,7 +191,7 @@ rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 		return st;
 	if (n == 0 || (n == 4 && strncasecmp(text, "nest", 4) == 0)) {
 		rm_order_from_nest(l, out);
-		return RM_OK;
+		return rmi_order_experts_ok(l, out, err);
 	}
 	rm_order o;
 	memset(&o, 0, sizeof(o));
@@ -116,18 +201,24 @@ rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 		if (strlen(nm->name) != n || strncasecmp(text, nm->name, n))
 			continue;
 		if (strcmp(nm->name, "torchtitan") == 0 &&
-		    l->size[RM_AXIS_EP] > 1)
+		    rm_layout_ep(l) > 1)
 			return rmi_err(err, RM_EINPUT,
-				       "order 'torchtitan' has no ep axis in its device mesh but the layout has ep=%u; give an explicit order such as tp-ep-dp-pp",
-				       (unsigned)l->size[RM_AXIS_EP]);
+				       "order 'torchtitan': rankmap follows torchtitan's mesh without expert parallelism, but the layout has ep=%u; use --order megatron or an explicit order such as tp-cp-ep-dp-pp",
+				       (unsigned)rm_layout_ep(l));
 		for (unsigned i = 0; i < nm->n; i++)
 			if (present(l, nm->axis[i]))
 				o.axis[o.naxes++] = nm->axis[i];
 		snprintf(o.name, sizeof(o.name), "%s", nm->name);
+		st = rmi_order_experts_ok(l, &o, err);
+		if (st)
+			return st;
 		*out = o;
 		return RM_OK;
 	}
 	st = parse_explicit(text, n, l, &o, err);
+	if (st)
+		return st;
+	st = rmi_order_experts_ok(l, &o, err);
 	if (st)
 		return st;
 	*out = o;

@@ -105,9 +105,9 @@ has baseline-says-why "$OUT" 'FAIL  TP groups inside one NVLink domain'
 
 # Impossible layouts are refused with the reason.
 run tp-too-big 1 "$RANKMAP" plan --layout 8x1x1 --gpus-per-node 4 --topology topo.conf --nodes 'n[1-2]'
-has tp-too-big-msg "$ERR" '^rankmap: .*(8|NVLink)'
+has tp-too-big-msg "$ERR" '^rankmap plan: .*(8|NVLink)'
 run too-few-gpus 2 "$RANKMAP" plan --layout 4x2x8 --gpus-per-node 4 --topology topo.conf --nodes 'n[1-2]'
-has too-few-msg "$ERR" '^rankmap: '
+has too-few-msg "$ERR" '^rankmap plan: '
 
 # The site file supplies GPUs per node, the topology (relative to the site
 # file) and the default order.

@@ -13,13 +13,13 @@ T=$RM_ROOT/tests/slurm/task_env.sh
 
 D=$(cluster_tmpdir rankmap-shape)
 trap 'cluster_stop "$D"' EXIT
-mkdir -p "$D/etc" "$D/out" "$D/maps" && chmod 1777 "$D/maps"
+mkdir -p "$D/etc" "$D/out"
 cp templates/lua/job_submit.lua "$D/etc/"
 # the site: this cluster's leaves hold 3 nodes; wait 60 s for switches
 sed -e 's/^\(\tleaf_nodes = \).*/\13,/' -e 's/^\(\tswitch_wait = \).*/\160,/' \
 	templates/lua/rankmap_shape.lua >"$D/etc/rankmap_shape.lua"
 if ! CLUSTER_CONF_EXTRA="JobSubmitPlugins=lua" cluster_start "$D" 4 "$PLUGIN" \
-	"dir=$D/maps" >"$D/out/start.log" 2>&1; then
+	"runtime_dir=$D/rt" >"$D/out/start.log" 2>&1; then
 	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
 	exit 1
 fi

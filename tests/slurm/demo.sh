@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node,
 # leaves of 3 and 1 nodes), one `sbatch --parallel-layout=8x2x2` job, the
-# map's report as `rankmap plan` prints it for the job's nodes, and a table
-# of what every rank got from the plugin. Needs root and Slurm 22.05.
+# map's report as `rankmap plan` prints it for the job's nodes, its picture
+# (build/demo/rankmap-demo.html and .svg, plan beside Slurm's block order),
+# and a table of what every rank got from the plugin. Needs root and Slurm
+# 22.05.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -57,6 +59,16 @@ echo
 echo "== the job's report: rankmap plan --layout $LAYOUT --order $ORDER --nodes $nodes --gpus-per-node 8 --site site.yaml"
 "$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
 	--gpus-per-node 8 --site "$D/etc/site.yaml"
+pic=$BUILD/demo/rankmap-demo.html
+mkdir -p "$BUILD/demo"
+if "$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
+	--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline --format html -o "$pic" &&
+	"$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
+		--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline --format svg -o "${pic%.html}.svg"; then
+	echo "== the picture of this job, beside Slurm's block order: $pic (static: ${pic%.html}.svg)"
+else
+	echo "demo: could not draw the picture" >&2
+fi
 echo
 echo "== what every rank got (from the tasks' environment)"
 printf '%5s  %-6s %5s  %3s %3s %3s  %-13s %s\n' RANK HOST LOCAL TP PP DP MASTER "MAP SHA256"

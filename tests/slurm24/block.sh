@@ -19,7 +19,7 @@ CLI=$RM_BUILD/rankmap
 
 D=$(cluster_tmpdir rankmap-block)
 trap 'cluster_stop "$D"' EXIT
-mkdir -p "$D/etc" "$D/out" "$D/maps" "$D/v" && chmod 1777 "$D/maps"
+mkdir -p "$D/etc" "$D/out" "$D/v"
 printf '%s\n' "# two NVLink blocks of 4 nodes x 8 GPUs" "BlockName=nvl1 Nodes=node[1-4]" \
 	"BlockName=nvl2 Nodes=node[5-8]" "BlockSizes=4,8" >"$D/blocks.conf"
 cat >"$D/etc/site.yaml" <<EOF2
@@ -39,7 +39,7 @@ sed -e 's/^\(\ttopology = \).*/\1"block",/' -e 's/^\(\tblock_nodes = \).*/\14,/'
 	-e 's/^\(\tnvlink_gpus = \).*/\132,/' templates/lua/rankmap_shape.lua >"$D/etc/rankmap_shape.lua"
 if ! CLUSTER_TOPOLOGY=$D/blocks.conf CLUSTER_CONF_EXTRA=$'JobSubmitPlugins=lua\nCliFilterPlugins=lua' \
 	cluster_start "$D" 8 "$PLUGIN" "site=$D/etc/site.yaml" \
-	"dir=$D/maps" >"$D/out/start.log" 2>&1; then
+	"runtime_dir=$D/rt" >"$D/out/start.log" 2>&1; then
 	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
 	exit 1
 fi

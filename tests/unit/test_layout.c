@@ -49,7 +49,34 @@ static void named(void)
 	CHECK_INT(L.nest[4], RM_AXIS_DP);
 	CHECK(L.dp_auto);
 	CHECK_INT(L.size[RM_AXIS_CP], 2);
+	/* ep is carved out of dp: etp x ep = 8 = tp x cp, no dp replica
+	 * beyond TP x CP, so no placement factor of its own */
+	CHECK_INT(rm_layout_ep(&L), 2);
+	CHECK_INT(L.size[RM_AXIS_EP], 1);
+
+	/* expert blocks spanning dp replicas: the ep factor comes out of dp */
+	CHECK_INT(parse("tp=2,ep=4,pp=2,dp=8"), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_EP], 4);
+	CHECK_INT(L.size[RM_AXIS_DP], 2);
+	CHECK_INT(rm_layout_dp(&L), 8);
+	CHECK_INT(rm_layout_edp(&L), 2);
+	CHECK_INT(rm_layout_world(&L), 32);
+	CHECK_INT(parse("tp=2,ep=4,etp=1,dp=auto"), RM_OK);
 	CHECK_INT(L.size[RM_AXIS_EP], 2);
+	CHECK_INT(rm_layout_resolve(&L, 16, true, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp(&L), 8);
+	CHECK_INT(rm_layout_edp(&L), 4);
+	CHECK_INT(parse("tp=2,ep=4,dp=3"), RM_EINPUT);
+	CHECK(strstr(E.msg, "must divide") != NULL);
+
+	/* HSDP: torchtitan's degrees; dp_shard defaults to the rest */
+	CHECK_INT(parse("tp=2,dp_replicate=2,pp=2"), RM_OK);
+	CHECK(L.hsdp && L.dp_auto);
+	CHECK_INT(rm_layout_resolve(&L, 32, true, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp_shard(&L), 4);
+	CHECK_INT(rm_layout_dp_replicate(&L), 2);
+	CHECK_INT(parse("tp=2,dp=4,dp_shard=2"), RM_EINPUT);
+	CHECK_INT(parse("dp_shard=auto,dp_replicate=auto"), RM_EINPUT);
 }
 
 static void format(void)
@@ -72,6 +99,26 @@ static void format(void)
 	rm_layout_format(&a, buf, sizeof(buf));
 	CHECK_INT(parse(buf), RM_OK);
 	CHECK(rm_layout_equal(&a, &L));
+	/* ... also with the framework degrees that are not placement axes */
+	static const char *const round[] = {
+		"tp=2,ep=4,pp=2,dp=8", "tp=2,ep=4,etp=1,pp=2,dp=auto",
+		"tp=4,etp=8,pp=2,dp=4", "tp=2,pp=2,dp_replicate=2,dp_shard=4",
+		"tp=2,dp_replicate=2,dp_shard=auto",
+	};
+	static const char *const canon[] = {
+		"tp=2,ep=4,pp=2,dp=8", "tp=2,ep=4,etp=1,pp=2,dp=auto",
+		"tp=4,pp=2,ep=1,etp=8,dp=4",
+		"tp=2,pp=2,dp_replicate=2,dp_shard=4",
+		"tp=2,dp_replicate=2,dp_shard=auto",
+	};
+	for (size_t i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
+		CHECK_INT(parse(round[i]), RM_OK);
+		a = L;
+		rm_layout_format(&a, buf, sizeof(buf));
+		CHECK_STR(buf, canon[i]);
+		CHECK_INT(parse(buf), RM_OK);
+		CHECK(rm_layout_equal(&a, &L));
+	}
 }
 
 static void bad_values(void)

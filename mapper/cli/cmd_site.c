@@ -1,0 +1,331 @@
+/*
+ * cmd_site.c - `rankmap site validate FILE [--topology F]`: what an admin
+ * runs before pushing a site file and topology.conf to every node. Loads
+ * both exactly as plan and the plugin do, prints what every setting
+ * resolves to (defaults included), and lists what is legal but probably
+ * not meant (warnings, exit 0) or unusable (problems, exit 2).
+ */
+#include "common.h"
+#include "mapio.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap site validate FILE [--topology F]\n"
+	      "         [--format text|json]\n\n"
+	      "  Reads a site file (rankmap-site/1) and its topology.conf as\n"
+	      "  plan and the SPANK plugin do, prints what each setting\n"
+	      "  resolves to and the fabric digest every node must agree on.\n"
+	      "  --topology F  topology.conf (default: the site's `topology`)\n"
+	      "  --format F    text (default) or json (rankmap-site-validate/1)\n\n"
+	      "exit: 0 valid (warnings may be printed), 2 an error or a problem\n",
+	      f);
+}
+
+#define MAX_NOTES 16
+
+typedef struct report {
+	rmi_buf set;                 /* text: "key  value" lines */
+	rmi_buf json;                /* json: "key": "value" members */
+	const char *warn[MAX_NOTES], *prob[MAX_NOTES];
+	char text[2 * MAX_NOTES][256];
+	size_t nwarn, nprob, ntext;
+} report;
+
+/* One resolved setting, in both forms. */
+static void setting(report *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void setting(report *r, const char *key, const char *fmt, ...)
+{
+	char v[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	rmi_buf_printf(&r->set, "  %-24s %s\n", key, v);
+	rmi_buf_puts(&r->json, r->json.len ? ",\n    " : "    ");
+	rmi_buf_json_str(&r->json, key);
+	rmi_buf_puts(&r->json, ": ");
+	rmi_buf_json_str(&r->json, v);
+}
+
+static void note(report *r, bool problem, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note(report *r, bool problem, const char *fmt, ...)
+{
+	size_t *n = problem ? &r->nprob : &r->nwarn;
+	if (*n >= MAX_NOTES || r->ntext >= 2 * MAX_NOTES)
+		return;
+	char *t = r->text[r->ntext++];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t, sizeof(r->text[0]), fmt, ap);
+	va_end(ap);
+	(problem ? r->prob : r->warn)[(*n)++] = t;
+}
+
+/* "a, b, c" of up to 8 strings, "..." after. */
+static void join(char *out, size_t n, char *const *v, size_t k)
+{
+	size_t at = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < k && i < 8 && at < n; i++)
+		at += (size_t)snprintf(out + at, n - at, "%s%s", i ? ", " : "",
+				       v[i]);
+	if (k > 8 && at < n)
+		snprintf(out + at, n - at, ", ... (%zu)", k);
+}
+
+static const char *nvl_name(rm_nvl_kind k)
+{
+	return k == RM_NVL_BLOCK ? "block" : k == RM_NVL_GROUPS ? "groups"
+								 : "node";
+}
+
+static const char *enforce_name(rm_enforce e)
+{
+	return e == RM_ENFORCE_OFF ? "off" : e == RM_ENFORCE_STRICT ? "strict"
+								     : "warn";
+}
+
+static void site_settings(report *r, const rm_site *s, uint32_t gpn)
+{
+	char buf[512];
+	setting(r, "name", "%s", s->name ? s->name : "(none)");
+	setting(r, "gpus_per_node", "%u%s", gpn,
+		s->gpus_per_node ? "" : " (default: not in the site file)");
+	if (!s->gpus_per_node)
+		note(r, false, "gpus_per_node is not set: 8 is assumed");
+	setting(r, "nvlink.domain", "%s%s", nvl_name(s->nvl_kind),
+		s->nvl_given ? "" : " (default)");
+	if (s->nunits)
+		setting(r, "units", "%zu rail-optimised units, %u rails",
+			s->nunits, s->rails);
+	else
+		setting(r, "units", "none (not rail-optimised)");
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->ntiers && at < sizeof(buf); i++) {
+		const rm_tier *t = &s->tier[i];
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s %g GB/s",
+				       i ? "; " : "", t->name, t->gbytes_per_s);
+		if (t->oversubscription > 0 && at < sizeof(buf))
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at,
+					       " %g:1", t->oversubscription);
+	}
+	setting(r, "tiers", "%s", s->ntiers ? buf : "(none: the hardware's)");
+	setting(r, "defaults.order", "%s",
+		s->order[0] ? s->order : "(none: the layout's nesting order)");
+	setting(r, "policy.enforce", "%s", enforce_name(s->enforce));
+	if (s->max_pp_crossings < 0)
+		setting(r, "policy.max_pp_crossings", "no limit");
+	else
+		setting(r, "policy.max_pp_crossings", "%lld",
+			(long long)s->max_pp_crossings);
+	setting(r, "policy.missing_nodes", "%s",
+		s->allow_missing_nodes ? "own-leaf" : "error");
+	join(buf, sizeof(buf), s->nic_exclude, s->n_nic_exclude);
+	setting(r, "nccl.exclude_nics", "%s", s->n_nic_exclude ? buf : "none");
+	at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n_nccl && at < sizeof(buf); i++)
+		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s=%s",
+				       i ? " " : "", s->nccl_key[i],
+				       s->nccl_val[i]);
+	setting(r, "nccl.env", "%s", s->n_nccl ? buf : "none");
+	setting(r, "nccl.override_user", "%s",
+		s->nccl_override_user ? "yes: the site's values win"
+				      : "no: a job's own values win");
+	setting(r, "hwloc_xml", "%s",
+		s->hwloc_xml ? s->hwloc_xml : "(none: live hwloc on each node)");
+}
+
+static void fabric_settings(report *r, const rm_site *s, const rm_fabric *f,
+			    uint32_t gpn)
+{
+	rm_fabric_info fi;
+	rm_fabric_info_get(f, &fi);
+	setting(r, "fabric", "%u nodes (%llu GPUs), %u switches: %u leaves, "
+		"%u levels, %u top-level%s", fi.nodes,
+		(unsigned long long)fi.nodes * gpn, fi.switches, fi.leaves,
+		fi.levels, fi.top_switches,
+		fi.blocks ? ", topology/block blocks" : "");
+	if (fi.nvl_domains)
+		setting(r, "nvlink domains", "%u of up to %u nodes (%u GPUs)",
+			fi.nvl_domains, fi.nvl_domain_nodes,
+			fi.nvl_domain_gpus ? fi.nvl_domain_gpus
+					   : fi.nvl_domain_nodes * gpn);
+	else
+		setting(r, "nvlink domains", "one per node (%u GPUs)", gpn);
+	if (fi.units)
+		setting(r, "rail units", "%u of up to %u nodes, %u rails",
+			fi.units, fi.unit_nodes, fi.rails);
+	/* Nodes the site file names but the topology does not place. */
+	const char *first = NULL;
+	for (uint32_t i = 0; i < fi.nodes && !first; i++)
+		if (!(rm_fabric_node_where(f, i) & RM_FABRIC_NODE_LEAF) &&
+		    fi.switches)
+			first = rm_fabric_node_name(f, i);
+	if (first)
+		note(r, !s->allow_missing_nodes,
+		     "%u node%s named in the site file but under no switch of "
+		     "the topology (first: %s)%s", fi.no_leaf,
+		     fi.no_leaf == 1 ? "" : "s", first,
+		     s->allow_missing_nodes
+			     ? "; each gets a leaf of its own"
+			     : "; policy.missing_nodes is error, so jobs on "
+			       "them fail");
+	if (fi.nvl_domains && fi.no_domain)
+		note(r, false, "%u node%s in no NVLink group: each is a "
+		     "domain of its own", fi.no_domain,
+		     fi.no_domain == 1 ? "" : "s");
+	if (fi.units && fi.no_unit)
+		note(r, false, "%u node%s in no rail unit", fi.no_unit,
+		     fi.no_unit == 1 ? "" : "s");
+	/* tiers after nvlink describe switch levels, innermost first */
+	if (s->ntiers > 1 && fi.levels && s->ntiers - 1 != fi.levels)
+		note(r, false, "%zu network tiers after nvlink for %u switch "
+		     "levels: levels without a tier use the hardware's, extra "
+		     "tiers are unused", s->ntiers - 1, fi.levels);
+	char hex[65];
+	rm_fabric_digest(f, hex);
+	setting(r, "fabric sha256", "%s", hex);
+}
+
+static int render(report *r, const char *site, const char *topo, bool json)
+{
+	rmi_buf b;
+	rmi_buf_init(&b);
+	if (json) {
+		rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-site-validate/1\",\n"
+				 "  \"site\": ");
+		rmi_buf_json_str(&b, site);
+		rmi_buf_puts(&b, ",\n  \"topology\": ");
+		if (topo)
+			rmi_buf_json_str(&b, topo);
+		else
+			rmi_buf_puts(&b, "null");
+		rmi_buf_printf(&b, ",\n  \"ok\": %s,\n  \"settings\": {\n",
+			       r->nprob ? "false" : "true");
+		rmi_buf_add(&b, r->json.data ? r->json.data : "", r->json.len);
+		rmi_buf_puts(&b, "\n  },\n  \"warnings\": [");
+		for (size_t i = 0; i < r->nwarn; i++) {
+			rmi_buf_puts(&b, i ? ", " : "");
+			rmi_buf_json_str(&b, r->warn[i]);
+		}
+		rmi_buf_puts(&b, "],\n  \"problems\": [");
+		for (size_t i = 0; i < r->nprob; i++) {
+			rmi_buf_puts(&b, i ? ", " : "");
+			rmi_buf_json_str(&b, r->prob[i]);
+		}
+		rmi_buf_puts(&b, "]");
+		rmi_buf_puts(&b, "\n}\n");
+	} else {
+		rmi_buf_printf(&b, "site %s\ntopology %s\n\nresolved settings\n",
+			       site, topo ? topo : "(none: one flat switch)");
+		rmi_buf_add(&b, r->set.data ? r->set.data : "", r->set.len);
+		for (size_t i = 0; i < r->nwarn; i++)
+			rmi_buf_printf(&b, "%s  warning: %s\n", i ? "" : "\n",
+				       r->warn[i]);
+		for (size_t i = 0; i < r->nprob; i++)
+			rmi_buf_printf(&b, "%s  problem: %s\n", i ? "" : "\n",
+				       r->prob[i]);
+		rmi_buf_printf(&b, "\nresult: %s, %zu warning%s, %zu problem%s\n",
+			       r->nprob ? "NOT valid" : "valid", r->nwarn,
+			       r->nwarn == 1 ? "" : "s", r->nprob,
+			       r->nprob == 1 ? "" : "s");
+	}
+	size_t len = 0;
+	char *text = rmi_buf_take(&b, &len);
+	rmi_buf_free(&b);
+	if (!text)
+		return rmc_usage("out of memory");
+	int rc = rmc_output(NULL, text, len);
+	free(text);
+	if (rc)
+		return rc;
+	if (r->nprob)
+		return rmc_usage("%s: %zu problem%s (listed above)", site,
+				 r->nprob, r->nprob == 1 ? "" : "s");
+	return RMC_OK;
+}
+
+static int validate(const rmc_opts *o, rmc_inputs *in)
+{
+	bool json = false;
+	if (o->format && !(json = !strcmp(o->format, "json")) &&
+	    strcmp(o->format, "text"))
+		return rmc_usage("--format %s: expected text or json",
+				 o->format);
+	int rc = rmc_load_fabric(o, in);
+	if (rc)
+		return rc;
+	report r;
+	memset(&r, 0, sizeof(r));
+	rmi_buf_init(&r.set);
+	rmi_buf_init(&r.json);
+	site_settings(&r, &in->site, in->gpus_per_node);
+	if (in->fabric)
+		fabric_settings(&r, &in->site, in->fabric, in->gpus_per_node);
+	if (!in->topology)
+		note(&r, false, "no topology (the site's `topology` or "
+		     "--topology): every node hangs off one flat switch");
+	rc = render(&r, o->site, in->topology, json);
+	rmi_buf_free(&r.set);
+	rmi_buf_free(&r.json);
+	return rc;
+}
+
+int rmc_site(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc < 2)
+			return rmc_usage("expected `validate FILE` (see "
+					 "rankmap help site)");
+		help(stdout);
+		return RMC_OK;
+	}
+	if (strcmp(argv[1], "validate")) {
+		char q[96];
+		return rmc_usage("unknown action %s (see rankmap help site)",
+				 rmi_quote(argv[1], strlen(argv[1]), q,
+					   sizeof(q)));
+	}
+	/* The site file is the one positional argument: hand it to the
+	 * shared options as --site so it loads exactly as plan loads it. */
+	char **args = calloc((size_t)argc + 2, sizeof(char *));
+	if (!args)
+		return rmc_usage("out of memory");
+	int n = 0;
+	const char *file = NULL;
+	args[n++] = argv[1];
+	for (int i = 2; i < argc; i++) {
+		if (argv[i][0] != '-' && !file &&
+		    !(i > 2 && !strcmp(argv[i - 1], "--topology")) &&
+		    !(i > 2 && !strcmp(argv[i - 1], "--format"))) {
+			file = argv[i];
+			continue;
+		}
+		args[n++] = argv[i];
+	}
+	int rc;
+	if (!file) {
+		bool helped = false;
+		for (int i = 1; i < n; i++)
+			helped |= !strcmp(args[i], "--help") ||
+				  !strcmp(args[i], "-h");
+		rc = helped ? (help(stdout), RMC_OK)
+			    : rmc_usage("validate needs the site FILE");
+	} else {
+		args[n++] = (char *)"--site";
+		args[n++] = (char *)file;
+		rc = rmc_command("site", RMC_O_TOPOLOGY | RMC_O_FORMAT |
+					 RMC_O_SITE, n, args, help, validate);
+	}
+	free(args);
+	return rc;
+}

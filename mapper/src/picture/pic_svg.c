@@ -1,0 +1,233 @@
+/*
+ * pic_svg.c - the static picture: every GPU a square coloured by its
+ * pipeline stage, with a <title> a screen reader speaks; pipeline links
+ * that leave their leaf drawn as lines; TP groups outside their NVLink
+ * domain outlined in red; spares grey; the report's rules above.
+ */
+#include "pic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define S 12.0                       /* pixels per GPU cell */
+#define HEAD 170.0                   /* report lines above the fabric */
+#define MIN_W 560.0                  /* room for the report text */
+
+/* Stage colours: hues spread by the golden angle, so neighbours differ. */
+static void colour(rmi_buf *b, uint32_t i)
+{
+	rmi_buf_printf(b, "hsl(%u,65%%,%u%%)", (unsigned)((i * 137.508) + 0.5) % 360,
+		       48 + (i / 8 % 3) * 10);
+}
+
+static void text(rmi_buf *b, double x, double y, const char *cls,
+		 const char *s)
+{
+	rmi_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x, y);
+	rmi_buf_xml(b, s);
+	rmi_buf_puts(b, "</text>\n");
+}
+
+/* A tier's box with its name in the top-left corner. */
+static void box(rmi_buf *b, const rmi_pic_box *x, const char *cls,
+		const char *label_cls)
+{
+	rmi_buf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+		       "width=\"%.1f\" height=\"%.1f\"/>\n", cls, x->x * S,
+		       x->y * S, x->w * S, x->h * S);
+	text(b, x->x * S + 3, x->y * S + 12, label_cls, x->name);
+}
+
+/* Ranks of TP groups whose GPUs are in more than one NVLink domain. */
+static unsigned char *tp_split(const rmi_pic *p, const uint64_t *stride,
+			       uint64_t *groups)
+{
+	const rm_map *m = p->m;
+	uint32_t tp = m->layout.size[RM_AXIS_TP], g = m->gpus_per_node;
+	unsigned char *bad = calloc((size_t)m->world + 1, 1);
+	*groups = 0;
+	if (!bad)
+		return NULL;
+	for (uint32_t r = 0; r < m->world; r++) {
+		if (m->rank[r].coord[RM_AXIS_TP] != 0)
+			continue;
+		uint32_t d = p->host[p->rank_slot[r] / g].dom;
+		bool split = false;
+		for (uint32_t i = 1; i < tp && !split; i++)
+			split = p->host[p->rank_slot[r + i * stride[RM_AXIS_TP]] /
+					g].dom != d;
+		for (uint32_t i = 0; split && i < tp; i++)
+			bad[r + i * stride[RM_AXIS_TP]] = 1;
+		*groups += split;
+	}
+	return bad;
+}
+
+static void head(rmi_buf *b, const rmi_pic *p, const char *name,
+		 uint64_t crossings)
+{
+	const rm_map *m = p->m;
+	const rm_report *r = &m->report;
+	char lay[128], line[512];
+	rm_layout_format(&m->layout, lay, sizeof(lay));
+	text(b, 0, 18, "h", name);
+	snprintf(line, sizeof(line), "%s, order %s, %u GPUs on %u nodes", lay,
+		 m->order.name, m->world, m->nhost);
+	text(b, 0, 38, "r", line);
+	snprintf(line, sizeof(line),
+		 "%s  TP groups inside one NVLink domain (%llu of %llu split)",
+		 r->tp_split ? "FAIL" : "PASS", (unsigned long long)r->tp_split,
+		 (unsigned long long)r->tp_groups);
+	text(b, 0, 60, r->tp_split ? "fail" : "pass", line);
+	snprintf(line, sizeof(line),
+		 "pipeline: %llu of %llu neighbour pairs cross a leaf "
+		 "(lower bound %llu); %llu drawn",
+		 (unsigned long long)r->pp_cross,
+		 (unsigned long long)r->pp_pairs,
+		 (unsigned long long)r->pp_cross_lower_bound,
+		 (unsigned long long)crossings);
+	text(b, 0, 80, "r", line);
+	snprintf(line, sizeof(line),
+		 "data parallel: groups span at most %u leaves, %u subtrees; "
+		 "%u spare nodes",
+		 r->dp_leaves_max, r->dp_tops_max, m->nspare);
+	text(b, 0, 100, "r", line);
+	snprintf(line, sizeof(line), "all must-rules hold: %s",
+		 r->must_ok ? "yes" : "no");
+	text(b, 0, 120, r->must_ok ? "pass" : "fail", line);
+	text(b, 0, 142, "r", "colour: pipeline stage");
+	uint32_t pp = m->layout.size[RM_AXIS_PP];
+	for (uint32_t i = 0; i < pp && i < 24; i++) {
+		double x = 150 + i * 16;
+		rmi_buf_printf(b, "<rect x=\"%.1f\" y=\"132\" width=\"12\" "
+			       "height=\"12\" fill=\"", x);
+		colour(b, i);
+		rmi_buf_printf(b, "\"><title>pp %u</title></rect>\n", i);
+	}
+}
+
+static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
+		 rm_status *st, rm_error *err)
+{
+	const rm_map *m = p->m;
+	uint32_t g = m->gpus_per_node, pp = m->layout.size[RM_AXIS_PP];
+	uint64_t stride[RM_NAXES], split, crossings = 0;
+	rmi_pic_strides(m, stride);
+	/* The coordinates each GPU's title speaks: the map file's axes. */
+	rm_group_kind kind[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++)
+		if ((*st = rmi_coord_prep(&m->layout, &m->order, kind[i], &co[i],
+					  err)))
+			return;
+	unsigned char *bad = tp_split(p, stride, &split);
+	if (!bad) {
+		*st = rmi_err(err, RM_ENOMEM, "out of memory");
+		return;
+	}
+	/* Count before drawing: the heading states it. */
+	for (uint32_t r = 0; pp > 1 && r < m->world; r++)
+		if (m->rank[r].coord[RM_AXIS_PP] + 1 < pp)
+			crossings += rmi_pic_crosses(
+				p, r, (uint32_t)(r + stride[RM_AXIS_PP]));
+	rmi_buf_printf(b, "<g transform=\"translate(%.1f,0)\" role=\"group\" "
+		       "aria-label=\"", dx);
+	rmi_buf_xml(b, name);
+	rmi_buf_puts(b, "\">\n");
+	head(b, p, name, crossings);
+	rmi_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", HEAD);
+	for (uint32_t t = 0; t < p->ntop; t++)
+		if (*p->top[t].name)
+			box(b, &p->top[t], "top", "t");
+	for (uint32_t l = 0; l < p->nleaf; l++)
+		box(b, &p->leaf[l], "leaf", "l");
+	for (uint32_t h = 0; h < p->nhost; h++) {
+		const rmi_pic_host *x = &p->host[h];
+		rmi_buf_puts(b, "<g class=\"node\" aria-label=\"");
+		rmi_buf_xml(b, x->name);
+		rmi_buf_puts(b, x->spare ? " (spare)\">\n" : "\">\n");
+		for (uint32_t i = 0; i < g; i++) {
+			int64_t r = p->slot[(uint64_t)h * g + i];
+			double cx = (x->x + i % p->cols) * S + 1,
+			       cy = (x->y + i / p->cols) * S + 1;
+			rmi_buf_printf(b, "<rect class=\"gpu%s\" x=\"%.1f\" "
+				       "y=\"%.1f\" width=\"%.0f\" height=\"%.0f\"",
+				       r < 0 ? " spare" : bad[r] ? " split" : "",
+				       cx, cy, S - 2, S - 2);
+			if (r >= 0) {
+				rmi_buf_puts(b, " fill=\"");
+				colour(b, m->rank[r].coord[RM_AXIS_PP]);
+				rmi_buf_printf(b, "\"><title>rank %lld:",
+					       (long long)r);
+				for (unsigned a = 0; a < nk; a++)
+					rmi_buf_printf(b, " %s=%u",
+						       rm_group_kind_name(kind[a]),
+						       rmi_coord_of(&co[a],
+								    (uint64_t)r));
+			} else {
+				rmi_buf_puts(b, "><title>idle");
+			}
+			rmi_buf_puts(b, ", ");
+			rmi_buf_xml(b, x->name);
+			rmi_buf_printf(b, " GPU %u</title></rect>\n", i);
+		}
+		rmi_buf_puts(b, "</g>\n");
+	}
+	for (uint32_t r = 0; pp > 1 && r < m->world; r++) {
+		uint32_t q = (uint32_t)(r + stride[RM_AXIS_PP]);
+		if (m->rank[r].coord[RM_AXIS_PP] + 1 >= pp ||
+		    !rmi_pic_crosses(p, r, q))
+			continue;
+		double x1, y1, x2, y2;
+		rmi_pic_cell(p, p->rank_slot[r], &x1, &y1);
+		rmi_pic_cell(p, p->rank_slot[q], &x2, &y2);
+		rmi_buf_printf(b, "<line class=\"cross\" x1=\"%.1f\" y1=\"%.1f\" "
+			       "x2=\"%.1f\" y2=\"%.1f\"/>\n", (x1 + .5) * S,
+			       (y1 + .5) * S, (x2 + .5) * S, (y2 + .5) * S);
+	}
+	rmi_buf_puts(b, "</g>\n</g>\n");
+	free(bad);
+}
+
+static double width(const rmi_pic *p)
+{
+	return p->w * S > MIN_W ? p->w * S : MIN_W;
+}
+
+rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
+		      const char *title, rmi_buf *b, rm_error *err)
+{
+	double w = width(v) + (base ? 40 + width(base) : 0);
+	double h = v->h * S;
+	if (base && base->h * S > h)
+		h = base->h * S;
+	h += HEAD + 10;
+	rmi_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		       "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		       "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		       "role=\"img\" aria-labelledby=\"rm-title rm-desc\">\n"
+		       "<title id=\"rm-title\">", w, h, w, h);
+	rmi_buf_xml(b, title);
+	rmi_buf_puts(b, "</title>\n<desc id=\"rm-desc\">Each square is a GPU "
+		     "coloured by pipeline stage, inside its node, leaf switch "
+		     "(or rail unit) and top-level subtree. Lines join pipeline "
+		     "neighbours on different leaves; a red outline marks a TP "
+		     "group that leaves its NVLink domain; grey squares are "
+		     "spare or idle GPUs.</desc>\n"
+		     "<style>text{font-family:sans-serif;font-size:12px;"
+		     "fill:#222}.h{font-size:15px;font-weight:bold}"
+		     ".pass{fill:#17692c}.fail{fill:#b00020;font-weight:bold}"
+		     ".t{font-size:11px;fill:#555}.l{font-size:9px;fill:#555}"
+		     ".top{fill:#f4f4f4;stroke:#999}.leaf{fill:#fff;"
+		     "stroke:#bbb}.gpu{stroke:none}.spare{fill:#d4d4d4}"
+		     ".split{stroke:#e00000;stroke-width:2}.cross{stroke:#222;"
+		     "stroke-opacity:.45;stroke-width:1}</style>\n");
+	rm_status st = RM_OK;
+	view(b, v, base ? "rankmap" : "map", 0, &st, err);
+	if (base && st == RM_OK)
+		view(b, base, "baseline (Slurm block order)", width(v) + 40, &st,
+		     err);
+	rmi_buf_puts(b, "</svg>\n");
+	return st;
+}

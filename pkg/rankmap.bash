@@ -1,0 +1,57 @@
+# bash completion for rankmap(1): commands, then each command's options
+# (the lists follow `rankmap help CMD`; tests/pkg/t_install.sh compares).
+_rankmap()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local cmds="plan check node explain suggest site help"
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "$cmds -V --version --help" -- "$cur"))
+		return
+	fi
+	case $prev in
+	--site|--topology|--nodes-file|--map|--assignment|-o|--output|\
+	--hwloc-xml|--nccl-topo)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--format)
+		COMPREPLY=($(compgen -W "text json yaml csv env" -- "$cur"))
+		return ;;
+	--order)
+		COMPREPLY=($(compgen -W "megatron llama3 torchtitan" -- "$cur"))
+		return ;;
+	--model)
+		COMPREPLY=($(compgen -W "llama3-8b llama3-70b llama3-405b gpt3-175b" -- "$cur"))
+		return ;;
+	--hw)
+		COMPREPLY=($(compgen -W "h100-sxm-80gb h200 gb200-nvl72" -- "$cur"))
+		return ;;
+	esac
+	local opts
+	case ${COMP_WORDS[1]} in
+	plan) opts="--layout --order --nodes --nodes-file --topology --site
+		--gpus-per-node --allow-missing --baseline -o --output --format --rank
+		--task --slurm-task" ;;
+	check) opts="--map --assignment --layout --order --gpus-per-node
+		--topology --site --nodes --nodes-file --allow-missing --baseline
+		--format" ;;
+	node) opts="--hwloc-xml --site --format --ranks --nccl-topo --timing" ;;
+	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
+		--schedule --recompute --sharding --set --format --nodes
+		--nodes-file --topology --site --gpus-per-node --order
+		--allow-missing" ;;
+	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
+		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
+	site)
+		if [ "$COMP_CWORD" -eq 2 ]; then
+			COMPREPLY=($(compgen -W "validate" -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--topology --format" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return ;;
+	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
+	esac
+	COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+}
+complete -F _rankmap rankmap

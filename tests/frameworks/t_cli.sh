@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The in-job recipe without the plugin (--task, --slurm-task, hostfile)
+# and the rank order being said in every output.
+. "$(dirname "$0")/../lib.sh"
+cd "$(mktemp -d)" || exit 1
+P=(--layout tp=4,pp=2,dp=4 --nodes 'n[1-5]' --gpus-per-node 8)
+
+# No --order, no site: numbered by nesting, and a warning says so.
+run nest 0 "$RANKMAP" plan --layout tp=4,pp=2,dp=2 --nodes 'n[1-2]' --gpus-per-node 8 --format json
+has nest-warning "$ERR" "warning: no --order and no site default: .*nesting order tp-pp-dp.*--order megatron"
+run megatron 0 "$RANKMAP" plan --layout tp=4,pp=2,dp=2 --nodes 'n[1-2]' --gpus-per-node 8 --order megatron
+if grep -q "no --order" "$ERR"; then fail no-warning-with-order "$(cat "$ERR")"; else pass no-warning-with-order; fi
+has text-order "$OUT" "rank order megatron \(tp-dp-pp\)"
+run env-order 0 "$RANKMAP" plan --layout tp=4,pp=2,dp=2 --nodes 'n[1-2]' --gpus-per-node 8 --order megatron --format env
+has env-order-name "$OUT" "^RANKMAP_ORDER_NAME=megatron$"
+
+# tp=4 on 8-GPU nodes, megatron order, 4 of 5 nodes used: every task
+# (host, local id) gets the rank of the GPU it drives, each rank once.
+run json 0 "$RANKMAP" plan "${P[@]}" --order megatron --format json
+cp "$OUT" map.json
+python3 -c "import json
+m=json.load(open('map.json'))
+at={(x['host'],x['local_gpu']):x['rank'] for x in m['ranks']}
+for h in range(1,6):
+    for l in range(8):
+        print('n%d' % h, l, at.get(('n%d' % h, l), 'idle'))" >want.txt
+ok=1 seen=""
+while read -r h l want; do
+	env -i SLURMD_NODENAME=$h SLURM_LOCALID=$l "$RANKMAP" plan "${P[@]}" \
+		--order megatron --format env --slurm-task >t.env 2>t.err
+	rc=$?
+	if [ "$want" = idle ]; then
+		[ $rc -eq 3 ] || { ok=0; echo "$h:$l rc=$rc, expected 3 (idle)"; }
+		continue
+	fi
+	grep -qx "RANK=$want" t.env && grep -qx "LOCAL_RANK=$l" t.env &&
+		grep -qx "RANKMAP_HOST=$h" t.env || { ok=0; echo "$h:$l: $(head -3 t.env)"; }
+	seen="$seen $want"
+done <want.txt
+n=$(echo $seen | tr ' ' '\n' | sort -un | wc -l)
+[ $ok = 1 ] && [ "$n" = 32 ] && pass slurm-task-every-gpu || fail slurm-task-every-gpu "ok=$ok distinct=$n"
+run task 0 "$RANKMAP" plan "${P[@]}" --order megatron --format env --task n2:5
+want=$(python3 -c "import json
+m=json.load(open('map.json'))
+print([x['rank'] for x in m['ranks'] if x['host']=='n2' and x['local_gpu']==5][0])")
+has task-rank "$OUT" "^RANK=$want$"
+run task-bad 2 "$RANKMAP" plan "${P[@]}" --format env --task n2
+has task-bad-msg "$ERR" "expected HOST:LOCALID"
+run task-unknown 2 "$RANKMAP" plan "${P[@]}" --format env --task zz:1
+has task-unknown-msg "$ERR" "not in the allocation"
+run task-two 2 "$RANKMAP" plan "${P[@]}" --format env --task n1:0 --rank 3
+run task-json 2 "$RANKMAP" plan "${P[@]}" --format json --task n1:0
+run slurm-task-noenv 2 env -i "$RANKMAP" plan "${P[@]}" --format env --slurm-task
+has slurm-task-noenv-msg "$ERR" "SLURMD_NODENAME and SLURM_LOCALID"
+
+# hostfile: line i is the host of rank i (srun --distribution=arbitrary).
+run hostfile 0 "$RANKMAP" plan "${P[@]}" --order megatron --format hostfile
+if python3 - map.json "$OUT" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+assert lines[-1] == "" and len(lines) == m["world_size"] + 1
+assert lines[:-1] == [r["host"] for r in m["ranks"]]
+PY
+then pass hostfile-lines; else fail hostfile-lines; fi
+exit 0

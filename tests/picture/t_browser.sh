@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The HTML picture in a real browser (Debian's chromium, headless, driven
+# over the DevTools protocol by cdp.py): the demo fabric (make demo's two
+# leaves of 3 and 1 nodes, 8x2x2) and 16,384 GPUs on the Llama 3 fabric
+# (2,300 shuffled nodes of 3,072, so the baseline crosses and has spares),
+# each drawn beside its baseline; and two small pages with expert and HSDP
+# axes. Screenshots and pages are kept in
+# $RM_BUILD/artifacts/picture/.
+source "$(dirname "$0")/../lib.sh"
+if ! command -v chromium >/dev/null 2>&1; then
+	skip chromium "Debian's chromium is not installed (make deps installs it)"
+	exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+ART=$RM_BUILD/artifacts/picture
+mkdir -p "$ART"
+cd "$T" || exit 1
+
+# page NAME PLAN-ARGS...: the page and both maps, then the browser checks.
+page() {
+	local name=$1
+	shift
+	run "$name/plan-html" 0 "$RANKMAP" plan "$@" --baseline --format html -o "$ART/$name.html"
+	run "$name/plan-json" 0 "$RANKMAP" plan "$@" --format json -o map.json
+	run "$name/baseline-json" 0 "$RANKMAP" plan "$@" --baseline --format json -o base.json
+	SUITE=$SUITE timeout 120 python3 "$RM_ROOT/tests/picture/cdp.py" "$ART/$name.html" \
+		map.json base.json --shot "$ART/$name.png" --name "$name" ||
+		fail "$name/browser" "cdp.py exited $?"
+}
+
+cat >demo-topo.conf <<'CONF'
+# make demo's fabric (tests/slurm/cluster.sh with 4 nodes)
+SwitchName=leaf1 Nodes=node[1-3]
+SwitchName=leaf2 Nodes=node4
+SwitchName=spine1 Switches=leaf[1-2]
+CONF
+page demo --layout 8x2x2 --order megatron --gpus-per-node 8 \
+	--topology demo-topo.conf --nodes 'node[4,1-3]'
+
+# Expert parallelism (carved out of DP, Megatron's numbering) and HSDP:
+# the clicked rank must show the map file's ep/etp/edp and dp_replicate/
+# dp_shard coordinates.
+page experts --layout tp=2,cp=2,ep=2,pp=2,dp=auto --order megatron --gpus-per-node 8 \
+	--topology demo-topo.conf --nodes 'node[1-4]'
+page hsdp --layout tp=2,pp=2,dp_replicate=2,dp_shard=4 --order torchtitan --gpus-per-node 8 \
+	--topology demo-topo.conf --nodes 'node[1-4]'
+
+python3 - >nodes.txt <<'PY'
+import random
+hosts = ["gpu%04d" % i for i in range(1, 3073)]
+print("\n".join(random.Random(7).sample(hosts, 2300)))
+PY
+page 16k --layout 8x16x128 --site "$RM_ROOT/site/llama3-roce/site.yaml" --nodes-file nodes.txt
+finish
