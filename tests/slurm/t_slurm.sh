@@ -347,6 +347,8 @@ cat >"$D/out/rt.sh" <<EOS
 #!/bin/sh
 srun --parallel-layout=8x1x1 true
 stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
+# srun returns before slurmstepd's exit callback has run: give it 5 s
+for i in \$(seq 1 25); do [ -z "\$(ls $RT/\$SLURM_JOB_ID)" ] && break; sleep 0.2; done
 ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
 EOS
 run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
