@@ -73,7 +73,9 @@ local function ceil_div(a, b) return math.floor((a + b - 1) / b) end
 function M.shape(l, nodes_asked, site)
 	site = site or M.SITE
 	local g = site.gpus_per_node
-	local mp = l.tp * l.cp * l.ep * l.pp       -- GPUs of one replica
+	-- GPUs of one replica; EP is carved out of DP (docs/layouts.md), so
+	-- it does not multiply the world
+	local mp = l.tp * l.cp * l.pp
 	local world
 	if l.dp == "auto" then
 		if not nodes_asked then

@@ -151,11 +151,12 @@ done < <(sed -n 's/^BlockName=\([^ ]*\) .*Nodes=\([^ ]*\).*/\1 \2/p' "$D/out/top
 	fail slurm-blocks "$(cat "$D/out/topo.txt")"
 
 S='echo "T $SLURMD_NODENAME tp=$RANKMAP_TP_RANK ep=${RANKMAP_EP_RANK:-0} pp=$RANKMAP_PP_RANK dp=$RANKMAP_DP_RANK"'
-# inside NAME FILE KEYS TASKS: the tasks agreeing on every axis in KEYS
-# (e.g. "pp dp ep": one TP group each) sit in one of slurmctld's blocks.
+# inside NAME FILE KEYS TASKS [SIZE]: the tasks agreeing on every axis in
+# KEYS (e.g. "pp dp ep": one TP group each; SIZE tasks each) sit in one of
+# slurmctld's blocks.
 inside() {
 	local out
-	out=$(awk -v keys="$3" -v want="$4" '
+	out=$(awk -v keys="$3" -v want="$4" -v size="${5:-0}" '
 		NR == FNR { blk[$1] = $2; next }
 		$1 == "T" {
 			n++
@@ -166,11 +167,15 @@ inside() {
 				if (index(" " keys " ", " " kv[1] " ")) key = key kv[1] kv[2] ","
 			}
 			b = blk[$2]
+			members[key]++
 			if (!(key in first)) { first[key] = b; groups++ }
 			else if (first[key] != b) bad[key] = first[key] "+" b
 		}
 		END {
 			for (k in bad) { printf "group %s spans %s\n", k, bad[k]; e = 1 }
+			for (k in members) if (size && members[k] != size) {
+				printf "group %s has %d tasks, not %d\n", k, members[k], size; e = 1
+			}
 			if (n != want) { printf "%d tasks, expected %d\n", n, want; e = 1 }
 			if (groups < 2) { printf "only %d group(s)\n", groups; e = 1 }
 			exit e
@@ -179,9 +184,10 @@ inside() {
 }
 
 run tp16 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=16,pp=2,dp=2 sh -c "$S"
-inside tp16-in-block "$OUT" "pp dp ep" 64
-run tp8-ep2 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=8,ep=2,pp=2,dp=2 sh -c "$S"
-inside tp8-ep2-tpxep-in-block "$OUT" "pp dp" 64
+inside tp16-in-block "$OUT" "pp dp ep" 64 16
+# EP is carved out of DP: one expert block is TP x EP = 16 ranks
+run tp8-ep2 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=8,ep=2,pp=2,dp=4 sh -c "$S"
+inside tp8-ep2-tpxep-in-block "$OUT" "pp dp" 64 16
 
 # ---- --segment over two half-busy blocks: node1-2 and node5-6 are taken
 sbatch -w 'node[1-2]' -N2 -o /dev/null --wrap 'sleep 300' >/dev/null
