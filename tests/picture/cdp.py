@@ -234,6 +234,15 @@ def main():
                   ("%s GPU %d" % (rec["host"], rec["local_gpu"])) in text,
                   "clicked rank %d at (%.0f,%.0f): got %r %r %r; want %r on %s GPU %d"
                   % (r, p["x"], p["y"], rank_t, coords, text[:160], want, rec["host"], rec["local_gpu"]))
+        # Typing a rank number selects it too (keyboard and screen readers).
+        r = maps[0]["world_size"] - 1
+        rec = maps[0]["ranks"][r]
+        got = js("(function () { var f = document.getElementById('find-rank'); f.value = '%d'; "
+                 "f.dispatchEvent(new Event('change')); "
+                 "return document.getElementById('info').textContent; })()" % r)
+        want = " ".join("%s=%d" % (ax, rec[ax]) for ax in axes)
+        check(n + "/find-rank", got.startswith("rank %d: %s on %s GPU %d" % (r, want, rec["host"], rec["local_gpu"])),
+              "typed rank %d: %r" % (r, got[:160]))
         # Colouring by another axis: the legend follows.
         other = axes[0] if axes[0] != "pp" else axes[-1]
         legend = js("(function () { var s = document.querySelector('#bar select'); s.value = '%s'; "

@@ -77,6 +77,23 @@ bar.appendChild(lab);
 	});
 	bar.appendChild(b);
 });
+/* Find a rank by number: the keyboard's and screen reader's way in. */
+var findLab = el('label', '', 'rank ');
+var find = el('input');
+find.type = 'number';
+find.min = 0;
+find.max = W - 1;
+find.id = 'find-rank';
+find.style.width = '7em';
+find.addEventListener('change', function () {
+	var r = Number(find.value);
+	if (find.value !== '' && r >= 0 && r < W && r === Math.floor(r) && views.length) {
+		var x = views[0], s = x.rankSlot[r];
+		show(x, { host: Math.floor(s / G), gpu: s % G, rank: r });
+	}
+});
+findLab.appendChild(find);
+bar.appendChild(findLab);
 var legend = el('div');
 legend.id = 'legend';
 bar.appendChild(legend);
@@ -84,7 +101,7 @@ root.appendChild(bar);
 var box = el('div');
 box.id = 'views';
 root.appendChild(box);
-var info = el('div', '', 'Click a GPU to see its rank, coordinates, host and groups. Wheel or buttons zoom, drag pans.');
+var info = el('div', '', 'Click a GPU (or type a rank above) to see its rank, coordinates, host and groups. Wheel or buttons zoom, drag pans.');
 info.id = 'info';
 info.setAttribute('aria-live', 'polite');
 root.appendChild(info);
