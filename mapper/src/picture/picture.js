@@ -264,6 +264,20 @@ View.prototype.cellOf = function (r) {
 	return [this.v.hxy[2 * h] + (i % COLS), this.v.hxy[2 * h + 1] + Math.floor(i / COLS)];
 };
 
+/* Centres of both GPU cells of every crossing link, x1 y1 x2 y2. */
+View.prototype.linkEnds = function () {
+	if (!this.ends) {
+		var E = new Float64Array(this.cross.length * 2);
+		for (var i = 0; i < this.cross.length; i += 2) {
+			var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
+			E[2 * i] = a[0] + 0.5; E[2 * i + 1] = a[1] + 0.5;
+			E[2 * i + 2] = b[0] + 0.5; E[2 * i + 3] = b[1] + 0.5;
+		}
+		this.ends = E;
+	}
+	return this.ends;
+};
+
 View.prototype.draw = function () {
 	var c = this.ctx, v = this.v, s = this.s, dpr = this.dpr, k, i;
 	c.setTransform(1, 0, 0, 1, 0, 0);
@@ -272,6 +286,15 @@ View.prototype.draw = function () {
 	c.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.ox, dpr * this.oy);
 	var x0 = -this.ox / s, y0 = -this.oy / s, x1 = x0 + this.cw / s, y1 = y0 + this.ch / s;
 	function seen(x, y, w, h) { return x < x1 && y < y1 && x + w > x0 && y + h > y0; }
+	/* Whether the segment meets the view: its box must, and the view's
+	 * corners must not all lie on one side of its line. */
+	function crossesView(ax, ay, bx, by) {
+		if (!seen(Math.min(ax, bx), Math.min(ay, by), Math.abs(ax - bx) + 1e-9, Math.abs(ay - by) + 1e-9)) return false;
+		var dx = bx - ax, dy = by - ay;
+		var c1 = dx * (y0 - ay) - dy * (x0 - ax), c2 = dx * (y0 - ay) - dy * (x1 - ax);
+		var c3 = dx * (y1 - ay) - dy * (x0 - ax), c4 = dx * (y1 - ay) - dy * (x1 - ax);
+		return !((c1 > 0 && c2 > 0 && c3 > 0 && c4 > 0) || (c1 < 0 && c2 < 0 && c3 < 0 && c4 < 0));
+	}
 	c.lineWidth = 1 / s;
 	c.fillStyle = '#f4f4f4';
 	c.strokeStyle = '#999';
@@ -317,13 +340,11 @@ View.prototype.draw = function () {
 	if (this.cross.length) {
 		var ln = new Path2D(), cx = COLS / 2, cy = ROWS / 2;
 		if (detail) {
-			for (i = 0; i < this.cross.length; i += 2) {
-				var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
-				/* a link whose box misses the view cannot cross it */
-				if (!seen(Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.abs(a[0] - b[0]) + 1, Math.abs(a[1] - b[1]) + 1))
-					continue;
-				ln.moveTo(a[0] + 0.5, a[1] + 0.5);
-				ln.lineTo(b[0] + 0.5, b[1] + 0.5);
+			var E = this.linkEnds();
+			for (i = 0; i < E.length; i += 4) {
+				if (!crossesView(E[i], E[i + 1], E[i + 2], E[i + 3])) continue;
+				ln.moveTo(E[i], E[i + 1]);
+				ln.lineTo(E[i + 2], E[i + 3]);
 			}
 		} else {
 			var L = this.nodeLinks;
