@@ -54,7 +54,7 @@ class Browser:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        args = [exe, "--headless", "--disable-gpu", "--no-first-run",
+        args = [exe, "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--no-default-browser-check", "--disable-extensions",
                 "--disable-background-networking", "--disable-sync",
                 "--remote-debugging-pipe", "--user-data-dir=" + self.tmp,
