@@ -306,6 +306,13 @@ View.prototype.draw = function () {
 	v.leaves.forEach(function (t) {
 		if (seen(t[1], t[2], t[3], t[4])) { c.fillRect(t[1], t[2], t[3], t[4]); c.strokeRect(t[1], t[2], t[3], t[4]); }
 	});
+	/* Multi-node NVLink domains: dashed boxes inside their leaf. */
+	if (v.doms.length) {
+		c.strokeStyle = '#7b3fb5';
+		c.setLineDash([4 / s, 3 / s]);
+		v.doms.forEach(function (t) { if (seen(t[1], t[2], t[3], t[4])) c.strokeRect(t[1], t[2], t[3], t[4]); });
+		c.setLineDash([]);
+	}
 	/* GPUs: one path per colour, so the canvas changes style only a few
 	 * times however many GPUs there are. */
 	var detail = s >= 3, paths = {}, spare = new Path2D(), red = new Path2D(), nred = 0;
@@ -382,7 +389,7 @@ View.prototype.draw = function () {
 		c.font = Math.min(13, s * 1.1) + 'px sans-serif';
 		v.tops.forEach(function (t) { if (t[0] && seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
 		c.font = Math.min(11, s * 0.9) + 'px sans-serif';
-		v.leaves.forEach(function (t) { if (seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
+		v.leaves.concat(v.doms).forEach(function (t) { if (seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
 	}
 };
 
