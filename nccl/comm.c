@@ -147,20 +147,15 @@ static rmn_status resolve_opts(const rmn_opts *in, rmn_opts *o,
 static rmn_status load_map(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 {
 	rm_error e = { 0 };
-	char *text = NULL;
-	size_t len = 0;
-	if (rmi_read_file(o->map_path, &text, &len, &e) != RM_OK)
+	/* one read gives both the digest and the map (any size) */
+	if (rm_map_read_digest(o->map_path, &c->map, c->digest, &e) != RM_OK)
 		return rmni_from_rm(err, &e);
-	rm_sha256_hex(text, len, c->digest);
-	free(text);
 	if (o->digest && *o->digest && strcmp(o->digest, c->digest) != 0)
 		return rmni_err(err, RMN_EREFUSED,
 				"map file %s has SHA-256 %.16s... but "
 				"RANKMAP_MAP_SHA256 says %.16s...: the file "
 				"changed after the job started",
 				o->map_path, c->digest, o->digest);
-	if (rm_map_read(o->map_path, &c->map, &e) != RM_OK)
-		return rmni_from_rm(err, &e);
 	uint64_t ws = 0;
 	bool found = false;
 	rmn_status st = env_u64("WORLD_SIZE", 1, RM_MAX_WORLD, &ws, &found,

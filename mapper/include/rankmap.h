@@ -353,6 +353,13 @@ typedef struct rm_report {
 	uint64_t pp_same_node, pp_same_leaf, pp_same_rail;
 	uint64_t pp_cross;                   /* pairs leaving leaf/rail */
 	uint64_t pp_cross_lower_bound;
+	/* the bound is the fewest any placement on these leaf sizes can
+	 * reach (the exact search finished); pp_cross equal to the bound
+	 * means the map is optimal */
+	bool pp_bound_exact;
+	/* pairs whose nodes sit in different top-level subtrees (pods), and
+	 * the same kind of bound over the subtrees' capacities */
+	uint64_t pp_cross_top, pp_cross_top_lower_bound;
 	/* pairs whose two GPUs share a local index (same rail) */
 	uint64_t pp_rail_aligned, dp_pairs, dp_rail_aligned;
 	uint32_t dp_groups, dp_leaves_max, dp_tops_max;
@@ -411,6 +418,13 @@ rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
 /* Read a rankmap-map/1 file (JSON or YAML). */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
+/* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
+ * parsed, so that a digest and the map come from one read of the file.
+ * Maps of any size are read; past 64 MiB a JSON map is read in one
+ * streaming pass with memory bounded by the world size, and its keys must
+ * come in the order rankmap writes them (layout and nodes before ranks). */
+rm_status rm_map_read_digest(const char *path, rm_map **out,
+			     char sha256_hex[65], rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
 rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
 				 const rm_order *o, uint32_t gpus_per_node,

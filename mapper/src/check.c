@@ -275,6 +275,8 @@ static void score_pp(ck *c, rm_report *rep)
 				   *y = &c->info[b->node];
 		bool rail = a->local_gpu == b->local_gpu;
 		rep->pp_rail_aligned += rail;
+		if (a->node != b->node && x->top != y->top)
+			rep->pp_cross_top++;
 		if (a->node == b->node)
 			rep->pp_same_node++;
 		else if (x->unit >= 0 || y->unit >= 0)
@@ -405,14 +407,24 @@ static void score(ck *c, rm_report *rep)
 static rm_status lower_bound(ck *c, rm_report *rep, rm_error *err)
 {
 	uint64_t *cap = calloc((size_t)c->nids + 1, sizeof(uint64_t));
-	if (!cap)
+	uint64_t *top = calloc((size_t)c->nids + 1, sizeof(uint64_t));
+	if (!cap || !top) {
+		free(cap);
+		free(top);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
 	/* Spares count too: a plan could have used them instead. */
-	for (uint32_t i = 0; i < c->m->nhost + c->m->nspare; i++)
+	for (uint32_t i = 0; i < c->m->nhost + c->m->nspare; i++) {
 		cap[c->info[i].loc] += c->g;
-	rep->pp_cross_lower_bound =
-		rmi_pp_lower_bound(&c->m->layout, &c->rules, cap, c->nids);
+		top[c->info[i].top] += c->g;
+	}
+	bool exact;
+	rep->pp_cross_lower_bound = rmi_pp_lower_bound(
+		&c->m->layout, &c->rules, cap, c->nids, &rep->pp_bound_exact);
+	rep->pp_cross_top_lower_bound = rmi_pp_lower_bound(
+		&c->m->layout, &c->rules, top, c->nids, &exact);
 	free(cap);
+	free(top);
 	return RM_OK;
 }
 

@@ -229,6 +229,9 @@ static void report(em *e, const rm_report *r)
 	kv_u64(e, "pp_same_rail", r->pp_same_rail);
 	kv_u64(e, "pp_cross", r->pp_cross);
 	kv_u64(e, "pp_cross_lower_bound", r->pp_cross_lower_bound);
+	kv_bool(e, "pp_bound_exact", r->pp_bound_exact);
+	kv_u64(e, "pp_cross_top", r->pp_cross_top);
+	kv_u64(e, "pp_cross_top_lower_bound", r->pp_cross_top_lower_bound);
 	kv_u64(e, "pp_rail_aligned", r->pp_rail_aligned);
 	kv_u64(e, "dp_pairs", r->dp_pairs);
 	kv_u64(e, "dp_rail_aligned", r->dp_rail_aligned);

@@ -254,8 +254,16 @@ static rm_status nodes(rd *r, const rmi_ynode *root)
 typedef struct slot {
 	uint64_t key;                /* node * gpus_per_node + local_gpu */
 	uint32_t rank;
-	const rmi_ynode *at;
+	uint32_t line, col;          /* where its record starts */
 } slot;
+
+struct rmi_mapread {
+	rd r;
+	const rmi_ynode *at;         /* "ranks", for messages */
+	unsigned char *seen;         /* per rank */
+	slot *sl;                    /* per record */
+	uint64_t nrank;
+};
 
 static int cmp_slot(const void *a, const void *b)
 {
@@ -331,42 +339,54 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 				   "gives rank %u %s %u", rank, an, c,
 				   m->order.name, rank, an, got);
 	}
-	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank, x };
+	*sl = (slot){ (uint64_t)node * m->gpus_per_node + gpu, rank,
+		      (uint32_t)x->line, (uint32_t)x->col };
 	return RM_OK;
 }
 
-static rm_status ranks(rd *r, const rmi_ynode *root)
+/* The rank records, one at a time: the tree reader hands over each item
+ * of "ranks", the stream reader (map_stream.c) each record as it is
+ * parsed. */
+static rm_status ranks_begin(rmi_mapread *mr, const rmi_ynode *n)
 {
+	rd *r = &mr->r;
 	rm_map *m = r->m;
-	const rmi_ynode *n = rmi_y_get(root, "ranks");
 	rm_status st = rmi_y_kind(n, r->file, "ranks", RMI_Y_SEQ, r->err);
 	if (st)
 		return st;
-	if (n->n != m->world)
-		return bad(r, n, "%zu rank records for a world of %u", n->n,
-			   m->world);
+	mr->at = n;
 	m->rank = calloc((size_t)m->world + 1, sizeof(rm_rank));
-	unsigned char *seen = calloc((size_t)m->world + 1, 1);
-	slot *sl = malloc(((size_t)m->world + 1) * sizeof(*sl));
-	if (!m->rank || !seen || !sl) {
-		free(seen);
-		free(sl);
-		return oom(r);
-	}
-	for (size_t i = 0; i < n->n && st == RM_OK; i++)
-		st = one_rank(r, n->item[i], seen, &sl[i]);
-	if (st == RM_OK) {
-		qsort(sl, m->world, sizeof(*sl), cmp_slot);
-		for (uint32_t i = 1; i < m->world && st == RM_OK; i++)
-			if (sl[i].key == sl[i - 1].key)
-				st = bad(r, sl[i].at, "ranks %u and %u share "
-					 "GPU %u of %s", sl[i - 1].rank,
-					 sl[i].rank, m->rank[sl[i].rank].local_gpu,
-					 m->host[m->rank[sl[i].rank].node]);
-	}
-	free(seen);
-	free(sl);
-	return st;
+	mr->seen = calloc((size_t)m->world + 1, 1);
+	mr->sl = malloc(((size_t)m->world + 1) * sizeof(*mr->sl));
+	return m->rank && mr->seen && mr->sl ? RM_OK : oom(r);
+}
+
+rm_status rmi_mr_rank(rmi_mapread *mr, const rmi_ynode *x)
+{
+	if (mr->nrank >= mr->r.m->world)
+		return bad(&mr->r, x, "more than %u rank records for a world "
+			   "of %u", mr->r.m->world, mr->r.m->world);
+	return one_rank(&mr->r, x, mr->seen, &mr->sl[mr->nrank++]);
+}
+
+rm_status rmi_mr_ranks_end(rmi_mapread *mr)
+{
+	rd *r = &mr->r;
+	rm_map *m = r->m;
+	if (mr->nrank != m->world)
+		return bad(r, mr->at, "%llu rank records for a world of %u",
+			   (unsigned long long)mr->nrank, m->world);
+	qsort(mr->sl, m->world, sizeof(*mr->sl), cmp_slot);
+	for (uint32_t i = 1; i < m->world; i++)
+		if (mr->sl[i].key == mr->sl[i - 1].key) {
+			const slot *x = &mr->sl[i];
+			rmi_ynode at = { .line = x->line, .col = x->col };
+			return bad(r, &at, "ranks %u and %u share GPU %u of %s",
+				   mr->sl[i - 1].rank, x->rank,
+				   m->rank[x->rank].local_gpu,
+				   m->host[m->rank[x->rank].node]);
+		}
+	return RM_OK;
 }
 
 /* One kind's lists must be exactly what rm_map_groups gives. */
@@ -411,23 +431,30 @@ out:
 }
 
 /* Groups are derived data: dense ones under "groups", expert ones under
- * "expert_groups". */
-static rm_status groups(rd *r, const rmi_ynode *root, bool expert)
+ * "expert_groups"; one kind (key k, lists v) at a time. */
+rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *k,
+			const rmi_ynode *v, bool expert)
+{
+	rd *r = &mr->r;
+	const char *what = expert ? "expert_groups" : "groups";
+	char q[160];
+	int a = kind_index(r, k->str, k->len);
+	if (a < 0 || rmi_kind_expert(r->kind[a]) != expert)
+		return bad(r, k, "%s: %s is not an axis of this layout", what,
+			   rmi_quote(k->str, k->len, q, sizeof(q)));
+	return group_list(r, k, v, r->kind[a]);
+}
+
+static rm_status groups(rmi_mapread *mr, const rmi_ynode *root, bool expert)
 {
 	const char *what = expert ? "expert_groups" : "groups";
 	const rmi_ynode *g = rmi_y_get(root, what);
 	if (!g)
 		return RM_OK;
-	rm_status st = rmi_y_kind(g, r->file, what, RMI_Y_MAP, r->err);
-	char q[160];
-	for (size_t i = 0; i < g->n && st == RM_OK; i++) {
-		const rmi_ynode *k = g->item[2 * i], *v = g->item[2 * i + 1];
-		int a = kind_index(r, k->str, k->len);
-		if (a < 0 || rmi_kind_expert(r->kind[a]) != expert)
-			return bad(r, k, "%s: %s is not an axis of this layout",
-				   what, rmi_quote(k->str, k->len, q, sizeof(q)));
-		st = group_list(r, k, v, r->kind[a]);
-	}
+	rm_status st = rmi_y_kind(g, mr->r.file, what, RMI_Y_MAP, mr->r.err);
+	for (size_t i = 0; i < g->n && st == RM_OK; i++)
+		st = rmi_mr_groups(mr, g->item[2 * i], g->item[2 * i + 1],
+				   expert);
 	return st;
 }
 
@@ -437,14 +464,17 @@ static rm_status validation(rd *r, const rmi_ynode *root)
 	return v ? rmi_report_read(v, r->file, &r->m->report, r->err) : RM_OK;
 }
 
-static rm_status from_tree(rd *r, const rmi_ynode *root)
+static const char *const top_keys[] = {
+	"schema", "generator", "layout", "axes", "nesting", "order",
+	"world_size", "gpus_per_node", "nodes", "spares", "ranks",
+	"groups", "expert_groups", "validation", "inputs_sha256", NULL
+};
+
+/* Everything before the rank records: keys, schema, layout, nodes. */
+rm_status rmi_mr_head(rmi_mapread *mr, const rmi_ynode *root)
 {
-	static const char *const keys[] = {
-		"schema", "generator", "layout", "axes", "nesting", "order",
-		"world_size", "gpus_per_node", "nodes", "spares", "ranks",
-		"groups", "expert_groups", "validation", "inputs_sha256", NULL
-	};
-	rm_status st = rmi_y_keys(root, r->file, "map file", keys, r->err);
+	rd *r = &mr->r;
+	rm_status st = rmi_y_keys(root, r->file, "map file", top_keys, r->err);
 	if (st)
 		return st;
 	const rmi_ynode *n = rmi_y_get(root, "schema");
@@ -459,10 +489,21 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	if ((n = rmi_y_get(root, "generator")) &&
 	    (st = rmi_y_str(n, r->file, "generator", &s, r->err)))
 		return st;
-	if ((st = layout(r, root)) || (st = nodes(r, root)) ||
-	    (st = ranks(r, root)) || (st = groups(r, root, false)) ||
-	    (st = groups(r, root, true)) ||
-	    (st = validation(r, root)))
+	if ((st = layout(r, root)) || (st = nodes(r, root)))
+		return st;
+	return ranks_begin(mr, rmi_y_get(root, "ranks"));
+}
+
+/* Everything after the groups: the validation object, the digest. */
+rm_status rmi_mr_tail(rmi_mapread *mr, const rmi_ynode *root)
+{
+	rd *r = &mr->r;
+	const rmi_ynode *n;
+	const char *s;
+	rm_status st = rmi_y_keys(root, r->file, "map file", top_keys, r->err);
+	if (!st)
+		st = validation(r, root);
+	if (st)
 		return st;
 	/* "" stands for a map whose inputs are not known (built by hand). */
 	if ((n = rmi_y_get(root, "inputs_sha256")) &&
@@ -477,6 +518,50 @@ static rm_status from_tree(rd *r, const rmi_ynode *root)
 	return RM_OK;
 }
 
+rmi_mapread *rmi_mr_new(const char *file, rm_error *err)
+{
+	rmi_mapread *mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	mr->r.file = file;
+	mr->r.err = err;
+	mr->r.m = calloc(1, sizeof(rm_map));
+	if (!mr->r.m) {
+		free(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+rm_map *rmi_mr_free(rmi_mapread *mr, bool keep)
+{
+	if (!mr)
+		return NULL;
+	rm_map *m = mr->r.m;
+	free(mr->seen);
+	free(mr->sl);
+	free(mr);
+	if (keep)
+		return m;
+	rm_map_free(m);
+	return NULL;
+}
+
+static rm_status from_tree(rmi_mapread *mr, const rmi_ynode *root)
+{
+	rm_status st = rmi_mr_head(mr, root);
+	const rmi_ynode *n = rmi_y_get(root, "ranks");
+	for (size_t i = 0; st == RM_OK && i < n->n; i++)
+		st = rmi_mr_rank(mr, n->item[i]);
+	if (st == RM_OK)
+		st = rmi_mr_ranks_end(mr);
+	if (st == RM_OK)
+		st = groups(mr, root, false);
+	if (st == RM_OK)
+		st = groups(mr, root, true);
+	return st ? st : rmi_mr_tail(mr, root);
+}
+
 rm_status rmi_map_parse(const char *text, size_t len, const char *name,
 			rm_map **out, rm_error *err)
 {
@@ -485,30 +570,18 @@ rm_status rmi_map_parse(const char *text, size_t len, const char *name,
 	rm_status st = rmi_yaml_load(text, len, name, &root, err);
 	if (st)
 		return st;
-	rd r = { .file = name, .err = err, .m = calloc(1, sizeof(rm_map)) };
-	if (!r.m) {
+	rmi_mapread *mr = rmi_mr_new(name, err);
+	if (!mr) {
 		rmi_yaml_free(root);
-		return oom(&r);
+		return rmi_err(err, RM_ENOMEM, "%s: out of memory", name);
 	}
-	st = from_tree(&r, root);
+	st = from_tree(mr, root);
 	rmi_yaml_free(root);
-	if (st) {
-		rm_map_free(r.m);
-		return st;
-	}
-	*out = r.m;
-	return RM_OK;
+	*out = rmi_mr_free(mr, st == RM_OK);
+	return st;
 }
 
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err)
 {
-	*out = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	rm_status st = rmi_read_file(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rmi_map_parse(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_map_read_file(path, out, NULL, err);
 }

@@ -15,7 +15,8 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		"must_ok", "world", "tp_groups", "tp_split", "cp_split",
 		"ep_split", "cp_must", "ep_must", "pp_pairs", "pp_same_node",
 		"pp_same_leaf", "pp_same_rail", "pp_cross",
-		"pp_cross_lower_bound", "pp_rail_aligned", "dp_pairs",
+		"pp_cross_lower_bound", "pp_bound_exact", "pp_cross_top",
+		"pp_cross_top_lower_bound", "pp_rail_aligned", "dp_pairs",
 		"dp_rail_aligned", "dp_groups", "dp_leaves_max",
 		"dp_leaves_mean", "dp_tops_max", "dp_tops_mean", "warnings",
 		NULL
@@ -33,6 +34,8 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		{ "pp_same_rail", &rp->pp_same_rail },
 		{ "pp_cross", &rp->pp_cross },
 		{ "pp_cross_lower_bound", &rp->pp_cross_lower_bound },
+		{ "pp_cross_top", &rp->pp_cross_top },
+		{ "pp_cross_top_lower_bound", &rp->pp_cross_top_lower_bound },
 		{ "pp_rail_aligned", &rp->pp_rail_aligned },
 		{ "dp_pairs", &rp->dp_pairs },
 		{ "dp_rail_aligned", &rp->dp_rail_aligned },
@@ -51,6 +54,7 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 	} bools[] = {
 		{ "must_ok", &rp->must_ok }, { "cp_must", &rp->cp_must },
 		{ "ep_must", &rp->ep_must },
+		{ "pp_bound_exact", &rp->pp_bound_exact },
 	};
 	const struct {
 		const char *k;

@@ -129,6 +129,13 @@ static void placement(rmi_buf *b, const rm_map *m)
 		       (unsigned long long)r->pp_same_rail,
 		       (unsigned long long)r->pp_cross,
 		       (unsigned long long)r->pp_cross_lower_bound);
+	if (r->tops > 1 || r->pp_cross_top) {
+		line(b, "pods");
+		rmi_buf_printf(b, "%llu PP pairs leave their top-level subtree "
+			       "(lower bound %llu)\n",
+			       (unsigned long long)r->pp_cross_top,
+			       (unsigned long long)r->pp_cross_top_lower_bound);
+	}
 	if (nleaf > 0)
 		replicas(b, m, leaf);
 	free(leaf);
@@ -167,10 +174,11 @@ static void rules(rmi_buf *b, const rm_report *r)
 		rule(b, r->ep_split == 0, what);
 	}
 	/* A should-rule: reported, never failed. */
-	rmi_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu\n",
-		       r->pp_cross <= r->pp_cross_lower_bound ? "BEST" : "MORE",
-		       (unsigned long long)r->pp_cross,
-		       (unsigned long long)r->pp_cross_lower_bound);
+	bool best = r->pp_cross <= r->pp_cross_lower_bound;
+	rmi_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu: %s\n",
+		       best ? "BEST" : "MORE", (unsigned long long)r->pp_cross,
+		       (unsigned long long)r->pp_cross_lower_bound,
+		       best ? "optimal" : "not proven optimal");
 	rmi_buf_printf(b, "  all must-rules hold: %s\n",
 		       r->must_ok ? "yes" : "NO");
 }
@@ -233,6 +241,8 @@ void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
 	row_u(b, "PP pairs crossing leaf/rail", a->pp_cross, c->pp_cross);
 	row_u(b, "PP crossings lower bound", a->pp_cross_lower_bound,
 	      c->pp_cross_lower_bound);
+	row_u(b, "PP pairs leaving their pod", a->pp_cross_top,
+	      c->pp_cross_top);
 	row_u(b, "PP pairs rail-aligned", a->pp_rail_aligned,
 	      c->pp_rail_aligned);
 	row_u(b, "DP pairs rail-aligned", a->dp_rail_aligned,

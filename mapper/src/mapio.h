@@ -43,6 +43,34 @@ RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
 					      uint32_t gpus_per_node,
 					      rm_map **out, rm_error *err);
 
+/*
+ * A map file read in phases (map_read.c), so that the tree reader and the
+ * one-pass stream reader (map_stream.c) check it the same way: head (keys,
+ * schema, layout, nodes; `root` holds everything before "ranks"), each
+ * rank record, the end of the records, each kind of "groups" and
+ * "expert_groups", tail (the
+ * validation object and digest; `root` holds every top-level key).
+ */
+typedef struct rmi_mapread rmi_mapread;
+RMI_HIDDEN rmi_mapread *rmi_mr_new(const char *file, rm_error *err);
+/* Frees the reader; returns its map when keep, else frees that too. */
+RMI_HIDDEN rm_map *rmi_mr_free(rmi_mapread *mr, bool keep);
+RMI_HIDDEN rm_status rmi_mr_head(rmi_mapread *mr, const rmi_ynode *root);
+RMI_HIDDEN rm_status rmi_mr_rank(rmi_mapread *mr, const rmi_ynode *rec);
+RMI_HIDDEN rm_status rmi_mr_ranks_end(rmi_mapread *mr);
+RMI_HIDDEN rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *key,
+				   const rmi_ynode *list, bool expert);
+RMI_HIDDEN rm_status rmi_mr_tail(rmi_mapread *mr, const rmi_ynode *root);
+
+/* rm_map_read(_digest): small files through rmi_map_parse, big ones
+ * through the stream reader; sha256_hex may be NULL. */
+RMI_HIDDEN rm_status rmi_map_read_file(const char *path, rm_map **out,
+				       char *sha256_hex, rm_error *err);
+/* The stream reader over text in memory (tests, fuzzing). */
+RMI_HIDDEN rm_status rmi_map_stream_text(const char *text, size_t len,
+					 const char *name, rm_map **out,
+					 rm_error *err);
+
 /* Fill in the leaf and unit names of hosts that have none (an assignment
  * read without a fabric), as the planner names them. */
 RMI_HIDDEN rm_status rmi_map_locate(rm_map *m, const rm_fabric *f,

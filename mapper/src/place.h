@@ -98,9 +98,34 @@ RMI_HIDDEN rm_status rmi_pack(const rmi_hostinfo *info,
 			      uint64_t unit, uint32_t *seq, uint64_t *nseq,
 			      rm_error *err);
 
-/* Lower bound on PP pairs leaving their leaf, from leaf capacities. */
+/* Lower bound on PP pairs leaving their leaf, from leaf capacities;
+ * *exact when it is the fewest that chains cut from those capacities
+ * can have (place_rules.c). */
 RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
 				       const rmi_rules *r,
-				       const uint64_t *loc_gpus, uint32_t nloc);
+				       const uint64_t *loc_gpus, uint32_t nloc,
+				       bool *exact);
+
+/*
+ * Fewest extra pieces to build `need` units of u cells, and one short unit
+ * of p cells when p > 0, from leftovers of sizes val[i] (distinct,
+ * descending, each < u), cnt[i] of each (place_exact.c). exact: cost is
+ * the minimum; traced: item/first hold the items in use, group by group
+ * (first: 1 starts a group, 2 starts the group that builds the short
+ * unit first, 0 continues). Neither past `budget` memo states.
+ */
+typedef struct rmi_xsol {
+	uint64_t cost;
+	bool exact, traced;
+	uint32_t *item;              /* index into val */
+	uint8_t *first;
+	uint64_t nitem;
+} rmi_xsol;
+
+RMI_HIDDEN rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
+				     uint32_t d, uint64_t u, uint64_t need,
+				     uint64_t p, size_t budget, rmi_xsol *out,
+				     rm_error *err);
+RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
 #endif

@@ -209,11 +209,149 @@ static uint64_t count_pieces(const packer *p, const uint32_t *run_of,
 	return n;
 }
 
+typedef struct vrun {
+	uint64_t val;                /* leftover cells */
+	uint32_t pref;               /* subtrees in use first, by rank */
+	uint32_t top;
+	uint64_t r;
+} vrun;
+
+static int cmp_vrun(const void *x, const void *y)
+{
+	const vrun *a = x, *b = y;
+	if (a->val != b->val)
+		return a->val > b->val ? -1 : 1;
+	if (a->pref != b->pref)
+		return a->pref < b->pref ? -1 : 1;
+	return a->r < b->r ? -1 : a->r > b->r;
+}
+
+/* Take one leftover of size index k, from subtree `top` if one is there. */
+static uint64_t pick(vrun *v, const uint64_t *off, uint32_t k, uint32_t top,
+		     bool *taken)
+{
+	uint64_t any = UINT64_MAX;
+	for (uint64_t i = off[k]; i < off[k + 1]; i++) {
+		if (taken[i])
+			continue;
+		if (any == UINT64_MAX)
+			any = i;
+		if (v[i].top == top) {
+			any = i;
+			break;
+		}
+	}
+	taken[any] = true;
+	return any;
+}
+
 /*
- * With surplus cells there are two reasonable fills: set the smallest
- * pieces aside first, or let the best-fit walk leave whatever it leaves.
- * Neither wins always; both are linear, so keep the one with fewer pieces
- * (the first on a tie).
+ * The exact fill (place_exact.c) over the leftovers as they were before
+ * the greedy ran: group by group, each group's leftovers laid end to end
+ * and cut into units (the short unit, if any, first in its group and
+ * last in the plan); what is past a group's last unit stays spare. Items
+ * of one size are taken from the group's subtree when one has them.
+ * Returns false (positions untouched) when the search gives up or does no
+ * better than `greedy` extra pieces.
+ */
+static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
+		       uint64_t units, uint64_t short_unit,
+		       uint64_t unit_cells, uint64_t greedy, bool *oom)
+{
+	vrun *v = malloc((p->nrun + 1) * sizeof(*v));
+	uint64_t *val = malloc((p->nrun + 1) * sizeof(*val));
+	uint64_t *cnt = malloc((p->nrun + 1) * sizeof(*cnt));
+	uint64_t *off = malloc((p->nrun + 2) * sizeof(*off));
+	uint64_t *tail = malloc((short_unit + 1) * sizeof(*tail));
+	bool *taken = calloc(p->nrun + 1, sizeof(*taken));
+	rmi_xsol sol = { 0 };
+	bool ok = false;
+	if (!v || !val || !cnt || !off || !tail || !taken) {
+		*oom = true;
+		goto out;
+	}
+	uint64_t n = 0, ntail = 0;
+	uint32_t d = 0;
+	for (uint64_t r = 0; r < p->nrun; r++) {
+		uint64_t rest = p->runs[r].len - used0[r];
+		if (!rest)
+			continue;
+		if (rest >= unit_cells)
+			goto out;    /* whole units left: not our case */
+		const topg *t = &p->tops[p->runs[r].tix];
+		v[n++] = (vrun){ rest, t->used ? t->rank : 0x80000000u + t->rank,
+				 p->runs[r].top, r };
+	}
+	qsort(v, n, sizeof(*v), cmp_vrun);
+	for (uint64_t i = 0; i < n; i++) {
+		if (!d || val[d - 1] != v[i].val) {
+			val[d] = v[i].val;
+			cnt[d] = 0;
+			off[d++] = i;
+		}
+		cnt[d - 1]++;
+	}
+	off[d] = n;
+	rm_error e;
+	if (rmi_split_exact(val, cnt, d, unit_cells, units, short_unit,
+			    1u << 14, &sol, &e)) {
+		*oom = true;
+		goto out;
+	}
+	if (!sol.exact || !sol.traced || sol.cost >= greedy)
+		goto out;
+	for (uint64_t r = 0; r < p->nrun; r++)
+		p->runs[r].used = used0[r];
+	p->npos = from;
+	for (uint64_t i = 0; i < sol.nitem;) {
+		/* one group: items i..j-1 */
+		uint64_t j = i + 1, total = 0;
+		while (j < sol.nitem && !sol.first[j])
+			j++;
+		uint32_t top = UINT32_MAX;
+		for (uint64_t k = i; k < j; k++)
+			total += val[sol.item[k]];
+		uint64_t lead = sol.first[i] == 2 ? short_unit : 0;
+		uint64_t keep = lead + (total - lead) / unit_cells * unit_cells;
+		for (uint64_t k = i; k < j && keep; k++) {
+			uint64_t at = pick(v, off, sol.item[k], top, taken);
+			run *ru = &p->runs[v[at].r];
+			if (top == UINT32_MAX)
+				top = v[at].top;
+			uint64_t take = v[at].val < keep ? v[at].val : keep;
+			for (uint64_t c = 0; c < take; c++) {
+				uint64_t cell = ru->start + ru->used++;
+				if (lead) {
+					tail[ntail++] = cell;
+					lead--;
+				} else {
+					p->pos[p->npos++] = cell;
+				}
+			}
+			keep -= take;
+		}
+		i = j;
+	}
+	for (uint64_t i = 0; i < ntail; i++)
+		p->pos[p->npos++] = tail[i];
+	ok = true;
+out:
+	rmi_xsol_free(&sol);
+	free(v);
+	free(val);
+	free(cnt);
+	free(off);
+	free(tail);
+	free(taken);
+	return ok;
+}
+
+/*
+ * With surplus cells there are two reasonable greedy fills: set the
+ * smallest pieces aside first, or let the best-fit walk leave whatever it
+ * leaves. Both are linear; keep the one with fewer pieces (the first on a
+ * tie). When that is not provably the fewest (one extra piece per split
+ * unit), the exact search gets a bounded try.
  */
 rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 			 rm_error *err)
@@ -239,8 +377,8 @@ rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 	bool surplus = false;
 	for (uint64_t r = 0; r < p->nrun && !st; r++)
 		surplus |= p->runs[r].spare;
+	uint64_t pa = st ? 0 : count_pieces(p, run_of, from, unit_cells);
 	if (!st && surplus) {
-		uint64_t pa = count_pieces(p, run_of, from, unit_cells);
 		uint64_t na = p->npos;
 		memcpy(pos_a, p->pos + from, (na - from) * sizeof(*pos_a));
 		for (uint64_t r = 0; r < p->nrun; r++) {
@@ -249,15 +387,26 @@ rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 		}
 		p->npos = from;
 		st = fill_split(p, need, unit_cells, false, err);
-		if (!st && count_pieces(p, run_of, from, unit_cells) >= pa) {
+		uint64_t pb = st ? 0 : count_pieces(p, run_of, from, unit_cells);
+		if (!st && pb >= pa) {
 			memcpy(p->pos + from, pos_a,
 			       (na - from) * sizeof(*pos_a));
 			p->npos = na;
+		} else if (!st) {
+			pa = pb;
 		}
 	}
+	uint64_t units = (need - from) / unit_cells;
+	uint64_t short_unit = (need - from) % unit_cells;
+	uint64_t extra = pa - units - (short_unit != 0);
+	bool oom = false;
+	if (!st && extra > units)
+		fill_exact(p, used0, from, units, short_unit, unit_cells,
+			   extra, &oom);
+	if (!st && oom)
+		st = rmi_err(err, RM_ENOMEM, "out of memory");
 	free(used0);
 	free(run_of);
 	free(pos_a);
 	return st;
 }
-

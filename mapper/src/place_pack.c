@@ -230,7 +230,10 @@ rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	for (uint64_t u = 0; u < p.nunit; u++) {
-		uk[u][0] = p.pos[p.units[u].off];
+		/* a short unit stays last: anywhere else it would shift the
+		 * replicas after it off their unit boundaries */
+		uk[u][0] = p.units[u].len < unit_cells ? UINT64_MAX
+						       : p.pos[p.units[u].off];
 		uk[u][1] = u;
 	}
 	qsort(uk, p.nunit, sizeof(*uk), cmp_unit_first);

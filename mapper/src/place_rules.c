@@ -234,13 +234,71 @@ static uint64_t fewest(const uint64_t *sorted, uint32_t k, uint64_t want,
 	return sum < want ? fallback : n;
 }
 
+/*
+ * The exact count when the search finishes: leaves hold floor(c / must)
+ * must-blocks, a chain is PP blocks, and the fewest pieces of `chains`
+ * chains cut from those capacities is the packing problem place_exact.c
+ * solves (whole chains from single leaves, residues grouped). Any map
+ * that keeps its must-blocks whole has at least that many pieces.
+ */
+static bool exact_pieces(const uint64_t *loc_gpus, uint32_t nloc,
+			 uint64_t must, uint64_t pp, uint64_t chains,
+			 uint64_t *extra)
+{
+	uint64_t *res = malloc(((size_t)nloc + 1) * sizeof(*res));
+	uint64_t *val = malloc(((size_t)nloc + 1) * sizeof(*val));
+	uint64_t *cnt = malloc(((size_t)nloc + 1) * sizeof(*cnt));
+	bool ok = false;
+	uint64_t whole = 0;
+	uint32_t n = 0, d = 0;
+	if (!res || !val || !cnt)
+		goto out;
+	for (uint32_t i = 0; i < nloc; i++) {
+		uint64_t b = loc_gpus[i] / must;
+		whole += b / pp;
+		if (b % pp)
+			res[n++] = b % pp;
+	}
+	if (whole >= chains) {
+		*extra = 0;
+		ok = true;
+		goto out;
+	}
+	qsort(res, n, sizeof(*res), cmp_desc);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!d || val[d - 1] != res[i]) {
+			val[d] = res[i];
+			cnt[d++] = 0;
+		}
+		cnt[d - 1]++;
+	}
+	rmi_xsol sol;
+	rm_error e;
+	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0, 1u << 14, &sol,
+			    &e) == RM_OK && sol.exact &&
+	    sol.cost != UINT64_MAX) {
+		*extra = sol.cost;
+		ok = true;
+	}
+	rmi_xsol_free(&sol);
+out:
+	free(res);
+	free(val);
+	free(cnt);
+	return ok;
+}
+
 uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
-			    const uint64_t *loc_gpus, uint32_t nloc)
+			    const uint64_t *loc_gpus, uint32_t nloc,
+			    bool *exact)
 {
 	uint32_t pp = l->size[RM_AXIS_PP];
 	int pos = rmi_nest_pos(l, RM_AXIS_PP);
-	if (pp <= 1 || pos < 0 || (unsigned)pos < r->must_end)
+	*exact = false;
+	if (pp <= 1 || pos < 0 || (unsigned)pos < r->must_end) {
+		*exact = true;
 		return 0;
+	}
 	uint64_t chain = (uint64_t)pp * r->must;
 	uint64_t world = 1;
 	for (int a = 0; a < RM_NAXES; a++)
@@ -263,5 +321,12 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	free(v);
 	uint64_t a = (chains - whole) * (per > 2 ? per - 1 : 1);
 	uint64_t b = total > chains ? total - chains : 0;
-	return (a > b ? a : b) * r->must;
+	uint64_t bound = a > b ? a : b, x;
+	if (world % chain == 0 &&
+	    exact_pieces(loc_gpus, nloc, r->must, pp, chains, &x)) {
+		*exact = true;
+		if (x > bound)
+			bound = x;
+	}
+	return bound * r->must;
 }

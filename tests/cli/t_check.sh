@@ -98,4 +98,39 @@ run map-and-layout 2 "$RANKMAP" check --map map.json --layout 4x2x4
 has map-and-layout-msg "$ERR" '^rankmap check: --layout and --order go with --assignment'
 run neither 2 "$RANKMAP" check --topology topo.conf
 run csv-format 2 "$RANKMAP" check --map map.json --format csv
+# Issue 11's minimal case: leaves of 2, 9, 3, 2, 3, 8 nodes, 8x5x5. The plan
+# and a hand-made assignment both reach the bound of 24 pairs, and both are
+# reported optimal; a worse hand-made one is not.
+cat >six.conf <<'CONF'
+SwitchName=l1 Nodes=n[1-2]
+SwitchName=l2 Nodes=n[3-11]
+SwitchName=l3 Nodes=n[12-14]
+SwitchName=l4 Nodes=n[15-16]
+SwitchName=l5 Nodes=n[17-19]
+SwitchName=l6 Nodes=n[20-27]
+SwitchName=s Switches=l[1-6]
+CONF
+run six-plan 0 "$RANKMAP" plan --layout 8x5x5 --nodes 'n[1-27]' --topology six.conf
+has six-plan-24 "$OUT" 'BEST  PP crossings 24, lower bound 24: optimal'
+assign() {	# replicas as node lists, one argument each
+	local dp=0 r
+	for rep in "$@"; do
+		read -ra nodes <<<"$rep"
+		for pp in 0 1 2 3 4; do
+			for tp in 0 1 2 3 4 5 6 7; do
+				r=$((dp * 40 + pp * 8 + tp))
+				echo "$r ${nodes[$pp]} $tp"
+			done
+		done
+		dp=$((dp + 1))
+	done
+}
+assign "n3 n4 n5 n6 n7" "n20 n21 n22 n23 n24" "n8 n9 n10 n11 n1" \
+	"n25 n26 n27 n15 n16" "n12 n13 n14 n17 n18" >six-best.txt
+run six-hand 0 "$RANKMAP" check --assignment six-best.txt --layout 8x5x5 --topology six.conf
+has six-hand-24 "$OUT" 'BEST  PP crossings 24, lower bound 24: optimal'
+assign "n3 n4 n5 n6 n7" "n20 n21 n22 n23 n24" "n8 n9 n10 n11 n25" \
+	"n26 n27 n12 n13 n14" "n1 n2 n15 n16 n17" >six-worse.txt
+run six-worse 0 "$RANKMAP" check --assignment six-worse.txt --layout 8x5x5 --topology six.conf
+has six-worse-32 "$OUT" 'MORE  PP crossings 32, lower bound 24: not proven optimal'
 finish

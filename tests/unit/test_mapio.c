@@ -95,6 +95,20 @@ static void roundtrip_fmt(rm_format fmt)
 		CHECK_INT(rm_map_write(back, fmt, &b, &blen, &e), RM_OK);
 		CHECK(b && blen == alen && memcmp(a, b, alen) == 0);
 	}
+	/* the one-pass reader for big files reads the same map */
+	rm_map *s = NULL;
+	char *c = NULL;
+	size_t clen = 0;
+	st = rmi_map_stream_text(a, alen, "s", &s, &e);
+	CHECK_INT(st, RM_OK);
+	if (st)
+		printf("  stream: %s\n", e.msg);
+	if (s) {
+		CHECK_INT(rm_map_write(s, fmt, &c, &clen, &e), RM_OK);
+		CHECK(c && clen == alen && memcmp(a, c, alen) == 0);
+	}
+	free(c);
+	rm_map_free(s);
 	unlink(path);
 	free(path);
 	free(a);
@@ -131,20 +145,43 @@ static void json_shape(void)
 	rm_map_free(m);
 }
 
-/* Replace the first `from` in `text` and read the result: must fail with
- * a message containing `want`. */
-static void bad_edit(const char *text, const char *from, const char *to,
-		     const char *want)
+/* `text` with the first `from` replaced by `to` (malloc'd), or NULL. */
+static char *edited(const char *text, const char *from, const char *to)
 {
 	const char *at = strstr(text, from);
 	CHECK(at != NULL);
 	if (!at)
-		return;
+		return NULL;
 	size_t n = strlen(text), fl = strlen(from), tl = strlen(to);
 	char *edit = malloc(n - fl + tl + 1);
 	memcpy(edit, text, (size_t)(at - text));
 	memcpy(edit + (at - text), to, tl);
 	strcpy(edit + (at - text) + tl, at + fl);
+	return edit;
+}
+
+/* The one-pass reader for big files must fail on `text`, saying `want`. */
+static void bad_streamed(const char *text, const char *want)
+{
+	rm_map *m = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK(rmi_map_stream_text(text, strlen(text), "s.json", &m, &e) ==
+	      RM_EINPUT);
+	CHECK(m == NULL);
+	CHECK_HAS(e.msg, "s.json");
+	CHECK_HAS(e.msg, want);
+	rm_map_free(m);
+}
+
+/* Replace the first `from` in `text` and read the result: must fail with
+ * a message containing `want`, in both readers. */
+static void bad_edit(const char *text, const char *from, const char *to,
+		     const char *want)
+{
+	char *edit = edited(text, from, to);
+	if (!edit)
+		return;
 	char *path = tmpfile_with(edit, strlen(edit));
 	rm_map *m = NULL;
 	rm_error e;
@@ -154,9 +191,52 @@ static void bad_edit(const char *text, const char *from, const char *to,
 	CHECK_HAS(e.msg, path);
 	CHECK_HAS(e.msg, want);
 	rm_map_free(m);
+	bad_streamed(edit, want);
 	unlink(path);
 	free(path);
 	free(edit);
+}
+
+/* Only the one-pass reader's JSON lexer: libyaml reads these as YAML. */
+static void bad_stream(const char *text, const char *from, const char *to,
+		       const char *want)
+{
+	char *edit = edited(text, from, to);
+	if (edit)
+		bad_streamed(edit, want);
+	free(edit);
+}
+
+/* The one-pass reader checks records as they come, so what they depend on
+ * must come first; it says so instead of reading a wrong map. */
+static void stream_order(void)
+{
+	rm_map *m = small_map(NULL);
+	char *j = NULL;
+	CHECK_INT(rm_map_write(m, RM_FMT_JSON, &j, NULL, NULL), RM_OK);
+	char *at = j ? strstr(j, "  \"gpus_per_node\": 4,\n") : NULL;
+	CHECK(at != NULL);
+	if (at) {
+		/* move gpus_per_node to the end */
+		size_t n = strlen(j), k = strlen("  \"gpus_per_node\": 4,\n");
+		char *t = malloc(n + 32);
+		memcpy(t, j, (size_t)(at - j));
+		strcpy(t + (at - j), at + k);
+		char *end = strrchr(t, '}');
+		strcpy(end - 1, ",\n  \"gpus_per_node\": 4\n}\n");
+		rm_map *x = NULL;
+		rm_error e;
+		memset(&e, 0, sizeof(e));
+		CHECK_INT(rmi_map_parse(t, strlen(t), "t", &x, &e), RM_OK);
+		rm_map_free(x);
+		x = NULL;
+		CHECK_INT(rmi_map_stream_text(t, strlen(t), "t", &x, &e),
+			  RM_EINPUT);
+		CHECK_HAS(e.msg, "comes before \"gpus_per_node\"");
+		free(t);
+	}
+	free(j);
+	rm_map_free(m);
 }
 
 static void read_rejects(void)
@@ -183,6 +263,15 @@ static void read_rejects(void)
 		 "inputs_sha256");
 	bad_edit(j, "\"must_ok\": true", "\"must_ok\": 3", "must_ok");
 	bad_edit(j, "{\n", "[\n", ":1:");
+	/* JSON syntax (the one-pass reader has its own lexer) */
+	bad_edit(j, "\"gpus_per_node\": 4,", "\"gpus_per_node\": 4",
+		 "expected");
+	bad_edit(j, "\"gpus_per_node\"", "\"gpus_per_node\\q\"", "escape");
+	bad_stream(j, "\"gpus_per_node\": 4", "\"gpus_per_node\": 4 4",
+		   "expected ',' or '}', found a value");
+	bad_edit(j, "\"gpus_per_node\": 4", "\"gpus_per_node\": nope", "nope");
+	bad_edit(j, "\"yes\"", "\"y\\u0000s\"", "NUL");
+	bad_stream(j, "\n}\n", "\n}\n}", "after the document");
 	free(j);
 	rm_map_free(m);
 	/* Not a map at all. */
@@ -357,6 +446,7 @@ int main(void)
 	RUN("mapio", roundtrip_yaml);
 	RUN("mapio", json_shape);
 	RUN("mapio", read_rejects);
+	RUN("mapio", stream_order);
 	RUN("mapio", assignment_ok);
 	RUN("mapio", assignment_bad);
 	RUN("mapio", csv_env);

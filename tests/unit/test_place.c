@@ -205,6 +205,36 @@ static void small_leaves(void)
 	rm_fabric_free(f);
 }
 
+static void residue_packing(void)
+{
+	/* Issue 11's minimal case: leaves of 2, 9, 3, 2, 3, 8 nodes, 8x5x5
+	 * (replicas of 5 nodes). Leaves of 9 and 8 hold one whole replica
+	 * each and leave 4 and 3; the other three replicas come from
+	 * leftovers 4, 3, 3, 3, 2, 2. Each needs two pieces at least, and
+	 * 4+2 (or 4+1), 3+2 and 3+3 give exactly two each: 3 crossings x 8
+	 * pairs = 24. Largest-first filling used to take 4+3 and then had
+	 * to split a replica three ways (32). */
+	rm_fabric *f = topo("SwitchName=l1 Nodes=n[1-2]\n"
+			    "SwitchName=l2 Nodes=n[3-11]\n"
+			    "SwitchName=l3 Nodes=n[12-14]\n"
+			    "SwitchName=l4 Nodes=n[15-16]\n"
+			    "SwitchName=l5 Nodes=n[17-19]\n"
+			    "SwitchName=l6 Nodes=n[20-27]\n"
+			    "SwitchName=s Switches=l[1-6]\n");
+	rm_map *m;
+	rm_error e;
+	plan_in in = { "8x5x5", NULL, "n[1-27]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->report.pp_cross, 24);
+		CHECK_INT(m->report.pp_cross_lower_bound, 24);
+		CHECK(m->report.pp_bound_exact);
+		CHECK_INT(m->nspare, 2);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
 static void baseline_fragmented(void)
 {
 	/* Slurm's list interleaves the leaves: every pair of consecutive
@@ -540,6 +570,7 @@ int main(void)
 	RUN("place", numbering_order);
 	RUN("place", uneven_leaves);
 	RUN("place", small_leaves);
+	RUN("place", residue_packing);
 	RUN("place", baseline_fragmented);
 	RUN("place", spares_choice);
 	RUN("place", fewest_subtrees);

@@ -1,0 +1,306 @@
+/*
+ * place_exact.c - the exact answer to "build `need` units of U cells from
+ * leaf leftovers with the fewest pieces".
+ *
+ * Whole units come out of single leaves for free; what is left of a leaf
+ * is a residue r < U. A split unit is made of residues, and a set of
+ * residues put together (a "group") yields floor(sum / U) units for
+ * |group| - 1 extra pieces (a forest argument: a connected set of s leaves
+ * and m units needs at least s + m - 1 leaf-unit pairs, and filling the
+ * units one after the other reaches it). So the fewest extra pieces is
+ *   min sum(|g| - 1)  over disjoint groups with  sum floor(R_g / U) >= need,
+ * a bin-packing relative. Items of equal size are interchangeable, so the
+ * search runs over counts per distinct size with a memo, under two
+ * symmetry cuts that lose no optimum: used items are the largest ones (a
+ * bigger item never hurts a group), so each new group starts with the
+ * largest item left; inside a group items are added largest first.
+ * Every unit costs at least one extra piece, so a state that reaches
+ * `need` is final. The memo has a fixed budget; past it the search stops
+ * and says it is not exact, and callers fall back to their greedy.
+ */
+#include "place.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INF UINT32_MAX
+#define MAX_VALUES 24
+#define MAX_DEPTH 4096
+
+/* A search state. The short unit (p cells, when the cells needed are not
+ * a whole number of units) belongs to one group and comes first in it:
+ * such a group starts with a phantom fill of u - p, so its first wrap
+ * completes the short unit. */
+typedef struct st {
+	uint32_t f;                  /* fill past the last whole unit */
+	uint32_t need;               /* full units still to build */
+	uint32_t j;                  /* smallest size index still allowed */
+	uint32_t pb;                 /* 1: short unit not built yet */
+	uint32_t pin;                /* 1: ... and this group builds it */
+} st;
+
+typedef struct xs {
+	const uint64_t *val;         /* distinct sizes, descending */
+	uint32_t *cnt;               /* items left per size */
+	uint32_t d;
+	uint64_t u, p, rest;         /* unit, short unit, sum of items left */
+	uint32_t *keys;              /* memo: d + 4 words per slot */
+	uint32_t *cost;
+	size_t cap, used, budget;
+	bool abort;
+} xs;
+
+#define EMPTY (INF - 1)
+#define KW(x) ((x)->d + 4)
+
+static size_t slot_of(xs *x, const st *a, bool *found)
+{
+	uint32_t tail[4] = { a->f, a->need, a->j, a->pb | a->pin << 1 };
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint32_t i = 0; i < x->d; i++)
+		h = (h ^ x->cnt[i]) * 0x100000001b3ull;
+	for (int i = 0; i < 4; i++)
+		h = (h ^ tail[i]) * 0x100000001b3ull;
+	size_t s = (size_t)(h ^ (h >> 29)) & (x->cap - 1);
+	for (;; s = (s + 1) & (x->cap - 1)) {
+		uint32_t *k = x->keys + s * KW(x);
+		if (x->cost[s] == EMPTY) {
+			*found = false;
+			return s;
+		}
+		if (memcmp(k + x->d, tail, sizeof(tail)) == 0 &&
+		    memcmp(k, x->cnt, x->d * sizeof(uint32_t)) == 0) {
+			*found = true;
+			return s;
+		}
+	}
+}
+
+static void take(xs *x, uint32_t k, int sign)
+{
+	x->cnt[k] -= (uint32_t)sign;
+	x->rest -= (uint64_t)sign * x->val[k];
+}
+
+/* Add an item of size index k to the open group (fill f, plus the
+ * phantom when pin). */
+static st add(const xs *x, st a, uint32_t k)
+{
+	uint64_t t = a.f + x->val[k];
+	a.j = k;
+	if (t >= x->u) {
+		if (a.pin)
+			a.pin = a.pb = 0;
+		else
+			a.need--;
+		t -= x->u;
+	}
+	a.f = (uint32_t)t;
+	return a;
+}
+
+static uint32_t go(xs *x, st a, uint32_t depth);
+
+static uint32_t first_left(const xs *x)
+{
+	uint32_t j = 0;
+	while (j < x->d && !x->cnt[j])
+		j++;
+	return j;
+}
+
+/* A new group starts with the largest item left, carrying the short
+ * unit or not. */
+static uint32_t start(xs *x, st a, uint32_t depth, bool pin)
+{
+	uint32_t j = first_left(x);
+	if (j == x->d)
+		return INF;
+	a.f = pin ? (uint32_t)(x->u - x->p) : 0;
+	a.pin = pin;
+	take(x, j, 1);
+	uint32_t c = go(x, add(x, a, j), depth + 1);
+	take(x, j, -1);
+	return c;
+}
+
+static uint32_t open_best(xs *x, st a, uint32_t depth)
+{
+	uint32_t c = start(x, a, depth, false);
+	if (a.pb) {
+		uint32_t c2 = start(x, a, depth, true);
+		if (c2 < c)
+			c = c2;
+	}
+	return c;
+}
+
+/* Fewest extra pieces from state a on. */
+static uint32_t go(xs *x, st a, uint32_t depth)
+{
+	if (a.need == 0 && !a.pb)
+		return 0;
+	if (x->abort || depth > MAX_DEPTH) {
+		x->abort = true;
+		return INF;
+	}
+	/* real cells still wanted */
+	uint64_t want = (uint64_t)a.need * x->u +
+			(a.pin ? x->u : a.pb ? x->p : 0);
+	if (x->rest + a.f < want)
+		return INF;
+	bool open = a.f != 0 || a.pin;
+	if (!open)
+		return open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, depth);
+	bool found;
+	size_t s = slot_of(x, &a, &found);
+	if (found)
+		return x->cost[s];
+	if (x->used >= x->budget) {
+		x->abort = true;
+		return INF;
+	}
+	/* close this group (a group carrying the short unit must build it) */
+	uint32_t best = a.pin ? INF
+			      : open_best(x, (st){ 0, a.need, 0, a.pb, 0 },
+					  depth);
+	for (uint32_t k = a.j; k < x->d && best > a.need; k++) {
+		if (!x->cnt[k])
+			continue;
+		take(x, k, 1);
+		uint32_t c = go(x, add(x, a, k), depth + 1);
+		take(x, k, -1);
+		if (c != INF && c + 1 < best)
+			best = c + 1;
+	}
+	if (x->abort)
+		return INF;
+	/* the table may have changed in the recursion: find the slot again */
+	s = slot_of(x, &a, &found);
+	uint32_t *k = x->keys + s * KW(x);
+	memcpy(k, x->cnt, x->d * sizeof(uint32_t));
+	k[x->d] = a.f;
+	k[x->d + 1] = a.need;
+	k[x->d + 2] = a.j;
+	k[x->d + 3] = a.pb | a.pin << 1;
+	x->cost[s] = best;
+	x->used++;
+	return best;
+}
+
+/* Walk down the optimum and write the items in group order; first[i] is
+ * 1 for a group's first item, 2 when that group builds the short unit. */
+static bool trace(xs *x, st a, uint32_t *item, uint8_t *first, uint64_t *n)
+{
+	uint32_t want = go(x, a, 0);
+	while (a.need || a.pb) {
+		if (x->abort || want == INF)
+			return false;
+		bool open = a.f != 0 || a.pin;
+		if (!open) {
+			st b = { 0, a.need, 0, a.pb, 0 };
+			bool pin = !(start(x, b, 0, false) == want);
+			uint32_t j = first_left(x);
+			b.f = pin ? (uint32_t)(x->u - x->p) : 0;
+			b.pin = pin;
+			take(x, j, 1);
+			first[*n] = pin ? 2 : 1;
+			item[(*n)++] = j;
+			a = add(x, b, j);
+			want = go(x, a, 0);
+			continue;
+		}
+		if (!a.pin && open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, 0) ==
+				      want) {
+			a = (st){ 0, a.need, 0, a.pb, 0 };
+			continue;
+		}
+		bool step = false;
+		for (uint32_t k = a.j; k < x->d && !step; k++) {
+			if (!x->cnt[k])
+				continue;
+			take(x, k, 1);
+			st b = add(x, a, k);
+			uint32_t c = go(x, b, 0);
+			if (c != INF && c + 1 == want) {
+				first[*n] = 0;
+				item[(*n)++] = k;
+				a = b;
+				want = c;
+				step = true;
+			} else {
+				take(x, k, -1);
+			}
+		}
+		if (!step)
+			return false;
+	}
+	return true;
+}
+
+rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
+			  uint32_t d, uint64_t u, uint64_t need, uint64_t p,
+			  size_t budget, rmi_xsol *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->cost = UINT64_MAX;
+	uint64_t items = 0, sum = 0;
+	for (uint32_t i = 0; i < d; i++) {
+		items += cnt[i];
+		sum += val[i] * cnt[i];
+	}
+	if (need == 0 && p == 0) {
+		out->cost = 0;
+		out->exact = out->traced = true;
+		return RM_OK;
+	}
+	if (d == 0 || d > MAX_VALUES || u >= INF / 2 || p >= u ||
+	    need >= INF / 2 || items >= INF / 2 || sum < need * u + p)
+		return RM_OK;            /* not exact: the caller's greedy */
+	xs x;
+	memset(&x, 0, sizeof(x));
+	x.val = val;
+	x.d = d;
+	x.u = u;
+	x.p = p;
+	x.rest = sum;
+	x.budget = budget;
+	x.cap = 16;
+	while (x.cap < 2 * budget + 2)
+		x.cap *= 2;
+	x.cnt = malloc(d * sizeof(uint32_t));
+	x.keys = malloc(x.cap * KW(&x) * sizeof(uint32_t));
+	x.cost = malloc(x.cap * sizeof(uint32_t));
+	out->item = malloc((items + 1) * sizeof(uint32_t));
+	out->first = malloc((items + 1) * sizeof(uint8_t));
+	if (!x.cnt || !x.keys || !x.cost || !out->item || !out->first) {
+		free(x.cnt);
+		free(x.keys);
+		free(x.cost);
+		rmi_xsol_free(out);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < d; i++)
+		x.cnt[i] = (uint32_t)cnt[i];
+	for (size_t i = 0; i < x.cap; i++)
+		x.cost[i] = EMPTY;
+	st a0 = { 0, (uint32_t)need, 0, p != 0, 0 };
+	uint32_t c = go(&x, a0, 0);
+	if (!x.abort && c != INF) {
+		out->cost = c;
+		out->exact = true;
+		out->traced = trace(&x, a0, out->item, out->first,
+				    &out->nitem);
+	}
+	free(x.cnt);
+	free(x.keys);
+	free(x.cost);
+	return RM_OK;
+}
+
+void rmi_xsol_free(rmi_xsol *s)
+{
+	free(s->item);
+	free(s->first);
+	memset(s, 0, sizeof(*s));
+}
