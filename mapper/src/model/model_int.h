@@ -60,6 +60,24 @@ RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
 /* Parameters on the fullest GPU: the first, the last or a middle stage. */
 RMI_HIDDEN double rmi_params_peak(const rm_model *m, const rm_estimate *e);
+/* Schedule variant i (0 1f1b, 1 zb-h1, 2 zb-h2, 3 zb-v, 4.. interleaved
+ * 2, 4, 8 ...) of e, on e's links; false past the list (model_explain.c). */
+RMI_HIDDEN bool rmi_variant(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_estimate *e, uint32_t i,
+			    char name[24], const char **formula, bool *chosen,
+			    rm_estimate *x, rm_error *xe);
+/* Positions in l->nest of the axes larger than 1. */
+RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
+/* The explain report as JSON. */
+RMI_HIDDEN void rmi_explain_json(rmi_buf *b, const rm_model *m,
+				 const rm_hw *hw, const rm_train *t,
+				 const rm_estimate *e);
+/* Share of a stage's ls layers recomputed whole: 0 unless recompute is
+ * full, 1 unless recompute_layers sets fewer. */
+RMI_HIDDEN double rmi_full_share(const rm_train *t, uint32_t ls);
+/* "selective", "full", or "full:K" when K layers per stage. */
+RMI_HIDDEN const char *rmi_recompute_label(rm_recompute r, uint32_t k,
+					   char buf[24]);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

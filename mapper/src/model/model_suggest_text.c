@@ -18,16 +18,18 @@ static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
+	char rl[24];
 	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
 		       tag, lay, e->micro_batch, sc,
-		       rm_recompute_name(e->recompute), (unsigned long long)e->m,
+		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
+		       (unsigned long long)e->m,
 		       e->t_step, 100 * (e->t_step / best->t_step - 1),
 		       e->bubble_frac, 100 * e->mfu, e->mem_peak / RMI_GIB);
 }
 
 static void cand_json(rmi_buf *b, const rm_candidate *c)
 {
-	char lay[96], sc[24];
+	char lay[96], sc[24], rl[24];
 	const rm_estimate *e = &c->est;
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
@@ -40,7 +42,8 @@ static void cand_json(rmi_buf *b, const rm_candidate *c)
 		       "\"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
 		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
-		       e->micro_batch, sc, rm_recompute_name(e->recompute),
+		       e->micro_batch, sc,
+		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m, e->t_step,
 		       e->bubble_frac, e->mfu, e->mem_peak,
 		       e->fits ? "true" : "false");
@@ -78,6 +81,11 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	}
 	rmi_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
 	cand_json(b, &s->base);
+	if (s->unbounded_rank) {
+		rmi_buf_printf(b, ",\n \"unbounded_rank\": %zu, \"unbounded\": ",
+			       s->unbounded_rank);
+		cand_json(b, &s->unbounded);
+	}
 	rmi_buf_puts(b, ",\n \"neighbours\": [");
 	for (size_t i = 0; i < s->nneighbour; i++) {
 		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
@@ -156,6 +164,14 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 				rmi_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
 					       s->base.why);
 			row(&b, "it", &s->base.est, &s->ranked[0].est);
+			if (s->unbounded_rank) {
+				const rm_estimate *u = &s->unbounded.est;
+				rmi_buf_printf(&b, "  with more memory it would rank #%zu: "
+					       "it needs %.1f GiB, %.1f GiB over HBM, as\n",
+					       s->unbounded_rank, u->mem_peak / RMI_GIB,
+					       (u->mem_peak - u->hbm) / RMI_GIB);
+				row(&b, "then", u, &s->ranked[0].est);
+			}
 			rmi_buf_printf(&b, "\nneighbours of %s and why they lose to it\n", lay);
 		}
 		for (size_t i = 0; i < s->nneighbour; i++) {
