@@ -4,13 +4,6 @@
 . "$(dirname "$0")/../lib.sh"
 SUITE=block
 cd "$RM_ROOT" || exit 1
-B24=$RM_BUILD/slurm24
-if ! why=$(slurm24/inroot.sh true); then
-	skip slurm24 "${why#slurm24: }"
-	exit 0
-fi
-if [ ! -f "$B24/rankmap.so" ] || [ ! -x "$B24/rankmap" ]; then
-	fail build "$B24/rankmap.so or $B24/rankmap was not built (make)"
-	exit 1
-fi
+. tests/slurm24/lib24.sh
+slurm24_ready quiet || exit 0  # t_slurm24.sh says why
 exec slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" bash tests/slurm24/block.sh

@@ -8,16 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 SUITE=slurm24
 cd "$RM_ROOT" || exit 1
-B24=$RM_BUILD/slurm24
-
-if ! why=$(slurm24/inroot.sh true); then
-	skip slurm24 "${why#slurm24: }"
-	exit 0
-fi
-if [ ! -f "$B24/rankmap.so" ] || [ ! -x "$B24/rankmap" ]; then
-	fail build "$B24/rankmap.so or $B24/rankmap was not built (make)"
-	exit 1
-fi
+. tests/slurm24/lib24.sh
+slurm24_ready || exit 0
 slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" RANKMAP="$B24/rankmap" \
 	bash tests/slurm/t_slurm.sh 2>&1 |
 	sed -E 's#^(PASS|FAIL|SKIP): slurm/#\1: slurm24/#'
