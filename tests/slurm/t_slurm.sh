@@ -305,7 +305,10 @@ _SLURM_SPANK_OPTION_rankmap_parallel_layout=$LONG srun true; echo "node-refused=
 timeout 20 srun -N2 -n2 true; echo "next2=\$?"
 srun --parallel-layout=8x2x1 true; echo "cancelled=\$?"
 timeout 20 srun -N2 -n2 true; echo "next3=\$?"
-squeue -h -s -j \$SLURM_JOB_ID -o 'STEP %i %T'
+# slurmctld lists a finished step for a moment (24.11 longer); 24.11's
+# squeue -s prints %T literally
+for i in \$(seq 1 25); do [ -z "\$(squeue -h -s -j \$SLURM_JOB_ID -o %i)" ] && break; sleep 0.2; done
+squeue -h -s -j \$SLURM_JOB_ID -o 'STEP %i'
 EOS
 run refusals 0 timeout 120 salloc -w node3,node4 -N2 --ntasks-per-node=8 sh "$D/out/refusals.sh"
 has refusals-srun "$OUT" '^srun-refused=1$'
