@@ -67,7 +67,6 @@ static bool items(spank_t sp, uint32_t *ntasks, uint32_t *nnodes)
 static void refuse_step(const char *msg)
 {
 	set_error("%s", msg);
-	rms_g.cancel_step = true;
 	slurm_error(RMS_PREFIX "%s", msg);
 	if (slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL) != 0)
 		slurm_error(RMS_PREFIX "cannot cancel step %" PRIu32 ".%" PRIu32
