@@ -443,4 +443,27 @@ else
 	fail resv-ports "scontrol reconfigure failed"
 fi
 
+# ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
+# topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF
+# points into that cache, which is where the plugin looks for topology.conf:
+# the nodes plan with the cluster's tree, like srun, and see no drift.
+D2=$(cluster_tmpdir rankmap-cl)
+trap 'cluster_stop "$D2" & cluster_stop "$D"; wait' EXIT
+if CLUSTER_ODD=0 CLUSTER_CONFIGLESS=1 cluster_start "$D2" 3 "$PLUGIN" "runtime_dir=$D2/rt" >"$D/out/cl.log" 2>&1; then
+	pass configless-start
+	CL="env SLURM_CONF=$D2/etc/slurm.conf"
+	run configless-conf 0 $CL srun -w node3 -N1 -n1 sh -c 'tr "\0" "\n" </proc/$PPID/environ | grep ^SLURM_CONF='
+	has configless-stepd-uses-cache "$OUT" "^SLURM_CONF=$D2/spool/node3/conf-cache/slurm.conf\$"
+	[ -f "$D2/spool/node3/conf-cache/topology.conf" ] && pass configless-topology-cached ||
+		fail configless-topology-cached "$(ls "$D2/spool/node3/conf-cache")"
+	run configless-layout 0 $CL srun -w node2,node3 -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 "$T"
+	"$CLI" plan --layout 8x2x1 --nodes "node[2-3]" --gpus-per-node 8 \
+		--topology "$D2/etc/topology.conf" --format json >"$D/out/cl.json" 2>/dev/null
+	# node2 and node3 are in different leaves: the one pipeline crosses.
+	$CHECK configless "$OUT" "$D/out/cl.json" "$D2/etc/topology.conf" tp-pp-dp 8
+	hasnt configless-no-drift "$ERR" 'rankmap'
+else
+	fail configless-start "$(tail -5 "$D/out/cl.log" "$D2/log/start.log" 2>/dev/null)"
+fi
+
 finish
