@@ -346,6 +346,9 @@ cat >"$D/out/rt.sh" <<EOS
 #!/bin/sh
 srun --parallel-layout=8x1x1 true
 stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
+# slurmstepd removes the step's directory in its exit callback, which may
+# run just after srun has returned: a bounded wait.
+for i in \$(seq 1 100); do [ -z "\$(ls $RT/\$SLURM_JOB_ID)" ] && break; sleep 0.1; done
 ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
 EOS
 run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
