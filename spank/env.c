@@ -73,26 +73,15 @@ uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
 	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
 }
 
-/* The same kinds `rankmap plan --format env` prints: CP only when used,
- * the expert kinds only with experts (then DP is the framework's dense DP
- * rank, not a placement factor). */
-static bool kind_used(const rm_layout *l, rm_group_kind k)
-{
-	if (k == RM_GROUP_CP)
-		return l->size[RM_AXIS_CP] > 1;
-	if (k == RM_GROUP_EP || k == RM_GROUP_ETP || k == RM_GROUP_EDP)
-		return rm_layout_ep(l) > 1 || l->etp;
-	return true;
-}
-
 /* RANKMAP_<KIND>_RANK and _SIZE: the task's place in each of its
- * framework groups. */
+ * framework groups, the kinds `rankmap plan --format env` prints (with
+ * experts DP is the framework's dense DP rank, not a placement factor). */
 static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
 {
 	rm_group_kind kind[RMI_MAX_KINDS];
 	unsigned nk = rmi_map_kinds(&m->layout, kind);
 	for (unsigned i = 0; i < nk; i++) {
-		if (!kind_used(&m->layout, kind[i]))
+		if (!rmi_kind_env(&m->layout, kind[i]))
 			continue;
 		rmi_coord co;
 		rm_error e;
