@@ -374,7 +374,7 @@ job=$(sed -n 's/^Submitted batch job //p' "$OUT")
 gone() { for t in $(seq 1 50); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
 [ -n "$job" ] && gone "$RT/$job" && pass rt-epilog-removes || fail rt-epilog-removes "$(ls -la "$RT/$job" 2>&1)"
 # slurmstepd killed: nothing of the job's stays.
-job=$(sbatch --parsable -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
+job=$(sbatch --parsable -o /dev/null -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
 for t in $(seq 1 100); do ls -d "$RT/$job"/0.* >/dev/null 2>&1 && break; sleep 0.1; done
 ls -d "$RT/$job"/0.* >/dev/null 2>&1 && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
 stepd=$(pgrep -f "^slurmstepd: \[$job\.0\]$")
