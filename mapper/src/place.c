@@ -139,33 +139,17 @@ typedef struct plan_ctx {
 	uint32_t n;
 } plan_ctx;
 
-/* dp=auto takes as many whole replicas as `gpus` holds; the GPUs left
- * over become spares unless every GPU must be used. */
-static rm_status resolve(rm_layout *l, uint64_t gpus, bool exact,
-			 rm_error *err)
-{
-	if (l->dp_auto && !exact) {
-		uint64_t per = 1;
-		for (int a = 0; a < RM_NAXES; a++)
-			if (a != RM_AXIS_DP)
-				per *= l->size[a] ? l->size[a] : 1;
-		if (gpus >= per)
-			gpus = gpus / per * per;
-	}
-	return rm_layout_resolve(l, gpus, exact, err);
-}
-
 static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 {
 	const rm_plan_opts *o = c->o;
 	uint32_t g = o->gpus_per_node;
 	uint64_t total = (uint64_t)c->n * g;
 	if (o->baseline)
-		return resolve(&c->l, total, o->exact, err);
+		return rm_layout_resolve(&c->l, total, o->exact, err);
 	int dp = rmi_nest_pos(&c->l, RM_AXIS_DP);
 	int tp = rmi_nest_pos(&c->l, RM_AXIS_TP);
 	if (c->l.dp_auto && dp >= 0 && dp < tp) {
-		rm_status st = resolve(&c->l, total, o->exact, err);
+		rm_status st = rm_layout_resolve(&c->l, total, o->exact, err);
 		if (st)
 			return st;
 	}
@@ -178,7 +162,9 @@ static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 	if (st)
 		return st;
 	uint64_t usable = c->cells.ncell * cn * g;
-	st = resolve(&c->l, c->l.dp_auto ? usable : total, o->exact, err);
+	/* dp=auto: as many whole replicas as the usable cells hold */
+	st = rm_layout_resolve(&c->l, c->l.dp_auto ? usable : total, o->exact,
+			       err);
 	if (st)
 		return st;
 	uint64_t world = rm_layout_world(&c->l);
