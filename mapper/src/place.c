@@ -137,6 +137,7 @@ typedef struct plan_ctx {
 	uint32_t *seq;               /* sorted-host indices, placement order */
 	uint64_t nseq;
 	uint32_t n;
+	bool snake;                  /* must-blocks run back on odd nodes */
 } plan_ctx;
 
 static rm_status resolve_layout(plan_ctx *c, rm_error *err)
@@ -292,8 +293,52 @@ static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
 		}
 		r->node = (uint32_t)(s / g);
 		r->local_gpu = (uint32_t)(s % g);
+		if (c->snake && r->node % 2) {
+			uint32_t mb = (uint32_t)c->rules.must, k = g / mb;
+			uint32_t b = r->local_gpu / mb;
+			r->local_gpu = (k - 1 - b) * mb + r->local_gpu % mb;
+		}
 	}
 	return RM_OK;
+}
+
+/*
+ * Rails with a must-block smaller than a node: a pipeline that leaves a
+ * node leaves it from its last block and enters the next node at its
+ * first, which sits on another rail. Running the blocks of every other
+ * node backwards puts the two on the same local GPU index, so the pair
+ * stays on one rail; TP groups, node choice and numbering are untouched.
+ * Used when rm_check counts fewer crossings that way.
+ */
+static bool snake_may_help(const plan_ctx *c)
+{
+	uint32_t g = c->o->gpus_per_node;
+	const rm_fabric *f = c->o->fabric;
+	return !c->o->baseline && f && f->nunit > 0 && c->rules.must &&
+	       c->rules.must < g && g % c->rules.must == 0 &&
+	       c->l.size[RM_AXIS_PP] > 1;
+}
+
+static rm_status try_snake(plan_ctx *c, rm_map *m, rm_error *err)
+{
+	rm_map *alt = calloc(1, sizeof(*alt));
+	if (!alt)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	c->snake = true;
+	rm_status st = build_map(c, alt, err);
+	c->snake = false;
+	if (!st) {
+		memcpy(alt->inputs_sha256, m->inputs_sha256,
+		       sizeof(m->inputs_sha256));
+		st = rm_check(alt, c->o->fabric, err);
+	}
+	if (!st && alt->report.pp_cross < m->report.pp_cross) {
+		rm_map t = *m;
+		*m = *alt;
+		*alt = t;
+	}
+	rm_map_free(alt);
+	return st;
 }
 
 static void inputs_digest(const plan_ctx *c, char hex[65])
@@ -378,7 +423,9 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	    (st = choose_hosts(c, err)) || (st = build_map(c, m, err)))
 		return st;
 	inputs_digest(c, m->inputs_sha256);
-	return rm_check(m, o->fabric, err);
+	if ((st = rm_check(m, o->fabric, err)))
+		return st;
+	return snake_may_help(c) ? try_snake(c, m, err) : RM_OK;
 }
 
 rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)

@@ -546,6 +546,55 @@ static void rail_units(void)
 	rm_fabric_free(f);
 }
 
+static void rails_small_tp(void)
+{
+	/* Issue 11: 4x8x31 on rail units of 32, 20, 32, 13 and 27 nodes.
+	 * A replica (tp=4 x pp=8) is 4 nodes holding 2 stages each, so its
+	 * pipeline leaves a node 3 times; in plain nesting it leaves from
+	 * GPUs 4-7 and enters the next node at GPUs 0-3: another rail, 372
+	 * crossing pairs. With the blocks of every other node run backwards
+	 * the pair stays on GPUs 4-7 (or 0-3): only the one replica the
+	 * units cannot hold whole crosses, once (4 pairs, the bound). */
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	rm_fabric_new(&f, &e);
+	char *un[] = { "su1", "su2", "su3", "su4", "su5" };
+	char *nodes[] = { "r[001-032]", "r[033-052]", "r[053-084]",
+			  "r[085-097]", "r[098-124]" };
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 8;
+	s.unit_name = un;
+	s.unit_nodes = nodes;
+	s.nunits = 5;
+	s.rails = 8;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_map *m;
+	plan_in in = { "4x8x31", "megatron", "r[001-124]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.pp_cross, 4);
+		CHECK_INT(m->report.pp_cross_lower_bound, 4);
+		CHECK_INT(m->report.pp_same_node + m->report.pp_same_rail +
+				  m->report.pp_cross,
+			  m->report.pp_pairs);
+		/* TP groups stay on 4 consecutive GPUs of one node, and
+		 * the numbering is still Megatron's */
+		for (uint32_t r = 0; r < m->world; r += 4) {
+			CHECK_INT(m->rank[r].local_gpu % 4, 0);
+			CHECK_INT(m->rank[r + 3].node, m->rank[r].node);
+			CHECK_INT(m->rank[r + 3].local_gpu,
+				  m->rank[r].local_gpu + 3);
+		}
+		uint32_t c[RM_NAXES];
+		rm_rank_decode(&m->layout, &m->order, 37, c);
+		CHECK(memcmp(c, m->rank[37].coord, sizeof(c)) == 0);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
 static void accessors(void)
 {
 	rm_map *m;
@@ -579,6 +628,7 @@ int main(void)
 	RUN("place", gb200_domains);
 	RUN("place", site_groups);
 	RUN("place", rail_units);
+	RUN("place", rails_small_tp);
 	RUN("place", accessors);
 	TEST_EXIT();
 }
