@@ -324,7 +324,7 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	uint64_t bound = a > b ? a : b, x;
 	if (bound * r->must >= reached) {
 		/* a map already meets it: it is the fewest there is */
-		*exact = true;
+		*exact = bound * r->must == reached;
 		return bound * r->must;
 	}
 	if (world % chain == 0 &&
