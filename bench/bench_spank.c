@@ -73,7 +73,7 @@ int main(void)
 	char arg[300], warn[256];
 	snprintf(arg, sizeof(arg), "topology=%s", topo);
 	char dirarg[300];
-	snprintf(dirarg, sizeof(dirarg), "dir=%s", dir);
+	snprintf(dirarg, sizeof(dirarg), "runtime_dir=%s/run", dir);
 	char *argv[] = { arg, dirarg, "order=megatron" };
 	if (!rms_conf_parse(&conf, 3, argv, warn, sizeof(warn)) || warn[0]) {
 		fprintf(stderr, "conf: %s\n", warn);
@@ -95,13 +95,23 @@ int main(void)
 		rms_file file;
 		rms_plan_init(&p);
 		double t0 = now_ms(), c0 = cpu_ms();
+		/* The node's side: plan, compare with srun's stamp (here
+		 * its own), the job and step directories, the file. */
+		char mine[RMS_STAMP_LEN], why[512];
+		int jfd = -1;
 		if (!rms_plan_step(&conf, &step, &p, err, sizeof(err)) ||
-		    !rms_file_write(&file, dir, uid, 1234, (uint32_t)r,
-				    "gpu1000", p.json, p.json_len, err,
-				    sizeof(err))) {
+		    !rms_stamp_format(&p, &conf, mine, sizeof(mine)) ||
+		    rms_stamp_compare(mine, mine, why, sizeof(why)) !=
+			    RMS_DRIFT_NONE ||
+		    (jfd = rms_job_dir_open(conf.runtime_dir, 1234, uid,
+					    getgid(), err, sizeof(err))) < 0 ||
+		    !rms_file_write(&file, jfd, conf.runtime_dir, 1234,
+				    (uint32_t)r, "gpu1000", uid, p.json,
+				    p.json_len, err, sizeof(err))) {
 			fprintf(stderr, "bench_spank: %s\n", err);
 			return 1;
 		}
+		close(jfd);
 		int64_t host = rm_map_host_index(p.map, "gpu1000");
 		rms_file_remove(&file, uid);
 		node_ms[r] = now_ms() - t0;
@@ -110,7 +120,8 @@ int main(void)
 		double t1 = now_ms();
 		for (uint32_t lr = 0; lr < GPN; lr++) {
 			rms_envset env = { 0 };
-			if (!rms_task_env(&p, host, lr, 1234, file.path, NULL,
+			rms_task_ids ids = { .jobid = 1234, .stepid = 0 };
+			if (!rms_task_env(&p, host, lr, &ids, file.path, NULL,
 					  false, NULL, &env, err, sizeof(err))) {
 				fprintf(stderr, "bench_spank: %s\n", err);
 				return 1;
@@ -156,9 +167,9 @@ int main(void)
 	       "%6.2f ms median, CPU %.2f ms (separate from the above)\n",
 	       hw_ms[1], hw_cpu[1]);
 	unlink(topo);
-	char top[300];
-	snprintf(top, sizeof(top), "%s/rankmap-%lu", dir, (unsigned long)uid);
-	rmdir(top);
+	if (!rms_job_dir_remove(conf.runtime_dir, 1234, err, sizeof(err)))
+		fprintf(stderr, "bench_spank: %s\n", err);
+	rmdir(conf.runtime_dir);
 	rmdir(dir);
 	rms_conf_free(&conf);
 	return 0;

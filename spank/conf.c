@@ -1,4 +1,12 @@
-/* conf.c - the plugin's arguments from plugstack.conf. */
+/*
+ * conf.c - the plugin's arguments from plugstack.conf.
+ *
+ * A typo here must not silently weaken the policy (enforse=strict read as
+ * "no enforce given" turns strict into warn), so every unknown key or bad
+ * value is an error that the plugin logs at slurmd start and that makes
+ * every layout step refuse, naming the key. Steps without the option are
+ * not affected.
+ */
 #include "rms.h"
 #include "internal.h"
 
@@ -12,6 +20,7 @@ void rms_conf_init(rms_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->enforce = -1;
+	c->export_slurm = -1;
 }
 
 void rms_conf_free(rms_conf *c)
@@ -19,19 +28,19 @@ void rms_conf_free(rms_conf *c)
 	free(c->site);
 	free(c->topology);
 	free(c->order);
-	free(c->dir);
+	free(c->runtime_dir);
 	rms_conf_init(c);
 }
 
 /* Appends one complaint, quoting the untrusted word. */
-static void add_warn(char *warn, size_t warnlen, const char *word,
-		     const char *why)
+static void add_err(char *errbuf, size_t errlen, const char *word,
+		    const char *why)
 {
-	size_t used = strlen(warn);
+	size_t used = strlen(errbuf);
 	char q[96];
-	if (used + 2 >= warnlen)
+	if (used + 2 >= errlen)
 		return;
-	snprintf(warn + used, warnlen - used, "%splugstack.conf: %s: %s",
+	snprintf(errbuf + used, errlen - used, "%splugstack.conf: %s: %s",
 		 used ? "; " : "", rmi_quote(word, strlen(word), q, sizeof(q)),
 		 why);
 }
@@ -46,26 +55,57 @@ static bool set(char **slot, const char *val)
 	return true;
 }
 
-bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *warn,
-		    size_t warnlen)
+static bool key_is(const char *a, size_t k, const char *name)
 {
-	if (warnlen)
-		warn[0] = 0;
+	return strlen(name) == k && !strncmp(a, name, k);
+}
+
+bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
+		    size_t errlen)
+{
+	if (errlen)
+		errbuf[0] = 0;
+	/* Every argument, in order, goes into the digest the nodes compare
+	 * with srun's: a node with other arguments plans from other inputs. */
+	size_t total = 1;
+	for (int i = 0; i < argc; i++)
+		total += strlen(argv[i]) + 1;
+	char *all = malloc(total);
+	if (!all)
+		return false;
+	all[0] = 0;
+	size_t used = 0;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		memcpy(all + used, argv[i], n);
+		used += n;
+		all[used++] = '\n';
+	}
+	rm_sha256_hex(all, used, c->args_sha256);
+	free(all);
+
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char *eq = strchr(a, '=');
 		size_t k = eq ? (size_t)(eq - a) : strlen(a);
 		const char *v = eq ? eq + 1 : "";
 		bool ok = true;
-		if (k == 4 && !strncmp(a, "site", 4) && *v)
+		bool path = key_is(a, k, "site") || key_is(a, k, "topology") ||
+			    key_is(a, k, "runtime_dir");
+		if (path && v[0] != '/') {
+			add_err(errbuf, errlen, a, "needs an absolute path");
+		} else if (key_is(a, k, "site")) {
 			ok = set(&c->site, v);
-		else if (k == 8 && !strncmp(a, "topology", 8) && *v)
+		} else if (key_is(a, k, "topology")) {
 			ok = set(&c->topology, v);
-		else if (k == 5 && !strncmp(a, "order", 5) && *v)
-			ok = set(&c->order, v);
-		else if (k == 3 && !strncmp(a, "dir", 3) && *v == '/')
-			ok = set(&c->dir, v);
-		else if (k == 7 && !strncmp(a, "enforce", 7)) {
+		} else if (key_is(a, k, "runtime_dir")) {
+			ok = set(&c->runtime_dir, v);
+		} else if (key_is(a, k, "order")) {
+			if (!*v)
+				add_err(errbuf, errlen, a, "needs a value");
+			else
+				ok = set(&c->order, v);
+		} else if (key_is(a, k, "enforce")) {
 			if (!strcmp(v, "off"))
 				c->enforce = RM_ENFORCE_OFF;
 			else if (!strcmp(v, "warn"))
@@ -73,22 +113,25 @@ bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *warn,
 			else if (!strcmp(v, "strict"))
 				c->enforce = RM_ENFORCE_STRICT;
 			else
-				add_warn(warn, warnlen, a,
-					 "enforce is off, warn or strict");
-		} else if ((k == 4 && !strncmp(a, "site", 4)) ||
-			   (k == 8 && !strncmp(a, "topology", 8)) ||
-			   (k == 5 && !strncmp(a, "order", 5)) ||
-			   (k == 3 && !strncmp(a, "dir", 3)))
-			add_warn(warn, warnlen, a,
-				 "needs a value (dir= an absolute path)");
-		else
-			add_warn(warn, warnlen, a,
-				 "unknown argument (known: site=, topology=, "
-				 "order=, enforce=, dir=)");
+				add_err(errbuf, errlen, a,
+					"enforce is off, warn or strict");
+		} else if (key_is(a, k, "export")) {
+			if (!strcmp(v, "rank"))
+				c->export_slurm = 0;
+			else if (!strcmp(v, "slurm"))
+				c->export_slurm = 1;
+			else
+				add_err(errbuf, errlen, a,
+					"export is rank or slurm");
+		} else {
+			add_err(errbuf, errlen, a,
+				"unknown argument (known: site=, topology=, "
+				"order=, enforce=, export=, runtime_dir=)");
+		}
 		if (!ok)
 			return false;
 	}
-	if (!c->dir && !set(&c->dir, "/tmp"))
+	if (!c->runtime_dir && !set(&c->runtime_dir, RMS_RUNTIME_DIR))
 		return false;
 	return true;
 }
@@ -107,4 +150,19 @@ bool rms_conf_default_topology(rms_conf *c, const char *slurm_conf)
 			 DEFAULT_SLURM_DIR);
 	c->topology_default = true;
 	return set(&c->topology, path);
+}
+
+void rms_conf_describe(const rms_conf *c, char *buf, size_t len)
+{
+	static const char *const enforce[] = { "off", "warn", "strict" };
+	snprintf(buf, len,
+		 "site=%s topology=%s order=%s enforce=%s export=%s "
+		 "runtime_dir=%s",
+		 c->site ? c->site : "(none)",
+		 c->topology ? c->topology : "(beside slurm.conf, or the site's)",
+		 c->order ? c->order : "(the site's)",
+		 c->enforce >= 0 && c->enforce <= 2 ? enforce[c->enforce]
+						    : "(the site's, else warn)",
+		 c->export_slurm == 1 ? "slurm" : "rank",
+		 c->runtime_dir ? c->runtime_dir : RMS_RUNTIME_DIR);
 }

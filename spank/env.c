@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* torch's TCPStore wants an unprivileged port; spreading jobs over 20,000
- * of them keeps two jobs sharing a node from colliding. */
+/* torch's TCPStore wants an unprivileged port. Without ports reserved by
+ * Slurm, job and step spread over 20,000 of them: consecutive steps of one
+ * job get consecutive ports, consecutive jobs ports 101 apart, so two
+ * steps sharing a first node (srun --exact) do not collide. */
 #define PORT_BASE 20000u
 #define PORT_SPAN 20000u
+#define PORT_JOB_STRIDE 101u
 
 void rms_envset_free(rms_envset *e)
 {
@@ -53,8 +56,24 @@ static bool add_list(rms_envset *e, const rm_env *list, bool overwrite)
 	return true;
 }
 
+uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
+			 const char *resv_ports)
+{
+	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
+	 * or "12000,12007"), the same on every node; the first is ours. */
+	if (resv_ports && *resv_ports) {
+		char *end;
+		unsigned long v = strtoul(resv_ports, &end, 10);
+		if (end != resv_ports && v > 0 && v < 65536 &&
+		    (*end == 0 || *end == '-' || *end == ','))
+			return (uint32_t)v;
+	}
+	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
+	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
+}
+
 bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
-		  uint32_t jobid, const char *map_path, const rm_env *nccl,
+		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
 		  char *err, size_t errlen)
 {
@@ -81,8 +100,18 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  add_u(out, "RANKMAP_NODE_INDEX", (uint64_t)host_index);
 	if (ok) {
 		char port[16];
-		snprintf(port, sizeof(port), "%u", PORT_BASE + jobid % PORT_SPAN);
+		snprintf(port, sizeof(port), "%" PRIu32,
+			 rms_master_port(ids->jobid, ids->stepid,
+					 ids->resv_ports));
 		ok = rms_envset_add(out, "MASTER_PORT", port, false);
+	}
+	/* --parallel-export=slurm: for frameworks that take the rank from
+	 * Slurm's variables (Lightning, NeMo). SLURM_LOCALID is the task's
+	 * local id already (LOCAL_RANK is that id); set for completeness.
+	 * PMI_* and PMIX_* stay Slurm's: MPI must keep its own numbering. */
+	if (ok && ids->export_slurm) {
+		ok = add_u(out, "SLURM_PROCID", (uint64_t)rank) &&
+		     add_u(out, "SLURM_LOCALID", local_rank);
 	}
 	for (int a = 0; ok && a < RM_NAXES; a++) {
 		/* CP and EP only when the job uses them. */

@@ -9,6 +9,7 @@
 #include <slurm/slurm.h>
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,37 +60,65 @@ static bool step_layout(spank_t sp, char **nodes, char **tpn_out)
 	return ok;
 }
 
+/*
+ * Refuses the step. A -1 here would make srun exit, but in 22.05 the step
+ * it already created then stays RUNNING with all its CPUs (no slurmstepd
+ * ever reports it complete, and scancel cannot end it), so inside salloc
+ * or sbatch the next srun waits forever. So srun says why, returns 0 and
+ * tells the nodes through the stamp to fail every task before it execs:
+ * the step ends the normal way, exit 1, and nothing of the user's runs.
+ */
+static int refuse(spank_t sp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int refuse(spank_t sp, const char *fmt, ...)
+{
+	(void)sp;
+	char msg[RMS_ERRLEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	slurm_error(RMS_PREFIX "%s", msg);
+	if (setenv(RMS_STAMP_ENV, RMS_STAMP_REFUSED, 1) != 0)
+		return -1; /* no way to tell the nodes: at least stop here */
+	return 0;
+}
+
 int rms_local_user_init(spank_t sp)
 {
 	char err[RMS_ERRLEN];
+	if (rms_g.layout_none)
+		return 0;
 	if (!rms_g.have_layout) {
-		if (rms_g.have_order) {
-			slurm_error(RMS_PREFIX "--parallel-order=%s needs "
-				    "--parallel-layout as well", rms_g.order);
-			return -1;
-		}
+		if (rms_g.have_order)
+			return refuse(sp, "--parallel-order=%s needs "
+				      "--parallel-layout as well", rms_g.order);
 		return 0;
 	}
-	if (rms_g.conf_warn[0])
-		slurm_error(RMS_PREFIX "%s", rms_g.conf_warn);
+	if (rms_g.conf_err[0])
+		return refuse(sp, "%s", rms_g.conf_err);
+	/* A heterogeneous step reaches every component's nodes with one
+	 * option; each would plan its part as the whole. */
+	const char *het = getenv("SLURM_HET_SIZE");
+	if (het && *het && strcmp(het, "1"))
+		return refuse(sp, "--parallel-layout does not support "
+			      "heterogeneous jobs (%s components): submit the "
+			      "layout step as a job of its own; "
+			      "--parallel-layout=none runs a step untouched",
+			      het);
 	uint32_t ntasks = 0, nnodes = 0;
 	if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) !=
 		    ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS) {
-		slurm_error(RMS_PREFIX "srun did not say how many tasks and "
-			    "nodes the step has");
-		return -1;
-	}
-	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF"))) {
-		slurm_error(RMS_PREFIX "out of memory");
-		return -1;
-	}
+	    spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
+		return refuse(sp, "srun did not say how many tasks and nodes "
+			      "the step has");
+	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
+		return refuse(sp, "out of memory");
 	char *nodes = NULL, *tpn = NULL;
 	if (!step_layout(sp, &nodes, &tpn)) {
 		free(nodes);
-		slurm_error(RMS_PREFIX "cannot get the step's layout from "
-			    "slurmctld");
-		return -1;
+		return refuse(sp, "cannot get the step's layout from "
+			      "slurmctld");
 	}
 	rms_plan p;
 	rms_plan_init(&p);
@@ -97,22 +126,18 @@ int rms_local_user_init(spank_t sp)
 					sizeof(err));
 	free(nodes);
 	free(tpn);
-	if (!planned) {
-		slurm_error(RMS_PREFIX "%s", err);
-		rms_plan_free(&p);
-		return -1;
-	}
-	if (p.warning)
+	char stamp[RMS_STAMP_LEN];
+	bool stamped = planned &&
+		       rms_stamp_format(&p, &rms_g.conf, stamp, sizeof(stamp));
+	if (planned && p.warning)
 		slurm_info(RMS_PREFIX "warning: %s", p.warning);
+	rms_plan_free(&p);
+	if (!planned)
+		return refuse(sp, "%s", err);
 	/* spank_setenv is refused in srun (22.05: "valid only in remote
 	 * context"); srun copies its own environment into the step's after
 	 * this callback, so setenv reaches the nodes. */
-	int rc = setenv(RMS_DIGEST_ENV, p.digest, 1);
-	rms_plan_free(&p);
-	if (rc != 0) {
-		slurm_error(RMS_PREFIX "cannot pass the input digest to the "
-			    "nodes: out of memory");
-		return -1;
-	}
+	if (!stamped || setenv(RMS_STAMP_ENV, stamp, 1) != 0)
+		return refuse(sp, "cannot pass the plan's stamp to the nodes");
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * options.c - --parallel-layout and --parallel-order, the plugin's
- * plugstack.conf arguments, and the plan of the step they ask for.
+ * options.c - --parallel-layout, --parallel-order, --parallel-export, the
+ * plugin's plugstack.conf arguments, and the plan of the step they ask for.
  *
  * The callbacks run in srun, sbatch and salloc (where a -1 makes Slurm say
  * "Invalid --parallel-layout argument" and exit 255 before anything is
@@ -13,27 +13,52 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_LAYOUT = 1, OPT_ORDER = 2 };
+enum { OPT_LAYOUT = 1, OPT_ORDER = 2, OPT_EXPORT = 3 };
+
+static const char *opt_name(int val)
+{
+	return val == OPT_LAYOUT ? "layout"
+	       : val == OPT_ORDER ? "order"
+				  : "export";
+}
 
 static int take(int val, const char *optarg, int remote)
 {
 	char err[RMS_ERRLEN];
 	const char *v = optarg ? optarg : "";
-	bool layout = val == OPT_LAYOUT;
-	char *slot = layout ? rms_g.layout : rms_g.order;
 	if (strnlen(v, RMS_MAX_OPT + 1) > RMS_MAX_OPT) {
 		rms_g.option_bad = true;
 		if (!remote)
 			slurm_error(RMS_PREFIX "--parallel-%s: longer than %d "
-				    "bytes", layout ? "layout" : "order",
-				    RMS_MAX_OPT);
+				    "bytes", opt_name(val), RMS_MAX_OPT);
 		return remote ? 0 : -1;
 	}
-	snprintf(slot, RMS_MAX_OPT + 1, "%s", v);
-	if (layout)
+	if (val == OPT_EXPORT) {
+		if (!strcmp(v, "slurm") || !strcmp(v, "rank")) {
+			rms_g.export_slurm = !strcmp(v, "slurm");
+			return 0;
+		}
+		rms_g.option_bad = true;
+		if (!remote)
+			slurm_error(RMS_PREFIX "--parallel-export=%s: rank or "
+				    "slurm", v);
+		return remote ? 0 : -1;
+	}
+	bool layout = val == OPT_LAYOUT;
+	if (layout && !strcmp(v, "none")) {
+		/* The opt-out: this step (a helper srun inside a layout job)
+		 * runs untouched, whatever sbatch was given. */
+		rms_g.layout_none = true;
+		rms_g.have_layout = false;
+		return 0;
+	}
+	snprintf(layout ? rms_g.layout : rms_g.order, RMS_MAX_OPT + 1, "%s", v);
+	if (layout) {
 		rms_g.have_layout = true;
-	else
+		rms_g.layout_none = false;
+	} else {
 		rms_g.have_order = true;
+	}
 	if (remote)
 		return 0;
 	if (!rms_check_syntax(layout ? v : NULL, layout ? NULL : v, err,
@@ -53,12 +78,16 @@ static struct spank_option opts[] = {
 	{ "parallel-layout", "LAYOUT",
 	  "rankmap: place ranks topology-aware for LAYOUT, TPxPPxDP innermost "
 	  "first (8x16x128) or named (tp=8,pp=16,dp=auto); sets RANK, "
-	  "WORLD_SIZE, MASTER_ADDR... per task",
+	  "WORLD_SIZE, MASTER_ADDR... per task; none: leave this step alone",
 	  1, OPT_LAYOUT, cb },
 	{ "parallel-order", "ORDER",
 	  "rankmap: rank numbering the framework expects: megatron, llama3, "
 	  "torchtitan or e.g. tp-dp-pp (default: the site's)",
 	  1, OPT_ORDER, cb },
+	{ "parallel-export", "WHAT",
+	  "rankmap: rank (default: RANK, LOCAL_RANK...) or slurm (also "
+	  "SLURM_PROCID/SLURM_LOCALID, for Lightning and NeMo)",
+	  1, OPT_EXPORT, cb },
 };
 
 int rms_register_options(spank_t sp)
@@ -77,10 +106,26 @@ int rms_register_options(spank_t sp)
 void rms_read_conf(int argc, char **argv)
 {
 	rms_conf_free(&rms_g.conf);
-	if (!rms_conf_parse(&rms_g.conf, argc, argv, rms_g.conf_warn,
-			    sizeof(rms_g.conf_warn)))
-		snprintf(rms_g.conf_warn, sizeof(rms_g.conf_warn),
+	if (!rms_conf_parse(&rms_g.conf, argc, argv, rms_g.conf_err,
+			    sizeof(rms_g.conf_err)))
+		snprintf(rms_g.conf_err, sizeof(rms_g.conf_err),
 			 "out of memory reading the plugstack.conf arguments");
+}
+
+bool rms_wants_layout(void)
+{
+	return rms_g.have_layout && !rms_g.layout_none;
+}
+
+int rms_check_options(void)
+{
+	char err[RMS_ERRLEN];
+	if (!rms_wants_layout() || !rms_g.have_order)
+		return 0;
+	if (rms_check_syntax(rms_g.layout, rms_g.order, err, sizeof(err)))
+		return 0;
+	slurm_error(RMS_PREFIX "%s", err);
+	return -1;
 }
 
 bool rms_plan_options(const char *nodelist, const char *tasks_per_node,

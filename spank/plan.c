@@ -43,35 +43,50 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
- * Without the layout, an order is checked against a stand-in: the axes it
- * names (a permutation like tp-dp-pp), or every axis (a named order), so
- * that only a real typo is refused before the layout is known.
+ * An order alone (the option callback, before the step's layout is known)
+ * is checked for what it is, not against a stand-in layout: a name the
+ * parser knows (torchtitan, megatron...), "nest", or distinct axis names
+ * joined by "-". Whether it fits the layout is checked once both are
+ * known: in srun's plan, and in sbatch/salloc when both options are given.
  */
-static bool order_probe(const char *order, rm_layout *l, rm_error *e)
+static bool order_alone(const char *order, char *err, size_t errlen)
 {
-	char text[64] = "";
-	size_t used = 0;
-	const char *p = order;
-	bool all_axes = true;
-	while (*p && all_axes) {
+	rm_layout l;
+	rm_order o;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (!strchr(order, '-')) {
+		/* A named order keeps the axes the layout has: one layout
+		 * with every axis, one without ep (torchtitan has none). */
+		static const char *const probes[] = {
+			"tp=2,cp=2,ep=2,pp=2,dp=2", "tp=2,cp=2,pp=2,dp=2"
+		};
+		for (size_t i = 0; i < 2; i++)
+			if (rm_layout_parse(probes[i], &l, &e) == RM_OK &&
+			    rm_order_parse(order, &l, &o, &e) == RM_OK)
+				return true;
+		return fail(err, errlen, "--parallel-order: %s", e.msg);
+	}
+	unsigned seen = 0;
+	for (const char *p = order; *p;) {
 		size_t n = strcspn(p, "-");
-		if (rm_axis_from_name(p, n) < 0 || n > 2 ||
-		    used + 8 >= sizeof(text))
-			all_axes = false;
-		else
-			used += (size_t)snprintf(text + used, sizeof(text) - used,
-						 "%s%.*s=2", used ? "," : "",
-						 (int)n, p);
+		int a = rm_axis_from_name(p, n);
+		char q[96];
+		if (a < 0 || n == 0)
+			return fail(err, errlen, "--parallel-order: %s: %s is not "
+				    "an axis (tp, cp, ep, pp, dp)",
+				    rmi_quote(order, strlen(order), q, sizeof(q)),
+				    rmi_quote(p, n, q + 48, sizeof(q) - 48));
+		if (seen & (1u << a))
+			return fail(err, errlen, "--parallel-order: %s names %.*s "
+				    "twice", rmi_quote(order, strlen(order), q,
+						       sizeof(q)), (int)n, p);
+		seen |= 1u << a;
 		p += n;
 		if (*p == '-')
 			p++;
 	}
-	if (!all_axes || !used)
-		snprintf(text, sizeof(text), "tp=2,cp=2,ep=2,pp=2,dp=2");
-	if (rm_layout_parse(text, l, e) == RM_OK)
-		return true;
-	/* A repeated axis: let the order parser say it in its words. */
-	return rm_layout_parse("tp=2,cp=2,ep=2,pp=2,dp=2", l, e) == RM_OK;
+	return true;
 }
 
 bool rms_check_syntax(const char *layout, const char *order, char *err,
@@ -92,10 +107,12 @@ bool rms_check_syntax(const char *layout, const char *order, char *err,
 		if (strnlen(order, RMS_MAX_OPT + 1) > RMS_MAX_OPT)
 			return fail(err, errlen, "%s",
 				    "--parallel-order: longer than 256 bytes");
-		if (!layout && !order_probe(order, &l, &e))
-			return fail(err, errlen, "--parallel-order: %s", e.msg);
+		if (!layout)
+			return order_alone(order, err, errlen);
 		if (rm_order_parse(order, &l, &o, &e) != RM_OK)
-			return fail(err, errlen, "--parallel-order: %s", e.msg);
+			return fail(err, errlen, "--parallel-order=%.64s with "
+				    "--parallel-layout=%.64s: %s", order, layout,
+				    e.msg);
 	}
 	return true;
 }
@@ -161,6 +178,24 @@ bad:
 	return false;
 }
 
+/* The digest of a file's bytes ("" without a file), so that a node can
+ * say which of its inputs differs from srun's. */
+static bool file_sha(const char *path, char hex[65], char *err, size_t errlen)
+{
+	hex[0] = 0;
+	if (!path)
+		return true;
+	char *data = NULL;
+	size_t len = 0;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (rmi_read_file(path, &data, &len, &e) != RM_OK)
+		return fail(err, errlen, "%s", e.msg);
+	rm_sha256_hex(data, len, hex);
+	free(data);
+	return true;
+}
+
 static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
 			size_t errlen)
 {
@@ -178,6 +213,9 @@ static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
 		topo = p->site.topology;
 	else if (conf->topology && access(conf->topology, F_OK) == 0)
 		topo = conf->topology;
+	if (!file_sha(conf->site, p->site_sha256, err, errlen) ||
+	    !file_sha(topo, p->topology_sha256, err, errlen))
+		return false;
 	if (!topo && !p->have_site)
 		return true;
 	if (rm_fabric_new(&p->fabric, &e) != RM_OK ||
@@ -188,24 +226,11 @@ static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
 	return true;
 }
 
-/* Mixes the policy into the plan's own input digest: a node that would
- * judge the map differently has different inputs too. */
-static void step_digest(rms_plan *p, int64_t max_pp)
-{
-	char buf[256];
-	int k = snprintf(buf, sizeof(buf),
-			 "rankmap-spank/1\ninputs=%s\nenforce=%d\n"
-			 "max_pp_crossings=%" PRId64 "\n",
-			 p->map->inputs_sha256, (int)p->enforce, max_pp);
-	rm_sha256_hex(buf, (size_t)k, p->digest);
-}
-
 static bool policy(rms_plan *p, char *err, size_t errlen)
 {
 	const rm_report *r = &p->map->report;
 	int64_t max_pp = p->have_site ? p->site.max_pp_crossings : -1;
 	char why[512] = "";
-	step_digest(p, max_pp);
 	if (!r->must_ok)
 		snprintf(why, sizeof(why),
 			 "the placement breaks a must-rule (%s)",
@@ -256,6 +281,17 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	}
 	if (!load_fabric(conf, p, err, errlen))
 		return false;
+	/* --overcommit can put more tasks on a node than it has GPUs; the
+	 * map would then give two ranks one GPU (and a TP group the size of
+	 * the task count). */
+	if (p->have_site && p->site.gpus_per_node &&
+	    p->tasks_per_node > p->site.gpus_per_node) {
+		snprintf(err, errlen, "%" PRIu32 " tasks per node, but the nodes "
+			 "have %" PRIu32 " GPUs (site file): one task per GPU "
+			 "(no --overcommit with --parallel-layout)",
+			 p->tasks_per_node, p->site.gpus_per_node);
+		return false;
+	}
 	p->enforce = conf->enforce >= 0 ? (rm_enforce)conf->enforce
 		     : p->have_site    ? p->site.enforce
 				       : RM_ENFORCE_WARN;

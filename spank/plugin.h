@@ -13,10 +13,12 @@
 
 typedef struct rms_state {
 	rms_conf conf;
-	char conf_warn[512];         /* plugstack.conf complaints */
+	char conf_err[512];          /* plugstack.conf errors: fail closed */
 	char layout[RMS_MAX_OPT + 1];
 	char order[RMS_MAX_OPT + 1];
 	bool have_layout, have_order;
+	bool layout_none;            /* --parallel-layout=none: hands off */
+	int export_slurm;            /* --parallel-export; -1: not given */
 	bool option_bad;             /* a value failed the syntax check */
 
 	/* remote: this step is ours (option given, a real step) */
@@ -31,6 +33,11 @@ typedef struct rms_state {
 	int64_t host_index;
 	rms_plan plan;
 	rms_file file;
+	int jobfd;                   /* RUNTIME/JOB, opened as root; or -1 */
+	bool quiet;                  /* srun has shown the error already */
+	bool cancel_step;            /* this node asked slurmctld to end it */
+	rms_drift drift;             /* srun's plan against this node's */
+	char stamp[RMS_STAMP_LEN];   /* srun's, from the step's environment */
 	rm_env nccl;                 /* node-wide NCCL variables */
 	bool nccl_override;
 	rm_node_hw *hw;
@@ -49,6 +56,12 @@ bool rms_plan_options(const char *nodelist, const char *tasks_per_node,
 		      uint32_t ntasks, uint32_t nnodes, rms_plan *p,
 		      char *err, size_t errlen);
 
+/* Whether the step has a layout to place: the option was given and was
+ * not "none". */
+bool rms_wants_layout(void);
+/* sbatch, salloc, srun: the order against the layout once both are known. */
+int rms_check_options(void);
+
 /* local.c: srun */
 int rms_local_user_init(spank_t sp);
 
@@ -57,5 +70,7 @@ int rms_remote_post_opt(spank_t sp);
 int rms_remote_user_init(spank_t sp);
 int rms_remote_task_init(spank_t sp, bool privileged);
 void rms_remote_exit(void);
+/* slurmd: the job epilog removes the job's runtime directory. */
+int rms_job_epilog(spank_t sp, int argc, char **argv);
 
 #endif

@@ -1,10 +1,12 @@
 /*
  * rankmap_spank.c - the SPANK entry points of rankmap.so. Each one hands
  * over to the file of its context: options.c (all), local.c (srun),
- * remote.c (slurmstepd). Nothing here runs for a step without
- * --parallel-layout beyond a flag test.
+ * remote.c (slurmstepd, and slurmd's job epilog). Nothing here runs for a
+ * step without --parallel-layout beyond a flag test.
  */
 #include "plugin.h"
+
+#include <slurm/slurm_version.h>
 
 #include <string.h>
 
@@ -12,17 +14,39 @@ SPANK_PLUGIN(rankmap, 1);
 
 rms_state rms_g;
 
+/* slurmd loads the plugin at start (and on reconfigure): one line with what
+ * it will do, and a loud error for a plugstack.conf it cannot honour. */
+static void announce(void)
+{
+	char desc[1024];
+	rms_conf_describe(&rms_g.conf, desc, sizeof(desc));
+	slurm_info(RMS_PREFIX "version %s, built for Slurm %d.%02d.%d; %s",
+		   RMS_PLUGIN_VERSION,
+		   (int)SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		   (int)SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+		   (int)SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER), desc);
+	if (rms_g.conf_err[0])
+		slurm_error(RMS_PREFIX "%s: every --parallel-layout step will "
+			    "be refused until this is fixed", rms_g.conf_err);
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR &&
-	    ctx != S_CTX_REMOTE)
+	    ctx != S_CTX_REMOTE && ctx != S_CTX_SLURMD)
 		return 0;
 	memset(&rms_g, 0, sizeof(rms_g));
 	rms_conf_init(&rms_g.conf);
 	rms_plan_init(&rms_g.plan);
 	rms_g.host_index = -1;
+	rms_g.jobfd = -1;
+	rms_g.export_slurm = -1;
 	rms_read_conf(ac, av);
+	if (ctx == S_CTX_SLURMD) {
+		announce();
+		return 0;
+	}
 	return rms_register_options(sp);
 }
 
@@ -30,7 +54,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	if (spank_context() != S_CTX_REMOTE)
+	spank_context_t ctx = spank_context();
+	if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR)
+		return rms_check_options();
+	if (ctx != S_CTX_REMOTE)
 		return 0;
 	return rms_remote_post_opt(sp);
 }
@@ -61,6 +88,11 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	return rms_remote_task_init(sp, false);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	return rms_job_epilog(sp, ac, av);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)

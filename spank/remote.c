@@ -8,7 +8,10 @@
  */
 #include "plugin.h"
 
+#include <slurm/slurm.h>
+
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,23 +57,69 @@ static bool items(spank_t sp, uint32_t *ntasks, uint32_t *nnodes)
 	       spank_get_item(sp, S_JOB_GID, &rms_g.gid) == ESPANK_SUCCESS;
 }
 
-static void compare_digest(spank_t sp)
+/*
+ * Refuses the whole step, not only this node's tasks: the other nodes'
+ * tasks would start and wait forever for ours. Slurm 22.05 has no check
+ * across nodes before tasks start, so the step is cancelled through
+ * slurmctld (one RPC, only from a node that found a problem); tasks other
+ * nodes started meanwhile are killed with it.
+ */
+static void refuse_step(const char *msg)
 {
-	char theirs[128];
-	if (!get_env(sp, RMS_DIGEST_ENV, theirs, sizeof(theirs)))
-		return; /* launched without srun's check: validated here */
-	if (!strcmp(theirs, rms_g.plan.digest))
+	set_error("%s", msg);
+	rms_g.cancel_step = true;
+	slurm_error(RMS_PREFIX "%s", msg);
+	if (slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL) != 0)
+		slurm_error(RMS_PREFIX "cannot cancel step %" PRIu32 ".%" PRIu32
+			    ": %s", rms_g.jobid, rms_g.stepid,
+			    slurm_strerror(slurm_get_errno()));
+}
+
+static const char *enforce_name(rm_enforce e)
+{
+	return e == RM_ENFORCE_OFF ? "off"
+	       : e == RM_ENFORCE_STRICT ? "strict" : "warn";
+}
+
+/* srun's plan against ours: one map per step, whatever the mode. */
+static void compare_stamp(spank_t sp)
+{
+	char mine[RMS_STAMP_LEN], why[512], msg[RMS_ERRLEN];
+	if (!get_env(sp, RMS_STAMP_ENV, rms_g.stamp, sizeof(rms_g.stamp))) {
+		/* Set by hand (_SLURM_SPANK_OPTION_...), or an srun without
+		 * the plugin: nobody planned the step for all nodes. */
+		refuse_step("this step's layout did not come through srun's "
+			    "rankmap plugin (is rankmap.so in the submit "
+			    "host's plugstack.conf?): no common map");
 		return;
-	char msg[RMS_ERRLEN];
-	snprintf(msg, sizeof(msg),
-		 "node %s planned from different inputs than srun (its "
-		 "topology.conf, site file or policy differ: digest %.12s, "
-		 "srun's %.12s)",
-		 rms_g.node, rms_g.plan.digest, theirs);
-	if (rms_g.plan.enforce == RM_ENFORCE_STRICT)
-		set_error("%s; refused under enforce=strict", msg);
-	else if (rms_g.plan.enforce == RM_ENFORCE_WARN)
-		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s", msg);
+	}
+	if (!rms_stamp_format(&rms_g.plan, &rms_g.conf, mine, sizeof(mine))) {
+		set_error("cannot stamp the plan");
+		return;
+	}
+	rms_g.drift = rms_stamp_compare(rms_g.stamp, mine, why, sizeof(why));
+	if (rms_g.drift == RMS_DRIFT_MAP) {
+		snprintf(msg, sizeof(msg),
+			 "node %s planned another map than srun: its %s "
+			 "differ from srun's; step cancelled (one map per step, "
+			 "enforce=%s)", rms_g.node, why,
+			 enforce_name(rms_g.plan.enforce));
+		refuse_step(msg);
+	} else if (rms_g.drift == RMS_DRIFT_INPUTS) {
+		snprintf(msg, sizeof(msg),
+			 "node %s: its %s differ from srun's (same map)",
+			 rms_g.node, why);
+		if (rms_g.plan.enforce == RM_ENFORCE_STRICT) {
+			size_t n = strlen(msg);
+			snprintf(msg + n, sizeof(msg) - n, "; step cancelled "
+				 "under enforce=strict");
+			refuse_step(msg);
+		} else if (rms_g.plan.enforce == RM_ENFORCE_WARN &&
+			   !rms_g.warning[0]) {
+			snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
+				 msg);
+		}
+	}
 }
 
 static void load_hardware(void)
@@ -95,7 +144,7 @@ static void load_hardware(void)
 int rms_remote_post_opt(spank_t sp)
 {
 	char err[RMS_ERRLEN];
-	if (!rms_g.have_layout && !rms_g.have_order)
+	if (!rms_g.have_layout && !rms_g.have_order && !rms_g.option_bad)
 		return 0;
 	uint32_t ntasks = 0, nnodes = 0;
 	if (!items(sp, &ntasks, &nnodes)) {
@@ -106,15 +155,31 @@ int rms_remote_post_opt(spank_t sp)
 	}
 	if (rms_g.stepid >= FIRST_SPECIAL_STEP || nnodes == 0)
 		return 0;
+	if (rms_g.layout_none && !rms_g.option_bad)
+		return 0;
 	rms_g.active = true;
-	if (rms_g.conf_warn[0])
-		slurm_error(RMS_PREFIX "%s", rms_g.conf_warn);
+	if (rms_g.conf_err[0])
+		return set_error("%s", rms_g.conf_err);
 	if (rms_g.option_bad)
-		return set_error("--parallel-layout or --parallel-order is "
-				 "longer than %d bytes", RMS_MAX_OPT);
+		return set_error("a --parallel-* value is longer than %d bytes "
+				 "or not valid", RMS_MAX_OPT);
+	/* srun said why already; the tasks only have to fail. */
+	if (get_env(sp, RMS_STAMP_ENV, rms_g.stamp, sizeof(rms_g.stamp)) &&
+	    !strcmp(rms_g.stamp, RMS_STAMP_REFUSED)) {
+		rms_g.quiet = true;
+		return set_error("refused by srun");
+	}
 	if (!rms_g.have_layout)
 		return set_error("--parallel-order=%s needs --parallel-layout "
 				 "as well", rms_g.order);
+	/* Each component of a heterogeneous step would plan its part as the
+	 * whole step; srun refuses these with the reason. */
+	char het[16];
+	if (get_env(sp, "SLURM_HET_SIZE", het, sizeof(het)) &&
+	    strcmp(het, "1")) {
+		rms_g.quiet = true;
+		return set_error("heterogeneous step");
+	}
 	static char nodelist[ENVLEN], tpn[ENVLEN];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
@@ -138,13 +203,22 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.plan.warning)
 		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
 			 rms_g.plan.warning);
-	compare_digest(sp);
+	compare_stamp(sp);
+	if (rms_g.failed)
+		return 0;
+	/* The job's directory is made here, as root (user_init runs with
+	 * the job user's ids), in the root-owned runtime directory; all
+	 * below it as the job's user. */
+	rms_g.jobfd = rms_job_dir_open(rms_g.conf.runtime_dir, rms_g.jobid,
+				       rms_g.uid, rms_g.gid, err, sizeof(err));
+	if (rms_g.jobfd < 0)
+		return set_error("map file: %s", err);
 	load_hardware();
 	return 0;
 }
 
 /* Runs the write with the job user's ids whatever the caller's are. */
-static bool write_as_user(char *err, size_t errlen)
+static bool write_as_user(int jobfd, char *err, size_t errlen)
 {
 	uid_t euid = geteuid();
 	gid_t egid = getegid();
@@ -162,10 +236,10 @@ static bool write_as_user(char *err, size_t errlen)
 		}
 		switched = true;
 	}
-	bool ok = rms_file_write(&rms_g.file, rms_g.conf.dir, rms_g.uid,
+	bool ok = rms_file_write(&rms_g.file, jobfd, rms_g.conf.runtime_dir,
 				 rms_g.jobid, rms_g.stepid, rms_g.node,
-				 rms_g.plan.json, rms_g.plan.json_len, err,
-				 errlen);
+				 rms_g.uid, rms_g.plan.json,
+				 rms_g.plan.json_len, err, errlen);
 	if (switched && (seteuid(euid) != 0 || setegid(egid) != 0)) {
 		snprintf(err, errlen, "cannot restore ids after writing the "
 			 "map file");
@@ -180,7 +254,7 @@ int rms_remote_user_init(spank_t sp)
 	if (!rms_g.active || rms_g.failed)
 		return 0;
 	char err[RMS_ERRLEN];
-	if (!write_as_user(err, sizeof(err)))
+	if (!write_as_user(rms_g.jobfd, err, sizeof(err)))
 		set_error("map file: %s", err);
 	return 0;
 }
@@ -202,19 +276,36 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 {
 	if (!rms_g.active)
 		return 0;
+	int local = -1;
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
+		local = -1;
 	if (rms_g.failed) {
-		slurm_error(RMS_PREFIX "%s", rms_g.error);
+		/* In task_init, not task_init_privileged: failing there
+		 * also makes slurmstepd log a broken pipe per task. One line
+		 * per node, not one per task. */
+		if (privileged)
+			return 0;
+		if (local <= 0 && !rms_g.quiet)
+			slurm_error(RMS_PREFIX "%s", rms_g.error);
 		return -1;
 	}
 	if (privileged)
 		return 0;
-	int local = -1;
-	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS ||
-	    local < 0) {
+	if (local < 0) {
 		slurm_error(RMS_PREFIX "no local task id");
 		return -1;
 	}
 	char err[RMS_ERRLEN];
+	char ports[64];
+	rms_task_ids ids = {
+		.jobid = rms_g.jobid,
+		.stepid = rms_g.stepid,
+		.resv_ports = get_env(sp, "SLURM_STEP_RESV_PORTS", ports,
+				      sizeof(ports)) ? ports : NULL,
+		.export_slurm = rms_g.export_slurm >= 0
+					? rms_g.export_slurm == 1
+					: rms_g.conf.export_slurm == 1,
+	};
 	rms_envset env = { 0 };
 	rm_env rank_env = { 0 };
 	rm_error e;
@@ -224,7 +315,7 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 			     rms_g.plan.tasks_per_node, &rank_env, &e) != RM_OK)
 		rm_env_free(&rank_env);
 	bool ok = rms_task_env(&rms_g.plan, rms_g.host_index, (uint32_t)local,
-			       rms_g.jobid, rms_g.file.path, &rms_g.nccl,
+			       &ids, rms_g.file.path, &rms_g.nccl,
 			       rms_g.nccl_override, &rank_env, &env, err,
 			       sizeof(err));
 	rm_env_free(&rank_env);
@@ -235,7 +326,7 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 	rms_envset_free(&env);
 	/* Only srun's hand-over to the nodes; absent when the value came
 	 * without srun, which is fine. */
-	(void)spank_unsetenv(sp, RMS_DIGEST_ENV);
+	(void)spank_unsetenv(sp, RMS_STAMP_ENV);
 	if (rms_g.failed) {
 		slurm_error(RMS_PREFIX "%s", rms_g.error);
 		return -1;
@@ -248,9 +339,28 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 void rms_remote_exit(void)
 {
 	rms_file_remove(&rms_g.file, rms_g.uid);
+	if (rms_g.jobfd >= 0)
+		close(rms_g.jobfd);
+	rms_g.jobfd = -1;
 	rms_plan_free(&rms_g.plan);
 	rm_env_free(&rms_g.nccl);
 	rm_node_free(rms_g.hw);
 	rms_g.hw = NULL;
 	rms_conf_free(&rms_g.conf);
+}
+
+int rms_job_epilog(spank_t sp, int argc, char **argv)
+{
+	/* Runs in slurmd for every job that ran on the node, so it must be
+	 * cheap and quiet when the job never used the option. */
+	rms_conf c;
+	char err[RMS_ERRLEN];
+	uint32_t jobid = 0;
+	rms_conf_init(&c);
+	if (spank_get_item(sp, S_JOB_ID, &jobid) == ESPANK_SUCCESS &&
+	    rms_conf_parse(&c, argc, argv, err, sizeof(err)) &&
+	    !rms_job_dir_remove(c.runtime_dir, jobid, err, sizeof(err)))
+		slurm_error(RMS_PREFIX "job epilog: %s", err);
+	rms_conf_free(&c);
+	return 0;
 }

@@ -18,29 +18,43 @@
 #define RMS_ERRLEN 1024
 /* Longest option value we accept (layouts and orders are short). */
 #define RMS_MAX_OPT 256
-/* Environment variable srun uses to hand the input digest to the nodes. */
-#define RMS_DIGEST_ENV "RANKMAP_STEP_DIGEST"
+/* Environment variable srun uses to hand its plan's stamp to the nodes.
+ * SLURM_ because srun --export=NONE (or a list) passes only SLURM_*
+ * variables of its own environment to the step. */
+#define RMS_STAMP_ENV "SLURM_RANKMAP_STEP_STAMP"
+#define RMS_STAMP_LEN 320
+/* The stamp of a step srun refused: the nodes fail its tasks quietly. */
+#define RMS_STAMP_REFUSED "refused"
+/* Root-owned base of the per-job directories (plugstack runtime_dir=). */
+#define RMS_RUNTIME_DIR "/run/rankmap"
+/* Compared between srun and the nodes: a rolling upgrade that changes
+ * placement is drift like any other. */
+#define RMS_PLUGIN_VERSION RM_VERSION_STRING
 
 /* ---- plugstack.conf arguments (conf.c) ---- */
 typedef struct rms_conf {
 	char *site;                  /* site file; NULL: none */
 	char *topology;              /* topology.conf; NULL: site's or default */
 	char *order;                 /* default numbering; NULL: site's */
-	char *dir;                   /* base of the private map directories */
+	char *runtime_dir;           /* root-owned base of per-job dirs */
 	int enforce;                 /* rm_enforce, or -1: the site's */
+	int export_slurm;            /* 1: also SLURM_PROCID; -1: not given */
 	bool topology_default;       /* path guessed, absence is not an error */
+	char args_sha256[65];        /* every argument, in order */
 } rms_conf;
 
 void rms_conf_init(rms_conf *c);
 void rms_conf_free(rms_conf *c);
 /*
  * Parse "key=value" words. Unknown keys and bad values are reported in
- * `warn` (one line; the plugin logs it) and ignored, so that a typo in
- * plugstack.conf cannot take every job on the cluster down. Returns false
- * only when memory ran out.
+ * `errbuf` (one line, empty when all is well): the plugin logs it and
+ * refuses layout steps with it (fail closed). Returns false only when
+ * memory ran out.
  */
-bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *warn,
-		    size_t warnlen);
+bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
+		    size_t errlen);
+/* One line with the effective configuration, for the slurmd log. */
+void rms_conf_describe(const rms_conf *c, char *buf, size_t len);
 /* Fill in the topology default: dirname($SLURM_CONF)/topology.conf. */
 bool rms_conf_default_topology(rms_conf *c, const char *slurm_conf);
 
@@ -64,7 +78,8 @@ typedef struct rms_plan {
 	rm_enforce enforce;
 	char layout_text[128];       /* canonical forms for the env */
 	char order_text[64];
-	char digest[65];             /* inputs + policy; srun vs node */
+	char topology_sha256[65];    /* bytes of the topology.conf used, or "" */
+	char site_sha256[65];        /* bytes of the site file, or "" */
 	char *json;                  /* the map file's bytes */
 	size_t json_len;
 	char json_sha256[65];
@@ -85,24 +100,49 @@ bool rms_check_syntax(const char *layout, const char *order, char *err,
 bool rms_plan_step(const rms_conf *conf, const rms_step *step, rms_plan *p,
 		   char *err, size_t errlen);
 
-/* ---- per-node map file (files.c) ---- */
+/* ---- srun's plan, as the nodes see it (stamp.c) ---- */
+typedef enum rms_drift {
+	RMS_DRIFT_NONE = 0,          /* same inputs, same map */
+	RMS_DRIFT_INPUTS,            /* an input differs, the map is the same */
+	RMS_DRIFT_MAP,               /* this node's map is not srun's */
+} rms_drift;
+
+/* One line: plugin version, digests of the inputs and of the map. */
+bool rms_stamp_format(const rms_plan *p, const rms_conf *c, char *buf,
+		      size_t len);
+/* srun's stamp against this node's; `why` names the differing inputs. */
+rms_drift rms_stamp_compare(const char *theirs, const char *mine, char *why,
+			    size_t len);
+
+/* ---- runtime directory and per-node map file (files.c) ---- */
 typedef struct rms_file {
-	char dir[512];               /* BASE/rankmap-UID/JOB.STEP.NODE */
-	char path[600];              /* dir/map.json */
+	char root[256];              /* runtime_dir */
+	uint32_t jobid;
+	char leaf[300];              /* STEP.NODE */
+	char dir[600];               /* root/JOB/STEP.NODE */
+	char path[700];              /* dir/map.json */
 	bool written;
 } rms_file;
 
 /*
- * Create the private directory (0700, owned by uid) and write the map
- * atomically. Must run with the job user's effective ids (the caller
- * switches); refuses a directory someone else owns or others can enter,
- * and never follows a symbolic link.
+ * As root: the job's directory root/JOB, created if needed and handed to
+ * uid:gid (0700). Refuses a root that is not root's or that others can
+ * write, and any symbolic link. Returns an O_PATH-like directory fd.
  */
-bool rms_file_write(rms_file *f, const char *base, uid_t uid, uint32_t jobid,
-		    uint32_t stepid, const char *node, const char *data,
-		    size_t len, char *err, size_t errlen);
+int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
+		     char *err, size_t errlen);
+/*
+ * As the job user (the caller switches ids): root/JOB/STEP.NODE (0700) and
+ * the map in it, written atomically, never following a symbolic link.
+ */
+bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
+		    uint32_t stepid, const char *node, uid_t uid,
+		    const char *data, size_t len, char *err, size_t errlen);
 /* Remove what rms_file_write made; safe to run as root. */
 void rms_file_remove(rms_file *f, uid_t uid);
+/* As root, in the job epilog: remove root/JOB and everything in it. */
+bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
+			size_t errlen);
 
 /* ---- per-task environment (env.c) ---- */
 typedef struct rms_kv {
@@ -119,13 +159,23 @@ typedef struct rms_envset {
 void rms_envset_free(rms_envset *e);
 bool rms_envset_add(rms_envset *e, const char *key, const char *val,
 		    bool overwrite);
+typedef struct rms_task_ids {
+	uint32_t jobid, stepid;
+	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
+	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
+} rms_task_ids;
+
+/* The step's MASTER_PORT: Slurm's first reserved port, else one derived
+ * from job and step id. */
+uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
+			 const char *resv_ports);
 /*
  * The variables of the task playing `local_rank` on map host `host_index`.
  * `nccl` (node-wide, may be NULL) is appended with the job-wins rule unless
  * `nccl_override`.
  */
 bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
-		  uint32_t jobid, const char *map_path, const rm_env *nccl,
+		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
 		  char *err, size_t errlen);
 

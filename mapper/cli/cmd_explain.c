@@ -15,18 +15,23 @@ static void help(FILE *f)
 	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
 	      "  --model M        llama3-8b, llama3-70b, llama3-405b, gpt3-175b\n"
 	      "                   or a model YAML file\n"
-	      "  --hw H           h100-sxm-80gb (default), h200, gb200-nvl72 or a\n"
-	      "                   hardware YAML file\n"
+	      "  --hw H           h100-sxm-80gb (default), a100-sxm-80gb, h200,\n"
+	      "                   gb200-nvl72 or a hardware YAML file\n"
 	      "  --layout L       8x16x128 (TP x PP x DP) or tp=8,cp=2,pp=16,dp=auto\n"
 	      "  --gpus N         GPU count (default: the layout's product)\n"
 	      "  --batch TOKENS   global batch, K/M/G = 2^10/2^20/2^30 (default 4M)\n"
 	      "  --seq N          sequence length (default: the model's)\n"
 	      "  --micro-batch N  sequences per micro-batch (default 1)\n"
-	      "  --schedule S     1f1b (default), interleaved:V, zb-h1, zb-v\n"
-	      "  --recompute R    none, selective, full (default)\n"
-	      "  --sharding S     none (default), zero1, zero2, fsdp\n"
-	      "  --set KEY=VALUE  compute_eff (0.5), nvlink_eff (0.8), net_eff (0.8),\n"
-	      "                   dp_overlap (1.0), grad_bytes (2), mem_reserve_gib (4)\n"
+	      "  --schedule S     1f1b (default), interleaved:V, zb-h1, zb-h2, zb-v\n"
+	      "  --recompute R    none, selective (default), full\n"
+	      "  --sharding S     none, zero1 (default: Megatron's distributed\n"
+	      "                   optimizer), zero2, fsdp\n"
+	      "  --set KEY=VALUE  grad_bytes (4), flash (on), seq_parallel (on),\n"
+	      "                   first_layers, last_layers (an even share),\n"
+	      "                   dp_overlap (1.0), tp_overlap (0), mem_reserve_gib (4),\n"
+	      "                   fail_per_gpu_day (4.74e-4), ckpt_write_s (60),\n"
+	      "                   restart_s (600); the GPU's calibration: gemm_eff,\n"
+	      "                   gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff\n"
 	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
 	      "  --gpus-per-node N, --order O, --allow-missing\n"
 	      "                   plan the map as `rankmap plan` does and put each\n"
@@ -97,9 +102,12 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 	memset(&e, 0, sizeof(e));
 	uint64_t n;
 	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
-		if (!strcmp(name, train_opts[k].name))
+		if (!strcmp(name, train_opts[k].name)) {
+			if (!strcmp(name, "--recompute"))
+				a->recompute_given = true;
 			return rm_train_set(&a->train, train_opts[k].key, v, &e)
 				       ? fail(&e) : -1;
+		}
 	if (!strcmp(name, "--model")) {
 		a->model_spec = v;
 	} else if (!strcmp(name, "--hw") || !strcmp(name, "--hardware")) {
@@ -115,6 +123,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 			return bad(name, v, "expected KEY=VALUE");
 		memcpy(key, v, (size_t)(eq - v));
 		key[eq - v] = '\0';
+		if (!strcmp(key, "recompute"))
+			a->recompute_given = true;
 		if (rm_train_set(&a->train, key, eq + 1, &e))
 			return fail(&e);
 	} else if (suggest && (!strcmp(name, "--top") ||

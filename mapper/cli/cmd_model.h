@@ -17,6 +17,7 @@ typedef struct rmc_model_args {
 	uint64_t gpus;
 	uint32_t top, max_cp, max_mb;
 	unsigned schedules;          /* suggest: bits 1 << rm_schedule */
+	bool recompute_given;        /* suggest: else it tries selective, full */
 } rmc_model_args;
 
 /* Parse the command line; returns -1 to go on, else the exit code. */

@@ -11,14 +11,16 @@ static void help(FILE *f)
 	      "         [--batch TOKENS] [--seq N] [--recompute R] [--sharding S]\n"
 	      "         [--max-cp N] [--max-mb N] [--around LAYOUT] [--schedules L]\n"
 	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
-	      "  Tries tp = 1, 2, 4 ... up to 4 NVLink domains, cp = 1 .. --max-cp (8),\n"
-	      "  every pp dividing the rest, dp = the rest, micro-batches 1 .. --max-mb\n"
-	      "  (8) and every schedule; drops what does not fit memory, ranks the\n"
-	      "  rest by estimated step time and says why each neighbour of #1\n"
+	      "  Tries tp = 1, 2, 4 ... up to 4 NVLink domains, cp = 1, 2, 4 ... as far\n"
+	      "  as the sequence allows (--max-cp), every pp dividing the rest, dp =\n"
+	      "  the rest, micro-batches 1 .. --max-mb (8), the schedules and, unless\n"
+	      "  --recompute is given, selective and full recomputation; drops what\n"
+	      "  does not fit memory, ranks the rest by predicted step time (closer\n"
+	      "  than 1 % is a tie, said so) and says why each neighbour of #1\n"
 	      "  (tp x2, tp /2, pp x2, pp /2, cp x2, cp /2, mb x2, mb /2) lost.\n"
 	      "  --around LAYOUT  show where LAYOUT ranks and why its neighbours lose\n"
-	      "  --schedules L    only these, e.g. 1f1b,interleaved (default: all of\n"
-	      "                   1f1b, interleaved:V, zb-h1, zb-v)\n"
+	      "  --schedules L    e.g. zb-v,interleaved (default: Megatron-LM's own,\n"
+	      "                   1f1b and interleaved:V; also zb-h1, zb-h2, zb-v)\n"
 	      "  --top N          rows to show (default 10)\n"
 	      "  Model, hardware and training options as in `rankmap explain --help`.\n\n"
 	      "exit: 0 at least one layout fits, 1 none does, 2 usage or input error\n",
@@ -36,7 +38,10 @@ int rmc_suggest(int argc, char **argv)
 	rm_layout around;
 	rm_suggest_opts o = { .gpus = a.gpus, .top = a.top, .max_cp = a.max_cp,
 			      .max_mb = a.max_mb,
-			      .schedules = a.schedules };
+			      .schedules = a.schedules,
+			      .recomputes = a.recompute_given ? 0 :
+				      (1u << RM_RECOMPUTE_SELECTIVE) |
+				      (1u << RM_RECOMPUTE_FULL) };
 	if (a.around) {
 		if (rm_layout_parse(a.around, &around, &e) ||
 		    rm_layout_resolve(&around, a.gpus, true, &e)) {

@@ -600,13 +600,23 @@ typedef struct rm_hw {
 	double nic_gbytes_per_s;     /* per GPU per direction */
 	rm_hw_tier tier[RM_MAX_TIERS]; /* network tiers above NVLink, inner first */
 	size_t ntiers;
+	double hbm_gbytes_per_s;     /* HBM bandwidth */
+	/* The calibration: one set per GPU type, source in docs/explain.md. */
+	double gemm_eff;             /* bf16 GEMM throughput / peak, large shapes */
+	double gemm_dim0;            /* a GEMM of m x n x k runs at gemm_eff x
+				      * m/(m+d0) x n/(n+d0) x k/(k+d0) */
+	double attn_eff;             /* attention kernel throughput / peak */
+	double hbm_eff;              /* achieved / peak HBM bandwidth */
+	double nvlink_eff;           /* achievable share of NVLink bandwidth */
+	double net_eff;              /* achievable share of NIC bandwidth */
 } rm_hw;
 
 typedef enum rm_schedule {
 	RM_SCHED_1F1B = 0,
 	RM_SCHED_INTERLEAVED,        /* with rm_train.vchunks chunks per GPU */
 	RM_SCHED_ZBH1,
-	RM_SCHED_ZBV
+	RM_SCHED_ZBV,
+	RM_SCHED_ZBH2
 } rm_schedule;
 
 typedef enum rm_recompute {
@@ -631,15 +641,23 @@ typedef struct rm_train {
 	rm_recompute recompute;
 	rm_sharding sharding;
 	double grad_bytes;           /* bytes per gradient element (2 or 4) */
-	double compute_eff;          /* achieved / peak FLOP/s */
-	double nvlink_eff;           /* achievable share of NVLink bandwidth */
-	double net_eff;              /* achievable share of NIC bandwidth */
+	/* calibration overrides; 0 = the hardware's (rm_hw) */
+	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
 	double dp_overlap;           /* share of the overlap window DP can use */
+	double tp_overlap;           /* share of TP traffic hidden behind GEMMs */
 	double mem_reserve_bytes;    /* CUDA context, NCCL buffers, fragmentation */
+	bool flash;                  /* fused (flash) attention, no s x s scores */
+	bool seq_parallel;           /* Megatron sequence parallelism with TP */
+	uint32_t first_layers;       /* layers on the first / last stage; */
+	uint32_t last_layers;        /* 0 = an even share */
+	double fail_per_gpu_day;     /* interruptions per GPU per day */
+	double ckpt_write_s;         /* blocking checkpoint write */
+	double restart_s;            /* from failure to training again */
 } rm_train;
 
 /* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
- * "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated name lists. */
+ * "a100-sxm-80gb", "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated
+ * name lists. */
 extern const char *const rm_model_presets[];
 extern const char *const rm_hw_presets[];
 rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err);
@@ -661,8 +679,10 @@ rm_status rm_hw_check(const rm_hw *h, rm_error *err);
 
 void rm_train_init(rm_train *t);
 /* key=value as on the command line: batch=16M, seq=8192, mb=1,
- * schedule=interleaved:4, recompute=full, sharding=zero1, compute_eff=0.5,
- * nvlink_eff, net_eff, dp_overlap, grad_bytes, mem_reserve_gib. */
+ * schedule=interleaved:4, recompute=full, sharding=zero1, gemm_eff,
+ * gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff, dp_overlap, tp_overlap,
+ * grad_bytes, mem_reserve_gib, flash, seq_parallel, first_layers,
+ * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s. */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 const char *rm_schedule_name(rm_schedule s);
@@ -706,11 +726,22 @@ typedef struct rm_estimate {
 	double hw_flops_token;       /* with recomputation */
 	double flops_step;           /* model FLOPs per step, all GPUs */
 	double flops_gpu;            /* model FLOPs per GPU per step */
-	double t_peak, t_compute;    /* s: model FLOPs at peak; hw at eff */
+	double t_peak, t_compute;    /* s: model FLOPs at peak; slowest stage */
+	/* one layer, one micro-batch, forward: GEMMs, attention, elementwise */
+	double gemm_flops, t_gemm, attn_flops, t_attn, mem_bytes, t_mem;
+	double t_fwd, t_bwd, t_wgrad, t_recomp; /* one layer, one micro-batch */
+	double t_head, t_embed;      /* logits + loss (last), embedding (first) */
+	double t_stage;              /* slowest stage, one micro-batch */
+	double t_optim;              /* optimizer step, memory-bound */
+	uint32_t layers_first, layers_last;
+	double inflight_w;           /* deferred weight-gradient passes held */
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
 	double t_step, mfu, tokens_per_s;
+	rm_recompute recompute;      /* in force for this estimate */
+	/* goodput: Young/Daly checkpoint interval under random failures */
+	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */
 } rm_estimate;
 
@@ -736,14 +767,16 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 typedef struct rm_suggest_opts {
 	uint64_t gpus;
 	uint32_t top;                /* 0 = 10 */
-	uint32_t max_cp;             /* 0 = 8 */
+	uint32_t max_cp;             /* 0 = as far as the sequence allows */
 	uint32_t max_mb;             /* 0 = 8 */
 	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
-	unsigned schedules;          /* bits 1 << rm_schedule; 0 = all */
+	unsigned schedules;          /* bits 1 << rm_schedule; 0 = Megatron's
+				      * (1f1b, interleaved) */
+	unsigned recomputes;         /* bits 1 << rm_recompute; 0 = the train's */
 } rm_suggest_opts;
 
 typedef struct rm_candidate {
-	rm_estimate est;
+	rm_estimate est;             /* est.recompute: the one chosen */
 	bool valid;                  /* fits and the batch splits */
 	char why[256];               /* why not valid, or why it lost */
 	char label[24];              /* neighbours: "tp x2", "pp /2" ... */

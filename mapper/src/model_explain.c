@@ -50,12 +50,24 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	if (t->schedule == RM_SCHED_INTERLEAVED)
 		rmi_buf_printf(b, ":%u", t->vchunks);
 	rmi_buf_printf(b,
-		", recompute %s, sharding %s, grad_bytes %g, compute_eff %.2f, "
-		"nvlink_eff %.2f, net_eff %.2f, dp_overlap %.2f, "
-		"mem_reserve %.1f GiB\n\n",
+		", recompute %s, sharding %s, grad_bytes %g, flash %s, "
+		"seq_parallel %s\n"
+		"          layers per stage: first %u, last %u, fullest %u%s; "
+		"dp_overlap %.2f, tp_overlap %.2f, mem_reserve %.1f GiB\n",
 		rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
-		t->grad_bytes, t->compute_eff, t->nvlink_eff, t->net_eff,
-		t->dp_overlap, GIB(t->mem_reserve_bytes));
+		t->grad_bytes, t->flash ? "on" : "off",
+		t->seq_parallel ? "on" : "off", e->layers_first,
+		e->layers_last, e->layers_stage,
+		t->first_layers || t->last_layers ? " (set apart)" : "",
+		t->dp_overlap, t->tp_overlap, GIB(t->mem_reserve_bytes));
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
+	rmi_buf_printf(b,
+		"calibration (%s; --set overrides): gemm_eff %.3g, gemm_dim0 %.4g, "
+		"attn_eff %.3g, hbm_eff %.3g, nvlink_eff %.3g, net_eff %.3g; "
+		"HBM %.0f GB/s\n\n",
+		hw->name, c.gemm_eff, c.gemm_dim0, c.attn_eff, c.hbm_eff,
+		c.nvlink_eff, c.net_eff, hw->hbm_gbytes_per_s);
 }
 
 static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
@@ -63,8 +75,8 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 {
 	const double *bp = e->bytes_per_param;
 	rmi_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
-	rmi_buf_printf(b, "  parameters (layers %u/tp + edge/tp)      %11.4e %11.4e\n",
-		       e->layers_stage, e->params_first, e->params_last);
+	rmi_buf_printf(b, "  parameters (%2u, %2u layers/tp + edge/tp) %11.4e %11.4e\n",
+		       e->layers_first, e->layers_last, e->params_first, e->params_last);
 	rmi_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
 		       bp[0], GIB(e->params_first * bp[0]), GIB(e->params_last * bp[0]));
 	rmi_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
@@ -75,12 +87,14 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 		rmi_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]),
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]));
-	rmi_buf_printf(b, "  activations %u layers x %.4f GiB x in-flight %.2f / %.2f\n"
+	rmi_buf_printf(b, "  activations: %.4f GiB per layer and micro-batch, %.2f / %.2f "
+		       "micro-batches in flight%s\n"
 		       "                                           %11.2f %11.2f\n",
-		       e->layers_stage, GIB(e->act_layer), e->inflight_first,
-		       e->inflight_last, GIB(e->act_first), GIB(e->act_last));
+		       GIB(e->act_layer), e->inflight_first, e->inflight_last,
+		       e->inflight_w > 0 ? ", + one pending W" : "",
+		       GIB(e->act_first), GIB(e->act_last));
 	if (e->act_work > 0)
-		rmi_buf_printf(b, "  recomputed layer (34sbh/t)               %11.2f %11.2f\n",
+		rmi_buf_printf(b, "  recomputed layer (all its tensors)       %11.2f %11.2f\n",
 			       GIB(e->act_work), GIB(e->act_work));
 	bool lf = e->layout.size[RM_AXIS_PP] <= 1 || e->schedule == RM_SCHED_ZBV;
 	rmi_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
@@ -89,6 +103,11 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 		       GIB(e->reserve), GIB(e->reserve));
 	rmi_buf_printf(b, "  total                                    %11.2f %11.2f\n",
 		       GIB(e->mem_first), GIB(e->mem_last));
+	if (e->act_first > e->inflight_first * e->layers_first * e->act_layer * 1.0000001 &&
+	    e->inflight_w == 0)
+		rmi_buf_printf(b, "  (first column: the second stage, %u layers and one "
+			       "micro-batch fewer in flight, holds more than the first)\n",
+			       e->layers_stage);
 	if (e->fits)
 		rmi_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
 			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));
@@ -100,20 +119,61 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			const rm_train *t, const rm_estimate *e)
 {
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
 	double attn = e->flops_token - 6.0 * m->params;
+	double tp = e->layout.size[RM_AXIS_TP], cp = e->layout.size[RM_AXIS_CP];
+	double T = (double)e->micro_batch * rmi_seq(m, t) / cp;
+	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
 	rmi_buf_printf(b, "compute\n");
-	rmi_buf_printf(b, "  FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
+	rmi_buf_printf(b, "  model FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
 		       6.0 * m->params, attn, e->flops_token);
-	rmi_buf_printf(b, "  with recompute %s: %.4e hardware FLOPs per token\n",
-		       rm_recompute_name(t->recompute), e->hw_flops_token);
-	rmi_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e\n",
+	rmi_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e; "
+		       "at peak %.3f s\n",
 		       (double)e->seqs * rmi_seq(m, t), e->flops_step,
-		       (unsigned long long)e->gpus, e->flops_gpu);
-	rmi_buf_printf(b, "  at peak %.3f s; hardware FLOPs at %.2f x peak, x stage "
-		       "imbalance %.4f (%u layers on the fullest stage) = %.3f s\n\n",
-		       e->t_peak, t->compute_eff, e->imbalance, e->layers_stage,
+		       (unsigned long long)e->gpus, e->flops_gpu, e->t_peak);
+	rmi_buf_printf(b, "  one layer, one micro-batch (T = b*s/cp = %.0f tokens), "
+		       "forward:\n", T);
+	rmi_buf_printf(b, "    GEMMs  %.4e FLOPs, m x n x k: %.0fx%.0fx%u, %.0fx%ux%.0f, "
+		       "%.0fx%.0fx%u, %.0fx%ux%.0f\n"
+		       "           each at gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0): "
+		       "%.4f ms (%.1f%% of peak)\n",
+		       e->gemm_flops, T,
+		       (m->heads / tp + 2.0 * (m->kv_heads >= tp ? m->kv_heads / tp : 1)) * m->head_dim,
+		       m->hidden, T, m->hidden, m->heads * m->head_dim / tp,
+		       T, (m->swiglu ? 2.0 : 1.0) * m->ffn / tp, m->hidden, T,
+		       m->hidden, m->ffn / tp, 1e3 * e->t_gemm,
+		       100 * e->gemm_flops / (e->t_gemm * hw->peak_flops));
+	rmi_buf_printf(b, "    attention 4*b*(s/cp)*s*(a/t)*(h/a)%s = %.4e FLOPs at "
+		       "attn_eff: %.4f ms\n",
+		       t->flash ? " x 1/2 (flash, causal)" : "", e->attn_flops,
+		       1e3 * e->t_attn);
+	rmi_buf_printf(b, "    elementwise %.4e bytes (norms, residuals 20h%s, "
+		       "activation %s)%s at HBM x hbm_eff: %.4f ms\n",
+		       e->mem_bytes, t->seq_parallel ? "/t" : "",
+		       m->swiglu ? "6f/t" : "4f/t",
+		       t->flash ? "" : " + s x s scores 6 B each", 1e3 * e->t_mem);
+	rmi_buf_printf(b, "  forward %.4f + backward %.4f (weight gradients %.4f) + "
+		       "recompute %s %.4f = %.4f ms per layer\n",
+		       1e3 * e->t_fwd, 1e3 * e->t_bwd, 1e3 * e->t_wgrad,
+		       rm_recompute_name(t->recompute), 1e3 * e->t_recomp,
+		       1e3 * layer);
+	rmi_buf_printf(b, "  output layer (logits GEMM x3 + fp32 loss) %.4f ms on the "
+		       "last stage; embedding %.4f ms on the first\n",
+		       1e3 * e->t_head, 1e3 * e->t_embed);
+	rmi_buf_printf(b, "  slowest stage (first %u, last %u, fullest %u layers) %.4f ms "
+		       "per micro-batch, imbalance %.4f; x m %llu = %.3f s\n",
+		       e->layers_first, e->layers_last, e->layers_stage,
+		       1e3 * e->t_stage, e->imbalance, (unsigned long long)e->m,
 		       e->t_compute);
-	(void)hw;
+	rmi_buf_printf(b, "  optimizer step (%s): %.4e params x (%.0f + grad_bytes) B "
+		       "at HBM x hbm_eff = %.3f s\n\n",
+		       rm_sharding_name(t->sharding),
+		       t->sharding == RM_SHARD_NONE ?
+		       fmax(e->params_first, e->params_last) :
+		       fmax(e->params_first, e->params_last) /
+		       ((double)e->layout.size[RM_AXIS_DP] * cp),
+		       26.0, e->t_optim);
 }
 
 static void put_axes(rmi_buf *b, const rm_estimate *e)
@@ -132,7 +192,7 @@ static void put_axes(rmi_buf *b, const rm_estimate *e)
 			       c->overlappable ? "overlaps" : "critical path");
 	}
 	rmi_buf_puts(b,
-		"  tp: (4, +2 with full recompute) x 2 B x b*s*h*(t-1)/t x layers x m\n"
+		"  tp: (10 sequence parallel, 8 not; +4 full recompute) x 2 B x b*s*h*(t-1)/t x layers x m\n"
 		"  cp: (3, +1 with full recompute) x (cp-1) x K,V block 2 x 2 B x b*s/cp*kv_dim/t x layers x m\n"
 		"  pp: 2 directions x 2 B x b*s*h/t x m x chunks\n"
 		"  dp: none 2(d-1)/d x P x grad_bytes; zero1/2 (d-1)/d x P x (grad_bytes+2);"
@@ -148,12 +208,13 @@ static bool variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 {
 	rm_train v = *t;
 	uint32_t vc = 1;
-	if (i >= 3 + 6)
+	if (i >= 4 + 6)
 		return false;
 	if (i == 0) { v.schedule = RM_SCHED_1F1B; *formula = "(p-1)/m"; }
-	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)/(3m)"; }
-	else if (i == 2) { v.schedule = RM_SCHED_ZBV; *formula = "~0"; }
-	else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 2); *formula = "(p-1)/(v*m)"; }
+	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)(F+B-W)/m"; }
+	else if (i == 2) { v.schedule = RM_SCHED_ZBH2; *formula = "(p-1)(F+B-2W)/m"; }
+	else if (i == 3) { v.schedule = RM_SCHED_ZBV; *formula = "(p-1)(F+B-2W)/2m"; }
+	else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 3); *formula = "(p-1)/(v*m)"; }
 	v.vchunks = vc;
 	if (vc > 1)
 		snprintf(name, 24, "%s:%u", rm_schedule_name(v.schedule), vc);
@@ -189,21 +250,24 @@ static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		rmi_buf_puts(b, "  no pipeline (pp=1): no bubble\n\n");
 		return;
 	}
-	rmi_buf_printf(b, "  schedule         formula         fraction  bubble s  step s    MFU  peak GiB\n");
+	rmi_buf_printf(b, "  F, B, W per layer (forward; input gradient + recompute; weight gradient): %.4f, %.4f, %.4f ms\n",
+		       1e3 * e->t_fwd, 1e3 * (e->t_bwd - e->t_wgrad + e->t_recomp),
+		       1e3 * e->t_wgrad);
+	rmi_buf_printf(b, "  schedule         formula            fraction  bubble s  step s    MFU  peak GiB\n");
 	char name[24];
 	const char *f;
 	bool chosen;
 	rm_estimate x;
 	rm_error xe;
 	for (uint32_t i = 0; variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
-		if (i >= 3 && xe.code && (1u << (i - 2)) > e->layers_stage)
+		if (i >= 4 && xe.code && (1u << (i - 3)) > e->layers_stage)
 			continue;
 		if (xe.code) {
-			rmi_buf_printf(b, "  %c %-14s %-15s not here: %s\n",
+			rmi_buf_printf(b, "  %c %-14s %-18s not here: %s\n",
 				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
-		rmi_buf_printf(b, "  %c %-14s %-15s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+		rmi_buf_printf(b, "  %c %-14s %-18s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
 			       chosen ? '*' : ' ', name, f, x.bubble_frac,
 			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
 			       x.fits ? "" : " does not fit");
@@ -211,7 +275,8 @@ static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_buf_puts(b, "\n");
 }
 
-static void put_step(rmi_buf *b, const rm_hw *hw, const rm_estimate *e)
+static void put_step(rmi_buf *b, const rm_hw *hw, const rm_train *t,
+		     const rm_estimate *e)
 {
 	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
 		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed;
@@ -219,11 +284,31 @@ static void put_step(rmi_buf *b, const rm_hw *hw, const rm_estimate *e)
 		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
 		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed,
 		       path);
-	rmi_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s\n",
-		       e->bubble_frac, path, e->t_bubble, e->axis[RM_AXIS_DP].exposed);
+	rmi_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
+		       e->bubble_frac, path, e->t_bubble,
+		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
 	rmi_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n\n",
 		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
 		       100 * e->mfu, e->tokens_per_s);
+	rmi_buf_printf(b, "goodput (Young/Daly)\n"
+		       "  %.3g interruptions per GPU per day x %llu GPUs = %.2f per day "
+		       "(MTBF %.2f h)\n",
+		       t->fail_per_gpu_day, (unsigned long long)e->gpus,
+		       e->fails_per_day,
+		       e->fails_per_day > 0 ? 24.0 / e->fails_per_day : 0.0);
+	if (e->fails_per_day > 0)
+		rmi_buf_printf(b, "  checkpoint every sqrt(2 x %.0f s x MTBF) = %.0f s "
+			       "(%.0f steps); restart %.0f s\n"
+			       "  effective training fraction %.1f%% "
+			       "(writes %.1f%%, lost work and restarts %.1f%%)\n\n",
+			       t->ckpt_write_s, e->ckpt_interval_s,
+			       e->ckpt_interval_s / e->t_step, t->restart_s,
+			       100 * e->goodput,
+			       100 * t->ckpt_write_s / (e->ckpt_interval_s + t->ckpt_write_s),
+			       100 * (1 - e->goodput) - 100 * t->ckpt_write_s /
+			       (e->ckpt_interval_s + t->ckpt_write_s));
+	else
+		rmi_buf_puts(b, "  no failures assumed: effective training fraction 100%\n\n");
 }
 
 /* Positions in l->nest of the axes larger than 1: the ones a swap moves
@@ -242,13 +327,15 @@ static unsigned used_nest(const rm_layout *l, unsigned pos[RM_NAXES])
 static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		      const rm_train *t, const rm_estimate *e)
 {
+	rmi_cal cal;
+	rmi_cal_of(hw, t, &cal);
 	rmi_buf_printf(b, "axis order\n  on the network (NIC %.0f GB/s x %.2f) each axis would cost:\n",
-		       hw->nic_gbytes_per_s, t->net_eff);
+		       hw->nic_gbytes_per_s, cal.net_eff);
 	for (int a = 0; a < RM_NAXES; a++) {
 		const rm_axis_cost *c = &e->axis[a];
 		if (!c->used)
 			continue;
-		double s = c->bytes / (hw->nic_gbytes_per_s * t->net_eff * 1e9);
+		double s = c->bytes / (hw->nic_gbytes_per_s * cal.net_eff * 1e9);
 		rmi_buf_printf(b, "    %-3s %9.2f GB in %6.0f calls = %.3f s/step, %s\n",
 			       rm_axis_name((rm_axis)a), c->bytes / 1e9, c->calls,
 			       s, c->overlappable ?
@@ -305,11 +392,23 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		       (unsigned long long)t->batch_tokens, rmi_seq(m, t),
 		       t->micro_batch, rm_schedule_name(t->schedule), e->vchunks,
 		       rm_recompute_name(t->recompute), rm_sharding_name(t->sharding));
+	rmi_cal kc;
+	rmi_cal_of(hw, t, &kc);
 	json_num(b, "grad_bytes", t->grad_bytes, true);
-	json_num(b, "compute_eff", t->compute_eff, true);
-	json_num(b, "nvlink_eff", t->nvlink_eff, true);
-	json_num(b, "net_eff", t->net_eff, true);
+	json_num(b, "gemm_eff", kc.gemm_eff, true);
+	json_num(b, "gemm_dim0", kc.gemm_dim0, true);
+	json_num(b, "attn_eff", kc.attn_eff, true);
+	json_num(b, "hbm_eff", kc.hbm_eff, true);
+	json_num(b, "nvlink_eff", kc.nvlink_eff, true);
+	json_num(b, "net_eff", kc.net_eff, true);
 	json_num(b, "dp_overlap", t->dp_overlap, true);
+	json_num(b, "tp_overlap", t->tp_overlap, true);
+	rmi_buf_printf(b, "\"flash\": %s, \"seq_parallel\": %s, ",
+		       t->flash ? "true" : "false",
+		       t->seq_parallel ? "true" : "false");
+	json_num(b, "fail_per_gpu_day", t->fail_per_gpu_day, true);
+	json_num(b, "ckpt_write_s", t->ckpt_write_s, true);
+	json_num(b, "restart_s", t->restart_s, true);
 	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
 	rmi_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
 		       (unsigned long long)e->m, e->layers_stage);
@@ -335,6 +434,19 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "flops_per_gpu", e->flops_gpu, true);
 	json_num(b, "seconds_at_peak", e->t_peak, true);
 	json_num(b, "imbalance", e->imbalance, true);
+	json_num(b, "gemm_flops_layer", e->gemm_flops, true);
+	json_num(b, "gemm_seconds_layer", e->t_gemm, true);
+	json_num(b, "attn_flops_layer", e->attn_flops, true);
+	json_num(b, "attn_seconds_layer", e->t_attn, true);
+	json_num(b, "mem_bytes_layer", e->mem_bytes, true);
+	json_num(b, "mem_seconds_layer", e->t_mem, true);
+	json_num(b, "fwd_seconds_layer", e->t_fwd, true);
+	json_num(b, "bwd_seconds_layer", e->t_bwd, true);
+	json_num(b, "wgrad_seconds_layer", e->t_wgrad, true);
+	json_num(b, "recompute_seconds_layer", e->t_recomp, true);
+	json_num(b, "head_seconds", e->t_head, true);
+	json_num(b, "stage_seconds", e->t_stage, true);
+	json_num(b, "optimizer_seconds", e->t_optim, true);
 	json_num(b, "seconds", e->t_compute, false);
 	rmi_buf_puts(b, "},\n \"axes\": [");
 	bool first = true;
@@ -403,6 +515,11 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "step_seconds", e->t_step, true);
 	json_num(b, "mfu", e->mfu, true);
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
+	rmi_buf_puts(b, "\"goodput\": {");
+	json_num(b, "interruptions_per_day", e->fails_per_day, true);
+	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);
+	json_num(b, "fraction", e->goodput, false);
+	rmi_buf_puts(b, "}, ");
 	rmi_buf_puts(b, "\"note\": ");
 	rmi_buf_json_str(b, e->note);
 	rmi_buf_puts(b, "}\n");
@@ -429,7 +546,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 		put_compute(&b, m, hw, t, e);
 		put_axes(&b, e);
 		put_bubble(&b, m, hw, t, e);
-		put_step(&b, hw, e);
+		put_step(&b, hw, t, e);
 		put_order(&b, m, hw, t, e);
 	} else {
 		return rmi_err(err, RM_EUNSUPPORTED,

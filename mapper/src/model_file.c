@@ -116,7 +116,8 @@ rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 
 static const char *const hw_keys[] = {
 	"name", "hbm_gb", "hbm_gib", "peak_tflops", "nvlink_gbps",
-	"nvlink_domain", "nic_gbps", "tiers", NULL
+	"nvlink_domain", "nic_gbps", "tiers", "hbm_gbps", "gemm_eff",
+	"gemm_dim0", "attn_eff", "hbm_eff", "nvlink_eff", "net_eff", NULL
 };
 static const char *const tier_keys[] = {
 	"name", "gpus", "gbps", "oversubscription", NULL
@@ -200,6 +201,24 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 			     &out->nvl_domain, err);
 	if (!st)
 		st = get_real(r, f, "nic_gbps", true, &out->nic_gbytes_per_s, err);
+	/* the calibration: H100's unless the file gives its own */
+	rm_hw ref;
+	rm_hw_preset("h100-sxm-80gb", &ref, NULL);
+	out->hbm_gbytes_per_s = ref.hbm_gbytes_per_s;
+	out->gemm_eff = ref.gemm_eff;
+	out->gemm_dim0 = ref.gemm_dim0;
+	out->attn_eff = ref.attn_eff;
+	out->hbm_eff = ref.hbm_eff;
+	out->nvlink_eff = ref.nvlink_eff;
+	out->net_eff = ref.net_eff;
+	const struct { const char *key; double *v; } cal[] = {
+		{ "hbm_gbps", &out->hbm_gbytes_per_s },
+		{ "gemm_eff", &out->gemm_eff }, { "attn_eff", &out->attn_eff },
+		{ "hbm_eff", &out->hbm_eff }, { "nvlink_eff", &out->nvlink_eff },
+		{ "net_eff", &out->net_eff }, { "gemm_dim0", &out->gemm_dim0 },
+	};
+	for (size_t i = 0; !st && i < sizeof(cal) / sizeof(cal[0]); i++)
+		st = get_real(r, f, cal[i].key, false, cal[i].v, err);
 	const rmi_ynode *tl = rmi_y_get(r, "tiers");
 	if (!st && tl) {
 		st = rmi_y_kind(tl, f, "tiers", RMI_Y_SEQ, err);

@@ -6,14 +6,36 @@
 
 #define RMI_GIB 1073741824.0
 
+/* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
+ * net_eff), where they came from: model_preset.c and docs/explain.md. */
+#define RMI_A100_CAL 0.80, 128, 0.70, 0.60, 0.60, 0.80
+#define RMI_H100_CAL 0.75, 128, 0.60, 0.60, 0.60, 0.80
+
+/* The calibration in force: the train's overrides, else the hardware's. */
+typedef struct {
+	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
+} rmi_cal;
+RMI_HIDDEN void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c);
+/* Fill the compute part of `e` (layout, m, layers set): per-layer GEMM,
+ * attention and elementwise times, head, optimizer, slowest stage. */
+RMI_HIDDEN void rmi_compute(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, rm_estimate *e);
+/* Young/Daly checkpoint interval and goodput for e's GPUs and step. */
+RMI_HIDDEN void rmi_goodput(const rm_train *t, rm_estimate *e);
+/* Layers on pipeline stage i of p (first/last may be set apart). */
+RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
+				     uint32_t p, uint32_t i);
+
 /* Parameters of one transformer layer (scaled when the count is given). */
 RMI_HIDDEN double rmi_model_layer_params(const rm_model *m);
 /* Embedding (+ learned positions) when `first`, else head + final norm. */
 RMI_HIDDEN double rmi_model_edge_params(const rm_model *m, bool first);
 
-/* Bubble time over ideal time for p stages and m micro-batches. */
+/* Bubble time over ideal time for p stages and m micro-batches; the
+ * zero-bubble schedules need e's forward, backward and weight-gradient
+ * times (NULL: equal, as in Qi et al.'s headline figures). */
 RMI_HIDDEN double rmi_bubble_frac(rm_schedule s, uint32_t v, double p,
-				  double m);
+				  double m, const rm_estimate *e);
 /* Micro-batch-stages of activations held by the first and last stage. */
 RMI_HIDDEN double rmi_inflight(rm_schedule s, uint32_t v, double p, double m,
 			       bool first);
@@ -36,6 +58,8 @@ RMI_HIDDEN void rmi_group_link(const rm_hw *hw, const rm_train *t,
 /* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
 RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
+/* Parameters on the fullest GPU: the first, the last or a middle stage. */
+RMI_HIDDEN double rmi_params_peak(const rm_model *m, const rm_estimate *e);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

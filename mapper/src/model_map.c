@@ -119,17 +119,19 @@ static rm_status axis_links(const rm_hw *hw, const rm_train *t,
 		return st;
 	c->off_nvlink = hops ? off / hops : 0;
 	c->off_leaf = hops ? through[1] / hops : 0;
+	rmi_cal cal;
+	rmi_cal_of(hw, t, &cal);
 	if (off == 0) {
 		snprintf(c->link, sizeof(c->link), "nvlink");
-		c->gbytes_per_s = hw->nvlink_gbytes_per_s * t->nvlink_eff;
+		c->gbytes_per_s = hw->nvlink_gbytes_per_s * cal.nvlink_eff;
 		return RM_OK;
 	}
 	rm_hw_tier tier[RM_MAX_TIERS];
 	size_t nt = net_tiers(hw, f, tier);
-	double bw = hw->nic_gbytes_per_s * t->net_eff;
+	double bw = hw->nic_gbytes_per_s * cal.net_eff;
 	for (size_t i = 0; i < nt && i <= maxc; i++) {
 		double share = tier[i].oversubscription * through[i] / hops;
-		double tb = tier[i].gbytes_per_s * t->net_eff /
+		double tb = tier[i].gbytes_per_s * cal.net_eff /
 			    (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;

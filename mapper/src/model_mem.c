@@ -28,23 +28,33 @@ void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
 }
 
 /*
- * Korthikanti et al. 2022 with tensor + sequence parallelism, bf16:
- * everything kept is s*b*h*(34 + 5*a*s/h)/t bytes per layer; selective
- * recomputation drops the attention scores (5*a*s/h); full recomputation
- * keeps only the layer input, 2*s*b*h/t. The 34 is the paper's GPT count;
- * for SwiGLU/GQA layers it is within a few percent (docs/explain.md).
+ * Korthikanti et al. 2022 with tensor + sequence parallelism, bf16, per
+ * token of one layer, everything divided by t: the attention block keeps
+ * its norm's input (2h), the QKV input (2h), Q, K and V (2(q + 2 kv_dim)),
+ * the attention output (2q) and a dropout mask (h); the MLP its norm's
+ * input (2h), the FC1 input (2h), FC1's output (2f, gated 4f), the
+ * activation's output (2f) and a dropout mask (h). For GPT (q = kv_dim =
+ * h, f = 4h, dropout) that is the paper's 34; Llama 3 405B (GQA, SwiGLU,
+ * no dropout) keeps 31.75. Without selective recomputation the s x s
+ * scores add 5as/h (Korthikanti); full recomputation keeps the layer
+ * input, 2 per token. Dropout goes with the GPT-style flag `bias`.
  */
 double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
 		     double t)
 {
-	double sbh = s * b * m->hidden / t;
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = m->heads * hd, kv = m->kv_heads * hd;
+	double drop = m->bias ? h : 0.0;
+	double per = 4.0 * h + 2.0 * (q + 2.0 * kv) + 2.0 * q + drop +
+		     4.0 * h + (m->swiglu ? 4.0 : 2.0) * f + 2.0 * f + drop;
+	double sb = s * b / t;
 	switch (r) {
 	case RM_RECOMPUTE_NONE:
-		return sbh * (34.0 + 5.0 * m->heads * s / m->hidden);
+		return sb * (per + 5.0 * m->heads * s);
 	case RM_RECOMPUTE_SELECTIVE:
-		return sbh * 34.0;
+		return sb * per;
 	case RM_RECOMPUTE_FULL:
-		return sbh * 2.0;
+		return sb * 2.0 * h;
 	}
 	return 0;
 }
@@ -54,9 +64,9 @@ double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
  * at its peak. 1F1B: the first stage runs p forwards before its first
  * backward (Narayanan 2021); interleaved adds (p-1)/v (Korthikanti 2022,
  * sec. 4.2.3; Megatron's warm-up count 2(p-1)+(v-1)p+1 chunks gives the
- * same); ZB-H1 keeps the 1F1B peak; ZB-V keeps it too and spreads it
- * evenly, its V shape giving every GPU a first and a last chunk (Qi et al.
- * 2024, "Pipeline Parallelism with Controllable Memory", table 1).
+ * same). Qi et al. 2024: ZB-H1 keeps the 1F1B peak, p; ZB-H2 holds 2p-1;
+ * ZB-V holds 2p chunks of half a stage, p, on every GPU (its V shape gives
+ * each GPU a first and a last chunk).
  */
 double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 {
@@ -70,6 +80,9 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 	case RM_SCHED_ZBV:
 		k = p;
 		break;
+	case RM_SCHED_ZBH2:
+		k = first ? 2 * p - 1 : p;
+		break;
 	case RM_SCHED_1F1B:
 	case RM_SCHED_ZBH1:
 	default:
@@ -77,6 +90,23 @@ double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
 		break;
 	}
 	return k < m ? k : m;
+}
+
+/* Weight-gradient passes a zero-bubble schedule holds back beyond what
+ * its in-flight count already keeps: Qi et al. count a micro-batch in
+ * flight until its W has run, so only the one pending W of the steady
+ * state adds its linears' output gradients. */
+static double deferred_w(rm_schedule s, double p, double m)
+{
+	bool zb = s == RM_SCHED_ZBH1 || s == RM_SCHED_ZBH2 || s == RM_SCHED_ZBV;
+	return zb && p > 1 && m >= 1 ? 1 : 0;
+}
+
+double rmi_params_peak(const rm_model *m, const rm_estimate *e)
+{
+	double mid = e->layers_stage * rmi_model_layer_params(m) /
+		     e->layout.size[RM_AXIS_TP];
+	return fmax(fmax(e->params_first, e->params_last), mid);
 }
 
 void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -91,13 +121,16 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double head = rmi_model_edge_params(m, false);
 	if (m->tied_embeddings && pp > 1)
 		head += (double)m->vocab * m->hidden;   /* the head's own copy */
-	e->params_first = e->layers_stage * layer +
-			  rmi_model_edge_params(m, true) / tp;
-	e->params_last = e->layers_stage * layer + head / tp;
+	uint32_t p = l->size[RM_AXIS_PP];
+	double lf = rmi_stage_layers(m, t, p, 0);
+	double ll = rmi_stage_layers(m, t, p, p - 1);
+	e->params_first = lf * layer + rmi_model_edge_params(m, true) / tp;
+	e->params_last = ll * layer + head / tp;
 	if (pp <= 1)
 		e->params_first = e->params_last =
 			e->params_first + head / tp;
-	double worst = fmax(e->params_first, e->params_last);
+	double worst = fmax(fmax(e->params_first, e->params_last),
+			    e->layers_stage * layer);
 	rmi_bytes_per_param(t->sharding, t->grad_bytes, d, e->bytes_per_param);
 	e->weights = worst * e->bytes_per_param[0];
 	if (t->sharding == RM_SHARD_FSDP)
@@ -115,14 +148,30 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		state_last += 4.0 * layer;
 	}
 
-	e->act_layer = rmi_act_layer(m, t->recompute, b, s, tp);
+	/* a flash kernel keeps no s x s scores, recomputed or not; without
+	 * sequence parallelism the norms' and dropouts' 10 sbh are whole on
+	 * every TP rank (Korthikanti: 10 + 24/t instead of 34/t) */
+	rm_recompute r = t->recompute;
+	if (t->flash && r == RM_RECOMPUTE_NONE)
+		r = RM_RECOMPUTE_SELECTIVE;
+	e->act_layer = rmi_act_layer(m, r, b, s, tp);
+	if (!t->seq_parallel && r != RM_RECOMPUTE_FULL)
+		e->act_layer += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
 	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp,
 					 (double)e->m, true);
 	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,
 					(double)e->m, false);
-	double stage = e->layers_stage * e->act_layer;
-	e->act_first = e->inflight_first * stage;
-	e->act_last = e->inflight_last * stage;
+	/* the first stage holds k micro-batches of its layers */
+	double k = e->inflight_first;
+	e->act_first = k * lf * e->act_layer;
+	e->act_last = e->inflight_last * ll * e->act_layer;
+	/* deferred W passes keep their linears' output gradients (bf16) */
+	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+	double outg = 2.0 * b * s * (q + 2 * kv + 2.0 * m->hidden +
+				     (m->swiglu ? 2.0 : 1.0) * m->ffn) / tp;
+	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
+	double wmem = e->inflight_w * e->layers_stage * outg;
+	e->act_first += wmem;
 	/* Full recomputation rebuilds one layer at a time for its backward
 	 * (attention through a fused kernel: no s*s scores kept). */
 	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?
@@ -132,6 +181,21 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->reserve = t->mem_reserve_bytes;
 	e->hbm = hw->hbm_bytes;
 	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
+	if (pp > 2) {
+		/* the second stage: a full stage's layers without the embedding,
+		 * one micro-batch fewer in flight; the larger of the two counts */
+		double bp = e->bytes_per_param[0] + e->bytes_per_param[1] +
+			    e->bytes_per_param[2];
+		double mid = e->layers_stage * layer * bp +
+			     fmax(k - 1, 1) * e->layers_stage * e->act_layer +
+			     wmem + e->act_work + e->reserve +
+			     (t->sharding == RM_SHARD_FSDP ? 4.0 * layer : 0.0);
+		if (mid > e->mem_first) {
+			e->mem_first = mid;
+			e->act_first = fmax(k - 1, 1) * e->layers_stage *
+				       e->act_layer + wmem;
+		}
+	}
 	e->mem_last = state_last + e->act_last + e->act_work + e->logits +
 		      e->reserve;
 	if (pp <= 1 || e->schedule == RM_SCHED_ZBV)

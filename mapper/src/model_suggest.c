@@ -24,60 +24,89 @@ static void make_layout(rm_layout *l, uint32_t tp, uint32_t cp, uint32_t pp,
 			l->nest[l->naxes++] = order[i];
 }
 
-/* Fastest valid schedule (of those `allowed`, 0 = all) for one layout and
- * micro-batch; `why` gets the reason when none is valid (memory first: it
- * is the usual one). */
+/* Megatron-LM's own pipeline schedules: 1F1B and interleaved 1F1B. */
+#define MEGATRON_SCHEDULES ((1u << RM_SCHED_1F1B) | (1u << RM_SCHED_INTERLEAVED))
+
+/* Schedule variant i of a stage with ls layers: 0 1f1b, 1 zb-h1, 2 zb-h2,
+ * 3 zb-v, 4.. interleaved with v = i - 2 chunks. False past the end. */
+static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
+{
+	uint32_t last = pp > 1 ? 4 + (ls > 64 ? 64 : ls) - 2 : 0;
+	if (i > last)
+		return false;
+	t->schedule = i == 0 ? RM_SCHED_1F1B : i == 1 ? RM_SCHED_ZBH1 :
+		      i == 2 ? RM_SCHED_ZBH2 : i == 3 ? RM_SCHED_ZBV :
+		      RM_SCHED_INTERLEAVED;
+	t->vchunks = i >= 4 ? i - 2 : t->schedule == RM_SCHED_ZBV ? 2 : 1;
+	return true;
+}
+
+/* Fastest valid schedule and recomputation (of those allowed) for one
+ * layout and micro-batch; `why` gets the reason when none is valid
+ * (memory first: it is the usual one). */
 static bool best_schedule(const rm_model *m, const rm_hw *hw,
 			  const rm_train *base, const rm_layout *l, uint32_t mb,
-			  unsigned allowed, rm_candidate *out)
+			  unsigned allowed, unsigned recomputes,
+			  rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
 	bool found = false, mem = false;
 	rm_candidate c;
 	memset(out, 0, sizeof(*out));
-	uint32_t pp = l->size[RM_AXIS_PP];
-	uint32_t ls = (m->layers + pp - 1) / pp;
-	/* 0: 1f1b, 1: zb-h1, 2: zb-v, 3..: interleaved v = i-1 */
-	uint32_t last = pp > 1 ? 2 + (ls > 64 ? 64 : ls) - 1 : 0;
-	for (uint32_t i = 0; i <= last; i++) {
-		t.schedule = i == 0 ? RM_SCHED_1F1B :
-			     i == 1 ? RM_SCHED_ZBH1 :
-			     i == 2 ? RM_SCHED_ZBV : RM_SCHED_INTERLEAVED;
-		t.vchunks = i >= 3 ? i - 1 : 1;
-		if (allowed && !(allowed & (1u << t.schedule)))
+	if (!allowed)
+		allowed = MEGATRON_SCHEDULES;
+	if (!recomputes)
+		recomputes = 1u << base->recompute;
+	uint32_t pp = l->size[RM_AXIS_PP], ls = 0;
+	for (uint32_t i = 0; i < pp; i++) {
+		uint32_t n = rmi_stage_layers(m, base, pp, i);
+		ls = n > ls ? n : ls;
+	}
+	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
+		if (!(recomputes & (1u << r)))
 			continue;
-		memset(&c, 0, sizeof(c));
-		rm_error err = { 0 };
-		if (rm_estimate_run(m, hw, &t, l, &c.est, &err)) {
-			if (!found && !mem)
-				snprintf(out->why, sizeof(out->why), "%.250s", err.msg);
-			continue;
-		}
-		if (!c.est.fits) {
-			if (!found && (!mem || c.est.mem_peak < out->est.mem_peak)) {
-				out->est = c.est;
-				double state = c.est.weights + c.est.grads +
-					       c.est.optim;
-				snprintf(out->why, sizeof(out->why),
-					 "does not fit: %.1f GiB per GPU (%s, "
-					 "mb=%u) > %.1f GiB HBM, short by %.1f GiB%s",
-					 c.est.mem_peak / RMI_GIB,
-					 rm_schedule_name(c.est.schedule), mb,
-					 c.est.hbm / RMI_GIB,
-					 (c.est.mem_peak - c.est.hbm) / RMI_GIB,
-					 state > c.est.hbm - c.est.reserve ?
-					 "; below the memory floor: weights, "
-					 "gradients and optimizer alone exceed HBM" : "");
-				mem = true;
+		t.recompute = (rm_recompute)r;
+		for (uint32_t i = 0; sched_variant(i, pp, ls, &t); i++) {
+			if (!(allowed & (1u << t.schedule)) ||
+			    (t.schedule == RM_SCHED_INTERLEAVED && ls % t.vchunks))
+				continue;
+			memset(&c, 0, sizeof(c));
+			rm_error err = { 0 };
+			if (rm_estimate_run(m, hw, &t, l, &c.est, &err)) {
+				if (!found && !mem)
+					snprintf(out->why, sizeof(out->why), "%.250s",
+						 err.msg);
+				continue;
 			}
-			continue;
-		}
-		if (!found || c.est.t_step < out->est.t_step) {
-			out->est = c.est;
-			out->valid = true;
-			out->why[0] = '\0';
-			found = true;
+			c.est.recompute = t.recompute;
+			if (!c.est.fits) {
+				if (!found && (!mem || c.est.mem_peak < out->est.mem_peak)) {
+					out->est = c.est;
+					double state = c.est.weights + c.est.grads +
+						       c.est.optim;
+					snprintf(out->why, sizeof(out->why),
+						 "does not fit: %.1f GiB per GPU (%s, "
+						 "recompute %s, mb=%u) > %.1f GiB HBM, "
+						 "short by %.1f GiB%s",
+						 c.est.mem_peak / RMI_GIB,
+						 rm_schedule_name(c.est.schedule),
+						 rm_recompute_name(t.recompute), mb,
+						 c.est.hbm / RMI_GIB,
+						 (c.est.mem_peak - c.est.hbm) / RMI_GIB,
+						 state > c.est.hbm - c.est.reserve ?
+						 "; below the memory floor: weights, "
+						 "gradients and optimizer alone exceed HBM" : "");
+					mem = true;
+				}
+				continue;
+			}
+			if (!found || c.est.t_step < out->est.t_step) {
+				out->est = c.est;
+				out->valid = true;
+				out->why[0] = '\0';
+				found = true;
+			}
 		}
 	}
 	if (!found && mem)
@@ -165,6 +194,10 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 			 " (%.3f of ideal: pp=%u, %llu micro-batches, %s)",
 			 n->bubble_frac, n->layout.size[RM_AXIS_PP],
 			 (unsigned long long)n->m, rm_schedule_name(n->schedule));
+	} else if (n->recompute != w->recompute) {
+		snprintf(out + o, sz - (size_t)o,
+			 " (recompute %s: what fits its memory)",
+			 rm_recompute_name(n->recompute));
 	} else {
 		snprintf(out + o, sz - (size_t)o,
 			 " (stage imbalance %.3f)", n->imbalance);
@@ -172,7 +205,8 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 }
 
 static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       uint64_t gpus, unsigned allowed, rm_suggestion *s)
+		       uint64_t gpus, unsigned allowed, unsigned recomputes,
+		       rm_suggestion *s)
 {
 	const rm_estimate *w = &s->base.est;
 	const rm_layout *wl = &w->layout;
@@ -202,7 +236,7 @@ static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		make_layout(&l, sz[RM_AXIS_TP], sz[RM_AXIS_CP], sz[RM_AXIS_PP],
 			    (uint32_t)(gpus / inner));
 		rm_candidate *c = &s->neighbour[s->nneighbour++];
-		best_schedule(m, hw, t, &l, mb, allowed, c);
+		best_schedule(m, hw, t, &l, mb, allowed, recomputes, c);
 		c->est.layout = l;
 		c->est.micro_batch = mb;
 		snprintf(c->label, sizeof(c->label), "%s", nb[i].label);
@@ -225,7 +259,12 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	if (gpus == 0 || gpus > RM_MAX_WORLD)
 		return rmi_err(err, RM_EINPUT, "GPU count %llu is not in [1, %u]",
 			       (unsigned long long)gpus, RM_MAX_WORLD);
-	uint32_t max_cp = o->max_cp ? o->max_cp : 8;
+	/* CP as far as the sequence allows: each rank keeps two causal halves
+	 * of at least 128 tokens (Megatron needs s % 2cp == 0) */
+	uint32_t seq = rmi_seq(m, t), max_cp = o->max_cp;
+	if (!max_cp)
+		for (max_cp = 1; seq % (4 * max_cp) == 0 && seq / (4 * max_cp) >= 128;)
+			max_cp *= 2;
 	uint32_t max_mb = o->max_mb ? o->max_mb : 8;
 	uint32_t max_tp = hw->nvl_domain * 4;
 	rm_suggestion *s = calloc(1, sizeof(*s));
@@ -237,7 +276,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		if (m->heads % tp || gpus % tp)
 			continue;
 		for (uint32_t cp = 1; cp <= max_cp; cp *= 2) {
-			if (gpus % ((uint64_t)tp * cp))
+			if (gpus % ((uint64_t)tp * cp) || seq % (cp > 1 ? 2 * cp : 1))
 				continue;
 			uint64_t rest = gpus / ((uint64_t)tp * cp);
 			for (uint64_t pp = 1; pp <= rest && pp <= m->layers; pp++) {
@@ -250,7 +289,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 				rm_candidate best = { 0 };
 				for (uint32_t mb = 1; mb <= max_mb; mb *= 2) {
 					s->considered++;
-					if (!best_schedule(m, hw, t, &l, mb, o->schedules, &c)) {
+					if (!best_schedule(m, hw, t, &l, mb, o->schedules, o->recomputes, &c)) {
 						if (!c.est.fits && c.est.mem_peak > 0 &&
 						    !mem && !any) {
 							best = c;
@@ -288,7 +327,8 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			       (unsigned long long)gpus, m->name, hw->name);
 	}
 	qsort(s->ranked, s->nranked, sizeof(*s->ranked), by_time);
-	qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
+	if (s->nrejected)
+		qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
 	s->base = s->ranked[0];
 	s->base_rank = 1;
 	if (o->around) {
@@ -315,19 +355,45 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 				break;
 			}
 		if (!s->base_rank) {
+			/* outside the searched space, or nothing fits: its best
+			 * micro-batch, schedule and recomputation, and why */
 			rm_error e2 = { 0 };
 			rm_train t1 = *t;
-			if (!best_schedule(m, hw, t, &a, t->micro_batch,
-					   o->schedules, &s->base) &&
+			bool ok = false;
+			rm_candidate c2;
+			for (uint32_t mb = 1; mb <= max_mb; mb *= 2)
+				if (best_schedule(m, hw, t, &a, mb, o->schedules,
+						  o->recomputes, &c2) &&
+				    (!ok || c2.est.t_step < s->base.est.t_step)) {
+					s->base = c2;
+					ok = true;
+				} else if (!ok && !s->base.why[0]) {
+					s->base = c2;
+				}
+			if (!ok && !s->base.why[0] &&
 			    rm_estimate_run(m, hw, &t1, &a, &s->base.est, &e2)) {
 				rm_suggestion_free(s);
 				return rmi_err(err, e2.code, "%s", e2.msg);
+			}
+			if (ok) {
+				size_t k = 0;
+				while (k < s->nranked &&
+				       s->ranked[k].est.t_step < s->base.est.t_step)
+					k++;
+				snprintf(s->base.why, sizeof(s->base.why),
+					 "outside the searched layouts (cp <= %u, "
+					 "tp <= %u, micro-batch <= %u); it would "
+					 "rank #%zu", max_cp, max_tp, max_mb, k + 1);
+			} else if (!s->base.why[0]) {
+				snprintf(s->base.why, sizeof(s->base.why),
+					 "no micro-batch, schedule or recomputation "
+					 "allowed here splits the batch and the model");
 			}
 			s->base.est.layout = a;
 		}
 	}
 	if (s->base.valid)
-		neighbours(m, hw, t, gpus, o->schedules, s);
+		neighbours(m, hw, t, gpus, o->schedules, o->recomputes, s);
 	*out = s;
 	return RM_OK;
 }

@@ -18,8 +18,9 @@ static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
-	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
-		       tag, lay, e->micro_batch, sc, (unsigned long long)e->m,
+	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
+		       tag, lay, e->micro_batch, sc,
+		       rm_recompute_name(e->recompute), (unsigned long long)e->m,
 		       e->t_step, 100 * (e->t_step / best->t_step - 1),
 		       e->bubble_frac, 100 * e->mfu, e->mem_peak / RMI_GIB);
 }
@@ -33,13 +34,14 @@ static void cand_json(rmi_buf *b, const rm_candidate *c)
 	rmi_buf_puts(b, "{\"layout\": ");
 	rmi_buf_json_str(b, lay);
 	rmi_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
-		       "\"micro_batch\": %u, \"schedule\": \"%s\", "
+		       "\"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
 		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
 		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mem_peak\": %.10g, "
 		       "\"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
 		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
-		       e->micro_batch, sc, (unsigned long long)e->m, e->t_step,
+		       e->micro_batch, sc, rm_recompute_name(e->recompute),
+		       (unsigned long long)e->m, e->t_step,
 		       e->bubble_frac, e->mfu, e->mem_peak,
 		       e->fits ? "true" : "false");
 	if (c->label[0]) {
@@ -106,28 +108,41 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 	if (fmt == RM_FMT_JSON) {
 		put_json(&b, m, hw, t, o, s, top);
 	} else if (fmt == RM_FMT_TEXT) {
+		rmi_cal k;
+		rmi_cal_of(hw, t, &k);
 		rmi_buf_printf(&b,
 			"rankmap suggest: %s on %llu x %s, batch %llu tokens of %u\n"
-			"recompute %s, sharding %s, compute_eff %.2f, nvlink_eff %.2f, "
-			"net_eff %.2f, dp_overlap %.2f, grad_bytes %g "
-			"(rankmap explain prints every formula)\n"
+			"recompute %s, sharding %s, grad_bytes %g, flash %s, "
+			"seq_parallel %s; calibration of %s: gemm_eff %.3g, "
+			"gemm_dim0 %.4g, attn_eff %.3g, hbm_eff %.3g, nvlink_eff "
+			"%.3g, net_eff %.3g (rankmap explain prints every term)\n"
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
 			"%zu do not fit memory, %zu do not split the batch or the model\n"
-			"nesting tp, cp, pp, dp innermost first; best micro-batch and "
-			"schedule per layout; rows within a few %% of #1 are ties\n"
-			"for a model with round-figure efficiencies\n\n",
+			"nesting tp, cp, pp, dp innermost first; best micro-batch, "
+			"schedule and recompute per layout\n\n",
 			m->name, (unsigned long long)o->gpus, hw->name,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
 			rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
-			t->compute_eff, t->nvlink_eff, t->net_eff, t->dp_overlap,
-			t->grad_bytes, s->considered, s->nranked, s->rejected_mem,
+			t->grad_bytes, t->flash ? "on" : "off",
+			t->seq_parallel ? "on" : "off", hw->name, k.gemm_eff,
+			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
+			s->considered, s->nranked, s->rejected_mem,
 			s->rejected_other);
-		rmi_buf_puts(&b, "  rank   layout                      mb schedule           m   step s   vs #1 bubble   MFU  peak GiB\n");
+		rmi_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
 			char tag[24];
 			snprintf(tag, sizeof(tag), "%zu", i + 1);
 			row(&b, tag, &s->ranked[i].est, &s->ranked[0].est);
 		}
+		/* the model is good to a few per cent (docs/explain.md,
+		 * "Accuracy"): closer than 1 % is a tie, said so */
+		size_t tie = 1;
+		while (tie < s->nranked && s->ranked[tie].est.t_step <=
+		       1.01 * s->ranked[0].est.t_step)
+			tie++;
+		if (tie > 1)
+			rmi_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "
+				       "a tie at this model's accuracy\n", tie);
 		if (s->base_rank == 1) {
 			rmi_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
 		} else {

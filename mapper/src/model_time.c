@@ -10,16 +10,34 @@ uint32_t rmi_seq(const rm_model *m, const rm_train *t)
 	return t->seq_len ? t->seq_len : m->seq_len;
 }
 
-/* Narayanan et al. 2021 (1F1B, interleaved); Qi et al. 2024 (zero bubble). */
-double rmi_bubble_frac(rm_schedule s, uint32_t v, double p, double m)
+/*
+ * Narayanan et al. 2021: 1F1B (p-1)/m, interleaved (p-1)/(v m). Qi et al.
+ * 2024 split the backward into B (input gradient) and W (weight gradient):
+ * per micro-batch the 1F1B bubble is (p-1)(F+B+W); ZB-H1 leaves
+ * (p-1)(F+B-W), ZB-H2 (p-1)(F+B-2W) (at least 0); ZB-V runs two chunks of
+ * half a stage each in a V, so its residue is half of ZB-H2's. With F = B
+ * = W (e NULL) that is (p-1)/(3m) for ZB-H1 and 0 for ZB-H2 and ZB-V;
+ * recomputation lengthens B and leaves some bubble.
+ */
+double rmi_bubble_frac(rm_schedule s, uint32_t v, double p, double m,
+		       const rm_estimate *e)
 {
 	if (p <= 1 || m <= 0)
 		return 0;
+	double F = 1, B = 1, W = 1;
+	if (e && e->t_fwd > 0) {
+		F = e->t_fwd;
+		W = e->t_wgrad;
+		B = e->t_bwd - e->t_wgrad + e->t_recomp;
+	}
+	double full = F + B + W;
 	switch (s) {
 	case RM_SCHED_1F1B: return (p - 1) / m;
 	case RM_SCHED_INTERLEAVED: return (p - 1) / (v * m);
-	case RM_SCHED_ZBH1: return (p - 1) / (3 * m);
-	case RM_SCHED_ZBV: return 0;
+	case RM_SCHED_ZBH1: return (p - 1) * (F + B - W) / (full * m);
+	case RM_SCHED_ZBH2: return (p - 1) * fmax(0, F + B - 2 * W) / (full * m);
+	case RM_SCHED_ZBV:
+		return (p - 1) * fmax(0, F + B - 2 * W) / (2 * full * m);
 	}
 	return 0;
 }
@@ -42,18 +60,20 @@ static uint64_t units(uint64_t stride, uint64_t n, uint64_t span)
 void rmi_group_link(const rm_hw *hw, const rm_train *t, uint64_t stride,
 		    uint64_t n, char link[32], double *gbps)
 {
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
 	uint64_t below = units(stride, n, hw->nvl_domain);
 	if (below <= 1) {
 		snprintf(link, 32, "nvlink");
-		*gbps = hw->nvlink_gbytes_per_s * t->nvlink_eff;
+		*gbps = hw->nvlink_gbytes_per_s * c.nvlink_eff;
 		return;
 	}
-	double bw = hw->nic_gbytes_per_s * t->net_eff;
+	double bw = hw->nic_gbytes_per_s * c.net_eff;
 	snprintf(link, 32, "network");
 	for (size_t i = 0; i < hw->ntiers; i++) {
 		const rm_hw_tier *tr = &hw->tier[i];
 		double share = tr->oversubscription * (double)below / (double)n;
-		double tb = tr->gbytes_per_s * t->net_eff / (share > 1 ? share : 1);
+		double tb = tr->gbytes_per_s * c.net_eff / (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
 		snprintf(link, 32, "%s", tr->name);
@@ -94,9 +114,7 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			rm_estimate *e)
 {
-	double attn = 12.0 * m->layers * m->heads * m->head_dim * rmi_seq(m, t);
-	double fwd = 2.0 * m->params + attn / 3.0;
-	double mb = (double)e->m;
+	double mb = (double)e->m, ls = e->layers_stage;
 	for (int a = 0; a < RM_NAXES; a++) {
 		rm_axis_cost *c = &e->axis[a];
 		if (!c->used)
@@ -104,10 +122,15 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		c->seconds = c->bytes / (c->gbytes_per_s * 1e9);
 		c->exposed = c->seconds;
 	}
+	rm_axis_cost *tpc = &e->axis[RM_AXIS_TP];
+	if (tpc->used)
+		/* what overlapping TP communication hides behind the GEMMs */
+		tpc->exposed = tpc->seconds - fmin(t->tp_overlap * tpc->seconds,
+						   e->t_compute);
 	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
 	if (cp->used) {
 		/* ring attention hides behind the attention it feeds */
-		double t_attn = e->t_compute * (attn / e->hw_flops_token);
+		double t_attn = e->t_attn * 3.5 * ls * mb;
 		cp->exposed = fmax(0, cp->seconds - t_attn);
 	}
 	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
@@ -115,17 +138,18 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		/* Gradients of a stage are final once its last micro-batch's
 		 * backward runs: that backward is the window to hide in. */
 		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
-			e->t_compute / mb * (1.0 - fwd / e->hw_flops_token);
+			ls * e->t_bwd;
 		dp->exposed = fmax(0, dp->seconds - t->dp_overlap * window);
 	}
-	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
-		      cp->exposed + e->axis[RM_AXIS_PP].exposed;
+	double path = e->t_compute + tpc->exposed + cp->exposed +
+		      e->axis[RM_AXIS_PP].exposed;
 	e->bubble_frac = rmi_bubble_frac(e->schedule, e->vchunks,
-					 e->layout.size[RM_AXIS_PP], mb);
+					 e->layout.size[RM_AXIS_PP], mb, e);
 	e->t_bubble = e->bubble_frac * path;
-	e->t_step = path + e->t_bubble + dp->exposed;
+	e->t_step = path + e->t_bubble + dp->exposed + e->t_optim;
 	e->mfu = e->flops_gpu / (e->t_step * hw->peak_flops);
 	e->tokens_per_s = (double)e->seqs * rmi_seq(m, t) / e->t_step;
+	rmi_goodput(t, e);
 }
 
 static rm_status check_layout(const rm_model *m, const rm_train *t,
@@ -173,24 +197,41 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 			       "x micro-batch=%u",
 			       (unsigned long long)*seqs, dp, t->micro_batch);
 	uint64_t mbs = *seqs / per;
-	uint32_t ls = (m->layers + pp - 1) / pp;
-	if (t->schedule == RM_SCHED_INTERLEAVED || t->schedule == RM_SCHED_ZBV) {
-		uint32_t v = t->schedule == RM_SCHED_ZBV ? 2 : t->vchunks;
-		if (pp < 2)
+	uint32_t fl = t->first_layers, ll = t->last_layers;
+	if (pp > 1 && ((uint64_t)fl + ll > m->layers ||
+		       (pp == 2 && fl && ll && fl + ll != m->layers) ||
+		       (pp > 2 && rmi_stage_layers(m, t, pp, 1) == 0)))
+		return rmi_err(err, RM_EINPUT,
+			       "first_layers=%u and last_layers=%u leave no "
+			       "even share of the %u layers for the other %u "
+			       "stages", fl, ll, m->layers, pp - 2);
+	uint32_t ls = 0;
+	for (uint32_t i = 0; i < pp; i++) {
+		uint32_t n = rmi_stage_layers(m, t, pp, i);
+		ls = n > ls ? n : ls;
+	}
+	rm_schedule sc = t->schedule;
+	if (sc != RM_SCHED_1F1B && pp < 2)
+		return rmi_err(err, RM_EINPUT, "schedule %s needs pp >= 2",
+			       rm_schedule_name(sc));
+	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV) {
+		uint32_t v = sc == RM_SCHED_ZBV ? 2 : t->vchunks;
+		/* Megatron splits a stage into v equal chunks; the first and
+		 * last stage may carry fewer layers (a shorter chunk) */
+		if (ls % v)
 			return rmi_err(err, RM_EINPUT,
-				       "schedule %s needs pp >= 2",
-				       rm_schedule_name(t->schedule));
-		if (v > ls)
-			return rmi_err(err, RM_EINPUT,
-				       "%u chunks per GPU but only %u layers per "
-				       "stage", v, ls);
+				       "%u chunks per GPU do not divide the %u "
+				       "layers of a stage", v, ls);
+	}
+	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV ||
+	    sc == RM_SCHED_ZBH2) {
 		/* the bubble formulas hold for m >= p (Narayanan sec. 2.2) */
 		uint64_t need = pp;
 		if (mbs < need)
 			return rmi_err(err, RM_EINPUT,
 				       "schedule %s needs at least %llu "
 				       "micro-batches per step, the batch gives %llu",
-				       rm_schedule_name(t->schedule),
+				       rm_schedule_name(sc),
 				       (unsigned long long)need,
 				       (unsigned long long)mbs);
 	}
@@ -212,6 +253,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 		return st;
 	e->layout = *l;
 	e->schedule = t->schedule;
+	e->recompute = t->recompute;
 	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
 		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
 	e->micro_batch = t->micro_batch;
@@ -220,38 +262,43 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	double cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
 	e->m = seqs / (l->size[RM_AXIS_DP] * (uint64_t)t->micro_batch);
-	e->layers_stage = (m->layers + l->size[RM_AXIS_PP] - 1) /
-			  l->size[RM_AXIS_PP];
-	e->imbalance = e->layers_stage * pp / m->layers;
+	e->layers_stage = 0;
+	for (uint32_t i = 0; i < l->size[RM_AXIS_PP]; i++) {
+		uint32_t n = rmi_stage_layers(m, t, l->size[RM_AXIS_PP], i);
+		e->layers_stage = n > e->layers_stage ? n : e->layers_stage;
+	}
 	rmi_model_memory(m, hw, t, e);
 
-	/* compute: PaLM appendix B, 6N + 12*L*H*Q*T per token */
+	/* model FLOPs: PaLM appendix B, 6N + 12*L*H*Q*T per token */
 	double seq = rmi_seq(m, t), tokens = (double)seqs * seq;
 	double attn = 12.0 * m->layers * m->heads * m->head_dim * seq;
-	double fwd = 2.0 * m->params + attn / 3.0;
 	e->flops_token = 6.0 * m->params + attn;
-	e->hw_flops_token = e->flops_token;
-	if (t->recompute == RM_RECOMPUTE_SELECTIVE)
-		e->hw_flops_token += attn / 3.0;
-	else if (t->recompute == RM_RECOMPUTE_FULL)
-		e->hw_flops_token += fwd;
 	e->flops_step = e->flops_token * tokens;
 	e->flops_gpu = e->flops_step / (double)e->gpus;
 	e->t_peak = e->flops_gpu / hw->peak_flops;
-	e->t_compute = e->hw_flops_token * tokens / (double)e->gpus /
-		       (hw->peak_flops * t->compute_eff) * e->imbalance;
+	rmi_compute(m, hw, t, e);
+	/* what the hardware runs per token: the same plus recomputation */
+	e->hw_flops_token = e->flops_token;
+	if (t->recompute == RM_RECOMPUTE_FULL)
+		e->hw_flops_token += 2.0 * m->params + attn / 3.0;
+	else if (t->recompute == RM_RECOMPUTE_SELECTIVE && !t->flash)
+		e->hw_flops_token += attn / 3.0;
 
 	double b = t->micro_batch, sl = seq / cp, h = m->hidden;
 	double mb = (double)e->m, ls = e->layers_stage;
 	bool full = t->recompute == RM_RECOMPUTE_FULL;
 	if (tp > 1) {
-		/* Megatron TP+SP: 4 all-gather/reduce-scatter per layer per
-		 * micro-batch of b*s*h bf16 elements; recomputation redoes the
-		 * forward two. */
-		double per = (full ? 6.0 : 4.0);
+		/* Per layer per micro-batch, in units of one all-gather or
+		 * reduce-scatter of b*s*h bf16 elements (an all-reduce is two):
+		 * 4 forward, 4 backward, and with sequence parallelism the
+		 * backward gathers the two column-parallel inputs again for the
+		 * weight gradients (Megatron saves only the shard): 10; full
+		 * recomputation repeats the forward 4. */
+		double per = (t->seq_parallel ? 10.0 : 8.0) + (full ? 4.0 : 0.0);
 		double bytes = per * 2.0 * b * sl * h * (tp - 1) / tp * ls * mb;
 		axis_set(&e->axis[RM_AXIS_TP], hw, t, l, RM_AXIS_TP,
-			 (uint32_t)tp, "all-gather+reduce-scatter", bytes,
+			 (uint32_t)tp, t->seq_parallel ?
+			 "all-gather+reduce-scatter" : "all-reduce", bytes,
 			 per * ls * mb);
 	}
 	if (cp > 1) {
@@ -274,7 +321,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	}
 	double d = dp * cp;
 	if (d > 1) {
-		double P = fmax(e->params_first, e->params_last);
+		double P = rmi_params_peak(m, e);
 		double f = (d - 1) / d, bytes, calls;
 		const char *coll;
 		switch (t->sharding) {

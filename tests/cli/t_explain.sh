@@ -9,26 +9,41 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 case405=(--model llama3-405b --hw h100-sxm-80gb --batch 16M)
+# Narayanan's memory setup (16 B per parameter, full recomputation): the
+# case worked by hand in tests/unit/test_model.c and docs/explain.md
+classic=(--sharding none --recompute full --set grad_bytes=2)
 
-# The worked case (numbers derived by hand in tests/unit/test_model.c and
-# docs/explain.md): 2,048 sequences over dp=128 -> 16 micro-batches; 16 B
-# x 3.45e9 params + 4 GiB activations + 0.53 + 4 reserve = 59.95 GiB.
-run explain_405b 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
+# 2,048 sequences over dp=128 -> 16 micro-batches; 126 layers as 7 + 14 x 8
+# + 7; the second stage holds 51.0 GB of state + 15 x 8 x 32 MiB + 0.50
+# GiB recomputed layer + 4 GiB reserve = 55.75 GiB.
+run explain_405b 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128
 has explain_405b_m "$OUT" 'm = 2048 / \(dp 128 x b 1\) = 16 micro-batches'
-has explain_405b_total "$OUT" 'total +59\.9[0-9] +56\.9[0-9]'
+has explain_405b_total "$OUT" 'total +55\.7[0-9] +50\.9[0-9]'
 has explain_405b_fits "$OUT" 'HBM 79\.6 GiB: fits'
 has explain_405b_flops "$OUT" '= 2\.6381e\+12'
-has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +360 '
+has explain_405b_gemm "$OUT" 'GEMMs  6\.5284e\+12 FLOPs, m x n x k: 8192x2304x16384, 8192x16384x2048, 8192x13312x16384, 8192x16384x6656'
+has explain_405b_stage "$OUT" 'slowest stage \(first 7, last 7, fullest 8 layers\)'
+has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +270 '
 has explain_405b_dp "$OUT" '^  dp +128 .*overlaps'
 has explain_405b_1f1b "$OUT" '1f1b +\(p-1\)/m +0\.9375'
 has explain_405b_il8 "$OUT" 'interleaved:8 +\(p-1\)/\(v\*m\) +0\.1172'
+has explain_405b_zb "$OUT" 'zb-h1 +\(p-1\)\(F\+B-W\)/m'
+has explain_405b_goodput "$OUT" '7\.76 per day \(MTBF 3\.09 h\)'
 has explain_405b_swap "$OUT" 'swap tp<->pp: .*tp moves nvlink -> '
 has explain_405b_note "$OUT" 'ideal nesting assumed'
+has explain_405b_cal "$OUT" 'calibration \(h100-sxm-80gb; --set overrides\): gemm_eff 0\.75'
 
-run explain_json 0 "$RANKMAP" explain "${case405[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
+# the defaults of a modern run: distributed optimizer, selective recompute
+run explain_defaults 1 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
+has explain_defaults_echo "$OUT" 'recompute selective, sharding zero1, grad_bytes 4, flash on, seq_parallel on'
+has explain_defaults_bp "$OUT" 'optimizer +0\.094 B/param'
+run explain_nofail 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128 --set fail_per_gpu_day=0
+has explain_nofail_msg "$OUT" 'effective training fraction 100%'
+
+run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
 if command -v python3 >/dev/null; then
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0' "$OUT"; then
+	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1' "$OUT"; then
 		pass explain_json_parses
 	else
 		fail explain_json_parses "$(head -c 300 "$OUT")"
@@ -38,25 +53,33 @@ else
 fi
 
 # PP=8 is below the memory floor: exit 1 and say by how much
-run explain_pp8 1 "$RANKMAP" explain "${case405[@]}" --layout 8x8x256
+run explain_pp8 1 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x8x256
 has explain_pp8_short "$OUT" 'DOES NOT FIT, short by'
 
 # settings are echoed
-run explain_set 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule interleaved:4 --sharding zero1 --set compute_eff=0.4
-has explain_set_echo "$OUT" 'schedule interleaved:4, recompute full, sharding zero1, .*compute_eff 0\.40'
+run explain_set 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule interleaved:4 --recompute full --sharding zero1 --set gemm_eff=0.4
+has explain_set_echo "$OUT" 'schedule interleaved:4, recompute full, sharding zero1, '
+has explain_set_cal "$OUT" 'gemm_eff 0\.4, '
+# chunks must divide the layers of a stage; first/last must leave layers
+run explain_chunks 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule interleaved:3
+has explain_chunks_msg "$ERR" '3 chunks per GPU do not divide the 8 layers'
+run explain_first 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set first_layers=100 --set last_layers=20
+has explain_first_msg "$ERR" 'first_layers=100 and last_layers=20'
 
 run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
-if sed -n '/^  rank/,/^$/p' "$OUT" | head -4 | grep -q 'tp=8,pp=16,dp=128 '; then
-	pass suggest_405b_top3
-else
-	fail suggest_405b_top3 "$(head -c 800 "$OUT")"
-fi
+hasnt suggest_405b_megatron "$OUT" ' zb-(v|h1|h2) '
+has suggest_405b_cp16 "$OUT" 'do not fit memory'
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
+has suggest_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #[0-9]+, '
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
-has suggest_pp8 "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*memory floor'
-run suggest_megatron 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5 --schedules 1f1b,interleaved
-hasnt suggest_megatron_only "$OUT" ' zb-(v|h1) '
-has suggest_megatron_405 "$OUT" '^  [1-5] +tp=8,pp=16,dp=128 +1 interleaved:8 '
+# without activation checkpointing (as Llama 3 ran) PP=8 does not fit
+run suggest_sel 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128 --recompute selective
+has suggest_pp8 "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*does not fit'
+run suggest_zb 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5 --schedules zb-v,zb-h1
+has suggest_zb_rows "$OUT" ' zb-(v|h1) '
+# a CP the search leaves out is priced anyway, with the reason
+run suggest_maxcp 0 "$RANKMAP" suggest "${case405[@]}" --seq 131072 --gpus 16384 --max-cp 8 --around tp=8,cp=16,pp=16,dp=8
+has suggest_maxcp_why "$OUT" 'outside the searched layouts \(cp <= 8, '
 run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
@@ -89,7 +112,7 @@ has bad_hw_msg "$ERR" "unknown hardware preset 'tpu9'"
 run bad_product 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --gpus 1000
 run bad_batch 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --batch 0
 run bad_negative 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --micro-batch -1
-run bad_eff 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set compute_eff=1.5
+run bad_eff 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set gemm_eff=1.5
 run bad_key 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set warp=9
 run no_model 2 "$RANKMAP" explain --layout 8x16x128
 run no_gpus 2 "$RANKMAP" suggest --model llama3-8b
@@ -97,7 +120,7 @@ run bad_option 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x1 --frobnicat
 run none_fit 1 "$RANKMAP" suggest --model llama3-405b --gpus 8
 
 printf 'layers: 126\nhidden: 16384\nffn: 53248\nheads: 128\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/m.yaml"
-run yaml_model 0 "$RANKMAP" explain --model "$T/m.yaml" --batch 16M --layout 8x16x128
+run yaml_model 0 "$RANKMAP" explain --model "$T/m.yaml" --batch 16M --layout 8x16x128 "${classic[@]}"
 has yaml_model_params "$OUT" 'N = 4\.0585e\+11 \(derived\)'
 printf 'layers: 126\nhidden: 16384\nffn: -1\n' >"$T/bad.yaml"
 run yaml_bad 2 "$RANKMAP" explain --model "$T/bad.yaml" --layout 8x16x128

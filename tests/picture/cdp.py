@@ -183,6 +183,7 @@ def main():
                  "drawn: v.drawnGpus(), nodes: v.drawnNodes(), detail: v.detail(), crossings: v.crossings, "
                  "reportCross: v.reportCross, tpSplit: v.tpSplit}; })")
         views = js(state)
+        axes = js("rankmapPicture.axes")
         check(n + "/views", len(views) == len(maps), "%d views for %d maps" % (len(views), len(maps)))
 
         def button(label):
@@ -223,7 +224,7 @@ def main():
                 b.send("Input.dispatchMouseEvent", {"type": t_, "x": p["x"], "y": p["y"],
                                                     "button": "left", "clickCount": 1}, session=s)
             rec = m["ranks"][r]
-            want = " ".join("%s=%d" % (ax, rec[ax]) for ax in m["nesting"])
+            want = " ".join("%s=%d" % (ax, rec[ax]) for ax in axes)
             got = js("(document.querySelector('.sel-rank') || {}).textContent + '|' + "
                      "(document.querySelector('.sel-coords') || {}).textContent + '|' + "
                      "document.getElementById('info').textContent")
@@ -233,6 +234,12 @@ def main():
                   ("%s GPU %d" % (rec["host"], rec["local_gpu"])) in text,
                   "clicked rank %d at (%.0f,%.0f): got %r %r %r; want %r on %s GPU %d"
                   % (r, p["x"], p["y"], rank_t, coords, text[:160], want, rec["host"], rec["local_gpu"]))
+        # Colouring by another axis: the legend follows.
+        other = axes[0] if axes[0] != "pp" else axes[-1]
+        legend = js("(function () { var s = document.querySelector('#bar select'); s.value = '%s'; "
+                    "s.dispatchEvent(new Event('change')); "
+                    "return document.getElementById('legend').textContent; })()" % other)
+        check(n + "/colour-by", ("%s 0" % other) in legend, "legend after choosing %s: %r" % (other, legend[:120]))
         # Highlighting a group redraws both views without errors.
         js("(document.querySelector('#info button') || {click: function () {}}).click()")
         shot = b.send("Page.captureScreenshot", {"format": "png"}, session=s)

@@ -3,7 +3,8 @@
 # over the DevTools protocol by cdp.py): the demo fabric (make demo's two
 # leaves of 3 and 1 nodes, 8x2x2) and 16,384 GPUs on the Llama 3 fabric
 # (2,300 shuffled nodes of 3,072, so the baseline crosses and has spares),
-# each drawn beside its baseline. Screenshots and pages are kept in
+# each drawn beside its baseline; and two small pages with expert and HSDP
+# axes. Screenshots and pages are kept in
 # $RM_BUILD/artifacts/picture/.
 source "$(dirname "$0")/../lib.sh"
 if ! command -v chromium >/dev/null 2>&1; then
@@ -36,6 +37,14 @@ SwitchName=spine1 Switches=leaf[1-2]
 CONF
 page demo --layout 8x2x2 --order megatron --gpus-per-node 8 \
 	--topology demo-topo.conf --nodes 'node[4,1-3]'
+
+# Expert parallelism (carved out of DP, Megatron's numbering) and HSDP:
+# the clicked rank must show the map file's ep/etp/edp and dp_replicate/
+# dp_shard coordinates.
+page experts --layout tp=2,cp=2,ep=2,pp=2,dp=auto --order megatron --gpus-per-node 8 \
+	--topology demo-topo.conf --nodes 'node[1-4]'
+page hsdp --layout tp=2,pp=2,dp_replicate=2,dp_shard=4 --order torchtitan --gpus-per-node 8 \
+	--topology demo-topo.conf --nodes 'node[1-4]'
 
 python3 - >nodes.txt <<'PY'
 import random

@@ -61,6 +61,35 @@ has html-views check.html '"name":"rankmap".*|"name":"baseline \(Slurm block ord
 has html-csp check.html "Content-Security-Policy\" content=\"default-src 'none'"
 hasnt html-no-network check.html '(src|href)="?(https?:)?//|@import|fetch\('
 
+# Host names are data, never markup: a map whose hosts contain '<', '&'
+# and quotes still gives a page with only its own two </script> and an SVG
+# that is valid XML.
+cat >odd.json <<'JSON'
+{"schema":"rankmap-map/1","layout":"tp=2,pp=2,dp=1","order":{"name":"nest","permutation":"tp-pp-dp"},
+"world_size":4,"gpus_per_node":2,"nodes":[{"host":"a<script>x"},{"host":"b&amp;\"'</script>"}],
+"ranks":[
+{"rank":0,"host":"a<script>x","node":0,"local_gpu":0,"tp":0,"pp":0,"dp":0},
+{"rank":1,"host":"a<script>x","node":0,"local_gpu":1,"tp":1,"pp":0,"dp":0},
+{"rank":2,"host":"b&amp;\"'</script>","node":1,"local_gpu":0,"tp":0,"pp":1,"dp":0},
+{"rank":3,"host":"b&amp;\"'</script>","node":1,"local_gpu":1,"tp":1,"pp":1,"dp":0}]}
+JSON
+run odd-html 0 "$RANKMAP" check --map odd.json --format html -o odd.html
+n=$(grep -o '</script' odd.html | wc -l)
+[ "$n" = 2 ] && grep -qF '"a\u003cscript>x"' odd.html && pass odd-html-escaped || fail odd-html-escaped "$n </script in the page"
+run odd-svg 0 "$RANKMAP" check --map odd.json --format svg -o odd.svg
+if command -v xmllint >/dev/null && xmllint --noout odd.svg 2>/dev/null &&
+	grep -qF 'aria-label="b&amp;amp;&quot;&#39;&lt;/script&gt;"' odd.svg; then
+	pass odd-svg-escaped
+else
+	fail odd-svg-escaped "not valid XML or the name is not escaped"
+fi
+
+# Colour by offers every axis the map file shows, expert axes included,
+# each as the digits of RANK it is made of (the page decodes coordinates).
+run axes 0 "$RANKMAP" plan --layout tp=2,cp=2,ep=2,pp=2,dp=auto --order megatron \
+	--gpus-per-node 8 --topology topo.conf --nodes 'n[1-6]' --format html -o axes.html
+has axes-listed axes.html '"axes":\[\["tp",2,\[\[1,2,1\]\]\],\["cp",2,[^]]*\]\]\],\["ep",2,[^]]*\]\]\],\["etp",2,[^]]*\]\]\],\["edp",6,[^]]*\]\]\],\["pp",2,\[\[24,2,1\]\]\],\["dp",6,'
+
 # Bad requests say what is wrong.
 run rank-with-picture 2 "$RANKMAP" plan "${P[@]}" --format html --rank 3
 run check-csv 2 "$RANKMAP" check --map map.json --format csv

@@ -43,22 +43,9 @@ fi
 
 # A program linked with -lrankmap through pkg-config starts (finds
 # librankmap.so.0) and calls the library.
-cat >"$T/use.c" <<'C'
-#include <rankmap.h>
-#include <stdio.h>
-int main(void)
-{
-	rm_layout l;
-	rm_error e;
-	if (rm_layout_parse("8x16x128", &l, &e) != RM_OK)
-		return 1;
-	printf("%llu GPUs\n", (unsigned long long)rm_layout_world(&l));
-	return 0;
-}
-C
 FLAGS=$(PKG_CONFIG_SYSROOT_DIR="$D" PKG_CONFIG_LIBDIR="$D$LIB/pkgconfig:/usr/lib/$MA/pkgconfig:/usr/share/pkgconfig" \
 	pkg-config --cflags --libs rankmap)
-run link-pc 0 gcc -o "$T/use" "$T/use.c" $FLAGS
+run link-pc 0 gcc -o "$T/use" "$RM_ROOT/tests/pkg/use_rankmap.c" $FLAGS
 run run-linked 0 env LD_LIBRARY_PATH="$D$LIB" "$T/use"
 has run-linked-out "$OUT" '^16384 GPUs$'
 if readelf -d "$T/use" | grep -q 'NEEDED.*librankmap.so.0'; then pass needs-so0; else

@@ -74,7 +74,7 @@ def main():
                 "dp": str(r.get("dp", 0)), "tps": str(axes.get("tp", 1)),
                 "pps": str(axes.get("pp", 1)), "dps": str(axes.get("dp", 1)),
                 "layout": m["layout"], "order": m["order"]["permutation"],
-                "digest": "none"}
+                "stamp": "none"}
         for k, v in want.items():
             if t.get(k) != v:
                 bad.append("rank %s %s=%s, map says %s" % (t["rank"], k, t.get(k), v))
@@ -109,7 +109,9 @@ def main():
     r0 = [t for t in tasks if t["rank"] == "0"][0]
     check("master-addr", all(t["maddr"] == r0["node"] for t in tasks),
           "MASTER_ADDR %s, rank 0 is on %s" % ({t["maddr"] for t in tasks}, r0["node"]))
-    port = str(20000 + int(r0["jobid"]) % 20000)
+    # docs/plugin.md: without ports reserved by Slurm (MpiParams=ports),
+    # 20000 + (jobid * 101 + stepid) % 20000.
+    port = str(20000 + (int(r0["jobid"]) * 101 + int(r0["step"])) % 20000)
     check("master-port", all(t["mport"] == port for t in tasks),
           "MASTER_PORT %s, expected %s" % ({t["mport"] for t in tasks}, port))
     cli_sha = hashlib.sha256(raw).hexdigest()

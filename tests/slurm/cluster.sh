@@ -182,6 +182,31 @@ cluster_start() {
 	return 1
 }
 
+# cluster_restart_slurmd DIR I: stop nodeI's slurmd and start it again in
+# the cluster's mount namespace, so that it loads plugstack.conf (and the
+# plugin) afresh; returns when the node is idle again.
+cluster_restart_slurmd() {
+	local dir=$1 i=$2 t pid ns conf
+	dir=$(cd "$dir" && pwd)
+	conf=$dir/etc/slurm.conf
+	# CLUSTER_ODD: the last node reads its own slurm.conf.
+	[ "${CLUSTER_ODD:-0}" = 1 ] && [ "$(grep -c '^NodeName=' "$conf")" -eq "$i" ] &&
+		conf=$dir/etc/slurm-odd.conf
+	ns=$(cat "$dir/run/slurmctld.pid") || return 1
+	pid=$(cat "$dir/run/slurmd-node$i.pid") || return 1
+	kill -TERM "$pid" 2>/dev/null
+	for t in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	RANKMAP_TEST_CLUSTER=$dir nsenter -m -t "$ns" slurmd -N "node$i" -f "$conf" || return 1
+	for t in $(seq 1 100); do
+		SLURM_CONF=$dir/etc/slurm.conf sinfo -h -n "node$i" -o '%t' 2>/dev/null | grep -qx idle && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 _cluster_pids_marked() {
 	grep -lzxF "RANKMAP_TEST_CLUSTER=$1" /proc/[0-9]*/environ 2>/dev/null |
 		sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p'

@@ -39,17 +39,19 @@ EOF
 sed 's/^name: rmtest$/name: rmtest-limit\npolicy:\n  max_pp_crossings: 0/' \
 	"$D/etc/site.yaml" >"$D/etc/site-limit.yaml"
 
-# Map files go under $D (dir=), so that clusters others run at the same
-# time can never meet in /tmp; one case below runs with the defaults.
-mkdir -p "$D/maps" && chmod 1777 "$D/maps"
-MAPS="dir=$D/maps"
-if ! CLUSTER_ODD=1 cluster_start "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "$MAPS" >"$D/out/start.log" 2>&1; then
+# The runtime directory is under $D (runtime_dir=), so that clusters others
+# run at the same time never meet in /run/rankmap; one case below runs with
+# the default. The plugin creates it (root's, 0755).
+RT=$D/rt
+MAPS="runtime_dir=$RT"
+export CLUSTER_ODD=1
+if ! cluster_start "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "$MAPS" >"$D/out/start.log" 2>&1; then
 	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
 	exit 1
 fi
 pass cluster-start
 export SLURM_CONF=$D/etc/slurm.conf
-UIDDIR=$D/maps/rankmap-$(id -u)
+SLURM_RELEASE=$(srun --version | awk '{print $2}')
 
 # plugstack ARGS...: the same plugin arguments on every node and in srun.
 plugstack() {
@@ -64,6 +66,26 @@ cli() {
 	[ -n "$3" ] && order=(--order "$3")
 	"$CLI" plan --layout "$2" "${order[@]}" --nodes "$4" --gpus-per-node "$5" \
 		--site "${6:-$D/etc/site.yaml}" --format json >"$D/out/$1.json" 2>"$D/out/$1.cli.err"
+}
+# run_rc NAME CMD...: like run, the exit status left in RC for the caller.
+run_rc() {
+	local name=$1
+	shift
+	OUT=$(mktemp) ERR=$(mktemp)
+	"$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+# no_steps_left NAME: no job step of this cluster remains (a refused or
+# cancelled step must not keep an allocation busy); Slurm ends steps
+# asynchronously, so give it a few seconds.
+no_steps_left() {
+	local t steps
+	for t in $(seq 1 50); do
+		steps=$(squeue -h -s -o '%i %T' 2>/dev/null)
+		[ -z "$steps" ] && break
+		sleep 0.1
+	done
+	[ -z "$steps" ] && pass "$1-no-step-left" || fail "$1-no-step-left" "$steps"
 }
 nodes_of() { sed -n 's/.*node=\([^ ]*\).*/\1/p' "$1" | sort -u | paste -sd, -; }
 
@@ -108,7 +130,7 @@ $CHECK envform "$OUT" "$D/out/e.json" "$D/etc/topology.conf" tp-pp-dp -
 cat >"$D/out/job.sh" <<EOF
 #!/bin/sh
 env >"$D/out/batch.env"
-ls -d $UIDDIR/\$SLURM_JOB_ID.* >"$D/out/batch.dirs" 2>/dev/null
+ls -d $RT/\$SLURM_JOB_ID/* >"$D/out/batch.dirs" 2>/dev/null
 srun "$T" >"$D/out/s1.txt"
 srun --parallel-layout=8x1x4 "$T" >"$D/out/s2.txt"
 EOF
@@ -130,7 +152,7 @@ $CHECK salloc-subset "$OUT" "$D/out/c.json" "$D/etc/topology.conf" tp-pp-dp 8
 
 # ---- no option: nothing changes, no files
 run no-option 0 srun -N4 -n32 --ntasks-per-node=8 sh -c \
-	"env; ls -d $UIDDIR/\$SLURM_JOB_ID.* 2>/dev/null | sed 's/^/FILE /'"
+	"env; ls -d $RT/\$SLURM_JOB_ID 2>/dev/null | sed 's/^/FILE /'"
 hasnt no-option-env "$OUT" '^(RANK|WORLD_SIZE|LOCAL_RANK|MASTER_ADDR|MASTER_PORT|RANKMAP_[A-Z_]*)='
 hasnt no-option-files "$OUT" '^FILE '
 
@@ -172,27 +194,58 @@ plugstack_maps "site=$D/etc/site-limit.yaml" enforce=off
 run enforce-off 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 hasnt enforce-off-quiet "$ERR" 'rankmap'
 
-# ---- a node whose topology.conf differs from srun's (node4, own plugstack)
+# ---- issue 9.2: one map per step. node4 reads its own plugstack.conf
+# (CLUSTER_ODD); give it another topology.conf. Whatever the enforce mode
+# the step is cancelled with one message naming node4 and the input, no
+# task of node4 runs, and nothing of the step is left.
 echo "SwitchName=leaf1 Nodes=node[1-4]" >"$D/etc/topology-odd.conf"
-plugstack_maps "site=$D/etc/site.yaml" enforce=strict
-echo "required $PLUGIN site=$D/etc/site.yaml enforce=strict topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
-run odd-strict 1 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
-has odd-strict-msg "$ERR" 'error: rankmap: node node4 planned from different inputs than srun .*refused under enforce=strict'
-[ "$(grep -c '^TASK node=node4' "$OUT")" -eq 0 ] && pass odd-strict-node4-refused || fail odd-strict-node4-refused "node4 tasks ran"
+for mode in warn strict off; do
+	plugstack_maps "site=$D/etc/site.yaml" enforce=$mode
+	echo "required $PLUGIN site=$D/etc/site.yaml enforce=$mode topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
+	run_rc odd-$mode srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
+	[ "$RC" -ne 0 ] && pass odd-$mode-fails || fail odd-$mode-fails "srun exited 0"
+	has odd-$mode-msg "$ERR" "error: rankmap: node node4 planned another map than srun: its plugstack.conf arguments, topology.conf differ from srun's; step cancelled \\(one map per step, enforce=$mode\\)"
+	[ "$(grep -c 'rankmap: node node4' "$ERR")" -eq 1 ] && pass odd-$mode-one-msg ||
+		fail odd-$mode-one-msg "$(grep -c 'rankmap: node node4' "$ERR") messages"
+	hasnt odd-$mode-node4-no-task "$OUT" '^TASK node=node4'
+	# No two tasks may ever claim one rank.
+	dups=$(sed -n 's/.* rank=\([0-9]*\) .*/\1/p' "$OUT" | sort | uniq -d | head -3)
+	[ -z "$dups" ] && pass odd-$mode-no-duplicate-rank || fail odd-$mode-no-duplicate-rank "ranks $dups twice"
+	no_steps_left odd-$mode
+done
+# The same map from other inputs (node4 has one argument more, that changes
+# nothing in the map): warn runs and says so, strict refuses.
 plugstack_maps "site=$D/etc/site.yaml" enforce=warn
-echo "required $PLUGIN site=$D/etc/site.yaml enforce=warn topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
-run odd-warn 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
-has odd-warn-msg "$ERR" 'rankmap: warning: node node4 planned from different inputs than srun'
+echo "required $PLUGIN site=$D/etc/site.yaml enforce=warn export=rank $MAPS" >"$D/etc/plugstack-odd.conf"
+run same-map-warn 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
+has same-map-warn-msg "$ERR" "rankmap: warning: node node4: its plugstack.conf arguments differ from srun's \\(same map\\)"
+[ "$(grep -c '^TASK' "$OUT")" -eq 32 ] && pass same-map-warn-ran || fail same-map-warn-ran "$(head -3 "$ERR")"
+plugstack_maps "site=$D/etc/site.yaml" enforce=strict
+echo "required $PLUGIN site=$D/etc/site.yaml enforce=strict export=rank $MAPS" >"$D/etc/plugstack-odd.conf"
+run_rc same-map-strict srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
+has same-map-strict-msg "$ERR" "rankmap: node node4: its plugstack.conf arguments differ from srun's \\(same map\\); step cancelled under enforce=strict"
+hasnt same-map-strict-node4-no-task "$OUT" '^TASK node=node4'
+no_steps_left same-map-strict
 plugstack_maps "site=$D/etc/site.yaml"
+# A layout that reached the nodes without srun's plan (set by hand) has no
+# common map: refused.
+_SLURM_SPANK_OPTION_rankmap_parallel_layout=8x1x1 run no-srun-plan 1 srun -N1 -n8 "$T"
+has no-srun-plan-msg "$ERR" "error: rankmap: this step's layout did not come through srun's rankmap plugin"
+hasnt no-srun-plan-no-task "$OUT" '^TASK'
+# srun --export=NONE passes only SLURM_* variables: the plan still arrives.
+run export-none 0 srun -N1 -n8 --export=NONE --parallel-layout=8x1x1 "$T"
+[ "$(grep -c '^TASK .* rank=[0-7] ' "$OUT")" -eq 8 ] && pass export-none-ranks || fail export-none-ranks "$(head -3 "$ERR")"
 
 # ---- no arguments at all: topology.conf beside slurm.conf, no site,
-# map files in /tmp
+# the runtime directory /run/rankmap
 plugstack
 run default-topology 0 srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$T"
 "$CLI" plan --layout 8x2x2 --nodes "node[1-4]" --gpus-per-node 8 \
 	--topology "$D/etc/topology.conf" --format json >"$D/out/d.json" 2>/dev/null
 $CHECK default-topology "$OUT" "$D/out/d.json" "$D/etc/topology.conf" tp-pp-dp 8
-has default-dir "$OUT" "map=/tmp/rankmap-$(id -u)/[0-9]+\\.[0-9]+\\.node[1-4]/map.json "
+# issue 9.6: the default runtime directory, root's.
+has default-dir "$OUT" "map=/run/rankmap/[0-9]+/0\\.node[1-4]/map.json "
+[ "$(stat -c %u:%a /run/rankmap 2>&1)" = 0:755 ] && pass default-dir-root || fail default-dir-root "$(stat -c %u:%a /run/rankmap 2>&1)"
 plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- the node's NCCL settings (hardware from a captured hwloc XML)
@@ -215,18 +268,159 @@ else
 	skip nccl-env "no hwloc capture at $HWXML (the project's shared fixtures)"
 fi
 
-# ---- unknown plugstack argument: logged, the plugin still works
-plugstack_maps "site=$D/etc/site.yaml" colour=blue
-run unknown-arg 0 srun -N1 -n8 --parallel-layout=8x1x1 "$T"
-has unknown-arg-msg "$ERR" "rankmap: plugstack.conf: 'colour=blue': unknown argument"
-plugstack_maps "site=$D/etc/site.yaml"
-
 # ---- a job user other than root: the map is written as that user
 if id nobody >/dev/null 2>&1; then
 	NOBODY=$(id -u nobody)
 	run other-user 0 srun --uid=nobody -N1 -n8 --parallel-layout=8x1x1 "$T"
-	has other-user-file "$OUT" "map=$D/maps/rankmap-$NOBODY/[0-9]+\\.[0-9]+\\.node[0-9]/map.json .* mode=600:$NOBODY,700:$NOBODY,"
+	has other-user-file "$OUT" "map=$RT/[0-9]+/0\\.node[0-9]/map.json .* mode=600:$NOBODY,700:$NOBODY,"
 fi
+
+# ---- issue 9.1: after any refusal no step remains; the next srun in the
+# same allocation starts at once. Refusals by srun, by the nodes, and a
+# cancelled (drifted) step, in one allocation.
+LONG=$(printf 'x%.0s' $(seq 1 300))
+echo "required $PLUGIN site=$D/etc/site.yaml topology=$D/etc/topology-odd.conf $MAPS" >"$D/etc/plugstack-odd.conf"
+cat >"$D/out/refusals.sh" <<EOS
+#!/bin/sh
+srun --parallel-layout=8x2x2 true; echo "srun-refused=\$?"
+timeout 20 srun -N2 -n2 true; echo "next1=\$?"
+_SLURM_SPANK_OPTION_rankmap_parallel_layout=$LONG srun true; echo "node-refused=\$?"
+timeout 20 srun -N2 -n2 true; echo "next2=\$?"
+srun --parallel-layout=8x2x1 true; echo "cancelled=\$?"
+timeout 20 srun -N2 -n2 true; echo "next3=\$?"
+squeue -h -s -j \$SLURM_JOB_ID -o 'STEP %i %T'
+EOS
+run refusals 0 timeout 120 salloc -w node3,node4 -N2 --ntasks-per-node=8 sh "$D/out/refusals.sh"
+has refusals-srun "$OUT" '^srun-refused=1$'
+has refusals-node "$OUT" '^node-refused=1$'
+has refusals-cancelled "$OUT" '^cancelled=[1-9]'
+for i in 1 2 3; do has refusals-next$i-starts "$OUT" "^next$i=0\$"; done
+hasnt refusals-no-step-left "$OUT" '^STEP'
+has refusals-srun-msg "$ERR" "^srun: error: rankmap: --parallel-layout=8x2x2 does not fit the step's 16 tasks"
+[ "$(grep -c 'rankmap: --parallel-layout=8x2x2 does not fit' "$ERR")" -eq 1 ] && pass refusals-srun-one-msg ||
+	fail refusals-srun-one-msg "$(grep -c 'rankmap:' "$ERR") rankmap messages"
+has refusals-long-msg "$ERR" 'error: rankmap: a --parallel-\* value is longer than 256 bytes'
+has refusals-drift-msg "$ERR" 'error: rankmap: node node4 planned another map than srun'
+no_steps_left refusals
+plugstack_maps "site=$D/etc/site.yaml"
+
+# ---- issue 9.3: the order is checked against the real layout
+run order-torchtitan 0 srun -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 --parallel-order=torchtitan sh -c 'echo "ORDER $RANKMAP_ORDER"'
+has order-torchtitan-used "$OUT" '^ORDER tp-dp-pp$'
+run order-tp-pp 0 srun -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 --parallel-order=tp-pp sh -c 'echo "ORDER $RANKMAP_ORDER"'
+has order-tp-pp-used "$OUT" '^ORDER tp-pp$'
+run order-torchtitan-sbatch 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 \
+	--parallel-order=torchtitan -o "$D/out/tt.out" --wrap 'srun sh -c "echo ORDER \$RANKMAP_ORDER"'
+has order-torchtitan-sbatch-ran "$D/out/tt.out" '^ORDER '
+run order-misfit-sbatch 1 sbatch -N1 --parallel-layout=tp=2,ep=2,dp=2 --parallel-order=torchtitan --wrap true
+has order-misfit-sbatch-msg "$ERR" "^sbatch: error: rankmap: --parallel-order=torchtitan with --parallel-layout=tp=2,ep=2,dp=2: order 'torchtitan': "
+
+# ---- issue 9.4: --parallel-layout=none, and its environment form
+cat >"$D/out/helpers.sh" <<EOS
+#!/bin/sh
+srun -N1 -n1 --parallel-layout=none sh -c 'echo "OPT rank=\${RANK:-unset} map=\${RANKMAP_MAP:-unset}"'
+SLURM_SPANK__SLURM_SPANK_OPTION_rankmap_parallel_layout=none srun -N1 -n1 sh -c 'echo "ENV rank=\${RANK:-unset}"'
+srun -N2 -n2 --parallel-layout=none hostname >/dev/null && echo "ORDER-IGNORED ok"
+EOS
+run layout-none 0 sbatch --wait -N2 --ntasks-per-node=8 --parallel-layout=8x2x1 --parallel-order=megatron \
+	-o "$D/out/helpers.out" "$D/out/helpers.sh"
+has layout-none-option "$D/out/helpers.out" '^OPT rank=unset map=unset$'
+has layout-none-env "$D/out/helpers.out" '^ENV rank=unset$'
+has layout-none-with-order "$D/out/helpers.out" '^ORDER-IGNORED ok$'
+
+# ---- issue 9.5: two concurrent steps with one first node, other ports
+cat >"$D/out/exact.sh" <<EOS
+#!/bin/sh
+srun --exact -N1 -n4 --parallel-layout=4x1x1 sh -c 'echo "PORT \$MASTER_ADDR \$MASTER_PORT \$SLURM_STEP_ID"; sleep 1' &
+srun --exact -N1 -n4 --parallel-layout=4x1x1 sh -c 'echo "PORT \$MASTER_ADDR \$MASTER_PORT \$SLURM_STEP_ID"; sleep 1' &
+wait
+EOS
+run ports 0 salloc -N1 --ntasks-per-node=8 sh "$D/out/exact.sh"
+[ "$(awk '/^PORT/ {print $2}' "$OUT" | sort -u | wc -l)" -eq 1 ] && pass ports-same-first-node || fail ports-same-first-node "$(cat "$OUT")"
+[ "$(awk '/^PORT/ {print $4}' "$OUT" | sort -u | wc -l)" -eq 2 ] && [ "$(awk '/^PORT/ {print $3}' "$OUT" | sort -u | wc -l)" -eq 2 ] &&
+	pass ports-per-step || fail ports-per-step "$(sort -u "$OUT")"
+
+# ---- issue 9.6: the runtime directory. The job's directory lives as long
+# as the job (the epilog removes it), even when slurmstepd is killed.
+cat >"$D/out/rt.sh" <<EOS
+#!/bin/sh
+srun --parallel-layout=8x1x1 true
+stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
+ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
+EOS
+run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
+has rt-job-dir-during-job "$D/out/rt.out" "^JOBDIR $(id -u) 700\$"
+hasnt rt-step-dir-removed "$D/out/rt.out" '^LEFT'
+job=$(sed -n 's/^Submitted batch job //p' "$OUT")
+gone() { for t in $(seq 1 50); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
+[ -n "$job" ] && gone "$RT/$job" && pass rt-epilog-removes || fail rt-epilog-removes "$(ls -la "$RT/$job" 2>&1)"
+# slurmstepd killed: nothing of the job's stays.
+job=$(sbatch --parsable -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
+for t in $(seq 1 100); do ls -d "$RT/$job"/0.* >/dev/null 2>&1 && break; sleep 0.1; done
+ls -d "$RT/$job"/0.* >/dev/null 2>&1 && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
+stepd=$(pgrep -f "^slurmstepd: \[$job\.0\]$")
+[ -n "$stepd" ] && kill -KILL $stepd
+scancel "$job"
+[ -n "$job" ] && gone "$RT/$job" && pass rt-killed-stepd-cleaned || fail rt-killed-stepd-cleaned "$(ls -laR "$RT/$job" 2>&1 | head -5)"
+# A squatted runtime directory (another owner, or a link) is refused.
+mkdir "$D/squat" && chown 65534 "$D/squat"
+ln -s "$RT" "$D/link"
+plugstack "site=$D/etc/site.yaml" "runtime_dir=$D/squat"
+run rt-squatted 1 srun -N1 -n8 --parallel-layout=8x1x1 "$T"
+has rt-squatted-msg "$ERR" "error: rankmap: map file: runtime directory $D/squat belongs to uid 65534 with mode 0755; it must be root's"
+hasnt rt-squatted-no-task "$OUT" '^TASK'
+plugstack "site=$D/etc/site.yaml" "runtime_dir=$D/link"
+run rt-link 1 srun -N1 -n8 --parallel-layout=8x1x1 "$T"
+has rt-link-msg "$ERR" "error: rankmap: map file: cannot open the runtime directory $D/link: Not a directory"
+plugstack_maps "site=$D/etc/site.yaml"
+
+# ---- issue 9.7: plugstack typos fail closed, loudly, naming the key
+for arg in enforse=strict enforce=strcit dir=/tmp; do
+	plugstack_maps "site=$D/etc/site.yaml" "$arg"
+	run "typo-$arg" 1 srun -N1 -n8 --parallel-layout=8x1x1 "$T"
+	has "typo-$arg-msg" "$ERR" "^srun: error: rankmap: plugstack.conf: '$arg': "
+	hasnt "typo-$arg-no-task" "$OUT" '^TASK'
+	run "typo-$arg-other-steps" 0 srun -N1 -n1 true
+done
+# ... and on a node whose plugstack.conf alone has the typo.
+plugstack_maps "site=$D/etc/site.yaml"
+echo "required $PLUGIN site=$D/etc/site.yaml enforse=strict $MAPS" >"$D/etc/plugstack-odd.conf"
+run typo-node 1 srun -w node4 -N1 -n8 --parallel-layout=8x1x1 "$T"
+has typo-node-msg "$ERR" "slurmstepd-node4: error: rankmap: plugstack.conf: 'enforse=strict': unknown argument"
+# ... and at slurmd start (issue 9.11: one line with version and config).
+if cluster_restart_slurmd "$D" 4 >/dev/null 2>&1; then
+	has slurmd-start-typo "$D/log/slurmd-node4.log" "error: rankmap: plugstack.conf: 'enforse=strict': unknown argument .*: every --parallel-layout step will be refused"
+else
+	fail slurmd-start-typo "node4's slurmd did not come back"
+fi
+has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT\$"
+plugstack_maps "site=$D/etc/site.yaml"
+
+# ---- issue 9.8: refused in srun with one message, before anything runs
+run hetjob 1 srun -N1 -n8 --parallel-layout=8x1x1 "$T" : -N1 -n1 true
+has hetjob-msg "$ERR" '^srun: error: rankmap: --parallel-layout does not support heterogeneous jobs \(2 components\)'
+[ "$(grep -c 'rankmap:' "$ERR")" -eq 1 ] && pass hetjob-one-msg || fail hetjob-one-msg "$(grep 'rankmap:' "$ERR" | head -3)"
+hasnt hetjob-no-task "$OUT" '^TASK'
+run overcommit 1 srun -N1 -n16 --overcommit --parallel-layout=16x1x1 "$T"
+has overcommit-msg "$ERR" '^srun: error: rankmap: 16 tasks per node, but the nodes have 8 GPUs \(site file\)'
+hasnt overcommit-no-task "$OUT" '^TASK'
+no_steps_left hetjob-overcommit
+
+# ---- issue 9.9: --parallel-export=slurm (and the plugstack default)
+SHOWID='echo "P $SLURM_PROCID $RANK $SLURM_LOCALID $LOCAL_RANK"'
+run export-slurm 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron --parallel-export=slurm sh -c "$SHOWID"
+[ "$(grep -c '^P ' "$OUT")" -eq 8 ] && [ "$(awk '$2 != $3 || $4 != $5' "$OUT" | wc -l)" -eq 0 ] &&
+	pass export-slurm-procid || fail export-slurm-procid "$(head -3 "$OUT")"
+# Without it Slurm's own numbering stays, and differs here: the test above
+# would catch an export that did nothing.
+run export-default 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron sh -c "$SHOWID"
+[ "$(awk '$2 != $3' "$OUT" | wc -l)" -gt 0 ] && pass export-default-untouched || fail export-default-untouched "SLURM_PROCID equals RANK everywhere"
+plugstack_maps "site=$D/etc/site.yaml" export=slurm
+run export-plugstack 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron sh -c "$SHOWID"
+[ "$(grep -c '^P ' "$OUT")" -eq 8 ] && [ "$(awk '$2 != $3' "$OUT" | wc -l)" -eq 0 ] && pass export-plugstack-procid || fail export-plugstack-procid "$(head -3 "$OUT")"
+run export-optout 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron --parallel-export=rank sh -c "$SHOWID"
+[ "$(awk '$2 != $3' "$OUT" | wc -l)" -gt 0 ] && pass export-optout-procid || fail export-optout-procid "$(head -3 "$OUT")"
+plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- a real PyTorch job: gloo, env://, groups from the map file
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)'; then
@@ -236,6 +430,17 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import importlib.util as u, s
 		fail torch-all-ranks "$(cat "$OUT" "$ERR" | tail -20)"
 else
 	skip torch "/usr/bin/python3 with torch (Debian python3-torch) is not installed"
+fi
+
+# ---- issue 9.5: ports Slurm reserves per step (MpiParams=ports) win
+echo "MpiParams=ports=30100-30199" >>"$D/etc/slurm.conf"
+echo "MpiParams=ports=30100-30199" >>"$D/etc/slurm-odd.conf"
+if scontrol reconfigure >/dev/null 2>&1; then
+	run resv-ports 0 srun -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 sh -c 'echo "RP $MASTER_PORT ${SLURM_STEP_RESV_PORTS:-none}"'
+	bad=$(awk '$1 == "RP" { split($3, a, /[-,]/); if ($2 != a[1]) print }' "$OUT" | head -2)
+	[ -z "$bad" ] && grep -q '^RP 301[0-9][0-9] ' "$OUT" && pass resv-ports-first || fail resv-ports-first "$bad $(head -2 "$OUT")"
+else
+	fail resv-ports "scontrol reconfigure failed"
 fi
 
 finish

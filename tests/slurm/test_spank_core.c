@@ -17,28 +17,44 @@ static char tmp[64];
 static void conf_args(void)
 {
 	rms_conf c;
-	char warn[512];
+	char errb[512];
 	rms_conf_init(&c);
 	char *ok[] = { "site=/etc/slurm/rankmap.yaml", "enforce=strict",
-		       "order=megatron", "topology=/t.conf", "dir=/scratch" };
-	CHECK(rms_conf_parse(&c, 5, ok, warn, sizeof(warn)));
-	CHECK_STR(warn, "");
+		       "order=megatron", "topology=/t.conf",
+		       "runtime_dir=/scratch", "export=slurm" };
+	CHECK(rms_conf_parse(&c, 6, ok, errb, sizeof(errb)));
+	CHECK_STR(errb, "");
 	CHECK_STR(c.site, "/etc/slurm/rankmap.yaml");
 	CHECK_STR(c.order, "megatron");
 	CHECK_STR(c.topology, "/t.conf");
-	CHECK_STR(c.dir, "/scratch");
+	CHECK_STR(c.runtime_dir, "/scratch");
 	CHECK_INT(c.enforce, RM_ENFORCE_STRICT);
+	CHECK_INT(c.export_slurm, 1);
+	CHECK_INT(strlen(c.args_sha256), 64);
+	char first[65];
+	memcpy(first, c.args_sha256, sizeof(first));
 	rms_conf_free(&c);
 
+	/* Typos are errors (the plugin fails closed on them), each named. */
 	rms_conf_init(&c);
-	char *bad[] = { "colour=blue", "enforce=maybe", "dir=relative", "site" };
-	CHECK(rms_conf_parse(&c, 4, bad, warn, sizeof(warn)));
-	CHECK_HAS(warn, "'colour=blue': unknown argument");
-	CHECK_HAS(warn, "'enforce=maybe': enforce is off, warn or strict");
-	CHECK_HAS(warn, "'dir=relative': needs a value");
+	char *bad[] = { "enforse=strict", "enforce=strcit", "runtime_dir=rel",
+			"site", "export=all", "dir=/tmp" };
+	CHECK(rms_conf_parse(&c, 6, bad, errb, sizeof(errb)));
+	CHECK_HAS(errb, "'enforse=strict': unknown argument");
+	CHECK_HAS(errb, "'enforce=strcit': enforce is off, warn or strict");
+	CHECK_HAS(errb, "'runtime_dir=rel': needs an absolute path");
+	CHECK_HAS(errb, "'site': needs an absolute path");
+	CHECK_HAS(errb, "'export=all': export is rank or slurm");
+	CHECK_HAS(errb, "'dir=/tmp': unknown argument");
 	CHECK_INT(c.enforce, -1);
-	CHECK_STR(c.dir, "/tmp");
+	CHECK_STR(c.runtime_dir, "/run/rankmap");
 	CHECK(c.site == NULL);
+	rms_conf_free(&c);
+
+	/* Another argument list, another digest. */
+	rms_conf_init(&c);
+	CHECK(rms_conf_parse(&c, 5, ok, errb, sizeof(errb)));
+	CHECK(strcmp(c.args_sha256, first) != 0);
 	rms_conf_free(&c);
 
 	rms_conf_init(&c);
@@ -81,6 +97,20 @@ static void syntax(void)
 	CHECK_HAS(err, "--parallel-layout: ");
 	CHECK(!rms_check_syntax(NULL, "tp-xx", err, sizeof(err)));
 	CHECK_HAS(err, "--parallel-order: ");
+	CHECK(!rms_check_syntax(NULL, "tp-pp-tp", err, sizeof(err)));
+	CHECK_HAS(err, "names tp twice");
+	CHECK(!rms_check_syntax(NULL, "megatrom", err, sizeof(err)));
+	/* An order alone is not judged against a stand-in layout: these fit
+	 * real layouts (torchtitan has no ep axis; tp-pp leaves dp=1 out). */
+	CHECK(rms_check_syntax(NULL, "torchtitan", err, sizeof(err)));
+	CHECK(rms_check_syntax(NULL, "tp-pp", err, sizeof(err)));
+	CHECK(rms_check_syntax("8x2x1", "tp-pp", err, sizeof(err)));
+	CHECK(rms_check_syntax("8x2x4", "torchtitan", err, sizeof(err)));
+	/* Once both are known, the order is checked against the layout. */
+	CHECK(!rms_check_syntax("tp=2,ep=2,dp=2", "torchtitan", err,
+				sizeof(err)));
+	CHECK_HAS(err, "--parallel-order=torchtitan with "
+		       "--parallel-layout=tp=2,ep=2,dp=2: order 'torchtitan'");
 	char huge[400];
 	memset(huge, '8', sizeof(huge) - 1);
 	huge[sizeof(huge) - 1] = 0;
@@ -125,20 +155,11 @@ static void step_plan(void)
 	CHECK_STR(p.layout_text, "tp=8,pp=2,dp=2");
 	CHECK_STR(p.order_text, "tp-pp-dp");
 	CHECK_INT(p.tasks_per_node, 8);
-	CHECK_INT(strlen(p.digest), 64);
 	char sha[65];
 	rm_sha256_hex(p.json, p.json_len, sha);
 	CHECK_STR(p.json_sha256, sha);
-	char first[65];
-	memcpy(first, p.digest, sizeof(first));
-	rms_plan_free(&p);
-
-	/* Same inputs, same digest; another policy, another digest. */
-	CHECK(plan("8x2x2", NULL, "8(x4)", 32, -1, NULL, &p, err));
-	CHECK_STR(p.digest, first);
-	rms_plan_free(&p);
-	CHECK(plan("8x2x2", NULL, "8(x4)", 32, RM_ENFORCE_OFF, NULL, &p, err));
-	CHECK(strcmp(p.digest, first) != 0);
+	CHECK_INT(strlen(p.topology_sha256), 64);
+	CHECK_STR(p.site_sha256, "");
 	rms_plan_free(&p);
 
 	CHECK(!plan("8x2x4", NULL, "8(x4)", 32, -1, NULL, &p, err));
@@ -179,6 +200,14 @@ static void policy(void)
 	CHECK(plan("8x2x2", NULL, "8(x4)", 32, RM_ENFORCE_OFF, site, &p, err));
 	CHECK(p.warning == NULL);
 	rms_plan_free(&p);
+	/* More tasks than the site's GPUs per node (--overcommit). */
+	snprintf(site, sizeof(site), "%s/site8.yaml", tmp);
+	f = fopen(site, "w");
+	fputs("schema: rankmap-site/1\nname: t\ngpus_per_node: 8\n", f);
+	fclose(f);
+	CHECK(!plan("16x1x4", NULL, "16(x4)", 64, -1, site, &p, err));
+	CHECK_HAS(err, "16 tasks per node, but the nodes have 8 GPUs");
+	rms_plan_free(&p);
 	/* Within the limit: no warning at all. */
 	CHECK(plan("8x4x1", NULL, "8(x4)", 32, RM_ENFORCE_STRICT, NULL, &p,
 		   err));
@@ -186,49 +215,125 @@ static void policy(void)
 	rms_plan_free(&p);
 }
 
-static void private_files(void)
+static void runtime_dir(void)
 {
+	if (geteuid() != 0) {
+		/* The runtime directory must be root's; as another user the
+		 * refusal is all there is to see. */
+		printf("SKIP: spank/runtime_dir: needs root\n");
+		return;
+	}
 	rms_file f;
-	char err[RMS_ERRLEN], path[256];
-	uid_t uid = getuid();
-	CHECK(rms_file_write(&f, tmp, uid, 7, 0, "n1", "{}\n", 3, err,
-			     sizeof(err)));
+	char err[RMS_ERRLEN], root[128], path[256];
+	uid_t uid = 4242;
+	gid_t gid = 4243;
+	snprintf(root, sizeof(root), "%s/rt", tmp);
+	/* Made when missing, root's, 0755; the job level is the user's. */
+	int jfd = rms_job_dir_open(root, 7, uid, gid, err, sizeof(err));
+	CHECK(jfd >= 0);
 	struct stat st;
-	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0600);
-	CHECK(stat(f.dir, &st) == 0 && (st.st_mode & 0777) == 0700);
-	/* Writing again (a restarted step) replaces the file. */
-	CHECK(rms_file_write(&f, tmp, uid, 7, 0, "n1", "{\"a\":1}\n", 8, err,
+	CHECK(stat(root, &st) == 0 && st.st_uid == 0 &&
+	      (st.st_mode & 0777) == 0755);
+	snprintf(path, sizeof(path), "%s/7", root);
+	CHECK(stat(path, &st) == 0 && st.st_uid == uid && st.st_gid == gid &&
+	      (st.st_mode & 0777) == 0700);
+	/* The step level and the file as that user (root writes them here,
+	 * so the owner check is against root's uid). */
+	CHECK(fchown(jfd, 0, 0) == 0);
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{}\n", 3, err,
 			     sizeof(err)));
+	CHECK_HAS(f.path, "/rt/7/3.n1/map.json");
+	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{\"a\":1}\n", 8,
+			     err, sizeof(err)));
 	CHECK(stat(f.path, &st) == 0 && st.st_size == 8);
-	rms_file_remove(&f, uid);
-	CHECK(stat(f.dir, &st) != 0 && errno == ENOENT);
-
-	/* A step directory planted as a symbolic link is refused. */
-	snprintf(path, sizeof(path), "%s/rankmap-%lu/8.0.n1", tmp,
-		 (unsigned long)uid);
+	/* A planted step directory link is never followed. */
+	snprintf(path, sizeof(path), "%s/7/4.n1", root);
 	CHECK(symlink("/etc", path) == 0);
-	CHECK(!rms_file_write(&f, tmp, uid, 8, 0, "n1", "x", 1, err,
+	CHECK(!rms_file_write(&f, jfd, root, 7, 4, "n1", 0, "x", 1, err,
 			      sizeof(err)));
 	CHECK_HAS(err, "cannot open");
-	unlink(path);
+	CHECK(!rms_file_write(&f, jfd, root, 7, 5, "../n1", 0, "x", 1, err,
+			      sizeof(err)));
+	close(jfd);
+	/* Step end removes the step level and keeps the job level. */
+	CHECK(rms_file_write(&f, jfd = rms_job_dir_open(root, 7, 0, 0, err,
+							 sizeof(err)),
+			     root, 7, 6, "n2", 0, "x", 1, err, sizeof(err)));
+	close(jfd);
+	rms_file_remove(&f, 0);
+	CHECK(stat(f.dir, &st) != 0 && errno == ENOENT);
+	/* The epilog removes the job level, links inside it unfollowed. */
+	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/7", root);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);
+	CHECK(stat("/etc/passwd", &st) == 0);
+	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
 
-	/* So is a user directory others can enter. */
-	snprintf(path, sizeof(path), "%s/rankmap-%lu", tmp, (unsigned long)uid);
-	CHECK(chmod(path, 0755) == 0);
-	CHECK(!rms_file_write(&f, tmp, uid, 9, 0, "n1", "x", 1, err,
-			      sizeof(err)));
-	CHECK_HAS(err, "private (0700): refusing to use it");
-	CHECK(chmod(path, 0700) == 0);
-	/* And one that belongs to someone else. */
-	CHECK(!rms_file_write(&f, tmp, uid + 1, 9, 0, "n1", "x", 1, err,
-			      sizeof(err)));
-	CHECK_HAS(err, "refusing to use it");
+	/* A job level planted as a link is refused. */
+	snprintf(path, sizeof(path), "%s/8", root);
+	CHECK(symlink(tmp, path) == 0);
+	CHECK(rms_job_dir_open(root, 8, uid, gid, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "cannot open");
+	CHECK(rms_job_dir_remove(root, 8, err, sizeof(err)));
+	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
+	/* A root others can write (squatted, or a bad mode) is refused, and
+	 * so is a root that is a link. */
+	CHECK(chmod(root, 01777) == 0);
+	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "must be root's and writable by root alone");
+	CHECK(chmod(root, 0755) == 0);
+	CHECK(chown(root, uid, gid) == 0);
+	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "belongs to uid 4242");
+	CHECK(chown(root, 0, 0) == 0);
+	snprintf(path, sizeof(path), "%s/link", tmp);
+	CHECK(symlink(root, path) == 0);
+	CHECK(rms_job_dir_open(path, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK_HAS(err, "cannot open the runtime directory");
+	CHECK(rms_job_dir_open("relative", 9, uid, gid, err, sizeof(err)) <
+	      0);
+}
 
-	CHECK(!rms_file_write(&f, tmp, uid, 9, 0, "../n1", "x", 1, err,
-			      sizeof(err)));
-	CHECK(!rms_file_write(&f, "relative", uid, 9, 0, "n1", "x", 1, err,
-			      sizeof(err)));
-	rmdir(path);
+static void stamps(void)
+{
+	rms_plan p;
+	rms_conf c;
+	char err[RMS_ERRLEN], a[RMS_STAMP_LEN], b[RMS_STAMP_LEN], why[512];
+	char *args[] = { "enforce=warn" };
+	rms_conf_init(&c);
+	CHECK(rms_conf_parse(&c, 1, args, err, sizeof(err)));
+	CHECK(plan("8x2x2", NULL, "8(x4)", 32, -1, NULL, &p, err));
+	CHECK(rms_stamp_format(&p, &c, a, sizeof(a)));
+	CHECK(rms_stamp_format(&p, &c, b, sizeof(b)));
+	CHECK_INT(rms_stamp_compare(a, b, why, sizeof(why)), RMS_DRIFT_NONE);
+	/* Another topology.conf, same map. */
+	memset(p.topology_sha256, 'f', 64);
+	CHECK(rms_stamp_format(&p, &c, b, sizeof(b)));
+	CHECK_INT(rms_stamp_compare(a, b, why, sizeof(why)),
+		  RMS_DRIFT_INPUTS);
+	CHECK_STR(why, "topology.conf");
+	/* ... and another map. */
+	memset(p.json_sha256, 'e', 64);
+	CHECK(rms_stamp_format(&p, &c, b, sizeof(b)));
+	CHECK_INT(rms_stamp_compare(a, b, why, sizeof(why)), RMS_DRIFT_MAP);
+	CHECK_STR(why, "topology.conf");
+	rms_plan_free(&p);
+	/* Another plugin version, other plugstack arguments. */
+	char *v = strstr(a, " v=");
+	CHECK(v != NULL);
+	char old[RMS_STAMP_LEN];
+	snprintf(old, sizeof(old), "rankmap-step/1 v=0.0.9%s",
+		 v ? strchr(v + 1, ' ') : "");
+	/* Another plugin version with the same map: told, like any input
+	 * (a version that places differently has another map too). */
+	CHECK_INT(rms_stamp_compare(old, a, why, sizeof(why)),
+		  RMS_DRIFT_INPUTS);
+	CHECK_HAS(why, "plugin version (srun 0.0.9, here ");
+	CHECK_INT(rms_stamp_compare("garbage", a, why, sizeof(why)),
+		  RMS_DRIFT_MAP);
+	CHECK_HAS(why, "unreadable");
+	rms_conf_free(&c);
 }
 
 static const char *get(const rms_envset *e, const char *k)
@@ -248,10 +353,11 @@ static void task_env(void)
 	char *k[] = { "NCCL_IB_HCA" }, *v[] = { "=mlx5_0:1" };
 	nccl.key = k, nccl.val = v, nccl.n = 1;
 	bool seen[32] = { false };
+	rms_task_ids ids = { .jobid = 12345, .stepid = 2 };
 	for (uint32_t h = 0; h < p.map->nhost; h++)
 		for (uint32_t lr = 0; lr < 8; lr++) {
 			rms_envset e = { 0 };
-			CHECK(rms_task_env(&p, h, lr, 12345, "/x/map.json",
+			CHECK(rms_task_env(&p, h, lr, &ids, "/x/map.json",
 					   &nccl, false, NULL, &e, err,
 					   sizeof(err)));
 			int rank = atoi(get(&e, "RANK"));
@@ -268,7 +374,9 @@ static void task_env(void)
 			CHECK_STR(get(&e, "LOCAL_RANK"), lrs);
 			CHECK_STR(get(&e, "WORLD_SIZE"), "32");
 			CHECK_STR(get(&e, "LOCAL_WORLD_SIZE"), "8");
-			CHECK_STR(get(&e, "MASTER_PORT"), "32345");
+			/* 20000 + (12345 * 101 + 2) % 20000 */
+			CHECK_STR(get(&e, "MASTER_PORT"), "26847");
+			CHECK(get(&e, "SLURM_PROCID") == NULL);
 			CHECK_STR(get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
 			CHECK_STR(get(&e, "RANKMAP_MAP"), "/x/map.json");
 			CHECK(get(&e, "RANKMAP_CP_RANK") == NULL);
@@ -283,13 +391,34 @@ static void task_env(void)
 			rms_envset_free(&e);
 		}
 	rms_envset e = { 0 };
-	CHECK(!rms_task_env(&p, 4, 0, 1, NULL, NULL, false, NULL, &e, err,
+	/* --parallel-export=slurm: Slurm's ids follow the map. */
+	ids.export_slurm = true;
+	CHECK(rms_task_env(&p, 1, 3, &ids, NULL, NULL, false, NULL, &e, err,
+			   sizeof(err)));
+	CHECK_STR(get(&e, "SLURM_PROCID"), get(&e, "RANK"));
+	CHECK_STR(get(&e, "SLURM_LOCALID"), "3");
+	rms_envset_free(&e);
+	CHECK(!rms_task_env(&p, 4, 0, &ids, NULL, NULL, false, NULL, &e, err,
 			    sizeof(err)));
-	CHECK(!rms_task_env(&p, 0, 8, 1, NULL, NULL, false, NULL, &e, err,
+	CHECK(!rms_task_env(&p, 0, 8, &ids, NULL, NULL, false, NULL, &e, err,
 			    sizeof(err)));
 	CHECK_HAS(err, "local task 8 has no rank");
 	rms_envset_free(&e);
 	rms_plan_free(&p);
+}
+
+static void master_port(void)
+{
+	/* Two steps of one job, and neighbouring jobs, differ. */
+	CHECK(rms_master_port(100, 0, NULL) != rms_master_port(100, 1, NULL));
+	CHECK(rms_master_port(100, 0, NULL) != rms_master_port(101, 0, NULL));
+	CHECK_INT(rms_master_port(0, 0, NULL), 20000);
+	/* Slurm's reserved ports (MpiParams=ports) win. */
+	CHECK_INT(rms_master_port(100, 0, "12000-12003"), 12000);
+	CHECK_INT(rms_master_port(100, 0, "12007,12009"), 12007);
+	CHECK_INT(rms_master_port(100, 0, "x"), rms_master_port(100, 0, NULL));
+	CHECK_INT(rms_master_port(100, 0, "70000"),
+		  rms_master_port(100, 0, NULL));
 }
 
 int main(void)
@@ -303,7 +432,9 @@ int main(void)
 	RUN("spank", syntax);
 	RUN("spank", step_plan);
 	RUN("spank", policy);
-	RUN("spank", private_files);
+	RUN("spank", runtime_dir);
+	RUN("spank", stamps);
+	RUN("spank", master_port);
 	RUN("spank", task_env);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

@@ -1,5 +1,6 @@
 /* test_model.c - the cost model against numbers worked by hand. */
 #include "model_int.h"
+#include "model_tables.h"
 #include "test.h"
 
 #include <math.h>
@@ -61,12 +62,27 @@ static void bubble_fractions(void)
 {
 	/* Narayanan 2021: (p-1)/m; interleaved (p-1)/(v*m); Qi 2024:
 	 * ZB-H1 (p-1)/(3m), ZB-V about 0. p = 16, m = 16. */
-	NEAR(rmi_bubble_frac(RM_SCHED_1F1B, 1, 16, 16), 15.0 / 16, 1e-12);
-	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 4, 16, 16), 15.0 / 64, 1e-12);
-	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 8, 16, 16), 15.0 / 128, 1e-12);
-	NEAR(rmi_bubble_frac(RM_SCHED_ZBH1, 1, 16, 16), 15.0 / 48, 1e-12);
-	CHECK(rmi_bubble_frac(RM_SCHED_ZBV, 2, 16, 16) == 0);
-	CHECK(rmi_bubble_frac(RM_SCHED_1F1B, 1, 1, 16) == 0);
+	NEAR(rmi_bubble_frac(RM_SCHED_1F1B, 1, 16, 16, NULL), 15.0 / 16, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 4, 16, 16, NULL), 15.0 / 64, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_INTERLEAVED, 8, 16, 16, NULL), 15.0 / 128, 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_ZBH1, 1, 16, 16, NULL), 15.0 / 48, 1e-12);
+	CHECK(rmi_bubble_frac(RM_SCHED_ZBH2, 1, 16, 16, NULL) == 0);
+	CHECK(rmi_bubble_frac(RM_SCHED_ZBV, 2, 16, 16, NULL) == 0);
+	CHECK(rmi_bubble_frac(RM_SCHED_1F1B, 1, 1, 16, NULL) == 0);
+	/* Qi et al.: with F = 1, B = 1.5 (recompute), W = 1 ZB-H1 leaves
+	 * (p-1)(F+B-W)/(m(F+B+W)) = 15 x 1.5 / (16 x 3.5); ZB-H2 (p-1) x 0.5
+	 * / (16 x 3.5); ZB-V half of that */
+	rm_estimate z;
+	memset(&z, 0, sizeof(z));
+	z.t_fwd = 1;
+	z.t_wgrad = 1;
+	z.t_bwd = 2;
+	z.t_recomp = 0.5;
+	NEAR(rmi_bubble_frac(RM_SCHED_ZBH1, 1, 16, 16, &z), 15 * 1.5 / (16 * 3.5), 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_ZBH2, 1, 16, 16, &z), 15 * 0.5 / (16 * 3.5), 1e-12);
+	NEAR(rmi_bubble_frac(RM_SCHED_ZBV, 2, 16, 16, &z), 15 * 0.5 / (32 * 3.5), 1e-12);
+	/* ZB-H2 holds 2p-1 micro-batches on the first stage */
+	CHECK(rmi_inflight(RM_SCHED_ZBH2, 1, 16, 64, true) == 31);
 	/* in flight on the first stage: p for 1F1B (capped by m),
 	 * p + (p-1)/v interleaved (Korthikanti sec. 4.2.3) */
 	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, true) == 16);
@@ -105,7 +121,8 @@ static void activations(void)
 	CHECK(rmi_act_layer(&m, RM_RECOMPUTE_FULL, 1, 2048, 8) == 6291456.0);
 }
 
-static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
+/* 405B on H100, 16M tokens, the defaults of a modern run */
+static void setup_modern(rm_model *m, rm_hw *hw, rm_train *t)
 {
 	CHECK_INT(rm_model_preset("llama3-405b", m, NULL), RM_OK);
 	CHECK_INT(rm_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
@@ -113,17 +130,28 @@ static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
 	CHECK_INT(rm_train_set(t, "batch", "16M", NULL), RM_OK);
 }
 
+static void setup405(rm_model *m, rm_hw *hw, rm_train *t)
+{
+	setup_modern(m, hw, t);
+	/* the hand-worked case keeps Narayanan's memory setup: 16 B per
+	 * parameter, full recomputation */
+	CHECK_INT(rm_train_set(t, "sharding", "none", NULL), RM_OK);
+	CHECK_INT(rm_train_set(t, "grad_bytes", "2", NULL), RM_OK);
+	CHECK_INT(rm_train_set(t, "recompute", "full", NULL), RM_OK);
+}
+
 static void collective_volumes(void)
 {
 	/* 405B, 8x16x128, b=1, selective recompute, 16 micro-batches,
 	 * 8 layers on the fullest stage:
-	 * tp: 8 * b*s*h * (t-1)/t * layers * m = 8*8192*16384 * 7/8 * 8 * 16
-	 *     = 120,259,084,288 bytes
+	 * tp: 10 units (sequence parallel) x 2 B x b*s*h x (t-1)/t x layers
+	 *     x m = 20*8192*16384 * 7/8 * 8 * 16 = 300,647,710,720 bytes
 	 * pp: 2 * 2 * b*s*h/t * m = 4 * 16,777,216 * 16 = 1,073,741,824
-	 * dp (no sharding, bf16 grads): 2(d-1)/d * P * 2 with P the fuller
-	 *     stage, the last: 8 layers/8 + (head + final norm)/8
-	 *     = 3,187,703,808 + 262,670,336 = 3,450,374,144; the first has
-	 *     the embedding instead: 3,187,703,808 + 262,668,288 */
+	 * Stages: 126 = 7 + 14 x 8 + 7 (what does not divide goes to the
+	 * middle stages). A layer / 8 = 398,462,976 params.
+	 * dp (no sharding, bf16 grads): 2(d-1)/d * P * 2 with P the fullest
+	 * GPU, a middle stage: 8 x 398,462,976 = 3,187,703,808; the first
+	 * has 7 layers + embedding/8: 2,789,240,832 + 262,668,288 */
 	rm_model m;
 	rm_hw hw;
 	rm_train t;
@@ -135,11 +163,11 @@ static void collective_volumes(void)
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	CHECK_INT(e.m, 16);
 	CHECK_INT(e.layers_stage, 8);
-	NEAR(e.axis[RM_AXIS_TP].bytes, 120259084288.0, 1e-12);
+	NEAR(e.axis[RM_AXIS_TP].bytes, 300647710720.0, 1e-12);
 	NEAR(e.axis[RM_AXIS_PP].bytes, 1073741824.0, 1e-12);
-	NEAR(e.params_first, 3450372096.0, 1e-12);
-	NEAR(e.axis[RM_AXIS_DP].bytes, 2 * 127.0 / 128 * 3450374144.0 * 2, 1e-12);
-	NEAR(e.params_last, 3450374144.0, 1e-12);
+	NEAR(e.params_first, 3051909120.0, 1e-12);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 2 * 127.0 / 128 * 3187703808.0 * 2, 1e-12);
+	NEAR(e.params_last, 3051911168.0, 1e-12);
 	CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
 	CHECK(strcmp(e.axis[RM_AXIS_PP].link, "nvlink") != 0);
 	/* interleaved multiplies the p2p volume by v */
@@ -150,28 +178,31 @@ static void collective_volumes(void)
 	 * (d-1)/d * P * (2 + 2) */
 	CHECK_INT(rm_train_set(&t, "sharding", "zero1", NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
-	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3450374144.0 * 4, 1e-12);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 4, 1e-12);
 }
 
 static void golden_405b(void)
 {
 	/*
 	 * Llama 3 405B, 16,384 H100, 16M tokens = 2,048 x 8,192, 8x16x128,
-	 * defaults (no sharding, full recompute, eff 0.5, links 0.8).
-	 * Memory, first stage: 16 B x 3,450,372,096 = 55,205,953,536 B of
-	 * state; activations 16 in flight x 8 layers x 2sbh/t (33,554,432)
-	 * = 4 GiB; recomputed layer 34sbh/t = 570,425,344; reserve 4 GiB:
-	 * 64,366,313,472 B = 59.95 GiB < 79.6 GiB. Fits.
-	 * FLOPs/token 6N + 12*126*128*128*8192 = 2,435,120,332,800 +
+	 * no sharding, full recompute (setup405).
+	 * Memory: 7 + 14 x 8 + 7 layers. The second stage is the fuller:
+	 * 16 B x 3,187,703,808 = 51,003,260,928 B of state; activations 15
+	 * in flight x 8 layers x 2sbh/t (33,554,432) = 4,026,531,840;
+	 * recomputed layer 31.75sbh/t (GQA, SwiGLU, no dropout) =
+	 * 532,676,608; reserve 4 GiB: 59,857,436,672 B = 55.75 GiB < 79.6
+	 * GiB. Fits. (The first: 16 B x 3,051,909,120 + 16 x 7 x 33,554,432
+	 * + ... = 57,416,286,208.)
+	 * Model FLOPs/token 6N + 12*126*128*128*8192 = 2,435,120,332,800 +
 	 * 202,937,204,736 = 2,638,057,537,536; per GPU per step x 1,024
 	 * tokens = 2.7014e15 -> 2.731 s at 989 TFLOP/s.
-	 * Compute: full recompute adds 2N + 4LHQT: 3.5174e12 per token
-	 * -> 3.6018e15 per GPU / (0.5 x 989e12) x 8*16/126 = 7.40 s.
-	 * TP: 6 x 2 x 8192 x 16384 x 7/8 x 8 x 16 = 180.39 GB at 360 GB/s
-	 * = 0.501 s; PP 1.07 GB at 40 GB/s = 0.027 s. Path 7.93 s.
-	 * 1F1B: bubble 15/16 -> 7.43 s, step ~15.36 s, MFU 2.731/15.36 = 17.8 %.
-	 * Interleaved v=8: bubble 15/128; PP x8 = 8.6 GB = 0.215 s; step
-	 * (7.40+0.50+0.215) x 1.117 = 9.07 s.
+	 * GEMMs of one layer, one micro-batch (T = 8,192 tokens), tp 8:
+	 * QKV 8192 x (2048 + 2x128) x 16384, O 8192 x 16384 x 2048,
+	 * FC1 8192 x 13312 x 16384, FC2 8192 x 16384 x 6656: 2 x 8192 x
+	 * 16384 x 24,320 = 6,528,350,289,920 FLOPs. Flash attention:
+	 * 4 x 8192 x 8192 x 16 heads x 128 / 2 = 274,877,906,944 FLOPs.
+	 * Elementwise: 8192 x (20 x 16384 / 8 + 6 x 53248 / 8) =
+	 * 662,700,032 bytes.
 	 */
 	rm_model m;
 	rm_hw hw;
@@ -181,25 +212,44 @@ static void golden_405b(void)
 	setup405(&m, &hw, &t);
 	rm_layout l = lay(8, 1, 16, 128);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
-	NEAR(e.mem_first, 64366313472.0, 1e-6);
+	NEAR(e.mem_first, 59857436672.0, 1e-9);
 	CHECK(e.fits);
 	NEAR(e.flops_token, 2638057537536.0, 1e-9);
 	NEAR(e.t_peak, 2.7314, 1e-3);
-	NEAR(e.t_compute, 7.40, 0.01);
-	NEAR(e.axis[RM_AXIS_TP].seconds, 0.501, 0.01);
+	NEAR(e.gemm_flops, 6528350289920.0, 1e-12);
+	NEAR(e.attn_flops, 274877906944.0, 1e-12);
+	NEAR(e.mem_bytes, 662700032.0, 1e-12);
+	/* full recompute: a layer costs forward twice plus backward */
+	NEAR(e.t_recomp, e.t_fwd, 1e-12);
+	NEAR(e.t_compute, e.m * e.t_stage, 1e-12);
+	/* 126 layers on 16 stages: 8 on the fullest, 7 on the first */
+	CHECK_INT(e.layers_stage, 8);
+	CHECK_INT(e.layers_first, 7);
 	NEAR(e.bubble_frac, 15.0 / 16, 1e-12);
-	NEAR(e.t_step, 15.36, 0.01);
-	NEAR(e.mfu, 0.178, 0.02);
+	/* Llama 3's own split, one layer less on the first and last stage */
+	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(e.layers_first, 7);
+	CHECK_INT(e.layers_last, 7);
+	CHECK_INT(e.layers_stage, 8);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.bubble_frac, 15.0 / 128, 1e-12);
-	NEAR(e.t_step, 9.07, 0.01);
-	/* PP=8: 16 layers/8 + (head + norm)/8 = 6,638,077,952 params x 16 B
-	 * = 106 GB of state alone: below the memory floor */
+	/* chunks must divide the layers of a stage: 3 does not divide 8 */
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:3", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "do not divide");
+	CHECK_INT(rm_train_set(&t, "schedule", "1f1b", NULL), RM_OK);
+	/* PP=8: 15 + 6 x 16 + 15 layers; a middle stage holds 16 layers/8 =
+	 * 6,375,407,616 params x 16 B = 102 GB of state alone: below the
+	 * memory floor */
+	rm_train t8 = t;
+	t8.first_layers = t8.last_layers = 0;
 	rm_layout l8 = lay(8, 1, 8, 256);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l8, &e, &err), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t8, &l8, &e, &err), RM_OK);
 	CHECK(!e.fits);
-	NEAR(e.weights + e.grads + e.optim, 6638077952.0 * 16, 1e-12);
+	NEAR(e.weights + e.grads + e.optim, 6375407616.0 * 16, 1e-12);
 	/* TP=16 leaves the 8-GPU NVLink domain */
 	rm_layout l16 = lay(16, 1, 16, 64);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l16, &e, &err), RM_OK);
@@ -210,7 +260,124 @@ static void golden_405b(void)
 	CHECK_INT(rm_hw_preset("gb200-nvl72", &gb, NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &gb, &t, &l16, &e, &err), RM_OK);
 	CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
-	NEAR(e.axis[RM_AXIS_TP].gbytes_per_s, 900 * 0.8, 1e-12);
+	NEAR(e.axis[RM_AXIS_TP].gbytes_per_s, 900 * gb.nvlink_eff, 1e-12);
+}
+
+/* One GEMM by hand: m = n = k = 256 with d0 = 256 runs at 1/8 of
+ * gemm_eff; the efficiency of a layer rises with its width. */
+static void gemm_shapes(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e1, e2;
+	rm_error err;
+	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
+	pub_row r22 = { "22B", "selective", "seconds", 64, 6144, 48, 8, 1, 8,
+			4, 4, 1, 1, 1.10, 0, 0 };
+	pub_row r1t = { "1T", "selective", "seconds", 160, 25600, 128, 8, 64,
+			512, 512, 1, 1, 1, 71.49, 0, 0 };
+	rm_layout l;
+	CHECK(pub_setup(&r22, &m, &t, &l) == 0);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e1, &err), RM_OK);
+	CHECK(pub_setup(&r1t, &m, &t, &l) == 0);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e2, &err), RM_OK);
+	double eff1 = e1.gemm_flops / (e1.t_gemm * hw.peak_flops);
+	double eff2 = e2.gemm_flops / (e2.t_gemm * hw.peak_flops);
+	CHECK(eff1 < eff2);
+	CHECK(eff2 < hw.gemm_eff);
+	/* a tiny model: every GEMM dimension at d0 */
+	rm_model s = m;
+	s.layers = 2;
+	s.hidden = 256;
+	s.ffn = 256;
+	s.heads = s.kv_heads = 2;
+	s.head_dim = 128;
+	s.swiglu = false;
+	s.params = rm_model_derive_params(&s);
+	rm_train ts;
+	rm_train_init(&ts);
+	CHECK_INT(rm_train_set(&ts, "seq", "256", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&ts, "batch", "256", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&ts, "gemm_dim0", "256", NULL), RM_OK);
+	rm_layout l1 = lay(1, 1, 1, 1);
+	CHECK_INT(rm_estimate_run(&s, &hw, &ts, &l1, &e1, &err), RM_OK);
+	/* O and FC2 are 256 x 256 x 256: 2 x 256^3 FLOPs each at
+	 * gemm_eff / 8; QKV 256 x 768 x 256 and FC1 256 x 256 x 256 */
+	double one = 2.0 * 256 * 256 * 256 / (hw.peak_flops * hw.gemm_eff / 8);
+	double qkv = 2.0 * 256 * 768 * 256 /
+		     (hw.peak_flops * hw.gemm_eff * 0.5 * 768.0 / 1024 * 0.5);
+	NEAR(e1.t_gemm, 3 * one + qkv, 1e-9);
+}
+
+/*
+ * The published A100 tables (tests/model/): with the shipped A100
+ * calibration and nothing set per row, mean absolute error <= 5 % and
+ * max <= 10 % on each.
+ */
+static void published_a100(void)
+{
+	static const char *const files[] = {
+		"tests/model/korthikanti2022_table5.tsv",
+		"tests/model/narayanan2021_table1.tsv",
+	};
+	rm_hw hw;
+	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
+	for (size_t f = 0; f < 2; f++) {
+		pub_row rows[32];
+		size_t n = pub_read(files[f], rows, 32);
+		CHECK(n >= 4);
+		double mean, max;
+		CHECK(pub_price(rows, n, &hw, NULL, &mean, &max) == 0);
+		printf("  %s: %zu rows, mean |error| %.2f %%, max %.2f %%\n",
+		       files[f], n, 100 * mean, 100 * max);
+		for (size_t i = 0; i < n; i++)
+			printf("    %-8s %-9s published %8.2f predicted %8.2f %+6.1f %%\n",
+			       rows[i].row, rows[i].recompute, rows[i].published,
+			       rows[i].predicted, 100 * rows[i].error);
+		CHECK(mean <= 0.05);
+		CHECK(max <= 0.10);
+	}
+}
+
+/*
+ * H100: Llama 3 405B, Table 4 of arXiv 2407.21783, the two 8K-sequence
+ * rows: 8,192 GPUs as 8x16x64 at 43 % BF16 MFU, 16,384 as 8x16x128 at
+ * 41 %; 16M tokens per step. Assumed where the paper is silent:
+ * interleaved with 4 chunks, one layer less on the first and last stage
+ * (as the paper says), no activation checkpointing (selective with flash
+ * keeps the same tensors). Within 10 % of each.
+ */
+static void published_h100(void)
+{
+	static const struct { const char *layout; double mfu; } row[] = {
+		{ "8x16x64", 0.43 }, { "8x16x128", 0.41 },
+	};
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	rm_error err;
+	setup_modern(&m, &hw, &t);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
+	for (size_t i = 0; i < 2; i++) {
+		rm_layout l;
+		CHECK_INT(rm_layout_parse(row[i].layout, &l, NULL), RM_OK);
+		CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+		printf("  llama3-405b %s: MFU %.1f %% (published %.0f %%)\n",
+		       row[i].layout, 100 * e.mfu, 100 * row[i].mfu);
+		CHECK(fabs(e.mfu / row[i].mfu - 1) <= 0.10);
+	}
+}
+
+static const rm_candidate *neighbour(const rm_suggestion *s, const char *label)
+{
+	for (size_t i = 0; i < s->nneighbour; i++)
+		if (!strcmp(s->neighbour[i].label, label))
+			return &s->neighbour[i];
+	return NULL;
 }
 
 static void suggest_405b(void)
@@ -219,33 +386,53 @@ static void suggest_405b(void)
 	rm_hw hw;
 	rm_train t;
 	rm_error err;
-	setup405(&m, &hw, &t);
+	setup_modern(&m, &hw, &t);
 	rm_layout ref = lay(8, 1, 16, 128);
-	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref };
+	unsigned both = (1u << RM_RECOMPUTE_SELECTIVE) | (1u << RM_RECOMPUTE_FULL);
+	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref,
+			      .recomputes = both };
 	rm_suggestion *s = NULL;
 	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
 	if (!s)
 		return;
-	/* at or near the top: within the first three, within 2 % of #1 */
-	CHECK(s->base_rank >= 1 && s->base_rank <= 3);
-	CHECK(s->base.est.t_step <= 1.02 * s->ranked[0].est.t_step);
-	bool tp16 = false, pp8 = false;
-	for (size_t i = 0; i < s->nneighbour; i++) {
-		const rm_candidate *c = &s->neighbour[i];
-		if (!strcmp(c->label, "tp x2")) {
-			tp16 = true;
-			CHECK(c->valid);
-			CHECK(c->est.t_step > s->base.est.t_step);
-			CHECK_HAS(c->why, "outside the NVLink domain");
-		}
-		if (!strcmp(c->label, "pp /2")) {
-			pp8 = true;
-			CHECK(!c->valid);
-			CHECK_HAS(c->why, "memory floor");
-		}
-	}
-	CHECK(tp16 && pp8);
+	/* Megatron's schedules unless asked: no zero-bubble row */
+	for (size_t i = 0; i < s->nranked; i++)
+		CHECK(s->ranked[i].est.schedule == RM_SCHED_1F1B ||
+		      s->ranked[i].est.schedule == RM_SCHED_INTERLEAVED);
+	/* CP as far as 8,192 tokens allow: 16 is searched */
+	bool cp16 = false;
+	for (size_t i = 0; i < s->nranked; i++)
+		cp16 |= s->ranked[i].est.layout.size[RM_AXIS_CP] == 16;
+	CHECK(cp16);
+	/* 8x16x128 is ranked, and only with full recomputation: selective
+	 * needs more than the 79.6 GiB */
+	CHECK(s->base_rank >= 1);
+	CHECK(s->base.valid && s->base.est.recompute == RM_RECOMPUTE_FULL);
+	const rm_candidate *tp16 = neighbour(s, "tp x2");
+	CHECK(tp16 && tp16->valid && tp16->est.t_step > s->base.est.t_step);
+	if (tp16)
+		CHECK_HAS(tp16->why, "outside the NVLink domain");
+	rm_suggestion_free(s);
+
+	/* as Llama 3 ran it, without activation checkpointing: PP=8 does not
+	 * fit (state of 16 layers), TP=16 still loses on the network */
+	o.recomputes = 1u << RM_RECOMPUTE_SELECTIVE;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	const rm_candidate *pp8 = neighbour(s, "pp /2");
+	CHECK(pp8 && !pp8->valid);
+	if (pp8)
+		CHECK_HAS(pp8->why, "does not fit");
+	tp16 = neighbour(s, "tp x2");
+	CHECK(tp16 && tp16->valid);
+	if (tp16)
+		CHECK_HAS(tp16->why, "outside the NVLink domain");
 	char *text = NULL;
+	CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_TEXT, &text,
+				      NULL, &err), RM_OK);
+	CHECK_HAS(text, "neighbours of tp=8,pp=16,dp=128 and why they lose to it");
+	free(text);
 	CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_JSON, &text,
 				      NULL, &err), RM_OK);
 	CHECK_HAS(text, "\"base_rank\"");
@@ -282,7 +469,7 @@ static void bad_input(void)
 	CHECK_HAS(err.msg, "12345");
 	CHECK_INT(rm_train_set(&t, "batch", "0", &err), RM_EINPUT);
 	CHECK_INT(rm_train_set(&t, "batch", "-4", &err), RM_EINPUT);
-	CHECK_INT(rm_train_set(&t, "compute_eff", "1.5", &err), RM_EINPUT);
+	CHECK_INT(rm_train_set(&t, "gemm_eff", "1.5", &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "1.5");
 	CHECK_INT(rm_train_set(&t, "schedule", "gpipe", &err), RM_EINPUT);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:1", &err), RM_EINPUT);
@@ -411,6 +598,9 @@ int main(void)
 	RUN("model", activations);
 	RUN("model", collective_volumes);
 	RUN("model", golden_405b);
+	RUN("model", gemm_shapes);
+	RUN("model", published_a100);
+	RUN("model", published_h100);
 	RUN("model", suggest_405b);
 	RUN("model", bad_input);
 	RUN("model", yaml_files);

@@ -81,13 +81,11 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name)
 	rmi_buf_puts(b, "]}");
 }
 
-static void data(rmi_buf *b, const rmi_pic *v, const rmi_pic *base,
-		 const char *title)
+static rm_status data(rmi_buf *b, const rmi_pic *v, const rmi_pic *base,
+		      const char *title, rm_error *err)
 {
 	const rm_map *m = v->m;
-	uint64_t stride[RM_NAXES];
 	char lay[128];
-	rmi_pic_strides(m, stride);
 	rm_layout_format(&m->layout, lay, sizeof(lay));
 	rmi_buf_puts(b, "{\"title\":");
 	rmi_buf_json_str(b, title);
@@ -98,13 +96,26 @@ static void data(rmi_buf *b, const rmi_pic *v, const rmi_pic *base,
 	rmi_buf_printf(b, ",\"world\":%u,\"gpn\":%u,\"cols\":%u,\"rows\":%u,"
 		       "\"axes\":[", m->world, m->gpus_per_node, v->cols,
 		       v->rows);
-	/* Every axis the layout names, in nesting order, with its stride in
-	 * the numbering order: the page decodes coordinates from RANK. */
-	for (unsigned a = 0; a < m->layout.naxes; a++) {
-		rm_axis ax = m->layout.nest[a];
-		rmi_buf_printf(b, "%s[\"%s\",%u,%llu]", a ? "," : "",
-			       rm_axis_name(ax), m->layout.size[ax],
-			       (unsigned long long)stride[ax]);
+	/* The framework's axes that the map file shows (expert and HSDP
+	 * ones included), each as the digits of RANK its coordinate is made
+	 * of, [stride, size, weight]: the page decodes every rank itself. */
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned n = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < n; i++) {
+		rmi_coord c;
+		rm_status st = rmi_coord_prep(&m->layout, &m->order, kind[i],
+					      &c, err);
+		if (st)
+			return st;
+		rmi_buf_printf(b, "%s[\"%s\",%u,[", i ? "," : "",
+			       rm_group_kind_name(kind[i]),
+			       rmi_kind_size(&m->layout, kind[i]));
+		for (unsigned d = 0; d < c.n; d++)
+			rmi_buf_printf(b, "%s[%llu,%llu,%llu]", d ? "," : "",
+				       (unsigned long long)c.stride[d],
+				       (unsigned long long)c.size[d],
+				       (unsigned long long)c.mult[d]);
+		rmi_buf_puts(b, "]]");
 	}
 	rmi_buf_puts(b, "],\n\"views\":[");
 	view(b, v, base ? "rankmap" : "map");
@@ -113,6 +124,7 @@ static void data(rmi_buf *b, const rmi_pic *v, const rmi_pic *base,
 		view(b, base, "baseline (Slurm block order)");
 	}
 	rmi_buf_puts(b, "]}");
+	return RM_OK;
 }
 
 rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
@@ -120,10 +132,12 @@ rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
 {
 	rmi_buf json;
 	rmi_buf_init(&json);
-	data(&json, v, base, title);
-	if (json.oom) {
+	rm_status st = data(&json, v, base, title, err);
+	if (!st && json.oom)
+		st = rmi_err(err, RM_ENOMEM, "out of memory");
+	if (st) {
 		rmi_buf_free(&json);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
+		return st;
 	}
 	rmi_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		     "<meta charset=\"utf-8\">\n"

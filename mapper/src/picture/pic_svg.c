@@ -113,6 +113,14 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 	uint32_t g = m->gpus_per_node, pp = m->layout.size[RM_AXIS_PP];
 	uint64_t stride[RM_NAXES], split, crossings = 0;
 	rmi_pic_strides(m, stride);
+	/* The coordinates each GPU's title speaks: the map file's axes. */
+	rm_group_kind kind[RMI_MAX_KINDS];
+	rmi_coord co[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++)
+		if ((*st = rmi_coord_prep(&m->layout, &m->order, kind[i], &co[i],
+					  err)))
+			return;
 	unsigned char *bad = tp_split(p, stride, &split);
 	if (!bad) {
 		*st = rmi_err(err, RM_ENOMEM, "out of memory");
@@ -152,12 +160,11 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 				colour(b, m->rank[r].coord[RM_AXIS_PP]);
 				rmi_buf_printf(b, "\"><title>rank %lld:",
 					       (long long)r);
-				for (unsigned a = 0; a < m->layout.naxes; a++) {
-					rm_axis ax = m->layout.nest[a];
+				for (unsigned a = 0; a < nk; a++)
 					rmi_buf_printf(b, " %s=%u",
-						       rm_axis_name(ax),
-						       m->rank[r].coord[ax]);
-				}
+						       rm_group_kind_name(kind[a]),
+						       rmi_coord_of(&co[a],
+								    (uint64_t)r));
 			} else {
 				rmi_buf_puts(b, "><title>idle");
 			}

@@ -8,10 +8,28 @@
 'use strict';
 var D = JSON.parse(document.getElementById('rankmap-data').textContent);
 var G = D.gpn, COLS = D.cols, ROWS = D.rows, W = D.world;
-var AX = D.axes.map(function (a) { return { name: a[0], size: a[1], stride: a[2] }; });
+/* An axis's coordinate is made of digits of RANK: [stride, size, weight]. */
+var AX = D.axes.map(function (a) { return { name: a[0], size: a[1], digits: a[2] }; });
 function axis(name) { for (var i = 0; i < AX.length; i++) if (AX[i].name === name) return AX[i]; return null; }
+function coord(r, a) {
+	var v = 0;
+	for (var i = 0; i < a.digits.length; i++) { var d = a.digits[i]; v += Math.floor(r / d[0]) % d[1] * d[2]; }
+	return v;
+}
+/* The ranks of r's group along `a`, in coordinate order. */
+function members(r, a) {
+	var base = r, out = new Array(a.size), i;
+	for (i = 0; i < a.digits.length; i++) base -= Math.floor(r / a.digits[i][0]) % a.digits[i][1] * a.digits[i][0];
+	(function walk(k, rank, v) {
+		if (k === a.digits.length) { out[v] = rank; return; }
+		var d = a.digits[k];
+		for (var j = 0; j < d[1]; j++) walk(k + 1, rank + j * d[0], v + j * d[2]);
+	})(0, base, 0);
+	return out;
+}
 var PP = axis('pp'), TP = axis('tp');
-function coord(r, a) { return a.stride ? Math.floor(r / a.stride) % a.size : 0; }
+/* A pipeline stage is one digit: the next stage is one stride on. */
+var PP_STRIDE = PP && PP.size > 1 && PP.digits.length === 1 ? PP.digits[0][0] : 0;
 var palette = [];
 function colour(i) {
 	if (!palette[i])
@@ -20,6 +38,10 @@ function colour(i) {
 }
 var SPARE = '#d4d4d4';
 var colourBy = PP && PP.size > 1 ? PP : AX[AX.length - 1];
+/* Every rank's coordinate on colourBy, decoded once per choice. */
+var CI = new Uint32Array(W);
+function decodeColours() { for (var r = 0; r < W; r++) CI[r] = coord(r, colourBy); }
+decodeColours();
 var selRank = -1, selGroup = null;   /* selGroup: {axis, members} */
 var views = [];
 var root = document.body;
@@ -96,10 +118,10 @@ function View(v, index) {
 	/* Pipeline pairs that leave their leaf or rail: the rule rm_check
 	 * scores as pp_cross, counted here again from the drawn GPUs. */
 	this.cross = [];
-	if (PP && PP.size > 1) {
+	if (PP_STRIDE) {
 		for (var r = 0; r < W; r++) {
 			if (coord(r, PP) === PP.size - 1) continue;
-			var q = r + PP.stride;
+			var q = r + PP_STRIDE;
 			if (this.crosses(r, q)) this.cross.push(r, q);
 		}
 	}
@@ -117,12 +139,12 @@ function View(v, index) {
 	if (TP && TP.size > 1) {
 		for (var r2 = 0; r2 < W; r2++) {
 			if (coord(r2, TP) !== 0) continue;
-			var d = v.dom[Math.floor(this.rankSlot[r2] / G)], bad = false;
-			for (var i = 1; i < TP.size && !bad; i++)
-				bad = v.dom[Math.floor(this.rankSlot[r2 + i * TP.stride] / G)] !== d;
+			var tm = members(r2, TP), d = v.dom[Math.floor(this.rankSlot[r2] / G)], bad = false;
+			for (var i = 1; i < tm.length && !bad; i++)
+				bad = v.dom[Math.floor(this.rankSlot[tm[i]] / G)] !== d;
 			if (bad) {
 				this.nsplit++;
-				for (var k = 0; k < TP.size; k++) this.split[r2 + k * TP.stride] = 1;
+				for (var k = 0; k < tm.length; k++) this.split[tm[k]] = 1;
 			}
 		}
 	}
@@ -254,7 +276,7 @@ View.prototype.draw = function () {
 		nodes++;
 		if (!detail) {
 			var r0 = v.slots[h * G];
-			var p0 = r0 < 0 ? spare : (paths[coord(r0, colourBy)] = paths[coord(r0, colourBy)] || new Path2D());
+			var p0 = r0 < 0 ? spare : (paths[CI[r0]] = paths[CI[r0]] || new Path2D());
 			p0.rect(hx, hy, COLS, ROWS);
 			continue;
 		}
@@ -262,7 +284,7 @@ View.prototype.draw = function () {
 			var r = v.slots[h * G + i], x = hx + (i % COLS), y = hy + Math.floor(i / COLS);
 			gpus++;
 			if (r < 0) { spare.rect(x + 0.08, y + 0.08, 0.84, 0.84); continue; }
-			k = coord(r, colourBy);
+			k = CI[r];
 			(paths[k] = paths[k] || new Path2D()).rect(x + 0.08, y + 0.08, 0.84, 0.84);
 			if (this.split[r]) { red.rect(x + 0.08, y + 0.08, 0.84, 0.84); nred++; }
 		}
@@ -344,12 +366,6 @@ View.prototype.click = function (e) {
 	if (hit) show(this, hit);
 };
 
-function members(r, a) {
-	var base = r - coord(r, a) * a.stride, out = [];
-	for (var i = 0; i < a.size; i++) out.push(base + i * a.stride);
-	return out;
-}
-
 function show(view, hit) {
 	var v = view.v;
 	info.textContent = '';
@@ -390,7 +406,7 @@ function show(view, hit) {
 }
 
 function redraw() { views.forEach(function (x) { x.draw(); }); }
-sel.addEventListener('change', function () { colourBy = axis(sel.value); drawLegend(); redraw(); });
+sel.addEventListener('change', function () { colourBy = axis(sel.value); decodeColours(); drawLegend(); redraw(); });
 window.addEventListener('resize', function () { views.forEach(function (x) { x.resize(); x.fit(); }); });
 
 drawLegend();
@@ -410,6 +426,7 @@ window.rankmapPicture = {
 		});
 	},
 	world: W,
+	axes: AX.map(function (a) { return a.name; }),
 	views: views.map(function (x) {
 		return {
 			name: x.v.name,

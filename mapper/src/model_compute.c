@@ -1,0 +1,189 @@
+/* model_compute.c - compute time from GEMM shapes, attention and HBM traffic. */
+#include "model_int.h"
+
+#include <math.h>
+
+void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c)
+{
+	c->gemm_eff = t->gemm_eff > 0 ? t->gemm_eff : hw->gemm_eff;
+	c->gemm_dim0 = t->gemm_dim0 >= 0 ? t->gemm_dim0 : hw->gemm_dim0;
+	c->attn_eff = t->attn_eff > 0 ? t->attn_eff : hw->attn_eff;
+	c->hbm_eff = t->hbm_eff > 0 ? t->hbm_eff : hw->hbm_eff;
+	c->nvlink_eff = t->nvlink_eff > 0 ? t->nvlink_eff : hw->nvlink_eff;
+	c->net_eff = t->net_eff > 0 ? t->net_eff : hw->net_eff;
+}
+
+/*
+ * A GEMM with an m x n output and inner dimension k: 2mnk FLOPs at
+ * gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0) of peak. Small dimensions fill
+ * fewer tiles and waves of the tensor cores; the factor per dimension is
+ * the simplest curve that is 1/2 at d0 and tends to 1.
+ */
+static double gemm_s(const rmi_cal *c, double peak, double m, double n,
+		     double k)
+{
+	double d0 = c->gemm_dim0;
+	double eff = c->gemm_eff * m / (m + d0) * n / (n + d0) * k / (k + d0);
+	return 2.0 * m * n * k / (peak * eff);
+}
+
+/* Forward, input gradient (m x k output) and weight gradient (k x n). */
+static void gemm3(const rmi_cal *c, double peak, double m, double n, double k,
+		  double *fwd, double *dgrad, double *wgrad, double *flops)
+{
+	*fwd += gemm_s(c, peak, m, n, k);
+	*dgrad += gemm_s(c, peak, m, k, n);
+	*wgrad += gemm_s(c, peak, k, n, m);
+	*flops += 2.0 * m * n * k;
+}
+
+uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
+			  uint32_t i)
+{
+	if (p <= 1)
+		return m->layers;
+	uint32_t f = t->first_layers, l = t->last_layers;
+	if (i == 0 && f)
+		return f;
+	if (i == p - 1 && l)
+		return l;
+	/* the rest shared evenly by the stages not set apart; what does not
+	 * divide goes to the middle ones, so the first and last stage (which
+	 * also hold the embedding and the head) get fewer, as Llama 3 did */
+	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
+	uint64_t rest = (uint64_t)m->layers - f - l;
+	if (n == 0)
+		return 0;
+	uint64_t k = i - lo, base = rest / n, extra = rest % n;
+	uint64_t from = (n - extra) / 2;
+	return (uint32_t)(base + (k >= from && k < from + extra));
+}
+
+void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		 rm_estimate *e)
+{
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
+	const rm_layout *l = &e->layout;
+	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
+	double peak = hw->peak_flops, bw = hw->hbm_gbytes_per_s * 1e9 * c.hbm_eff;
+	double s = rmi_seq(m, t), b = e->micro_batch, T = b * s / cp;
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = (double)m->heads * hd;
+	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
+
+	/* Megatron's four linears, column- then row-parallel: m = the tokens
+	 * of the micro-batch (all of them, sequence parallel or not) */
+	gemm3(&c, peak, T, q / tp + 2.0 * kvh * hd, h, &fwd, &dgrad, &wgrad, &flops);
+	gemm3(&c, peak, T, h, q / tp, &fwd, &dgrad, &wgrad, &flops);
+	gemm3(&c, peak, T, (m->swiglu ? 2.0 : 1.0) * f / tp, h, &fwd, &dgrad,
+	      &wgrad, &flops);
+	gemm3(&c, peak, T, h, f / tp, &fwd, &dgrad, &wgrad, &flops);
+	e->gemm_flops = flops;
+	e->t_gemm = fwd;
+
+	/* Attention core, QK^T and PV: 4 b (s/c) s q / t FLOPs; a flash kernel
+	 * skips the causally masked half and its backward is 2.5 forwards
+	 * (it recomputes the scores). Without it the s x s scores go through
+	 * HBM: QK^T writes them (2 B), the fused softmax reads them and writes
+	 * the probabilities (4 B); the backward moves twice that. */
+	double heads_gpu = m->heads / tp;
+	double scores = b * heads_gpu * (s / cp) * s;
+	e->attn_flops = 4.0 * scores * hd * (t->flash ? 0.5 : 1.0);
+	/* like a GEMM, the kernel fills its tiles less on short blocks: with
+	 * CP each ring step is (s/2c) x (s/2c) (causal halves balanced) */
+	double blk = cp > 1 ? s / (2.0 * cp) : s;
+	double d0 = c.gemm_dim0;
+	e->t_attn = e->attn_flops /
+		    (peak * c.attn_eff * blk / (blk + d0) * blk / (blk + d0));
+	double score_s = t->flash ? 0.0 : scores * 6.0 / bw;
+
+	/* Elementwise, per token: two norms (read 2h, write 2h each), two
+	 * residual adds (read 4h, write 2h each): 20h bytes, sharded by TP
+	 * under sequence parallelism; the FFN activation reads its input and
+	 * writes its output, GeLU 4f/t, SwiGLU 6f/t bytes. */
+	double sp = t->seq_parallel ? tp : 1.0;
+	e->mem_bytes = T * (20.0 * h / sp + (m->swiglu ? 6.0 : 4.0) * f / tp);
+	e->t_mem = e->mem_bytes / bw + score_s;
+
+	e->t_fwd = fwd + e->t_attn + e->t_mem;
+	e->t_wgrad = wgrad;
+	e->t_bwd = dgrad + wgrad + (t->flash ? 2.5 : 2.0) * e->t_attn +
+		   2.0 * e->t_mem;
+	switch (t->recompute) {
+	case RM_RECOMPUTE_SELECTIVE:
+		/* Korthikanti's selective recompute redoes the attention core;
+		 * a flash kernel already does inside its backward */
+		e->t_recomp = t->flash ? 0.0 : e->t_attn + score_s;
+		break;
+	case RM_RECOMPUTE_FULL:
+		e->t_recomp = e->t_fwd;
+		break;
+	default:
+		e->t_recomp = 0;
+		break;
+	}
+
+	/* Output layer on the last stage: logits GEMM (T x V/t x h) three
+	 * times, the loss reading and writing fp32 logits (16 B each, forward
+	 * and backward); the embedding gathers rows forward and adds them back
+	 * (12 h bytes per token) on the first. */
+	double v = m->vocab, hf = 0, hdg = 0, hw_ = 0, hfl = 0;
+	gemm3(&c, peak, T, v / tp, h, &hf, &hdg, &hw_, &hfl);
+	e->t_head = hf + hdg + hw_ + T * v / tp * 16.0 / bw;
+	e->t_embed = T * 12.0 * h / tp / bw;
+
+	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
+	uint32_t p = l->size[RM_AXIS_PP];
+	e->layers_first = rmi_stage_layers(m, t, p, 0);
+	e->layers_last = rmi_stage_layers(m, t, p, p - 1);
+	double first = e->layers_first * layer + e->t_embed;
+	double last = e->layers_last * layer + e->t_head;
+	double sum = 0, worst = p > 1 ? fmax(first, last) : first + e->t_head;
+	for (uint32_t i = 0; i < p; i++) {
+		double st = rmi_stage_layers(m, t, p, i) * layer;
+		if (i == 0)
+			st += e->t_embed;
+		if (i == p - 1)
+			st += e->t_head;
+		sum += st;
+		if (st > worst)
+			worst = st;
+	}
+	e->t_stage = worst;
+	e->imbalance = sum > 0 ? worst * p / sum : 1.0;
+	e->t_compute = (double)e->m * worst;
+
+	/* Adam step, memory-bound: per parameter it updates, read the gradient,
+	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
+	double P = rmi_params_peak(m, e);
+	double d = (double)l->size[RM_AXIS_DP] * cp;
+	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
+	e->t_optim = upd * (26.0 + t->grad_bytes) / bw;
+}
+
+/*
+ * Failures arrive at rate lambda = per-GPU rate x GPUs. Checkpointing every
+ * tau seconds (writes of delta seconds) loses delta/(tau+delta) to writes
+ * and, per failure, the restart R plus on average half an interval.
+ * Young's interval tau = sqrt(2 delta / lambda) minimises that loss.
+ */
+void rmi_goodput(const rm_train *t, rm_estimate *e)
+{
+	double lambda = t->fail_per_gpu_day * (double)e->gpus / 86400.0;
+	double delta = t->ckpt_write_s;
+	e->fails_per_day = lambda * 86400.0;
+	if (!(lambda > 0)) {
+		e->ckpt_interval_s = 0;
+		e->goodput = 1.0;
+		return;
+	}
+	double tau = sqrt(2.0 * delta / lambda);
+	if (tau < e->t_step)
+		tau = e->t_step;
+	e->ckpt_interval_s = tau;
+	double useful = tau / (tau + delta);
+	double lost = lambda * (t->restart_s + (tau + delta) / 2.0);
+	e->goodput = useful * (lost < 1 ? 1 - lost : 0);
+}
