@@ -89,14 +89,15 @@ RMI_HIDDEN void rmi_cells_free(rmi_cells *cells);
 
 /*
  * Choose `need` cells and order them: whole packing units (replicas of
- * `unit` cells) inside single leaves first, the rest from leftover pieces,
- * units in DFS order. Writes host indices in placement order to seq
- * (capacity need * c) and their count to *nseq.
+ * `unit` cells) inside single leaves first (single top-level subtrees
+ * when by_top), the rest from leftover pieces, units in DFS order. Writes
+ * host indices in placement order to seq (capacity need * c) and their
+ * count to *nseq.
  */
 RMI_HIDDEN rm_status rmi_pack(const rmi_hostinfo *info,
 			      const rmi_cells *cells, uint64_t need,
-			      uint64_t unit, uint32_t *seq, uint64_t *nseq,
-			      rm_error *err);
+			      uint64_t unit, bool by_top, uint32_t *seq,
+			      uint64_t *nseq, rm_error *err);
 
 /* Lower bound on PP pairs leaving their leaf, from leaf capacities;
  * *exact when it is the fewest that chains cut from those capacities

@@ -595,6 +595,64 @@ static void rails_small_tp(void)
 	rm_fabric_free(f);
 }
 
+/* One fabric, one policy: the plan's (leaf, pod) crossing pairs. */
+static void policy_case(rm_cross_policy pol, double spine_oversub,
+			uint64_t leaf, uint64_t pod)
+{
+	rm_fabric *f = topo("SwitchName=a1 Nodes=a[1-3]\n"
+			    "SwitchName=a2 Nodes=a[4-6]\n"
+			    "SwitchName=b1 Nodes=b1\n"
+			    "SwitchName=b2 Nodes=b2\n"
+			    "SwitchName=podA Switches=a[1-2]\n"
+			    "SwitchName=podB Switches=b[1-2]\n"
+			    "SwitchName=spine Switches=podA,podB\n");
+	rm_error e = { 0 };
+	rm_site s;
+	rm_site_init(&s);
+	s.cross_policy = pol;
+	if (spine_oversub > 0) {
+		static const char *const names[] = { "nvlink", "leaf", "pod",
+						     "spine" };
+		for (int i = 0; i < 4; i++) {
+			snprintf(s.tier[i].name, sizeof(s.tier[i].name), "%s",
+				 names[i]);
+			s.tier[i].gbytes_per_s = i ? 50 : 450;
+			s.tier[i].oversubscription = i == 3 ? spine_oversub : 1;
+		}
+		s.ntiers = 4;
+	}
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_map *m;
+	plan_in in = { "8x4x2", NULL, "a[1-6],b[1-2]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->report.pp_cross, leaf);
+		CHECK_INT(m->report.pp_cross_top, pod);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void crossing_policy(void)
+{
+	/* Two pods: leaves of 3 and 3 nodes, and of 1 and 1; two replicas
+	 * of 4 nodes use all 8. Fewest leaf crossings: 3+1 twice, 2
+	 * crossings, both across the pods (16 pairs each way). Fewest pod
+	 * crossings: a replica inside pod A (3+1, one leaf change), the
+	 * other 2 in A + 1 + 1 in B (one pod change, one leaf change): 24
+	 * leaf pairs, 8 pod pairs. */
+	policy_case(RM_CROSS_LEAVES_FIRST, 0, 16, 16);
+	policy_case(RM_CROSS_PODS_FIRST, 0, 24, 8);
+	/* cheapest, no tier figures: leaves first */
+	policy_case(RM_CROSS_CHEAPEST, 0, 16, 16);
+	/* cheapest, spine 7:1 oversubscribed: 16 in-pod pairs at 1/50 and
+	 * 8 spine pairs at 7/50 beat 16 spine pairs at 7/50 */
+	policy_case(RM_CROSS_CHEAPEST, 7, 24, 8);
+	/* a spine at full bisection costs what the pod tier does: fewer
+	 * pairs win */
+	policy_case(RM_CROSS_CHEAPEST, 1, 16, 16);
+}
+
 static void accessors(void)
 {
 	rm_map *m;
@@ -629,6 +687,7 @@ int main(void)
 	RUN("place", site_groups);
 	RUN("place", rail_units);
 	RUN("place", rails_small_tp);
+	RUN("place", crossing_policy);
 	RUN("place", accessors);
 	TEST_EXIT();
 }
