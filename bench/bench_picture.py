@@ -55,12 +55,12 @@ def main():
                 "SwitchName=spine1 Switches=leaf[1-2]\n")
     big = fabric(d)
     cases = [
-        ("32 GPUs (demo; browser's fixed cost)", ["--layout", "8x2x2", "--gpus-per-node", "8",
+        ("32 GPUs (demo; browser's fixed cost)", ["--layout", "8x2x2", "--order", "megatron", "--gpus-per-node", "8",
                                                    "--topology", os.path.join(d, "demo.conf"), "--nodes", "node[1-4]"]),
         ("16,384 GPUs (llama3-roce, 2,300 nodes)", ["--layout", "8x16x128", "--site",
                                                     os.path.join(ROOT, "site/llama3-roce/site.yaml"),
                                                     "--nodes-file", os.path.join(d, "n16k.txt")]),
-        ("131,072 GPUs (2 per ToR, shuffled)", ["--layout", "8x16x1024", "--topology", big,
+        ("131,072 GPUs (2 per ToR, shuffled)", ["--layout", "8x16x1024", "--order", "megatron", "--topology", big,
                                                 "--nodes-file", os.path.join(d, "n131k.txt")]),
     ]
     print("%-38s %9s %10s %14s %10s %10s" % ("page (plan + baseline)", "file", "rankmap", "first picture",

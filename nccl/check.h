@@ -25,9 +25,11 @@ typedef struct nck_opts {
 	unsigned iters, warmup;
 	bool json, fail_slow, help;
 	bool want[RM_NAXES];         /* axes to measure */
+	bool want_group[RMN_NGROUPS];    /* combined groups to measure */
 	rmn_nominal nominal;
 	const char *map_path;        /* NULL: $RANKMAP_MAP */
-	double timeout_s;            /* 0: library default */
+	double timeout_s;            /* every wait; 0: library default */
+	bool version;
 } nck_opts;
 
 /* 0, or NCK_EXIT_USAGE with a one-line reason in msg. */
@@ -45,7 +47,9 @@ void nck_fmt_bytes(uint64_t b, char *out, size_t cap);
  * one group or one pair.
  */
 typedef struct nck_axis {
-	rm_axis axis;
+	rm_axis axis;                /* an axis, or RM_NAXES for a group */
+	int kind;                    /* rmn_group, or -1 for an axis */
+	const char *name;            /* "tp", "dp-cp", ... */
 	rmn_op op;
 	uint32_t nunits, unit_size;
 	uint32_t group_size;         /* ranks in the axis's groups */
@@ -65,7 +69,7 @@ typedef struct nck_plan {
 	const rm_map *map;
 	uint64_t sizes[NCK_MAX_SIZES];
 	size_t nsizes;
-	nck_axis ax[RM_NAXES];
+	nck_axis ax[RM_NAXES + RMN_NGROUPS];
 	size_t nax;
 	size_t record;               /* doubles per rank */
 } nck_plan;
@@ -94,7 +98,7 @@ typedef struct nck_axis_result {
 } nck_axis_result;
 
 typedef struct nck_result {
-	nck_axis_result ax[RM_NAXES];
+	nck_axis_result ax[RM_NAXES + RMN_NGROUPS];
 	uint64_t wrong, slow;
 } nck_result;
 
@@ -105,7 +109,10 @@ void nck_result_free(const nck_plan *p, nck_result *r);
 
 /* Measure every axis of the plan on the GPU and gather every rank's
  * record on every rank (*all: world * p->record doubles, malloc'd).
- * 0, or NCK_EXIT_RUN after one line on stderr. */
+ * Every wait ends by o->timeout_s (non-blocking communicators polled
+ * with ncclCommGetAsyncError). 0, or NCK_EXIT_RUN after one line on
+ * stderr naming the axis, the group and its members; the caller must
+ * then abort the communicators (rmn_comms_abort), not free them. */
 int nck_run(const nck_plan *p, const nck_opts *o, rmn_comms *c,
 	    double **all);
 
@@ -113,6 +120,11 @@ typedef struct nck_meta {
 	const char *nccl_version;
 	unsigned iters, warmup;
 } nck_meta;
+
+/* The unit of axis x that holds `rank`, or UINT32_MAX. */
+uint32_t nck_unit_of(const nck_axis *x, uint32_t rank, uint32_t from);
+/* The communicator an axis of the plan runs on. */
+ncclComm_t nck_comm(const nck_axis *x, const rmn_comms *c);
 
 /* The report for people or for programs; malloc'd text. */
 char *nck_report_text(const nck_plan *p, const rmn_nominal *nom,

@@ -16,8 +16,11 @@ const char nck_usage[] =
 	"  -f, --stepfactor N     size multiplier between steps (default 4)\n"
 	"  -n, --iters N          timed iterations per size (default 20)\n"
 	"  -w, --warmup N         untimed iterations first (default 5)\n"
-	"      --axes LIST        axes to measure, e.g. tp,pp (default all)\n"
-	"      --json             JSON instead of text\n"
+	"      --axes LIST        axes and combined groups to measure, e.g.\n"
+	"                         tp,pp,dp-cp (default: every axis); groups:\n"
+	"                         mp, tp-cp, dp-cp, tp-dp-cp, embedding, etp,\n"
+	"                         edp; 'all' = every axis and group\n"
+	"      --format F         text (default) or json; --json = --format json\n"
 	"      --fail-slow        exit 1 when a group is slow\n"
 	"      --nvlink-gbps X    nominal NVLink GB/s per GPU and direction (450)\n"
 	"      --nic-gbps X       nominal network GB/s per GPU (50)\n"
@@ -26,7 +29,9 @@ const char nck_usage[] =
 	"      --site FILE        nominal figures from the site file's tiers\n"
 	"                         (the options above win over it)\n"
 	"      --map FILE         map file (default $RANKMAP_MAP)\n"
-	"      --timeout S        id exchange time-out in s (default 120)\n"
+	"      --timeout S        limit of every wait in s: id exchange,\n"
+	"                         communicator set-up, each measurement (120)\n"
+	"  -V, --version          print the version and exit\n"
 	"SIZE takes K, M, G (powers of 1024). Exit: 0 ok, 1 wrong results\n"
 	"(or slow groups with --fail-slow), 2 usage, 3 no GPU or NCCL error.\n";
 
@@ -95,15 +100,27 @@ static bool parse_real(const char *s, double min, double max, double *out)
 	return true;
 }
 
-static bool parse_axes(const char *s, bool want[RM_NAXES])
+static bool parse_axes(const char *s, bool want[RM_NAXES],
+		       bool group[RMN_NGROUPS])
 {
 	memset(want, 0, sizeof(bool) * RM_NAXES);
+	memset(group, 0, sizeof(bool) * RMN_NGROUPS);
+	if (!strcmp(s, "all")) {
+		memset(want, 1, sizeof(bool) * RM_NAXES);
+		memset(group, 1, sizeof(bool) * RMN_NGROUPS);
+		return true;
+	}
 	while (*s) {
 		size_t n = strcspn(s, ",");
 		int a = rm_axis_from_name(s, n);
-		if (a < 0 || want[a])
+		int g = a < 0 ? rmn_group_from_name(s, n) : -1;
+		if ((a < 0 && g < 0) || (a >= 0 && want[a]) ||
+		    (g >= 0 && group[g]))
 			return false;
-		want[a] = true;
+		if (a >= 0)
+			want[a] = true;
+		else
+			group[g] = true;
 		s += n;
 		if (*s == ',' && *++s == '\0')
 			return false;
@@ -184,6 +201,10 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 			o->help = true;
 			continue;
 		}
+		if (IS("-V", "--version")) {
+			o->version = true;
+			continue;
+		}
 		if (IS("--json", "--json") || IS("--fail-slow", "--fail-slow")) {
 			if (val)
 				return bad(msg, cap, name, "takes no value",
@@ -199,7 +220,8 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 			     IS("-w", "--warmup") || IS("--axes", "--map") ||
 			     IS("--nvlink-gbps", "--nic-gbps") ||
 			     IS("--spine-gbps", "--slow-fraction") ||
-			     IS("--timeout", "--site");
+			     IS("--timeout", "--site") ||
+			     IS("--format", "--format");
 		if (!known)
 			return bad(msg, cap, NULL, "unknown option", name);
 		if (!val) {
@@ -222,7 +244,10 @@ int nck_parse_args(int argc, char **argv, nck_opts *o, char *msg, size_t cap)
 			ok = parse_uint(val, 0, 100000, &u),
 			o->warmup = (unsigned)u;
 		else if (IS("--axes", "--axes"))
-			ok = parse_axes(val, o->want);
+			ok = parse_axes(val, o->want, o->want_group);
+		else if (IS("--format", "--format"))
+			ok = !strcmp(val, "json") || !strcmp(val, "text"),
+			o->json = !strcmp(val, "json");
 		else if (IS("--map", "--map"))
 			ok = *val != '\0', o->map_path = val;
 		else if (IS("--site", "--site"))

@@ -18,6 +18,13 @@ static const char *who(void)
 	return r ? r : "?";
 }
 
+/* Refused connections of the id exchange, as the library reports them. */
+static void log_line(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "rankmap-nccl-check: %s\n", line);
+}
+
 static void nccl_version(char *out, size_t cap)
 {
 	int v = 0;
@@ -71,6 +78,10 @@ int main(int argc, char **argv)
 		fputs(nck_usage, stdout);
 		return NCK_EXIT_OK;
 	}
+	if (o.version) {
+		printf("rankmap-nccl-check %s\n", RM_VERSION_STRING);
+		return NCK_EXIT_OK;
+	}
 	/* Before anything else: without a GPU nothing below can work. */
 	int ndev = 0;
 	cudaError_t ce = cudaGetDeviceCount(&ndev);
@@ -84,6 +95,7 @@ int main(int argc, char **argv)
 	rmn_opts ro;
 	rmn_opts_init(&ro);
 	ro.map_path = o.map_path;
+	ro.log = log_line;
 	ro.timeout_ms = (uint32_t)(o.timeout_s * 1000);
 	rmn_comms *c = NULL;
 	rmn_error e = { 0 };
@@ -102,10 +114,15 @@ int main(int argc, char **argv)
 	}
 	double *all = NULL;
 	int rc = nck_run(&plan, &o, c, &all);
+	bool healthy = rc == 0;
 	if (!rc)
 		rc = report(&plan, &o, all, c->rank);
 	free(all);
 	nck_plan_free(&plan);
-	rmn_comms_free(c);
+	/* After a failure a peer may be gone: finalizing would wait for it. */
+	if (healthy)
+		rmn_comms_free(c);
+	else
+		rmn_comms_abort(c);
 	return rc;
 }

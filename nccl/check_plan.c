@@ -10,17 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static rmn_status plan_axis(const rm_map *map, rm_axis axis, nck_axis *x,
-			    rmn_error *err)
+/* An axis (group < 0) or a combined group (axis ignored). */
+static rmn_status plan_axis(const rm_map *map, rm_axis axis, int group,
+			    nck_axis *x, rmn_error *err)
 {
 	uint32_t *groups = NULL, ngroups = 0, size = 0;
-	rmn_status st = rmn_axis_groups(map, axis, &groups, &ngroups, &size,
-					err);
+	rmn_status st =
+		group < 0 ? rmn_axis_groups(map, axis, &groups, &ngroups,
+					    &size, err)
+			  : rmn_group_members(map, (rmn_group)group, &groups,
+					      &ngroups, &size, err);
 	if (st != RMN_OK)
 		return st;
-	x->axis = axis;
+	x->axis = group < 0 ? axis : RM_NAXES;
+	x->kind = group;
+	x->name = group < 0 ? rm_axis_name(axis)
+			    : rmn_group_name((rmn_group)group);
 	x->group_size = size;
-	if (axis == RM_AXIS_PP) {
+	if (group < 0 && axis == RM_AXIS_PP) {
 		/* One unit per pair of consecutive stages: a pipeline's
 		 * traffic is between neighbours, never around a ring. */
 		x->op = RMN_OP_SENDRECV;
@@ -80,7 +87,20 @@ rmn_status nck_plan_build(const rm_map *map, const nck_opts *o,
 		if (!split[a].present || !o->want[a])
 			continue;
 		nck_axis *x = &p->ax[p->nax++];
-		st = plan_axis(map, a, x, err);
+		st = plan_axis(map, a, -1, x, err);
+		if (st != RMN_OK) {
+			nck_plan_free(p);
+			return st;
+		}
+		x->slot = p->record;
+		p->record += 2 * (p->nsizes + 1);
+	}
+	/* Then the combined groups asked for, in Megatron-Core's names. */
+	for (int g = 0; g < RMN_NGROUPS; g++) {
+		if (!o->want_group[g])
+			continue;
+		nck_axis *x = &p->ax[p->nax++];
+		st = plan_axis(map, RM_NAXES, g, x, err);
 		if (st != RMN_OK) {
 			nck_plan_free(p);
 			return st;
@@ -104,4 +124,18 @@ void nck_plan_free(nck_plan *p)
 size_t nck_rec_index(const nck_plan *p, size_t ax, int slot, size_t s)
 {
 	return p->ax[ax].slot + (size_t)slot * (p->nsizes + 1) + s;
+}
+
+uint32_t nck_unit_of(const nck_axis *x, uint32_t rank, uint32_t from)
+{
+	for (uint32_t u = from; u < x->nunits; u++)
+		for (uint32_t i = 0; i < x->unit_size; i++)
+			if (x->members[(size_t)u * x->unit_size + i] == rank)
+				return u;
+	return UINT32_MAX;
+}
+
+ncclComm_t nck_comm(const nck_axis *x, const rmn_comms *c)
+{
+	return x->kind < 0 ? c->axis[x->axis] : c->group[x->kind];
 }

@@ -110,7 +110,7 @@ static void unit_name(rmi_buf *b, const nck_plan *p, const nck_axis *x,
 {
 	const uint32_t *mem = x->members + (size_t)u * x->unit_size;
 	char list[160];
-	rmi_buf_printf(b, "%s ", rm_axis_name(x->axis));
+	rmi_buf_printf(b, "%s ", x->name);
 	if (x->op == RMN_OP_SENDRECV) {
 		uint32_t per = x->group_size - 1;
 		rmi_buf_printf(b, "group %u stages %u-%u", x->group[u],
@@ -195,11 +195,11 @@ static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 	if (x->op == RMN_OP_SENDRECV)
 		rmi_buf_printf(b, "\n%s  sendrecv between %u pairs of "
 				  "consecutive stages (groups of %u)",
-			       rm_axis_name(x->axis), x->nunits,
+			       x->name, x->nunits,
 			       x->group_size);
 	else
 		rmi_buf_printf(b, "\n%s  allreduce over %u groups of %u",
-			       rm_axis_name(x->axis), x->nunits,
+			       x->name, x->nunits,
 			       x->group_size);
 	if (!ar->measured) {
 		if (!x->nunits) {
@@ -355,7 +355,7 @@ static void axis_json(rmi_buf *b, const nck_plan *p, size_t i,
 	rmi_buf_printf(b, "    {\"axis\": \"%s\", \"op\": \"%s\", "
 			  "\"group_size\": %u, \"units\": %u, "
 			  "\"measured\": %s, \"slow\": %llu, \"wrong\": %llu,\n",
-		       rm_axis_name(x->axis), rmn_op_name(x->op),
+		       x->name, rmn_op_name(x->op),
 		       x->group_size, x->nunits,
 		       ar->measured ? "true" : "false",
 		       (unsigned long long)ar->slow,

@@ -1,16 +1,22 @@
 /*
- * comm.c - the world communicator and one per axis, from the map file.
+ * comm.c - the world communicator, one per axis and one per combined
+ * group, from the map file.
  *
  * Every rank reads the same map, so every rank can work out its colors
  * and keys alone; the only thing that must travel is the world's
  * ncclUniqueId (exchange.c). The splits are collective over the world and
- * happen in the same axis order on every rank.
+ * happen in the same order on every rank. Communicators are non-blocking
+ * (config.blocking = 0): each call is polled with ncclCommGetAsyncError
+ * until a deadline, so a rank that died after the exchange makes the
+ * others fail with RMN_ETIMEOUT instead of hanging in NCCL.
  */
 #include "nccl_internal.h"
 
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +25,8 @@ void rmn_opts_init(rmn_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->rank = -1;
 	o->device = -1;
+	o->jobid = -1;
+	o->stepid = -1;
 }
 
 static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
@@ -32,115 +40,29 @@ static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
 	return RMN_ENCCL;
 }
 
-/* An unsigned integer from the environment; absent leaves *out alone. */
-static rmn_status env_u64(const char *name, uint64_t min, uint64_t max,
-			  uint64_t *out, bool *found, rmn_error *err)
+rmn_status rmn_comm_wait(ncclComm_t comm, uint32_t timeout_ms,
+			const char *what, rmn_error *err)
 {
-	const char *v = getenv(name);
-	char q[96];
-	if (found)
-		*found = false;
-	if (!v || !*v)
-		return RMN_OK;
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (*v < '0' || *v > '9' || *end || errno || x < min || x > max)
-		return rmni_err(err, RMN_EINPUT,
-				"%s=%s is not a whole number in %llu..%llu",
-				name, rmi_quote(v, 64, q, sizeof(q)),
-				(unsigned long long)min,
-				(unsigned long long)max);
-	*out = x;
-	if (found)
-		*found = true;
-	return RMN_OK;
-}
-
-static rmn_status env_timeout(uint32_t *ms, rmn_error *err)
-{
-	const char *v = getenv("RANKMAP_NCCL_TIMEOUT");
-	char q[96];
-	if (!v || !*v)
-		return RMN_OK;
-	char *end;
-	errno = 0;
-	double s = strtod(v, &end);
-	if (*end || errno || !(s >= 0.1 && s <= 86400))
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_NCCL_TIMEOUT=%s is not a number of "
-				"seconds in 0.1..86400",
-				rmi_quote(v, 64, q, sizeof(q)));
-	*ms = (uint32_t)llround(s * 1000);
-	return RMN_OK;
-}
-
-static bool is_hex64(const char *s)
-{
-	if (strlen(s) != 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return false;
-	return true;
-}
-
-/* Fill in everything the caller left to the environment. */
-static rmn_status resolve_opts(const rmn_opts *in, rmn_opts *o,
-			       rmn_error *err)
-{
-	rmn_status st;
-	uint64_t v = 0;
-	bool found = false;
-	*o = *in;
-	if (!o->map_path)
-		o->map_path = getenv("RANKMAP_MAP");
-	if (!o->map_path || !*o->map_path)
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_MAP is not set: run under srun "
-				"--parallel-layout or point it at a map file");
-	if (o->rank < 0) {
-		const char *rk = getenv("RANK");
-		const char *name = rk && *rk ? "RANK" : "SLURM_PROCID";
-		st = env_u64(name, 0, RM_MAX_WORLD - 1, &v, &found, err);
-		if (st != RMN_OK)
-			return st;
-		if (!found)
-			return rmni_err(err, RMN_EINPUT,
-					"neither RANK nor SLURM_PROCID is set");
-		o->rank = (int64_t)v;
+	int64_t deadline = rmni_now_ms() + (timeout_ms ? timeout_ms :
+					    RMN_DEFAULT_TIMEOUT_MS);
+	for (unsigned spin = 0;; spin++) {
+		ncclResult_t st = ncclInProgress;
+		ncclResult_t r = ncclCommGetAsyncError(comm, &st);
+		if (r != ncclSuccess)
+			return nccl_err(err, r, comm, what);
+		if (st == ncclSuccess)
+			return RMN_OK;
+		if (st != ncclInProgress)
+			return nccl_err(err, st, comm, what);
+		if (rmni_now_ms() >= deadline)
+			return rmni_err(err, RMN_ETIMEOUT,
+					"%s did not finish within %.1f s: a "
+					"rank died or stalled after the id "
+					"exchange",
+					what, (timeout_ms ? timeout_ms :
+					       RMN_DEFAULT_TIMEOUT_MS) / 1000.0);
+		poll(NULL, 0, spin < 50 ? 1 : 10);
 	}
-	if (!o->master_addr)
-		o->master_addr = getenv("MASTER_ADDR");
-	if (!o->port) {
-		st = env_u64("RANKMAP_NCCL_PORT", 1, 65535, &v, &found, err);
-		if (st != RMN_OK)
-			return st;
-		if (!found) {
-			/* torch's store takes MASTER_PORT itself. */
-			st = env_u64("MASTER_PORT", 1, 65534, &v, &found, err);
-			if (st != RMN_OK)
-				return st;
-			v = found ? v + 1 : 0;
-		}
-		o->port = (int)v;
-	}
-	if (!o->timeout_ms) {
-		o->timeout_ms = RMN_DEFAULT_TIMEOUT_MS;
-		st = env_timeout(&o->timeout_ms, err);
-		if (st != RMN_OK)
-			return st;
-	}
-	if (!o->digest)
-		o->digest = getenv("RANKMAP_MAP_SHA256");
-	if (o->digest && *o->digest && !is_hex64(o->digest)) {
-		char q[96];
-		return rmni_err(err, RMN_EINPUT,
-				"RANKMAP_MAP_SHA256=%s is not a lowercase "
-				"SHA-256 in hex",
-				rmi_quote(o->digest, 80, q, sizeof(q)));
-	}
-	return RMN_OK;
 }
 
 /* Read the map and check it is the one the job announced. */
@@ -158,7 +80,7 @@ static rmn_status load_map(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 				o->map_path, c->digest, o->digest);
 	uint64_t ws = 0;
 	bool found = false;
-	rmn_status st = env_u64("WORLD_SIZE", 1, RM_MAX_WORLD, &ws, &found,
+	rmn_status st = rmni_env_u64("WORLD_SIZE", 1, RM_MAX_WORLD, &ws, &found,
 				err);
 	if (st != RMN_OK)
 		return st;
@@ -216,25 +138,109 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 		return rmni_err(err, RMN_EINPUT,
 				"no port for the id exchange: set MASTER_PORT "
 				"or RANKMAP_NCCL_PORT");
+	unsigned char secret[RMN_SECRET_LEN];
+	bool have_secret = o->secret && *o->secret;
+	for (size_t i = 0; have_secret && i < RMN_SECRET_LEN; i++) {
+		unsigned v = 0;
+		sscanf(o->secret + 2 * i, "%2x", &v);
+		secret[i] = (unsigned char)v;
+	}
 	rmn_exchange_opts x = { .host = o->master_addr,
 				.port = (uint16_t)o->port,
 				.rank = c->rank,
 				.nranks = c->world,
 				.digest = c->digest,
-				.timeout_ms = o->timeout_ms };
+				.timeout_ms = o->timeout_ms,
+				.bind = o->bind,
+				.auth = o->auth,
+				.secret = have_secret ? secret : NULL,
+				.munge_socket = o->munge_socket,
+				.jobid = (uint32_t)o->jobid,
+				.stepid = (uint32_t)o->stepid,
+				.log = o->log,
+				.log_arg = o->log_arg };
 	rmn_status st = rmn_exchange(&x, &id, sizeof(id), err);
+	memset(secret, 0, sizeof(secret));
 	if (st != RMN_OK)
 		return st;
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	cfg.blocking = 1;
+	cfg.blocking = 0;
 	cfg.commName = "rankmap-world";
 	r = ncclCommInitRankConfig(&c->comm, (int)c->world, id, (int)c->rank,
 				   &cfg);
-	if (r != ncclSuccess) {
+	if (r != ncclSuccess && r != ncclInProgress) {
+		if (c->comm)
+			ncclCommAbort(c->comm);
 		c->comm = NULL;
 		return nccl_err(err, r, NULL, "ncclCommInitRankConfig (world)");
 	}
-	return RMN_OK;
+	char what[96];
+	snprintf(what, sizeof(what),
+		 "rank %u: ncclCommInitRankConfig (world of %u)", c->rank,
+		 c->world);
+	return rmn_comm_wait(c->comm, o->timeout_ms, what, err);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* "tp group 3 (ranks 6-7)": what a split waits for, for its message. */
+static void describe(const rmn_comms *c, int axis, int group, char *out,
+		     size_t cap)
+{
+	uint32_t *all = NULL, ng = 0, size = 0;
+	char list[160] = "?";
+	const rmn_split *sp = axis >= 0 ? &c->split[axis] : &c->gsplit[group];
+	rmn_status st =
+		axis >= 0 ? rmn_axis_groups(c->map, (rm_axis)axis, &all, &ng,
+					    &size, NULL)
+			  : rmn_group_members(c->map, (rmn_group)group, &all,
+					      &ng, &size, NULL);
+	if (st == RMN_OK && (uint32_t)sp->color < ng) {
+		uint32_t *m = all + (size_t)sp->color * size;
+		qsort(m, size, sizeof(*m), cmp_u32);
+		rmni_ranges(m, size, list, sizeof(list));
+	}
+	free(all);
+	snprintf(out, cap, "%s group %d (ranks %s)",
+		 axis >= 0 ? rm_axis_name((rm_axis)axis)
+			   : rmn_group_name((rmn_group)group),
+		 sp->color, list);
+}
+
+/* One collective split of the world, waited for with a deadline. */
+static rmn_status split_one(const rmn_opts *o, rmn_comms *c,
+			    const rmn_split *sp, const char *name,
+			    ncclComm_t *out, int axis, int group,
+			    rmn_error *err)
+{
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	char what[300], desc[240];
+	cfg.blocking = 0;
+	cfg.commName = name;
+	ncclResult_t r = ncclCommSplit(c->comm,
+				       sp->present ? sp->color
+						   : NCCL_SPLIT_NOCOLOR,
+				       sp->key, out, &cfg);
+	if (sp->present)
+		describe(c, axis, group, desc, sizeof(desc));
+	else
+		snprintf(desc, sizeof(desc), "%s, not a member", name);
+	snprintf(what, sizeof(what), "rank %u: ncclCommSplit (%s)", c->rank,
+		 desc);
+	if (r != ncclSuccess && r != ncclInProgress) {
+		if (*out)
+			ncclCommAbort(*out);
+		*out = NULL;
+		return nccl_err(err, r, c->comm, what);
+	}
+	rmn_status st = rmn_comm_wait(c->comm, o->timeout_ms, what, err);
+	if (st == RMN_OK && *out)
+		st = rmn_comm_wait(*out, o->timeout_ms, what, err);
+	return st;
 }
 
 static rmn_status split_axes(const rmn_opts *o, rmn_comms *c,
@@ -245,28 +251,31 @@ static rmn_status split_axes(const rmn_opts *o, rmn_comms *c,
 		[RM_AXIS_EP] = "rankmap-ep", [RM_AXIS_PP] = "rankmap-pp",
 		[RM_AXIS_DP] = "rankmap-dp",
 	};
+	static const char *const gnames[RMN_NGROUPS] = {
+		[RMN_GROUP_MP] = "rankmap-mp",
+		[RMN_GROUP_TP_CP] = "rankmap-tp-cp",
+		[RMN_GROUP_DP_CP] = "rankmap-dp-cp",
+		[RMN_GROUP_TP_DP_CP] = "rankmap-tp-dp-cp",
+		[RMN_GROUP_EMBEDDING] = "rankmap-embedding",
+		[RMN_GROUP_ETP] = "rankmap-etp",
+		[RMN_GROUP_EDP] = "rankmap-edp",
+	};
 	rmn_status st = rmn_splits(c->map, c->rank, c->split, err);
+	for (int g = 0; g < RMN_NGROUPS && st == RMN_OK; g++)
+		st = rmn_group_split(c->map, (rmn_group)g, c->rank,
+				     &c->gsplit[g], err);
 	if (st != RMN_OK || o->world_only)
 		return st;
-	/* Axis order is fixed, so every rank splits in the same order. */
-	for (int a = 0; a < RM_NAXES; a++) {
-		if (!c->split[a].present)
-			continue;
-		ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-		cfg.blocking = 1;
-		cfg.commName = names[a];
-		ncclResult_t r = ncclCommSplit(c->comm, c->split[a].color,
-					       c->split[a].key, &c->axis[a],
-					       &cfg);
-		if (r != ncclSuccess) {
-			char what[64];
-			c->axis[a] = NULL;
-			snprintf(what, sizeof(what), "ncclCommSplit (%s)",
-				 rm_axis_name((rm_axis)a));
-			return nccl_err(err, r, c->comm, what);
-		}
-	}
-	return RMN_OK;
+	/* A fixed order, so every rank splits in the same order; a rank in
+	 * no embedding group still takes part (NCCL_SPLIT_NOCOLOR). */
+	for (int a = 0; a < RM_NAXES && st == RMN_OK; a++)
+		if (c->split[a].present)
+			st = split_one(o, c, &c->split[a], names[a],
+				       &c->axis[a], a, -1, err);
+	for (int g = 0; g < RMN_NGROUPS && st == RMN_OK; g++)
+		st = split_one(o, c, &c->gsplit[g], gnames[g], &c->group[g],
+			       -1, g, err);
+	return st;
 }
 
 rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
@@ -282,7 +291,7 @@ rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
 	if (!c)
 		return rmni_err(err, RMN_ENOMEM, "out of memory");
 	c->device = -1;
-	rmn_status st = resolve_opts(in, &o, err);
+	rmn_status st = rmni_resolve_opts(in, &o, err);
 	if (st == RMN_OK)
 		st = load_map(&o, c, err);
 	if (st == RMN_OK)
@@ -293,17 +302,27 @@ rmn_status rmn_comms_init(const rmn_opts *in, rmn_comms **out,
 		st = split_axes(&o, c, err);
 	if (st != RMN_OK) {
 		/* A half-built set must not wait on peers that gave up. */
-		for (int a = 0; a < RM_NAXES; a++)
-			if (c->axis[a])
-				ncclCommAbort(c->axis[a]);
-		if (c->comm)
-			ncclCommAbort(c->comm);
-		rm_map_free(c->map);
-		free(c);
+		rmn_comms_abort(c);
 		return st;
 	}
 	*out = c;
 	return RMN_OK;
+}
+
+void rmn_comms_abort(rmn_comms *c)
+{
+	if (!c)
+		return;
+	for (int a = 0; a < RM_NAXES; a++)
+		if (c->axis[a])
+			ncclCommAbort(c->axis[a]);
+	for (int g = 0; g < RMN_NGROUPS; g++)
+		if (c->group[g])
+			ncclCommAbort(c->group[g]);
+	if (c->comm)
+		ncclCommAbort(c->comm);
+	rm_map_free(c->map);
+	free(c);
 }
 
 void rmn_comms_free(rmn_comms *c)
@@ -314,6 +333,11 @@ void rmn_comms_free(rmn_comms *c)
 		if (c->axis[a]) {
 			ncclCommFinalize(c->axis[a]);
 			ncclCommDestroy(c->axis[a]);
+		}
+	for (int g = 0; g < RMN_NGROUPS; g++)
+		if (c->group[g]) {
+			ncclCommFinalize(c->group[g]);
+			ncclCommDestroy(c->group[g]);
 		}
 	if (c->comm) {
 		ncclCommFinalize(c->comm);

@@ -16,6 +16,7 @@ const char *rmn_status_name(rmn_status s)
 	case RMN_EREFUSED: return "refused";
 	case RMN_ENOCUDA: return "no CUDA device";
 	case RMN_ENCCL: return "NCCL error";
+	case RMN_EAUTH: return "authentication failed";
 	}
 	return "unknown status";
 }

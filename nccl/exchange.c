@@ -2,38 +2,22 @@
  * exchange.c - hand rank 0's ncclUniqueId to every rank over TCP.
  *
  * srun steps need not share a filesystem, so rank 0 listens on a port next
- * to MASTER_PORT and the others connect. Rank 0 answers only when every
- * rank has said hello: then all ranks get the id, or all that are
- * connected get the same error. Every wait has a deadline (poll and
+ * to MASTER_PORT, on the address the other nodes reach it by, and the
+ * others connect. Each connection is a challenge, a hello and an answer
+ * (exchange.h), authenticated both ways (auth.c). Rank 0 answers only
+ * when every rank has said hello: then all ranks get the id, or all that
+ * are connected get the same error. Every wait has a deadline (poll and
  * non-blocking connect), and a stranger on the port (a scanner, another
- * job) is dropped without disturbing the exchange.
- *
- * Wire format, integers big-endian:
- *   hello  "RMNXCHG1" rank:u32 nranks:u32 len:u32 digest:64
- *   answer "RMNXCHG1" status:u32 len:u32 body[len]
- * status 0 = ok (body = the blob), otherwise an rmn_status and the body is
- * rank 0's message.
+ * job, another user) is refused without disturbing the exchange.
  */
 #include "exchange.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-
-void rmni_put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-uint32_t rmni_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
 
 int rmni_wait_ms(int64_t deadline)
 {
@@ -98,15 +82,47 @@ void rmni_digest_field(const char *d, unsigned char *out)
 	}
 }
 
-bool rmni_answer(int fd, uint32_t status, const void *body, size_t len,
-		 int64_t deadline)
+bool rmni_answer_send(int fd, const rmni_auth *a, const rmni_bind *b,
+		      uint32_t status, const void *content, size_t len,
+		      int64_t deadline)
 {
 	unsigned char head[ANSWER_HEAD];
+	unsigned char *body = NULL, *proof = NULL;
+	size_t blen = len, plen = 0;
+	if (a && rmni_seal_answer(a, b, status, content, len, &body, &blen,
+				  &proof, &plen, NULL) != RMN_OK)
+		return false;
 	memcpy(head, MAGIC, MAGIC_LEN);
 	rmni_put32(head + MAGIC_LEN, status);
-	rmni_put32(head + MAGIC_LEN + 4, (uint32_t)len);
-	return rmni_send_all(fd, head, sizeof(head), deadline) &&
-	       (!len || rmni_send_all(fd, body, len, deadline));
+	rmni_put32(head + MAGIC_LEN + 4, (uint32_t)blen);
+	rmni_put32(head + MAGIC_LEN + 8, (uint32_t)plen);
+	const void *bp = a ? body : content;
+	bool ok = rmni_send_all(fd, head, sizeof(head), deadline) &&
+		  (!blen || rmni_send_all(fd, bp, blen, deadline)) &&
+		  (!plen || rmni_send_all(fd, proof, plen, deadline));
+	free(body);
+	free(proof);
+	return ok;
+}
+
+void rmni_peer_name(int fd, char *out, size_t cap)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char addr[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+			inet_ntop(AF_INET, &a4->sin_addr, addr, sizeof(addr));
+			port = ntohs(a4->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+			inet_ntop(AF_INET6, &a6->sin6_addr, addr, sizeof(addr));
+			port = ntohs(a6->sin6_port);
+		}
+	}
+	snprintf(out, cap, "%s:%u", addr, port);
 }
 
 rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
@@ -132,8 +148,15 @@ rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
 	rmn_exchange_opts eff = *o;
 	if (!eff.timeout_ms)
 		eff.timeout_ms = RMN_DEFAULT_TIMEOUT_MS;
+	rmni_auth a;
+	rmn_status st = rmni_auth_setup(&eff, &a, err);
+	if (st != RMN_OK)
+		return st;
 	int64_t deadline = rmni_now_ms() + eff.timeout_ms;
 	if (o->rank == 0)
-		return rmni_exchange_root(&eff, blob, len, deadline, err);
-	return rmni_exchange_peer(&eff, blob, len, deadline, err);
+		st = rmni_exchange_root(&eff, &a, blob, len, deadline, err);
+	else
+		st = rmni_exchange_peer(&eff, &a, blob, len, deadline, err);
+	memset(&a, 0, sizeof(a));
+	return st;
 }

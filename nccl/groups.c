@@ -86,13 +86,20 @@ rmn_status rmn_splits(const rm_map *map, uint32_t rank,
 				      rm_axis_name(axis));
 			break;
 		}
-		out[a] = (rmn_split){ .present = true,
-				      .size = g.size,
-				      .color = (int32_t)g.group_of[rank],
-				      .key = (int32_t)g.index_of[rank] };
+		out[a] = rmni_split_of(&g, rank);
 		rm_groups_free(&g);
 	}
 	return st;
+}
+
+rmn_split rmni_split_of(const rm_groups *g, uint32_t rank)
+{
+	if (g->group_of[rank] == UINT32_MAX)
+		return (rmn_split){ .present = false };
+	return (rmn_split){ .present = true,
+			    .size = g->size,
+			    .color = (int32_t)g->group_of[rank],
+			    .key = (int32_t)g->index_of[rank] };
 }
 
 rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,

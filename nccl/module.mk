@@ -9,16 +9,23 @@ NCCL_LIBDIR := $(firstword $(foreach d,lib64 lib targets/x86_64-linux/lib,\
 
 ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
 
-NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_root.c \
-		  nccl/exchange_peer.c nccl/groups.c nccl/busbw.c \
-		  nccl/comm.c
+NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_msg.c \
+		  nccl/exchange_root.c nccl/exchange_peer.c nccl/auth.c \
+		  nccl/hmac.c nccl/groups.c nccl/groups_combined.c nccl/busbw.c nccl/comm.c \
+		  nccl/comm_env.c
 NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
 NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)
 NCCL_ALL_SRC   := $(NCCL_LIB_SRC) $(NCCL_CHECK_SRC)
 NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart
+# MUNGE authenticates the id exchange where the cluster runs it; without
+# libmunge-dev the library still builds, with HMAC only.
+ifneq ($(wildcard /usr/include/munge.h),)
+NCCL_MUNGE     := -DRMN_HAVE_MUNGE
+NCCL_LINK      += -lmunge
+endif
 
 $(call obj,$(NCCL_ALL_SRC)) $(call aobj,$(NCCL_ALL_SRC)): \
-	CPPFLAGS += -Inccl -I$(NCCL_INC)
+	CPPFLAGS += -Inccl -I$(NCCL_INC) $(NCCL_MUNGE)
 
 $(BUILD)/librankmap-nccl.a: $(call obj,$(NCCL_LIB_SRC))
 	@rm -f $@
@@ -64,7 +71,39 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 		-o $@ tests/nccl/test_nccl_run.c tests/nccl/fake_gpu.c \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
-		$(LIBS) -lpthread
+		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
+
+# The exchange's message parsers as a fuzz target: under ASan over its
+# seeds (mapper/fuzz/seeds/exchange) in `make check`, libFuzzer with
+# `make fuzz`.
+NCCL_FUZZ_OBJ := nccl/exchange_msg.c nccl/auth.c nccl/hmac.c nccl/errors.c
+$(BUILD)/asan/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c \
+		tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
+		$(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
+		-o $@ $< tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
+		$(BUILD)/asan/librankmap.a $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+
+$(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
+		$(LIB_SRC)
+	@mkdir -p $(@D)
+	clang $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) -std=c11 -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(NCCL_FUZZ_OBJ) \
+		$(LIB_SRC) $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+
+fuzz: $(BUILD)/fuzz/fuzz_exchange
+
+# The communicators' set-up (comm.c) over the same stand-ins, with the
+# real id exchange between threads.
+$(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
+		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
 
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
@@ -86,7 +125,8 @@ uninstall-nccl:
 .PHONY: install-nccl uninstall-nccl
 ALL_TARGETS   += $(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-nccl.so \
 		 $(BUILD)/rankmap-nccl-check
-CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC))
+CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC)) \
+		 $(BUILD)/asan/fuzz/fuzz_exchange
 INSTALL_STEPS += install-nccl
 UNINSTALL_STEPS += uninstall-nccl
 

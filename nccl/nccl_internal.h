@@ -13,11 +13,26 @@ RMI_HIDDEN rmn_status rmni_err(rmn_error *err, rmn_status code,
 			       const char *fmt, ...) RMI_PRINTF(3, 4);
 /* Carry a librankmap error over, keeping its message. */
 RMI_HIDDEN rmn_status rmni_from_rm(rmn_error *err, const rm_error *e);
+/* Big-endian words on the wire. */
+RMI_HIDDEN void rmni_put32(unsigned char *p, uint32_t v);
+RMI_HIDDEN uint32_t rmni_get32(const unsigned char *p);
 /* Milliseconds on the monotonic clock. */
 RMI_HIDDEN int64_t rmni_now_ms(void);
 /* "3, 5-7, 9" for a sorted list of ranks; at most `cap` bytes written,
  * ending in "... (N more)" when it does not fit. */
 RMI_HIDDEN void rmni_ranges(const uint32_t *v, size_t n, char *out,
 			    size_t cap);
+
+/* A rank's color, key and group size in librankmap's groups (present is
+ * false where it is in none). */
+RMI_HIDDEN rmn_split rmni_split_of(const rm_groups *g, uint32_t rank);
+/* An unsigned integer from the environment; absent leaves *out alone. */
+RMI_HIDDEN rmn_status rmni_env_u64(const char *name, uint64_t min,
+				   uint64_t max, uint64_t *out, bool *found,
+				   rmn_error *err);
+/* Fill in everything the caller of rmn_comms_init left to the
+ * environment (comm_env.c). */
+RMI_HIDDEN rmn_status rmni_resolve_opts(const rmn_opts *in, rmn_opts *o,
+					rmn_error *err);
 
 #endif

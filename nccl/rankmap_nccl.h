@@ -31,7 +31,9 @@ typedef enum rmn_status {
 	RMN_ETIMEOUT,    /* a peer (or rank 0) never arrived */
 	RMN_EREFUSED,    /* a rank with another map, rank or world size */
 	RMN_ENOCUDA,     /* no usable CUDA device */
-	RMN_ENCCL        /* NCCL returned an error (message has its text) */
+	RMN_ENCCL,       /* NCCL returned an error (message has its text) */
+	RMN_EAUTH        /* the other end did not prove it belongs to the
+			  * step (no authentic rank 0, or our proof refused) */
 } rmn_status;
 
 typedef struct rmn_error {
@@ -45,23 +47,47 @@ const char *rmn_status_name(rmn_status s);
 /* ---- unique-id exchange over TCP (exchange.c); needs no GPU ---- */
 #define RMN_BLOB_MAX 4096            /* bytes of payload (an id is 128) */
 #define RMN_DEFAULT_TIMEOUT_MS 120000
+#define RMN_SECRET_LEN 32            /* bytes of the step's HMAC secret */
+
+/* How the two ends prove they belong to the same job step. */
+typedef enum rmn_auth {
+	RMN_AUTH_AUTO = 0,           /* MUNGE where munged answers, else HMAC
+				      * with the step's secret; peers follow
+				      * rank 0 (never down to none) */
+	RMN_AUTH_MUNGE,              /* credentials restricted to our uid */
+	RMN_AUTH_HMAC,               /* HMAC-SHA256 keyed by the secret */
+	RMN_AUTH_NONE                /* only when asked for by name */
+} rmn_auth;
+
+/* One line about a refused connection, for the caller to log. */
+typedef void (*rmn_log_fn)(void *arg, const char *line);
 
 typedef struct rmn_exchange_opts {
 	const char *host;            /* rank 0's host name or address */
-	uint16_t port;               /* rank 0 listens here (all addresses) */
+	uint16_t port;               /* rank 0 listens here */
 	uint32_t rank, nranks;
 	const char *digest;          /* map digest (hex); NULL = not compared */
 	uint32_t timeout_ms;         /* whole exchange; 0 = default */
+	const char *bind;            /* rank 0 listens on this address; NULL:
+				      * `host`; "*": every address */
+	rmn_auth auth;
+	const unsigned char *secret; /* RMN_SECRET_LEN bytes (HMAC) */
+	const char *munge_socket;    /* NULL: libmunge's default */
+	uint32_t jobid, stepid;      /* bound into every proof */
+	rmn_log_fn log;              /* NULL: refusals are not reported */
+	void *log_arg;
 } rmn_exchange_opts;
 
 /*
  * Rank 0 hands `blob` (len bytes) to ranks 1..nranks-1; on the others it
- * is filled in. Rank 0 answers once every rank has arrived, so either all
- * ranks get the blob or all connected ranks get the same error: a peer
- * with another map digest stops the exchange for everyone; one with
- * another world size or blob length, or a RANK already connected, is
- * refused alone; after the time-out the error names the ranks that never
- * came. Needs no GPU and no NCCL.
+ * is filled in. Both directions are authenticated (see rmn_auth) and the
+ * blob travels encrypted (HMAC) or inside a credential (MUNGE). Rank 0
+ * answers once every rank has arrived. A connection that fails to
+ * authenticate, or an authentic one with another map digest, world size
+ * or blob length, or a RANK already connected, is refused alone (and
+ * reported through o->log); after the time-out the error names the ranks
+ * that never came. A peer ignores answers that are not authentic and
+ * keeps trying until its deadline. Needs no GPU and no NCCL.
  */
 rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
 			rmn_error *err);
@@ -86,6 +112,40 @@ rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
 			   uint32_t **groups, uint32_t *ngroups,
 			   uint32_t *size, rmn_error *err);
 
+/*
+ * ---- the other groups Megatron-Core builds (groups_combined.c); needs
+ * no GPU ----
+ * From librankmap's groups API (rm_map_groups): members in Megatron-Core's
+ * order (ascending RANK, as torch's new_group numbers them), color = the
+ * group, key = the place in it. The embedding group of a pipeline is its
+ * first and last stage (the only stage when pp = 1); ranks of the stages
+ * between are in none. Expert groups follow Megatron-Core's expert
+ * generator (etp x ep x edp x pp over the same ranks); the expert-model-
+ * parallel group is the ep axis (rmn_splits).
+ */
+typedef enum rmn_group {
+	RMN_GROUP_MP = 0,            /* "mp": tp x pp (model parallel) */
+	RMN_GROUP_TP_CP,             /* "tp-cp" */
+	RMN_GROUP_DP_CP,             /* "dp-cp": the distributed optimizer's */
+	RMN_GROUP_TP_DP_CP,          /* "tp-dp-cp" */
+	RMN_GROUP_EMBEDDING,         /* "embedding": first and last stage */
+	RMN_GROUP_ETP,               /* "etp": expert tensor parallel */
+	RMN_GROUP_EDP,               /* "edp": expert data parallel */
+	RMN_NGROUPS
+} rmn_group;
+
+const char *rmn_group_name(rmn_group g);
+/* Group for a name of `len` bytes, or -1 when unknown. */
+int rmn_group_from_name(const char *s, size_t len);
+/* Color and key of `rank` for the group (key = RANK); present is false
+ * where the rank is in no such group (embedding). */
+rmn_status rmn_group_split(const rm_map *map, rmn_group g, uint32_t rank,
+			   rmn_split *out, rmn_error *err);
+/* Every group: groups[k * size + i] in member order; *groups malloc'd. */
+rmn_status rmn_group_members(const rm_map *map, rmn_group g,
+			     uint32_t **groups, uint32_t *ngroups,
+			     uint32_t *size, rmn_error *err);
+
 /* ---- communicators (comm.c) ---- */
 typedef struct rmn_opts {
 	const char *map_path;        /* NULL: $RANKMAP_MAP */
@@ -99,6 +159,15 @@ typedef struct rmn_opts {
 	int device;                  /* -1: one visible GPU -> 0, else the
 				      * map's local GPU of this rank */
 	bool world_only;             /* skip the per-axis splits */
+	const char *bind;            /* NULL: $RANKMAP_NCCL_BIND, else
+				      * master_addr ("*": every address) */
+	rmn_auth auth;               /* AUTO: $RANKMAP_NCCL_AUTH, else auto */
+	const char *secret;          /* 64 hex digits; NULL:
+				      * $RANKMAP_NCCL_SECRET */
+	const char *munge_socket;    /* NULL: $RANKMAP_NCCL_MUNGE_SOCKET */
+	int64_t jobid, stepid;       /* -1: $SLURM_JOB_ID, $SLURM_STEP_ID */
+	rmn_log_fn log;              /* refused connections; NULL: none */
+	void *log_arg;
 } rmn_opts;
 
 void rmn_opts_init(rmn_opts *o);
@@ -112,12 +181,29 @@ typedef struct rmn_comms {
 	ncclComm_t axis[RM_NAXES];   /* NULL where split[a].present is
 				      * false (or world_only) */
 	rmn_split split[RM_NAXES];
+	ncclComm_t group[RMN_NGROUPS];   /* combined groups; NULL where
+					  * gsplit[g].present is false */
+	rmn_split gsplit[RMN_NGROUPS];
 } rmn_comms;
 
-/* Build everything (blocking); *out is released with rmn_comms_free. */
+/*
+ * Build everything; *out is released with rmn_comms_free. Each step (the
+ * exchange, the world's init, every split) ends within timeout_ms: the
+ * communicators are non-blocking and polled. A rank that died makes the
+ * others return RMN_ETIMEOUT naming the step and group; what was built is
+ * aborted.
+ */
 rmn_status rmn_comms_init(const rmn_opts *o, rmn_comms **out,
 			  rmn_error *err);
+/* Finalize and destroy (all ranks healthy). */
 void rmn_comms_free(rmn_comms *c);
+/* ncclCommAbort everything and free: after an error or time-out, when a
+ * finalize could wait for a dead peer. */
+void rmn_comms_abort(rmn_comms *c);
+/* Poll a non-blocking communicator until its last call has finished, at
+ * most timeout_ms (0: the default); RMN_ETIMEOUT names `what`. */
+rmn_status rmn_comm_wait(ncclComm_t comm, uint32_t timeout_ms,
+			 const char *what, rmn_error *err);
 
 /* ---- bus bandwidth, nccl-tests' convention (busbw.c); needs no GPU ---- */
 typedef enum rmn_op {

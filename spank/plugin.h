@@ -64,6 +64,8 @@ int rms_check_options(void);
 
 /* local.c: srun */
 int rms_local_user_init(spank_t sp);
+/* secret.c: srun, a step of ours: RANKMAP_NCCL_SECRET for the tasks */
+int rms_local_secret(void);
 
 /* remote.c: slurmstepd */
 int rms_remote_post_opt(spank_t sp);

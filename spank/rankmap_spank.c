@@ -66,7 +66,8 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	return rms_local_user_init(sp);
+	int rc = rms_local_user_init(sp);
+	return rc == 0 && rms_g.have_layout ? rms_local_secret() : rc;
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)

@@ -801,6 +801,10 @@ typedef struct rm_suggestion {
 	size_t considered, rejected_mem, rejected_other;
 	rm_candidate *rejected;      /* a few memory rejects, for the report */
 	size_t nrejected;
+	/* opts.around with unlimited memory, when that is faster than what
+	 * fits (how far it is from fitting, and where it would rank) */
+	rm_candidate unbounded;
+	size_t unbounded_rank;       /* 0 = none */
 } rm_suggestion;
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,

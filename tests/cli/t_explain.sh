@@ -72,6 +72,9 @@ has suggest_405b_cp16 "$OUT" 'do not fit memory'
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
 has suggest_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #[0-9]+, '
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
+# selective recomputation misses by 2 GiB: say where it would rank
+has suggest_unbounded "$OUT" 'with more memory it would rank #[0-9]+: it needs 81\.6 GiB, 2\.0 GiB over HBM'
+has suggest_unbounded_row "$OUT" '^  then +tp=8,pp=16,dp=128 +1 interleaved:8 +selective '
 # without activation checkpointing (as Llama 3 ran) PP=8 does not fit
 run suggest_sel 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128 --recompute selective
 has suggest_pp8 "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*does not fit'

@@ -9,9 +9,25 @@
 #include "internal.h"
 #include "rankmap_nccl.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+/* A port on 127.0.0.1 that was free a moment ago. */
+static inline uint16_t free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	bind(fd, (struct sockaddr *)&a, sizeof(a));
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	close(fd);
+	return ntohs(a.sin_port);
+}
 
 typedef struct fx_map {
 	char path[64];
@@ -20,9 +36,28 @@ typedef struct fx_map {
 	rm_map *map;                 /* read back from the file */
 } fx_map;
 
+/* fork() with a pipe from the child: the parent gets the read end in
+ * *rfd, the child the write end in *wfd. -1 when either fails. */
+static inline pid_t fork_piped(int *rfd, int *wfd)
+{
+	int p[2];
+	if (pipe(p) != 0)
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		*wfd = p[1];
+		return 0;
+	}
+	close(p[1]);
+	*rfd = p[0];
+	return pid;
+}
+
 /* Plan `layout` on `nodes` (gpn GPUs each) under `topology` (Slurm
  * topology.conf text, NULL = flat), write it, read it back. */
-static bool fx_make(fx_map *fx, const char *layout, const char *order,
+static inline bool fx_make(fx_map *fx, const char *layout, const char *order,
 		    const char *nodes, uint32_t gpn, const char *topology)
 {
 	rm_layout l;
@@ -68,7 +103,7 @@ static bool fx_make(fx_map *fx, const char *layout, const char *order,
 	return ok;
 }
 
-static void fx_free(fx_map *fx)
+static inline void fx_free(fx_map *fx)
 {
 	if (fx->path[0])
 		unlink(fx->path);

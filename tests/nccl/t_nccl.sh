@@ -29,10 +29,19 @@ fi
 run help 0 "$CHECKER" --help
 has help-text "$OUT" '^usage: rankmap-nccl-check'
 has help-exit "$OUT" '2 usage, 3 no GPU'
+has help-groups "$OUT" 'mp, tp-cp, dp-cp, tp-dp-cp, embedding, etp,'
 run bad-option 2 "$CHECKER" --no-such-option
 has bad-option-says "$ERR" "^rankmap-nccl-check: unknown option '--no-such-option' \\(see --help\\)$"
 run bad-value 2 "$CHECKER" -n 0
 has bad-value-says "$ERR" "-n: bad value '0'"
+run version 0 "$CHECKER" --version
+has version-says "$OUT" '^rankmap-nccl-check [0-9]+\.[0-9]+\.[0-9]+$'
+run version-short 0 "$CHECKER" -V
+has version-short-says "$OUT" '^rankmap-nccl-check [0-9]'
+run bad-format 2 "$CHECKER" --format xml
+has bad-format-says "$ERR" "^rankmap-nccl-check: --format: bad value 'xml' \\(see --help\\)$"
+run bad-group 2 "$CHECKER" --axes tp,mp,expert
+has bad-group-says "$ERR" "--axes: bad value 'tp,mp,expert'"
 
 # Only rmn_ names leave the shared library; librankmap's stay inside.
 syms=$(nm -D --defined-only "$SO" | awk '{print $3}')
@@ -96,7 +105,7 @@ if grep -q '^rankmap-nccl-check: no CUDA device (' "$tmp/nogpu.out"; then
 	else
 		fail no-gpu-one-line "exit $rc: $(head -c 300 "$tmp/nogpu.out")"
 	fi
-	env "${job_env[@]}" "$CHECKER" --json >"$tmp/nogpu2.out" 2>&1
+	env "${job_env[@]}" "$CHECKER" --format json --axes all >"$tmp/nogpu2.out" 2>&1
 	rc=$?
 	if [ "$rc" -eq 3 ] && [ "$(wc -l <"$tmp/nogpu2.out")" -eq 1 ] &&
 		grep -q '^rankmap-nccl-check: no CUDA device (' "$tmp/nogpu2.out"; then

@@ -1,9 +1,12 @@
 /*
  * test_nccl_exchange.c - the ncclUniqueId exchange between real processes
  * over TCP on 127.0.0.1: every rank is a fork'ed child that reports what
- * rmn_exchange gave it through a pipe.
+ * rmn_exchange gave it through a pipe. Ranks authenticate with HMAC and
+ * the step's secret K1 unless a test says otherwise; an attacker is a
+ * process without it (or with another step's secret, or a raw socket).
  */
 #include "test.h"
+#include "nccl_fixture.h"
 #include "rankmap_nccl.h"
 
 #include <arpa/inet.h>
@@ -29,24 +32,18 @@ typedef struct task {
 	const char *digest;
 	int delay_ms;                /* start late */
 	uint32_t timeout_ms;
+	const unsigned char *secret; /* NULL: K1 */
+	uint32_t jobid;              /* 0: job 7 */
+	const unsigned char *blob;   /* rank 0's; NULL: root_blob() */
 } task;
+
+static const unsigned char K1[RMN_SECRET_LEN] = "step secret of job 7, step 0...";
+static const unsigned char K2[RMN_SECRET_LEN] = "an attacker's own secret.......";
 
 static const char *D1 =
 	"1111111111111111111111111111111111111111111111111111111111111111";
 static const char *D2 =
 	"2222222222222222222222222222222222222222222222222222222222222222";
-
-static uint16_t free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(a);
-	bind(fd, (struct sockaddr *)&a, sizeof(a));
-	getsockname(fd, (struct sockaddr *)&a, &l);
-	close(fd);
-	return ntohs(a.sin_port);
-}
 
 static void root_blob(unsigned char *b)
 {
@@ -56,34 +53,33 @@ static void root_blob(unsigned char *b)
 
 static pid_t spawn(const task *t, uint16_t port, int *rfd)
 {
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
+	int wfd = -1;
+	pid_t pid = fork_piped(rfd, &wfd);
 	if (pid == 0) {
-		close(p[0]);
 		if (t->delay_ms)
 			poll(NULL, 0, t->delay_ms);
 		result r;
 		memset(&r, 0, sizeof(r));
-		if (t->rank == 0)
+		if (t->rank == 0 && t->blob)
+			memcpy(r.blob, t->blob, ID_LEN);
+		else if (t->rank == 0)
 			root_blob(r.blob);
 		rmn_exchange_opts o = { .host = "127.0.0.1",
 					.port = port,
 					.rank = t->rank,
 					.nranks = t->nranks,
 					.digest = t->digest,
-					.timeout_ms = t->timeout_ms };
+					.timeout_ms = t->timeout_ms,
+					.auth = RMN_AUTH_HMAC,
+					.secret = t->secret ? t->secret : K1,
+					.jobid = t->jobid ? t->jobid : 7 };
 		rmn_error e = { 0 };
 		r.code = rmn_exchange(&o, r.blob, ID_LEN, &e);
 		memcpy(r.msg, e.msg, sizeof(r.msg));
-		if (write(p[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+		if (write(wfd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 			_exit(2);
 		_exit(0);
 	}
-	close(p[1]);
-	*rfd = p[0];
 	return pid;
 }
 
@@ -196,25 +192,61 @@ static void no_rank_zero_times_out(void)
 	CHECK_HAS(r.msg, "could not reach rank 0 at '127.0.0.1':");
 }
 
-static void a_different_map_is_refused(void)
+static void a_different_map_is_refused_alone(void)
 {
 	task t[3] = {
-		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
-		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 8000 },
-		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 8000,
+		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 1200 },
+		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 1200 },
+		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 1200,
 		  .delay_ms = 250 },
 	};
 	result r[3];
 	run_tasks(3, t, free_port(), r);
-	CHECK_INT(r[0].code, RMN_EREFUSED);
-	CHECK_HAS(r[0].msg, "rank 2 has map digest '2222222222222222'");
-	CHECK_HAS(r[0].msg, "different map files");
+	/* The rank with the other map hears why at once... */
 	CHECK_INT(r[2].code, RMN_EREFUSED);
-	CHECK_HAS(r[2].msg, "refused");
-	CHECK_HAS(r[2].msg, "rank 2 has map digest");
-	/* The innocent rank hears the same reason, it does not hang. */
+	CHECK_HAS(r[2].msg, "rank 2 has map digest \\x272222222222222222");
+	CHECK_HAS(r[2].msg, "different map files");
+	/* ...and does not stop the others: they wait for a right rank 2
+	 * and time out naming it and the refusal. */
+	CHECK_INT(r[0].code, RMN_ETIMEOUT);
+	CHECK_HAS(r[0].msg, "rank 2 (1 of 3) did not reach rank 0");
+	CHECK_HAS(r[0].msg, "1 connection refused, last: refused 127.0.0.1:");
+	CHECK_INT(r[1].code, RMN_ETIMEOUT);
+	CHECK_HAS(r[1].msg, "rank 2 (1 of 3)");
+}
+
+/* The map is right but the peer belongs to another job of this user
+ * (same secret would be MUNGE's case): refused alone, named. */
+static void another_job_does_not_abort(void)
+{
+	task t[4] = {
+		{ .rank = 0, .nranks = 3, .digest = D1, .timeout_ms = 2500 },
+		{ .rank = 2, .nranks = 3, .digest = D2, .timeout_ms = 2500,
+		  .jobid = 8 },
+		{ .rank = 2, .nranks = 3, .digest = D1, .timeout_ms = 2500,
+		  .secret = K2, .jobid = 9 },
+		{ .rank = 1, .nranks = 3, .digest = D1, .timeout_ms = 2500,
+		  .delay_ms = 300 },
+	};
+	task real2 = { .rank = 2, .nranks = 3, .digest = D1,
+		       .timeout_ms = 2500, .delay_ms = 600 };
+	task all[5] = { t[0], t[1], t[2], t[3], real2 };
+	result r[5];
+	unsigned char want[ID_LEN];
+	root_blob(want);
+	run_tasks(5, all, free_port(), r);
 	CHECK_INT(r[1].code, RMN_EREFUSED);
-	CHECK_HAS(r[1].msg, "different map files");
+	CHECK_HAS(r[1].msg, "this is job 7 step 0, the peer is job 8 step 0");
+	/* Another step's secret: no authentic rank 0 for it, ever. */
+	CHECK_INT(r[2].code, RMN_EAUTH);
+	CHECK_HAS(r[2].msg, "no authentic rank 0");
+	CHECK(memcmp(r[2].blob, want, ID_LEN) != 0);
+	for (int i = 0; i < 5; i += i == 0 ? 3 : 1) {
+		CHECK_INT(r[i].code, RMN_OK);
+		CHECK(memcmp(r[i].blob, want, ID_LEN) == 0);
+		if (r[i].code)
+			printf("  task %d: %s\n", i, r[i].msg);
+	}
 }
 
 static void twice_the_same_rank_is_refused(void)
@@ -336,8 +368,8 @@ static void a_flood_of_silent_connections_is_survived(void)
 			close(silent[i]);
 }
 
-/* A fake rank 0 that answers with `reply`; returns what rank 1 got. */
-static void fake_root(const void *reply, size_t len, result *r)
+/* A listener on a free port; *port set. */
+static int listener(uint16_t *port)
 {
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 	int one = 1;
@@ -346,43 +378,195 @@ static void fake_root(const void *reply, size_t len, result *r)
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t l = sizeof(a);
 	bind(lfd, (struct sockaddr *)&a, sizeof(a));
-	listen(lfd, 4);
+	listen(lfd, 16);
 	getsockname(lfd, (struct sockaddr *)&a, &l);
-	task t = { .rank = 1, .nranks = 2, .timeout_ms = 2000 };
-	int rfd;
-	pid_t pid = spawn(&t, ntohs(a.sin_port), &rfd);
-	int fd = accept(lfd, NULL, NULL);
-	char hello[200];
-	if (fd >= 0) {
-		CHECK(recv(fd, hello, sizeof(hello), 0) > 0);
-		send(fd, reply, len, MSG_NOSIGNAL);
-		close(fd);
+	*port = ntohs(a.sin_port);
+	return lfd;
+}
+
+static void read_some(int fd, size_t n)
+{
+	char buf[4096];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	while (n && poll(&p, 1, 500) > 0) {
+		ssize_t k = recv(fd, buf, n < sizeof(buf) ? n : sizeof(buf), 0);
+		if (k <= 0)
+			return;
+		n -= (size_t)k;
+	}
+}
+
+/*
+ * A fake rank 0 in a child process: for `ms` it accepts every connection,
+ * sends `challenge` (if any), reads what comes (up to a hello of 132 + 32
+ * bytes) and sends `reply`.
+ */
+static pid_t fake_root(const void *challenge, size_t clen, const void *reply,
+		       size_t len, int ms, uint16_t *port)
+{
+	int lfd = listener(port);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			long left = ms - ((t1.tv_sec - t0.tv_sec) * 1000 +
+					  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+			struct pollfd p = { .fd = lfd, .events = POLLIN };
+			if (left <= 0)
+				_exit(0);
+			if (poll(&p, 1, (int)left) <= 0)
+				continue;
+			int fd = accept(lfd, NULL, NULL);
+			if (fd < 0)
+				continue;
+			if (clen)
+				send(fd, challenge, clen, MSG_NOSIGNAL);
+			read_some(fd, clen ? 132 + 32 : 0);
+			send(fd, reply, len, MSG_NOSIGNAL);
+			close(fd);
+		}
 	}
 	close(lfd);
+	return pid;
+}
+
+static void peer_of(uint16_t port, uint32_t timeout_ms, result *r)
+{
+	task t = { .rank = 1, .nranks = 2, .timeout_ms = timeout_ms };
+	int rfd;
+	pid_t pid = spawn(&t, port, &rfd);
 	collect(1, &pid, &rfd, r);
 }
+
+static const unsigned char CHALLENGE[44] =
+	"RMNXCHG2\0\0\0\2" "0123456789abcdef0123456789abcdef";
 
 static void hostile_answers_are_rejected(void)
 {
 	result r;
-	fake_root("HTTP/1.1 400 Bad Request\r\n\r\n", 28, &r);
-	CHECK_INT(r.code, RMN_ENET);
-	CHECK_HAS(r.msg, "no valid answer");
+	uint16_t port;
+	int st;
+	pid_t f = fake_root(NULL, 0, "HTTP/1.1 400 Bad Request\r\n\r\n", 28,
+			    900, &port);
+	peer_of(port, 700, &r);
+	waitpid(f, &st, 0);
+	CHECK_INT(r.code, RMN_EAUTH);
+	CHECK_HAS(r.msg, "no authentic rank 0 at '127.0.0.1':");
+	CHECK_HAS(r.msg, "no rankmap-nccl rank 0 there");
 
 	/* Right magic, "ok", but a 4 GB id. */
-	unsigned char big[16] = "RMNXCHG1\0\0\0\0\xff\xff\xff\xff";
-	fake_root(big, sizeof(big), &r);
-	CHECK_INT(r.code, RMN_ENET);
-	CHECK_HAS(r.msg, "expected 128");
+	unsigned char big[20] = "RMNXCHG2\0\0\0\0\xff\xff\xff\xff\0\0\0\x20";
+	f = fake_root(CHALLENGE, sizeof(CHALLENGE), big, sizeof(big), 900,
+		      &port);
+	peer_of(port, 700, &r);
+	waitpid(f, &st, 0);
+	CHECK_INT(r.code, RMN_EAUTH);
+	CHECK_HAS(r.msg, "no valid answer");
 
-	/* A refusal whose text is long and full of control bytes. */
-	unsigned char bad[16 + 40] = "RMNXCHG1\0\0\0\x06\0\0\0\x28";
-	for (int i = 16; i < 56; i++)
+	/* A refusal whose text is long and full of control bytes: not
+	 * believed (no proof), shown quoted. */
+	unsigned char bad[20 + 40] = "RMNXCHG2\0\0\0\x06\0\0\0\x28\0\0\0\0";
+	for (int i = 20; i < 60; i++)
 		bad[i] = (unsigned char)(i % 2 ? 0x1b : 'x');
-	fake_root(bad, sizeof(bad), &r);
-	CHECK_INT(r.code, RMN_EREFUSED);
+	f = fake_root(CHALLENGE, sizeof(CHALLENGE), bad, sizeof(bad), 900,
+		      &port);
+	peer_of(port, 700, &r);
+	waitpid(f, &st, 0);
+	CHECK_INT(r.code, RMN_EAUTH);
 	CHECK(strchr(r.msg, 0x1b) == NULL);
 	CHECK_HAS(r.msg, "\\x1b");
+}
+
+/* The attack of the issue: say "rank 1 of 2" with a zero proof and take
+ * the id. Rank 0 gives nothing and the real rank 1 still gets it. */
+static void an_unauthenticated_hello_gets_nothing(void)
+{
+	task t[2] = {
+		{ .rank = 0, .nranks = 2, .digest = D1, .timeout_ms = 6000 },
+		{ .rank = 1, .nranks = 2, .digest = D1, .timeout_ms = 6000,
+		  .delay_ms = 400 },
+	};
+	uint16_t port = free_port();
+	pid_t pid[2];
+	int rfd[2];
+	result r[2];
+	unsigned char want[ID_LEN];
+	root_blob(want);
+	pid[0] = spawn(&t[0], port, &rfd[0]);
+	for (int mode = 1; mode <= 3; mode++) {
+		int fd = connect_to(port);
+		unsigned char ch[44], hello[132 + 32], got[4096];
+		CHECK(fd >= 0);
+		if (fd < 0)
+			continue;
+		read_some(fd, 0);
+		CHECK(recv(fd, ch, sizeof(ch), MSG_WAITALL) == 44);
+		memset(hello, 0, sizeof(hello));
+		memcpy(hello, "RMNXCHG2\0\0\0\1\0\0\0\2\0\0\0\x80", 20);
+		hello[23] = (unsigned char)mode;   /* munge, hmac, none */
+		hello[27] = 7;                     /* job 7 */
+		memcpy(hello + 32, D1, 64);
+		hello[131] = mode == 3 ? 0 : 32;   /* a zero "proof" */
+		send(fd, hello, mode == 3 ? 132 : sizeof(hello), MSG_NOSIGNAL);
+		ssize_t n = recv(fd, got, sizeof(got), MSG_WAITALL);
+		/* At most a bare refusal: head + "authentication failed". */
+		CHECK(n >= 0 && n <= 20 + 21);
+		if (n >= 12)
+			CHECK_INT(got[11], RMN_EAUTH);
+		for (ssize_t i = 0; i + ID_LEN <= n; i++)
+			CHECK(memcmp(got + i, want, ID_LEN) != 0);
+		close(fd);
+	}
+	pid[1] = spawn(&t[1], port, &rfd[1]);
+	collect(2, pid, rfd, r);
+	CHECK_INT(r[0].code, RMN_OK);
+	CHECK_INT(r[1].code, RMN_OK);
+	CHECK(memcmp(r[1].blob, want, ID_LEN) == 0);
+}
+
+/* An impostor on rank 0's port: one with its own secret, one that says
+ * "ok" with an id and a made-up MAC. No peer takes either id. */
+static void a_fake_rank_zero_is_rejected_by_every_peer(void)
+{
+	unsigned char evil[ID_LEN];
+	memset(evil, 0xee, sizeof(evil));
+	task t[4] = {
+		{ .rank = 0, .nranks = 4, .timeout_ms = 800, .secret = K2,
+		  .blob = evil },
+		{ .rank = 1, .nranks = 4, .timeout_ms = 800 },
+		{ .rank = 2, .nranks = 4, .timeout_ms = 800 },
+		{ .rank = 3, .nranks = 4, .timeout_ms = 800 },
+	};
+	result r[4];
+	run_tasks(4, t, free_port(), r);
+	CHECK_INT(r[0].code, RMN_ETIMEOUT);
+	CHECK_HAS(r[0].msg, "HMAC does not match");
+	for (int i = 1; i < 4; i++) {
+		CHECK_INT(r[i].code, RMN_EAUTH);
+		CHECK(memcmp(r[i].blob, evil, ID_LEN) != 0);
+		CHECK_HAS(r[i].msg, "unauthenticated answer");
+	}
+
+	unsigned char forged[20 + ID_LEN + 32];
+	memcpy(forged, "RMNXCHG2\0\0\0\0\0\0\0\x80\0\0\0\x20", 20);
+	memset(forged + 20, 0xee, ID_LEN + 32);
+	uint16_t port;
+	pid_t f = fake_root(CHALLENGE, sizeof(CHALLENGE), forged,
+			    sizeof(forged), 1000, &port);
+	pid_t pid[3];
+	int rfd[3], st;
+	for (int i = 0; i < 3; i++)
+		pid[i] = spawn(&t[i + 1], port, &rfd[i]);
+	collect(3, pid, rfd, r);
+	waitpid(f, &st, 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(r[i].code, RMN_EAUTH);
+		CHECK(memcmp(r[i].blob, evil, ID_LEN) != 0);
+		CHECK_HAS(r[i].msg, "its HMAC does not match");
+	}
 }
 
 static void bad_arguments(void)
@@ -390,7 +574,7 @@ static void bad_arguments(void)
 	unsigned char id[ID_LEN];
 	rmn_error e = { 0 };
 	rmn_exchange_opts o = { .host = "127.0.0.1", .port = 1, .rank = 3,
-				.nranks = 3 };
+				.nranks = 3, .auth = RMN_AUTH_HMAC };
 	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
 	CHECK_HAS(e.msg, "rank 3 of a world of 3");
 	o.rank = 0;
@@ -412,6 +596,10 @@ static void bad_arguments(void)
 	o.port = 9;
 	o.host = "no-such-host.invalid";
 	o.timeout_ms = 500;
+	/* HMAC without the step's secret: said before any socket. */
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
+	CHECK_HAS(e.msg, "HMAC authentication needs the step's secret");
+	o.secret = K1;
 	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_ENET);
 	CHECK_HAS(e.msg, "cannot resolve rank 0's host 'no-such-host.invalid'");
 }
@@ -423,7 +611,10 @@ int main(void)
 	RUN("nccl_exchange", a_missing_peer_times_out_by_name);
 	RUN("nccl_exchange", several_missing_are_listed_as_ranges);
 	RUN("nccl_exchange", no_rank_zero_times_out);
-	RUN("nccl_exchange", a_different_map_is_refused);
+	RUN("nccl_exchange", a_different_map_is_refused_alone);
+	RUN("nccl_exchange", another_job_does_not_abort);
+	RUN("nccl_exchange", an_unauthenticated_hello_gets_nothing);
+	RUN("nccl_exchange", a_fake_rank_zero_is_rejected_by_every_peer);
 	RUN("nccl_exchange", twice_the_same_rank_is_refused);
 	RUN("nccl_exchange", another_world_size_is_refused);
 	RUN("nccl_exchange", strangers_do_not_disturb);

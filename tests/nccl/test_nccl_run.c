@@ -12,6 +12,8 @@
 #include "fake_gpu.h"
 
 #include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct world {
 	const nck_plan *plan;
@@ -26,10 +28,19 @@ typedef struct job {
 	uint32_t rank;
 } job;
 
+/* What the next run() does differently: a rank that is gone after the
+ * exchange (never runs), the options' extra words. */
+static int dead_rank = -1;
+static const char *extra_args[4];
+
 static void *rank_main(void *arg)
 {
 	job *j = arg;
 	world *w = j->w;
+	if ((int)j->rank == dead_rank) {
+		w->rc[j->rank] = -1;
+		return NULL;
+	}
 	w->rc[j->rank] = nck_run(w->plan, w->opts, &w->c[j->rank],
 				 &w->all[j->rank]);
 	return NULL;
@@ -44,12 +55,15 @@ static void run(const char *layout, const char *order, const char *nodes,
 		nck_result *res, nck_plan *plan, fx_map *fx, nck_opts *o)
 {
 	char msg[256];
-	char *argv[] = { "rankmap-nccl-check", "-b", "8", "-e", "64K",
-			 "-n", "2", "-w", "1", NULL };
+	char *argv[16] = { "rankmap-nccl-check", "-b", "8", "-e", "64K",
+			   "-n", "2", "-w", "1" };
+	int argc = 9;
+	for (int i = 0; i < 4 && extra_args[i]; i++)
+		argv[argc++] = (char *)extra_args[i];
 	rmn_error e = { 0 };
 	memset(res, 0, sizeof(*res));
 	if (!fx_make(fx, layout, order, nodes, gpn, NULL) ||
-	    nck_parse_args(9, argv, o, msg, sizeof(msg)) ||
+	    nck_parse_args(argc, argv, o, msg, sizeof(msg)) ||
 	    nck_plan_build(fx->map, o, plan, &e) != RMN_OK) {
 		printf("  setup: %s %s\n", msg, e.msg);
 		t_bad++;
@@ -62,7 +76,7 @@ static void run(const char *layout, const char *order, const char *nodes,
 	w.c = calloc(n, sizeof(*w.c));
 	w.all = calloc(n, sizeof(*w.all));
 	w.rc = calloc(n, sizeof(*w.rc));
-	fake_comm *shared[1 + RM_NAXES * 64];
+	fake_comm *shared[1 + (RM_NAXES + RMN_NGROUPS) * 64];
 	size_t nshared = 0;
 	shared[nshared++] = fake_comm_new((int)n);
 	for (uint32_t r = 0; r < n; r++) {
@@ -78,7 +92,7 @@ static void run(const char *layout, const char *order, const char *nodes,
 		uint32_t *g = NULL, ng = 0, size = 0;
 		CHECK_INT(rmn_axis_groups(m, (rm_axis)a, &g, &ng, &size, &e),
 			  RMN_OK);
-		for (uint32_t k = 0; k < ng && nshared < 1 + RM_NAXES * 64;
+		for (uint32_t k = 0; k < ng && nshared < 64 * RM_NAXES;
 		     k++) {
 			fake_comm *fc = fake_comm_new((int)size);
 			shared[nshared++] = fc;
@@ -92,6 +106,23 @@ static void run(const char *layout, const char *order, const char *nodes,
 		}
 		free(g);
 	}
+	/* The combined groups, as ncclCommSplit(color, key = RANK) makes
+	 * them from the same lists. */
+	for (int g = 0; g < RMN_NGROUPS; g++) {
+		uint32_t *gl = NULL, ng = 0, size = 0;
+		CHECK_INT(rmn_group_members(m, (rmn_group)g, &gl, &ng, &size,
+					    &e), RMN_OK);
+		for (uint32_t k = 0; k < ng && nshared < 64 * (RM_NAXES +
+								RMN_NGROUPS);
+		     k++) {
+			fake_comm *fc = fake_comm_new((int)size);
+			shared[nshared++] = fc;
+			for (uint32_t i = 0; i < size; i++)
+				w.c[gl[(size_t)k * size + i]].group[g] =
+					fake_handle(fc, (int)i, false);
+		}
+		free(gl);
+	}
 	pthread_t *th = calloc(n, sizeof(*th));
 	job *jobs = calloc(n, sizeof(*jobs));
 	for (uint32_t r = 0; r < n; r++) {
@@ -100,7 +131,9 @@ static void run(const char *layout, const char *order, const char *nodes,
 	}
 	for (uint32_t r = 0; r < n; r++)
 		pthread_join(th[r], NULL);
-	for (uint32_t r = 0; r < n; r++) {
+	for (uint32_t r = 0; r < n && dead_rank >= 0; r++)
+		CHECK_INT(w.rc[r], (int)r == dead_rank ? -1 : NCK_EXIT_RUN);
+	for (uint32_t r = 0; r < n && dead_rank < 0; r++) {
 		CHECK_INT(w.rc[r], 0);
 		CHECK(w.all[r] != NULL);
 		/* The gather leaves every rank with the same view. */
@@ -109,7 +142,7 @@ static void run(const char *layout, const char *order, const char *nodes,
 							      plan->record) ==
 			      0);
 	}
-	if (w.all[0])
+	if (w.all[0] && dead_rank < 0)
 		CHECK_INT(nck_analyse(plan, &o->nominal, w.all[0], res, &e),
 			  RMN_OK);
 	for (uint32_t r = 0; r < n; r++) {
@@ -118,6 +151,9 @@ static void run(const char *layout, const char *order, const char *nodes,
 		for (int a = 0; a < RM_NAXES; a++)
 			if (w.c[r].axis[a])
 				fake_handle_free(w.c[r].axis[a]);
+		for (int g = 0; g < RMN_NGROUPS; g++)
+			if (w.c[r].group[g])
+				fake_handle_free(w.c[r].group[g]);
 	}
 	for (size_t i = 0; i < nshared; i++)
 		fake_comm_free(shared[i]);
@@ -216,10 +252,92 @@ static void a_spoiled_message_is_counted_on_both_of_its_pairs(void)
 	fx_free(&fx);
 }
 
+/* --axes all: every axis and every combined group Megatron-Core builds,
+ * each all-reduced exactly over its own members. */
+static void combined_groups_run_exact(void)
+{
+	fx_map fx;
+	nck_plan p;
+	nck_opts o;
+	nck_result r;
+	extra_args[0] = "--axes";
+	extra_args[1] = "all";
+	run("tp=2,cp=2,pp=2,dp=2", "megatron", "n[0-3]", 4, -1, RM_AXIS_TP,
+	    &r, &p, &fx, &o);
+	extra_args[0] = extra_args[1] = NULL;
+	if (!fx.map)
+		return;
+	CHECK_INT(p.nax, 4 + RMN_NGROUPS);   /* tp, cp, pp, dp (ep is 1) */
+	CHECK_INT(r.wrong, 0);
+	for (size_t a = 0; a < p.nax; a++) {
+		CHECK(r.ax[a].measured);
+		for (uint32_t u = 0; u < p.ax[a].nunits; u++)
+			for (size_t s = 0; s < p.nsizes; s++)
+				CHECK(r.ax[a].unit[u].seconds[s] > 0);
+	}
+	CHECK_STR(p.ax[4].name, "mp");
+	CHECK_INT(p.ax[4].group_size, 4);
+	CHECK_STR(p.ax[8].name, "embedding");
+	CHECK_INT(p.ax[8].nunits, 8);   /* one per pipeline: 16 / pp 2 */
+	nck_result_free(&p, &r);
+	nck_plan_free(&p);
+	fx_free(&fx);
+}
+
+/*
+ * A rank gone after the exchange: every other rank gives up within the
+ * time-out, exits with 3 and says which group it was waiting in. (The
+ * stand-ins never complete an operation a member did not post - as a dead
+ * peer leaves NCCL - so this is the check's own deadline at work.)
+ */
+static void a_dead_peer_ends_every_rank_within_the_timeout(void)
+{
+	fx_map fx;
+	nck_plan p;
+	nck_opts o;
+	nck_result r;
+	char path[] = "/tmp/rmn-stderr.XXXXXX";
+	int fd = mkstemp(path);
+	int saved = dup(2);
+	fflush(stderr);
+	dup2(fd, 2);
+	extra_args[0] = "--timeout";
+	extra_args[1] = "1";
+	dead_rank = 6;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run("tp=2,pp=2,dp=2", "megatron", "n[0-1]", 4, -1, RM_AXIS_TP, &r, &p,
+	    &fx, &o);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dead_rank = -1;
+	extra_args[0] = extra_args[1] = NULL;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	double took = (double)(t1.tv_sec - t0.tv_sec) +
+		      (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* One time-out per rank at most, all ranks at once: well under 3 s. */
+	CHECK(took < 3.0);
+	char text[8192] = "";
+	ssize_t k = pread(fd, text, sizeof(text) - 1, 0);
+	text[k > 0 ? k : 0] = '\0';
+	close(fd);
+	unlink(path);
+	/* Rank 7 shares tp group 3 with rank 6: it names it. */
+	CHECK_HAS(text, "rank 7: allreduce in tp group 3 (ranks 6-7) did not "
+			"finish within 1.0 s: another member died or stalled");
+	if (fx.map) {
+		nck_plan_free(&p);
+		fx_free(&fx);
+	}
+}
+
 int main(void)
 {
 	RUN("nccl_run", every_result_exact);
 	RUN("nccl_run", a_wrong_element_is_counted_where_it_happened);
 	RUN("nccl_run", a_spoiled_message_is_counted_on_both_of_its_pairs);
+	RUN("nccl_run", combined_groups_run_exact);
+	RUN("nccl_run", a_dead_peer_ends_every_rank_within_the_timeout);
 	TEST_EXIT();
 }

@@ -54,7 +54,7 @@ class Browser:
             os.dup2(a, 3)
             os.dup2(b, 4)
 
-        args = [exe, "--headless", "--disable-gpu", "--no-first-run",
+        args = [exe, "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--no-default-browser-check", "--disable-extensions",
                 "--disable-background-networking", "--disable-sync",
                 "--remote-debugging-pipe", "--user-data-dir=" + self.tmp,
@@ -234,6 +234,15 @@ def main():
                   ("%s GPU %d" % (rec["host"], rec["local_gpu"])) in text,
                   "clicked rank %d at (%.0f,%.0f): got %r %r %r; want %r on %s GPU %d"
                   % (r, p["x"], p["y"], rank_t, coords, text[:160], want, rec["host"], rec["local_gpu"]))
+        # Typing a rank number selects it too (keyboard and screen readers).
+        r = maps[0]["world_size"] - 1
+        rec = maps[0]["ranks"][r]
+        got = js("(function () { var f = document.getElementById('find-rank'); f.value = '%d'; "
+                 "f.dispatchEvent(new Event('change')); "
+                 "return document.getElementById('info').textContent; })()" % r)
+        want = " ".join("%s=%d" % (ax, rec[ax]) for ax in axes)
+        check(n + "/find-rank", got.startswith("rank %d: %s on %s GPU %d" % (r, want, rec["host"], rec["local_gpu"])),
+              "typed rank %d: %r" % (r, got[:160]))
         # Colouring by another axis: the legend follows.
         other = axes[0] if axes[0] != "pp" else axes[-1]
         legend = js("(function () { var s = document.querySelector('#bar select'); s.value = '%s'; "

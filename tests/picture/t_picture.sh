@@ -61,6 +61,18 @@ has html-views check.html '"name":"rankmap".*|"name":"baseline \(Slurm block ord
 has html-csp check.html "Content-Security-Policy\" content=\"default-src 'none'"
 hasnt html-no-network check.html '(src|href)="?(https?:)?//|@import|fetch\('
 
+# Multi-node NVLink domains are drawn inside their leaf: GB200's 8 racks
+# of 18 trays in one rail unit. A block that is itself the leaf (topology/
+# block, no units) gets no second box.
+run gb200-svg 0 "$RANKMAP" plan --layout tp=8,pp=4,dp=auto --site "$RM_ROOT/site/gb200-nvl72/site.yaml" \
+	--nodes 'nvl[01-08]n[01-18]' --format svg -o gb.svg
+n=$(grep -c '<rect class="dom"' gb.svg)
+[ "$n" = 8 ] && grep -q '>rack8</text>' gb.svg && pass gb200-racks || fail gb200-racks "$n domain boxes, want 8"
+printf 'BlockName=b1 Nodes=m[1-4]\nBlockName=b2 Nodes=m[5-8]\nBlockSizes=4\n' >block.conf
+run block-svg 0 "$RANKMAP" plan --layout 4x2x4 --gpus-per-node 4 --topology block.conf --nodes 'm[1-8]' --format svg -o block.svg
+[ "$(grep -c '<rect class="dom"' block.svg)" = 0 ] && [ "$(grep -c '<rect class="leaf"' block.svg)" = 2 ] &&
+	pass block-is-leaf || fail block-is-leaf "$(grep -c '<rect class="dom"' block.svg) domain boxes, $(grep -c '<rect class="leaf"' block.svg) leaves"
+
 # Host names are data, never markup: a map whose hosts contain '<', '&'
 # and quotes still gives a page with only its own two </script> and an SVG
 # that is valid XML.

@@ -66,9 +66,10 @@ source /tests/slurm/cluster.sh
 if ! why=$(cluster_tools); then say SKIP "cluster: $why"; exit 0; fi
 D=$(cluster_tmpdir rankmap-deb)
 trap 'cluster_stop "$D"' EXIT
-mkdir -p "$D/etc" "$D/maps" && chmod 1777 "$D/maps"
+# The plugin creates its runtime directory itself (root's, 0755).
+mkdir -p "$D/etc"
 cp /tests/slurm-site.yaml "$D/etc/site.yaml"
-if ! cluster_start "$D" 2 "$PLUGIN" "site=$D/etc/site.yaml" "dir=$D/maps" >/out/start.log 2>&1; then
+if ! cluster_start "$D" 2 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$D/rt" >/out/start.log 2>&1; then
 	say FAIL "cluster-start: $(tail -3 /out/start.log)"; exit 0; fi
 say PASS cluster-start
 export SLURM_CONF=$D/etc/slurm.conf

@@ -1,5 +1,5 @@
 /* test_model.c - the cost model against numbers worked by hand. */
-#include "model_int.h"
+#include "model/model_int.h"
 #include "model_tables.h"
 #include "test.h"
 

@@ -1,6 +1,7 @@
 /*
  * pic.h - the picture of a map (rm_map_picture): one model of boxes laid
- * out on the fabric's tiers (top-level subtree > leaf > node > GPU), drawn
+ * out on the fabric's tiers (top-level subtree > leaf > multi-node NVLink
+ * domain > node > GPU), drawn
  * by pic_svg.c as static SVG and handed to the page script by pic_html.c.
  * Coordinates are in GPU cells (a GPU is a 1 x 1 cell).
  */
@@ -12,11 +13,14 @@
 typedef struct rmi_pic_box {
 	const char *name;            /* "" when the tier has no name (flat) */
 	double x, y, w, h;
+	uint32_t parent;             /* leaf of a domain box */
 } rmi_pic_box;
 
 typedef struct rmi_pic_host {
 	const char *name;
 	uint32_t leaf;               /* index into leaf[] */
+	int32_t mdom;                /* index into dom[]: a multi-node NVLink
+					domain drawn inside the leaf; -1 none */
 	uint32_t dom;                /* NVLink domain id (equality only) */
 	bool unit;                   /* on a rail-optimised unit */
 	bool spare;
@@ -27,8 +31,8 @@ typedef struct rmi_pic {
 	const rm_map *m;
 	rmi_pic_host *host;          /* hosts then spares, in drawing order */
 	uint32_t nhost;
-	rmi_pic_box *leaf, *top;
-	uint32_t nleaf, ntop;
+	rmi_pic_box *leaf, *top, *dom;
+	uint32_t nleaf, ntop, ndom;
 	uint32_t cols, rows;         /* GPU grid of one node */
 	int64_t *slot;               /* per drawn host x GPU: RANK, -1 idle */
 	uint32_t *rank_slot;         /* RANK -> index into slot[] */

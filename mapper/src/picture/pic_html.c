@@ -52,6 +52,7 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name)
 	rmi_report_json(b, &p->m->report, 0);
 	boxes(b, "tops", p->top, p->ntop);
 	boxes(b, "leaves", p->leaf, p->nleaf);
+	boxes(b, "doms", p->dom, p->ndom);
 	rmi_buf_puts(b, ",\n\"hosts\":[");
 	for (uint32_t i = 0; i < p->nhost; i++) {
 		if (i)

@@ -17,7 +17,7 @@
 #define ASPECT 1.5                   /* width / height of the picture */
 
 typedef struct key {
-	uint32_t top, loc, ix;
+	uint32_t top, loc, dom, ix;  /* dom: multi-node domain, else ~0 */
 	const char *name;
 } key;
 
@@ -28,6 +28,8 @@ static int cmp_key(const void *a, const void *b)
 		return x->top < y->top ? -1 : 1;
 	if (x->loc != y->loc)
 		return x->loc < y->loc ? -1 : 1;
+	if (x->dom != y->dom)
+		return x->dom < y->dom ? -1 : 1;
 	int c = rm_host_cmp(x->name, y->name);
 	return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
 }
@@ -41,6 +43,18 @@ static const char *top_name(const rmi_where *w, const rmi_hostinfo *h)
 	if (leaf < 0 || (uint32_t)leaf >= f->nsw)
 		return "";
 	return f->sw[w->sw_root[leaf]].name;
+}
+
+/* The host's NVLink domain when it spans several nodes and is not the
+ * host's leaf itself (a topology/block block without a tree), else ~0. */
+static uint32_t multi_dom(const rmi_where *w, const rmi_hostinfo *h,
+			  const char *host)
+{
+	if (!w->f || h->dom >= w->ndom || h->dom >= w->f->ndomain)
+		return UINT32_MAX;
+	const char *name = w->f->domain_name[h->dom];
+	return strcmp(name, rmi_where_loc_name(w, h, host)) ? h->dom
+							    : UINT32_MAX;
 }
 
 /* Rows of boxes no wider than `width`; returns the size they take. */
@@ -79,23 +93,82 @@ static double target_width(const rmi_pic_box *v, uint32_t n, double aspect)
 	return t > widest ? t : widest;
 }
 
-static void layout(rmi_pic *p, const uint32_t *leaf_first,
-		   const uint32_t *top_first)
+/* k nodes from host `first` in columns filled top to bottom, from
+ * (x0, y0); returns the size they take. */
+static void columns(rmi_pic *p, uint32_t first, uint32_t k, double x0,
+		    double y0, double *w, double *h)
 {
 	double nw = p->cols + NODE_GAP, nh = p->rows + NODE_GAP;
-	/* Leaves: their nodes in columns, filled top to bottom. */
-	for (uint32_t l = 0; l < p->nleaf; l++) {
-		uint32_t k = leaf_first[l + 1] - leaf_first[l];
-		uint32_t c = (uint32_t)lround(sqrt(k * nh / nw));
-		c = c < 1 ? 1 : c > k ? k : c;
-		uint32_t r = (k + c - 1) / c;
-		p->leaf[l].w = c * nw - NODE_GAP + 2 * PAD;
-		p->leaf[l].h = LABEL + r * nh - NODE_GAP + PAD;
-		for (uint32_t j = 0; j < k; j++) {
-			rmi_pic_host *h = &p->host[leaf_first[l] + j];
-			h->x = PAD + (j / r) * nw;
-			h->y = LABEL + (j % r) * nh;
+	uint32_t c = (uint32_t)lround(sqrt(k * nh / nw));
+	c = c < 1 ? 1 : c > k ? k : c;
+	uint32_t r = (k + c - 1) / c;
+	*w = c * nw - NODE_GAP;
+	*h = r * nh - NODE_GAP;
+	for (uint32_t j = 0; j < k; j++) {
+		p->host[first + j].x = x0 + (j / r) * nw;
+		p->host[first + j].y = y0 + (j % r) * nh;
+	}
+}
+
+/* A leaf holding multi-node NVLink domains: each domain a framed box of
+ * its nodes, other nodes in unframed runs, all flowed inside the leaf.
+ * `run` and `first` are scratch for up to the leaf's host count. */
+static void leaf_domains(rmi_pic *p, uint32_t l, uint32_t a, uint32_t b,
+			 rmi_pic_box *run, uint32_t *first)
+{
+	uint32_t n = 0;
+	for (uint32_t i = a; i < b; n++) {
+		uint32_t j = i;
+		while (j < b && p->host[j].mdom == p->host[i].mdom)
+			j++;
+		double w, h;
+		int32_t d = p->host[i].mdom;
+		columns(p, i, j - i, d >= 0 ? PAD : 0, d >= 0 ? LABEL : 0, &w,
+			&h);
+		run[n] = (rmi_pic_box){ .w = d >= 0 ? w + 2 * PAD : w,
+					.h = d >= 0 ? LABEL + h + PAD : h };
+		first[n] = i;
+		first[n + 1] = j;
+		i = j;
+	}
+	double fw, fh;
+	flow(run, n, target_width(run, n, ASPECT), &fw, &fh);
+	for (uint32_t k = 0; k < n; k++) {
+		double dx = PAD + run[k].x, dy = LABEL + run[k].y;
+		for (uint32_t i = first[k]; i < first[k + 1]; i++) {
+			p->host[i].x += dx;
+			p->host[i].y += dy;
 		}
+		int32_t d = p->host[first[k]].mdom;
+		if (d >= 0) {
+			p->dom[d].x = dx;
+			p->dom[d].y = dy;
+			p->dom[d].w = run[k].w;
+			p->dom[d].h = run[k].h;
+			p->dom[d].parent = l;
+		}
+	}
+	p->leaf[l].w = fw + 2 * PAD;
+	p->leaf[l].h = LABEL + fh + PAD;
+}
+
+static void layout(rmi_pic *p, const uint32_t *leaf_first,
+		   const uint32_t *top_first, rmi_pic_box *run,
+		   uint32_t *first)
+{
+	for (uint32_t l = 0; l < p->nleaf; l++) {
+		uint32_t a = leaf_first[l], b = leaf_first[l + 1];
+		bool doms = false;
+		for (uint32_t i = a; i < b && !doms; i++)
+			doms = p->host[i].mdom >= 0;
+		if (doms) {
+			leaf_domains(p, l, a, b, run, first);
+			continue;
+		}
+		double w, h;
+		columns(p, a, b - a, PAD, LABEL, &w, &h);
+		p->leaf[l].w = w + 2 * PAD;
+		p->leaf[l].h = LABEL + h + PAD;
 	}
 	/* Tops in a grid of about sqrt(tops) columns, each top shaped so
 	 * that the grid comes out about ASPECT times wider than tall. */
@@ -123,6 +196,10 @@ static void layout(rmi_pic *p, const uint32_t *leaf_first,
 				p->host[i].y += p->leaf[l].y;
 			}
 		}
+	for (uint32_t d = 0; d < p->ndom; d++) {
+		p->dom[d].x += p->leaf[p->dom[d].parent].x;
+		p->dom[d].y += p->leaf[p->dom[d].parent].y;
+	}
 }
 
 static rm_status fill(rmi_pic *p, const rm_map *m, const rmi_where *w,
@@ -133,12 +210,18 @@ static rm_status fill(rmi_pic *p, const rm_map *m, const rmi_where *w,
 	uint32_t *leaf_first = malloc((n + 2) * sizeof(uint32_t));
 	uint32_t *top_first = malloc((n + 2) * sizeof(uint32_t));
 	uint32_t *drawn = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t *first = malloc((n + 2) * sizeof(uint32_t));
+	rmi_pic_box *run = malloc((n + 1) * sizeof(rmi_pic_box));
 	p->leaf = calloc(n + 1, sizeof(rmi_pic_box));
 	p->top = calloc(n + 1, sizeof(rmi_pic_box));
-	if (!leaf_first || !top_first || !drawn || !p->leaf || !p->top) {
+	p->dom = calloc(n + 1, sizeof(rmi_pic_box));
+	if (!leaf_first || !top_first || !drawn || !first || !run ||
+	    !p->leaf || !p->top || !p->dom) {
 		free(leaf_first);
 		free(top_first);
 		free(drawn);
+		free(first);
+		free(run);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -157,13 +240,21 @@ static rm_status fill(rmi_pic *p, const rm_map *m, const rmi_where *w,
 		p->host[i] = (rmi_pic_host){
 			.name = c->name, .leaf = p->nleaf - 1, .dom = h->dom,
 			.unit = h->unit >= 0, .spare = c->ix >= m->nhost,
+			.mdom = -1,
 		};
+		if (c->dom != UINT32_MAX) {
+			if (!i || i == leaf_first[p->nleaf - 1] ||
+			    k[i - 1].dom != c->dom)
+				p->dom[p->ndom++].name =
+					w->f->domain_name[c->dom];
+			p->host[i].mdom = (int32_t)p->ndom - 1;
+		}
 		loc[i] = h->loc;
 		drawn[c->ix] = i;
 	}
 	leaf_first[p->nleaf] = n;
 	top_first[p->ntop] = p->nleaf;
-	layout(p, leaf_first, top_first);
+	layout(p, leaf_first, top_first, run, first);
 	uint32_t g = m->gpus_per_node;
 	for (uint32_t r = 0; r < m->world; r++) {
 		uint64_t s = (uint64_t)drawn[m->rank[r].node] * g +
@@ -174,6 +265,8 @@ static rm_status fill(rmi_pic *p, const rm_map *m, const rmi_where *w,
 	free(leaf_first);
 	free(top_first);
 	free(drawn);
+	free(first);
+	free(run);
 	return RM_OK;
 }
 
@@ -207,7 +300,8 @@ rm_status rmi_pic_build(rmi_pic *p, const rm_map *m, const rm_fabric *f,
 			const char *h = i < m->nhost ? m->host[i]
 						     : m->spare[i - m->nhost];
 			rmi_where_host(&w, h, i, &info[i]);
-			k[i] = (key){ info[i].top, info[i].loc, i, h };
+			k[i] = (key){ info[i].top, info[i].loc,
+				      multi_dom(&w, &info[i], h), i, h };
 		}
 		qsort(k, n, sizeof(*k), cmp_key);
 		for (size_t i = 0; i < (size_t)n * g; i++)
@@ -232,6 +326,7 @@ void rmi_pic_free(rmi_pic *p)
 	free(p->host);
 	free(p->leaf);
 	free(p->top);
+	free(p->dom);
 	free(p->slot);
 	free(p->rank_slot);
 	free(p->loc);

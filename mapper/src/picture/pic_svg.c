@@ -142,6 +142,8 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 			box(b, &p->top[t], "top", "t");
 	for (uint32_t l = 0; l < p->nleaf; l++)
 		box(b, &p->leaf[l], "leaf", "l");
+	for (uint32_t d = 0; d < p->ndom; d++)
+		box(b, &p->dom[d], "dom", "l");
 	for (uint32_t h = 0; h < p->nhost; h++) {
 		const rmi_pic_host *x = &p->host[h];
 		rmi_buf_puts(b, "<g class=\"node\" aria-label=\"");
@@ -211,7 +213,8 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 	rmi_buf_xml(b, title);
 	rmi_buf_puts(b, "</title>\n<desc id=\"rm-desc\">Each square is a GPU "
 		     "coloured by pipeline stage, inside its node, leaf switch "
-		     "(or rail unit) and top-level subtree. Lines join pipeline "
+		     "(or rail unit) and top-level subtree; a dashed box is a "
+		     "multi-node NVLink domain. Lines join pipeline "
 		     "neighbours on different leaves; a red outline marks a TP "
 		     "group that leaves its NVLink domain; grey squares are "
 		     "spare or idle GPUs.</desc>\n"
@@ -220,7 +223,8 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 		     ".pass{fill:#17692c}.fail{fill:#b00020;font-weight:bold}"
 		     ".t{font-size:11px;fill:#555}.l{font-size:9px;fill:#555}"
 		     ".top{fill:#f4f4f4;stroke:#999}.leaf{fill:#fff;"
-		     "stroke:#bbb}.gpu{stroke:none}.spare{fill:#d4d4d4}"
+		     "stroke:#bbb}.dom{fill:none;stroke:#7b3fb5;"
+		     "stroke-dasharray:4 3}.gpu{stroke:none}.spare{fill:#d4d4d4}"
 		     ".split{stroke:#e00000;stroke-width:2}.cross{stroke:#222;"
 		     "stroke-opacity:.45;stroke-width:1}</style>\n");
 	rm_status st = RM_OK;

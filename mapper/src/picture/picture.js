@@ -77,6 +77,23 @@ bar.appendChild(lab);
 	});
 	bar.appendChild(b);
 });
+/* Find a rank by number: the keyboard's and screen reader's way in. */
+var findLab = el('label', '', 'rank ');
+var find = el('input');
+find.type = 'number';
+find.min = 0;
+find.max = W - 1;
+find.id = 'find-rank';
+find.style.width = '7em';
+find.addEventListener('change', function () {
+	var r = Number(find.value);
+	if (find.value !== '' && r >= 0 && r < W && r === Math.floor(r) && views.length) {
+		var x = views[0], s = x.rankSlot[r];
+		show(x, { host: Math.floor(s / G), gpu: s % G, rank: r });
+	}
+});
+findLab.appendChild(find);
+bar.appendChild(findLab);
 var legend = el('div');
 legend.id = 'legend';
 bar.appendChild(legend);
@@ -84,7 +101,7 @@ root.appendChild(bar);
 var box = el('div');
 box.id = 'views';
 root.appendChild(box);
-var info = el('div', '', 'Click a GPU to see its rank, coordinates, host and groups. Wheel or buttons zoom, drag pans.');
+var info = el('div', '', 'Click a GPU (or type a rank above) to see its rank, coordinates, host and groups. Wheel or buttons zoom, drag pans.');
 info.id = 'info';
 info.setAttribute('aria-live', 'polite');
 root.appendChild(info);
@@ -247,6 +264,20 @@ View.prototype.cellOf = function (r) {
 	return [this.v.hxy[2 * h] + (i % COLS), this.v.hxy[2 * h + 1] + Math.floor(i / COLS)];
 };
 
+/* Centres of both GPU cells of every crossing link, x1 y1 x2 y2. */
+View.prototype.linkEnds = function () {
+	if (!this.ends) {
+		var E = new Float64Array(this.cross.length * 2);
+		for (var i = 0; i < this.cross.length; i += 2) {
+			var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
+			E[2 * i] = a[0] + 0.5; E[2 * i + 1] = a[1] + 0.5;
+			E[2 * i + 2] = b[0] + 0.5; E[2 * i + 3] = b[1] + 0.5;
+		}
+		this.ends = E;
+	}
+	return this.ends;
+};
+
 View.prototype.draw = function () {
 	var c = this.ctx, v = this.v, s = this.s, dpr = this.dpr, k, i;
 	c.setTransform(1, 0, 0, 1, 0, 0);
@@ -255,6 +286,15 @@ View.prototype.draw = function () {
 	c.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.ox, dpr * this.oy);
 	var x0 = -this.ox / s, y0 = -this.oy / s, x1 = x0 + this.cw / s, y1 = y0 + this.ch / s;
 	function seen(x, y, w, h) { return x < x1 && y < y1 && x + w > x0 && y + h > y0; }
+	/* Whether the segment meets the view: its box must, and the view's
+	 * corners must not all lie on one side of its line. */
+	function crossesView(ax, ay, bx, by) {
+		if (!seen(Math.min(ax, bx), Math.min(ay, by), Math.abs(ax - bx) + 1e-9, Math.abs(ay - by) + 1e-9)) return false;
+		var dx = bx - ax, dy = by - ay;
+		var c1 = dx * (y0 - ay) - dy * (x0 - ax), c2 = dx * (y0 - ay) - dy * (x1 - ax);
+		var c3 = dx * (y1 - ay) - dy * (x0 - ax), c4 = dx * (y1 - ay) - dy * (x1 - ax);
+		return !((c1 > 0 && c2 > 0 && c3 > 0 && c4 > 0) || (c1 < 0 && c2 < 0 && c3 < 0 && c4 < 0));
+	}
 	c.lineWidth = 1 / s;
 	c.fillStyle = '#f4f4f4';
 	c.strokeStyle = '#999';
@@ -266,6 +306,13 @@ View.prototype.draw = function () {
 	v.leaves.forEach(function (t) {
 		if (seen(t[1], t[2], t[3], t[4])) { c.fillRect(t[1], t[2], t[3], t[4]); c.strokeRect(t[1], t[2], t[3], t[4]); }
 	});
+	/* Multi-node NVLink domains: dashed boxes inside their leaf. */
+	if (v.doms.length) {
+		c.strokeStyle = '#7b3fb5';
+		c.setLineDash([4 / s, 3 / s]);
+		v.doms.forEach(function (t) { if (seen(t[1], t[2], t[3], t[4])) c.strokeRect(t[1], t[2], t[3], t[4]); });
+		c.setLineDash([]);
+	}
 	/* GPUs: one path per colour, so the canvas changes style only a few
 	 * times however many GPUs there are. */
 	var detail = s >= 3, paths = {}, spare = new Path2D(), red = new Path2D(), nred = 0;
@@ -300,13 +347,11 @@ View.prototype.draw = function () {
 	if (this.cross.length) {
 		var ln = new Path2D(), cx = COLS / 2, cy = ROWS / 2;
 		if (detail) {
-			for (i = 0; i < this.cross.length; i += 2) {
-				var a = this.cellOf(this.cross[i]), b = this.cellOf(this.cross[i + 1]);
-				/* a link whose box misses the view cannot cross it */
-				if (!seen(Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.abs(a[0] - b[0]) + 1, Math.abs(a[1] - b[1]) + 1))
-					continue;
-				ln.moveTo(a[0] + 0.5, a[1] + 0.5);
-				ln.lineTo(b[0] + 0.5, b[1] + 0.5);
+			var E = this.linkEnds();
+			for (i = 0; i < E.length; i += 4) {
+				if (!crossesView(E[i], E[i + 1], E[i + 2], E[i + 3])) continue;
+				ln.moveTo(E[i], E[i + 1]);
+				ln.lineTo(E[i + 2], E[i + 3]);
 			}
 		} else {
 			var L = this.nodeLinks;
@@ -344,7 +389,7 @@ View.prototype.draw = function () {
 		c.font = Math.min(13, s * 1.1) + 'px sans-serif';
 		v.tops.forEach(function (t) { if (t[0] && seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
 		c.font = Math.min(11, s * 0.9) + 'px sans-serif';
-		v.leaves.forEach(function (t) { if (seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
+		v.leaves.concat(v.doms).forEach(function (t) { if (seen(t[1], t[2], t[3], 1.5)) c.fillText(t[0], ox + (t[1] + 0.3) * s, oy + (t[2] + 1.1) * s); });
 	}
 };
 

@@ -1,4 +1,4 @@
-/* model_explain.c - the explain report: a table to check by hand, or JSON. */
+/* model_explain.c - the explain report as a table to check by hand. */
 #include "model_int.h"
 
 #include <math.h>
@@ -199,9 +199,7 @@ static void put_axes(rmi_buf *b, const rm_estimate *e)
 		" fsdp (d-1)/d x P x (4m + grad_bytes); d = dp x cp\n\n");
 }
 
-/* Schedule variant i (0 1f1b, 1 zb-h1, 2 zb-v, 3.. interleaved 2, 4, 8 ...)
- * of estimate e, on e's links. Returns false when i is past the list. */
-static bool variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
+bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		    const rm_estimate *e, uint32_t i, char name[24],
 		    const char **formula, bool *chosen, rm_estimate *x,
 		    rm_error *xe)
@@ -259,7 +257,7 @@ static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	bool chosen;
 	rm_estimate x;
 	rm_error xe;
-	for (uint32_t i = 0; variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
+	for (uint32_t i = 0; rmi_variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
 		if (i >= 4 && xe.code && (1u << (i - 3)) > e->layers_stage)
 			continue;
 		if (xe.code) {
@@ -311,9 +309,8 @@ static void put_step(rmi_buf *b, const rm_hw *hw, const rm_train *t,
 		rmi_buf_puts(b, "  no failures assumed: effective training fraction 100%\n\n");
 }
 
-/* Positions in l->nest of the axes larger than 1: the ones a swap moves
- * (size-1 axes in between change no stride). */
-static unsigned used_nest(const rm_layout *l, unsigned pos[RM_NAXES])
+/* Size-1 axes in between change no stride: only the others move. */
+unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES])
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < l->naxes && i < RM_NAXES; i++)
@@ -346,7 +343,7 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			"the overlappable once-per-step dp outermost\n"
 			"  each adjacent swap, priced with ideal nesting:\n");
 	const rm_layout *l = &e->layout;
-	unsigned pos[RM_NAXES], n = used_nest(l, pos), k;
+	unsigned pos[RM_NAXES], n = rmi_used_nest(l, pos), k;
 	for (k = 0; k + 1 < n; k++) {
 		rm_layout s = *l;
 		rm_axis a0 = l->nest[pos[k]], a1 = l->nest[pos[k + 1]];
@@ -367,164 +364,6 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_buf_printf(b, "\nnote: %s\n", e->note);
 }
 
-static void json_num(rmi_buf *b, const char *k, double v, bool comma)
-{
-	rmi_buf_printf(b, "\"%s\": %.10g%s", k, isfinite(v) ? v : 0.0,
-		       comma ? ", " : "");
-}
-
-static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
-		     const rm_train *t, const rm_estimate *e)
-{
-	char lay[128];
-	rm_layout_format(&e->layout, lay, sizeof(lay));
-	rmi_buf_puts(b, "{\"schema\": \"rankmap-explain/1\", \"model\": ");
-	rmi_buf_json_str(b, m->name);
-	rmi_buf_puts(b, ", \"hardware\": ");
-	rmi_buf_json_str(b, hw->name);
-	rmi_buf_puts(b, ", \"layout\": ");
-	rmi_buf_json_str(b, lay);
-	rmi_buf_printf(b, ", \"gpus\": %llu, \"params\": %.6g,\n \"training\": {",
-		       (unsigned long long)e->gpus, m->params);
-	rmi_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
-		       "\"schedule\": \"%s\", \"vchunks\": %u, \"recompute\": \"%s\", "
-		       "\"sharding\": \"%s\", ",
-		       (unsigned long long)t->batch_tokens, rmi_seq(m, t),
-		       t->micro_batch, rm_schedule_name(t->schedule), e->vchunks,
-		       rm_recompute_name(t->recompute), rm_sharding_name(t->sharding));
-	rmi_cal kc;
-	rmi_cal_of(hw, t, &kc);
-	json_num(b, "grad_bytes", t->grad_bytes, true);
-	json_num(b, "gemm_eff", kc.gemm_eff, true);
-	json_num(b, "gemm_dim0", kc.gemm_dim0, true);
-	json_num(b, "attn_eff", kc.attn_eff, true);
-	json_num(b, "hbm_eff", kc.hbm_eff, true);
-	json_num(b, "nvlink_eff", kc.nvlink_eff, true);
-	json_num(b, "net_eff", kc.net_eff, true);
-	json_num(b, "dp_overlap", t->dp_overlap, true);
-	json_num(b, "tp_overlap", t->tp_overlap, true);
-	rmi_buf_printf(b, "\"flash\": %s, \"seq_parallel\": %s, ",
-		       t->flash ? "true" : "false",
-		       t->seq_parallel ? "true" : "false");
-	json_num(b, "fail_per_gpu_day", t->fail_per_gpu_day, true);
-	json_num(b, "ckpt_write_s", t->ckpt_write_s, true);
-	json_num(b, "restart_s", t->restart_s, true);
-	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
-	rmi_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
-		       (unsigned long long)e->m, e->layers_stage);
-	rmi_buf_puts(b, "\"memory\": {");
-	json_num(b, "weights", e->weights, true);
-	json_num(b, "grads", e->grads, true);
-	json_num(b, "optimizer", e->optim, true);
-	json_num(b, "activations_first", e->act_first, true);
-	json_num(b, "activations_last", e->act_last, true);
-	json_num(b, "inflight_first", e->inflight_first, true);
-	json_num(b, "inflight_last", e->inflight_last, true);
-	json_num(b, "recompute_work", e->act_work, true);
-	json_num(b, "logits", e->logits, true);
-	json_num(b, "reserve", e->reserve, true);
-	json_num(b, "first_stage", e->mem_first, true);
-	json_num(b, "last_stage", e->mem_last, true);
-	json_num(b, "peak", e->mem_peak, true);
-	json_num(b, "hbm", e->hbm, true);
-	rmi_buf_printf(b, "\"fits\": %s},\n \"compute\": {", e->fits ? "true" : "false");
-	json_num(b, "flops_per_token", e->flops_token, true);
-	json_num(b, "hw_flops_per_token", e->hw_flops_token, true);
-	json_num(b, "flops_per_step", e->flops_step, true);
-	json_num(b, "flops_per_gpu", e->flops_gpu, true);
-	json_num(b, "seconds_at_peak", e->t_peak, true);
-	json_num(b, "imbalance", e->imbalance, true);
-	json_num(b, "gemm_flops_layer", e->gemm_flops, true);
-	json_num(b, "gemm_seconds_layer", e->t_gemm, true);
-	json_num(b, "attn_flops_layer", e->attn_flops, true);
-	json_num(b, "attn_seconds_layer", e->t_attn, true);
-	json_num(b, "mem_bytes_layer", e->mem_bytes, true);
-	json_num(b, "mem_seconds_layer", e->t_mem, true);
-	json_num(b, "fwd_seconds_layer", e->t_fwd, true);
-	json_num(b, "bwd_seconds_layer", e->t_bwd, true);
-	json_num(b, "wgrad_seconds_layer", e->t_wgrad, true);
-	json_num(b, "recompute_seconds_layer", e->t_recomp, true);
-	json_num(b, "head_seconds", e->t_head, true);
-	json_num(b, "stage_seconds", e->t_stage, true);
-	json_num(b, "optimizer_seconds", e->t_optim, true);
-	json_num(b, "seconds", e->t_compute, false);
-	rmi_buf_puts(b, "},\n \"axes\": [");
-	bool first = true;
-	for (int a = 0; a < RM_NAXES; a++) {
-		const rm_axis_cost *c = &e->axis[a];
-		if (!c->used)
-			continue;
-		rmi_buf_printf(b, "%s\n  {\"axis\": \"%s\", \"group\": %u, \"collective\": ",
-			       first ? "" : ",", rm_axis_name((rm_axis)a), c->group);
-		rmi_buf_json_str(b, c->collective);
-		rmi_buf_puts(b, ", \"link\": ");
-		rmi_buf_json_str(b, c->link);
-		rmi_buf_puts(b, ", ");
-		json_num(b, "bytes", c->bytes, true);
-		json_num(b, "calls", c->calls, true);
-		json_num(b, "gbytes_per_s", c->gbytes_per_s, true);
-		json_num(b, "seconds", c->seconds, true);
-		json_num(b, "exposed", c->exposed, true);
-		json_num(b, "off_nvlink", c->off_nvlink, true);
-		json_num(b, "off_leaf", c->off_leaf, true);
-		rmi_buf_printf(b, "\"overlappable\": %s}", c->overlappable ? "true" : "false");
-		first = false;
-	}
-	rmi_buf_puts(b, "],\n \"bubble\": {");
-	json_num(b, "fraction", e->bubble_frac, true);
-	json_num(b, "seconds", e->t_bubble, false);
-	rmi_buf_puts(b, "},\n \"schedules\": [");
-	char name[24];
-	const char *f;
-	bool chosen, first_row = true;
-	rm_estimate x;
-	rm_error xe;
-	for (uint32_t i = 0; variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
-		if (xe.code)
-			continue;
-		rmi_buf_printf(b, "%s\n  {\"schedule\": \"%s\", \"formula\": \"%s\", ",
-			       first_row ? "" : ",", name, f);
-		json_num(b, "fraction", x.bubble_frac, true);
-		json_num(b, "bubble_seconds", x.t_bubble, true);
-		json_num(b, "step_seconds", x.t_step, true);
-		json_num(b, "mfu", x.mfu, true);
-		json_num(b, "mem_peak", x.mem_peak, true);
-		rmi_buf_printf(b, "\"fits\": %s, \"chosen\": %s}",
-			       x.fits ? "true" : "false", chosen ? "true" : "false");
-		first_row = false;
-	}
-	rmi_buf_puts(b, "],\n \"swaps\": [");
-	first_row = true;
-	const rm_layout *l = &e->layout;
-	unsigned pos[RM_NAXES], n = used_nest(l, pos);
-	for (unsigned k = 0; k + 1 < n; k++) {
-		rm_layout sw = *l;
-		sw.nest[pos[k]] = l->nest[pos[k + 1]];
-		sw.nest[pos[k + 1]] = l->nest[pos[k]];
-		if (rm_estimate_run(m, hw, t, &sw, &x, NULL))
-			continue;
-		rmi_buf_printf(b, "%s\n  {\"inner\": \"%s\", \"outer\": \"%s\", ",
-			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),
-			       rm_axis_name(l->nest[pos[k + 1]]));
-		json_num(b, "step_seconds", x.t_step, true);
-		json_num(b, "delta_seconds", x.t_step - e->t_step, false);
-		rmi_buf_puts(b, "}");
-		first_row = false;
-	}
-	rmi_buf_puts(b, "],\n ");
-	json_num(b, "step_seconds", e->t_step, true);
-	json_num(b, "mfu", e->mfu, true);
-	json_num(b, "tokens_per_s", e->tokens_per_s, true);
-	rmi_buf_puts(b, "\"goodput\": {");
-	json_num(b, "interruptions_per_day", e->fails_per_day, true);
-	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);
-	json_num(b, "fraction", e->goodput, false);
-	rmi_buf_puts(b, "}, ");
-	rmi_buf_puts(b, "\"note\": ");
-	rmi_buf_json_str(b, e->note);
-	rmi_buf_puts(b, "}\n");
-}
-
 rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			    const rm_train *t, const rm_estimate *e,
 			    rm_format fmt, char **out, size_t *len,
@@ -534,7 +373,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 	rmi_buf_init(&b);
 	*out = NULL;
 	if (fmt == RM_FMT_JSON) {
-		put_json(&b, m, hw, t, e);
+		rmi_explain_json(&b, m, hw, t, e);
 	} else if (fmt == RM_FMT_TEXT) {
 		char lay[128];
 		rm_layout_format(&e->layout, lay, sizeof(lay));

@@ -78,6 +78,11 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	}
 	rmi_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
 	cand_json(b, &s->base);
+	if (s->unbounded_rank) {
+		rmi_buf_printf(b, ",\n \"unbounded_rank\": %zu, \"unbounded\": ",
+			       s->unbounded_rank);
+		cand_json(b, &s->unbounded);
+	}
 	rmi_buf_puts(b, ",\n \"neighbours\": [");
 	for (size_t i = 0; i < s->nneighbour; i++) {
 		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
@@ -156,6 +161,14 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 				rmi_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
 					       s->base.why);
 			row(&b, "it", &s->base.est, &s->ranked[0].est);
+			if (s->unbounded_rank) {
+				const rm_estimate *u = &s->unbounded.est;
+				rmi_buf_printf(&b, "  with more memory it would rank #%zu: "
+					       "it needs %.1f GiB, %.1f GiB over HBM, as\n",
+					       s->unbounded_rank, u->mem_peak / RMI_GIB,
+					       (u->mem_peak - u->hbm) / RMI_GIB);
+				row(&b, "then", u, &s->ranked[0].est);
+			}
 			rmi_buf_printf(&b, "\nneighbours of %s and why they lose to it\n", lay);
 		}
 		for (size_t i = 0; i < s->nneighbour; i++) {

@@ -60,6 +60,18 @@ RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
 /* Parameters on the fullest GPU: the first, the last or a middle stage. */
 RMI_HIDDEN double rmi_params_peak(const rm_model *m, const rm_estimate *e);
+/* Schedule variant i (0 1f1b, 1 zb-h1, 2 zb-h2, 3 zb-v, 4.. interleaved
+ * 2, 4, 8 ...) of e, on e's links; false past the list (model_explain.c). */
+RMI_HIDDEN bool rmi_variant(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_estimate *e, uint32_t i,
+			    char name[24], const char **formula, bool *chosen,
+			    rm_estimate *x, rm_error *xe);
+/* Positions in l->nest of the axes larger than 1. */
+RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
+/* The explain report as JSON. */
+RMI_HIDDEN void rmi_explain_json(rmi_buf *b, const rm_model *m,
+				 const rm_hw *hw, const rm_train *t,
+				 const rm_estimate *e);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

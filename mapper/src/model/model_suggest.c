@@ -245,6 +245,35 @@ static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	}
 }
 
+/* The compared layout as if HBM were unlimited: when that is faster than
+ * its best that fits, memory is what holds it back; say by how much. */
+static void unbounded(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		      const rm_suggest_opts *o, uint32_t max_mb,
+		      rm_suggestion *s)
+{
+	rm_hw big = *hw;
+	big.hbm_bytes = 1e15;   /* the most rm_hw_check takes */
+	rm_candidate c, best;
+	bool any = false;
+	for (uint32_t mb = 1; mb <= max_mb; mb *= 2)
+		if (best_schedule(m, &big, t, &s->base.est.layout, mb,
+				  o->schedules, o->recomputes, &c) &&
+		    (!any || c.est.t_step < best.est.t_step)) {
+			best = c;
+			any = true;
+		}
+	if (!any || best.est.mem_peak <= hw->hbm_bytes ||
+	    (s->base.valid && best.est.t_step >= s->base.est.t_step))
+		return;
+	best.est.hbm = hw->hbm_bytes;
+	best.est.fits = false;
+	size_t k = 0;
+	while (k < s->nranked && s->ranked[k].est.t_step < best.est.t_step)
+		k++;
+	s->unbounded = best;
+	s->unbounded_rank = k + 1;
+}
+
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		     const rm_suggest_opts *o, rm_suggestion **out,
 		     rm_error *err)
@@ -392,6 +421,8 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			s->base.est.layout = a;
 		}
 	}
+	if (o->around)
+		unbounded(m, hw, t, o, max_mb, s);
 	if (s->base.valid)
 		neighbours(m, hw, t, gpus, o->schedules, o->recomputes, s);
 	*out = s;

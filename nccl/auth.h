@@ -1,0 +1,101 @@
+/*
+ * auth.h - how the two ends of the id exchange prove who they are
+ * (auth.c) and the HMAC-SHA256 underneath (hmac.c). Not installed.
+ *
+ * Both proofs bind the same fields: the mode, job and step ids, the map
+ * digest, rank, world size, id length and a nonce from each side, so a
+ * proof is good for one connection of one step only. With MUNGE the
+ * fields travel inside a credential restricted to the job user's uid;
+ * with HMAC they are keyed by the step's secret.
+ */
+#ifndef RANKMAP_NCCL_AUTH_H
+#define RANKMAP_NCCL_AUTH_H
+
+#include "nccl_internal.h"
+#include "sha256.h"
+
+#include <sys/types.h>
+
+#define RMNI_MAC_LEN 32
+#define RMNI_NONCE_LEN 32
+#define RMNI_DIGEST_LEN 64
+/* Largest proof accepted on the wire: a MUNGE credential carrying a
+ * 4 KiB blob in base64 fits with room to spare. */
+#define RMNI_PROOF_MAX 12288
+
+typedef struct rmni_hmac {
+	rmi_sha256 inner;
+	unsigned char opad[64];
+} rmni_hmac;
+
+RMI_HIDDEN void rmni_hmac_init(rmni_hmac *h, const unsigned char *key,
+			       size_t klen);
+RMI_HIDDEN void rmni_hmac_add(rmni_hmac *h, const void *data, size_t len);
+/* Finish; `h` is wiped. */
+RMI_HIDDEN void rmni_hmac_end(rmni_hmac *h, unsigned char mac[RMNI_MAC_LEN]);
+RMI_HIDDEN void rmni_hmac_once(const unsigned char *key, size_t klen,
+			  const void *data, size_t len,
+			  unsigned char mac[RMNI_MAC_LEN]);
+/* Equal, in time that does not depend on where they differ. */
+RMI_HIDDEN bool rmni_ct_equal(const void *a, const void *b, size_t n);
+/* buf ^= HMAC(key, label || counter) blocks: the id's confidentiality
+ * on the wire in HMAC mode (a PRF in counter mode, fresh per nonce pair). */
+RMI_HIDDEN void rmni_hmac_xor(const unsigned char *key, size_t klen,
+			      const void *label, size_t llen,
+			      unsigned char *buf, size_t len);
+
+/* What one exchange authenticates with, settled before any socket. */
+typedef struct rmni_auth {
+	rmn_auth mode;               /* MUNGE, HMAC or NONE, never AUTO */
+	rmn_auth asked;              /* as configured (AUTO follows rank 0) */
+	unsigned char key[RMN_SECRET_LEN];
+	bool have_key;
+	const char *munge_socket;
+	uid_t uid;                   /* the job user: ours */
+	uint32_t jobid, stepid;
+} rmni_auth;
+
+/* The fields a proof binds, for one connection. */
+typedef struct rmni_bind {
+	uint32_t mode, jobid, stepid, rank, nranks, len;
+	unsigned char digest[RMNI_DIGEST_LEN];
+	unsigned char root_nonce[RMNI_NONCE_LEN];
+	unsigned char peer_nonce[RMNI_NONCE_LEN];
+} rmni_bind;
+
+RMI_HIDDEN const char *rmni_auth_name(rmn_auth m);
+/* Settle the mode (AUTO: MUNGE when munged answers, else HMAC with the
+ * secret, else an error saying what is missing). */
+RMI_HIDDEN rmn_status rmni_auth_setup(const rmn_exchange_opts *o,
+				      rmni_auth *a, rmn_error *err);
+/* A peer in AUTO follows rank 0's announced mode when it can do it;
+ * never down to NONE. false with the reason otherwise. */
+RMI_HIDDEN bool rmni_auth_follow(rmni_auth *a, uint32_t root_mode,
+				 char *why, size_t cap);
+RMI_HIDDEN bool rmni_nonce(unsigned char n[RMNI_NONCE_LEN]);
+
+/* The hello's proof: *len bytes into out (RMNI_PROOF_MAX). */
+RMI_HIDDEN rmn_status rmni_prove_hello(const rmni_auth *a,
+				       const rmni_bind *b, unsigned char *out,
+				       size_t *len, rmn_error *err);
+RMI_HIDDEN bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
+				 const unsigned char *proof, size_t len,
+				 char *why, size_t cap);
+/*
+ * An answer's body and proof for `content` (the id when status is 0,
+ * else rank 0's message). HMAC: body = content (the id encrypted), proof =
+ * MAC; MUNGE: body empty, content inside the credential. malloc'd.
+ */
+RMI_HIDDEN rmn_status rmni_seal_answer(const rmni_auth *a, const rmni_bind *b,
+				       uint32_t status, const void *content,
+				       size_t clen, unsigned char **body,
+				       size_t *blen, unsigned char **proof,
+				       size_t *plen, rmn_error *err);
+/* Check an answer and take its content out (at most cap bytes). */
+RMI_HIDDEN bool rmni_open_answer(const rmni_auth *a, const rmni_bind *b,
+				 uint32_t status, const unsigned char *body,
+				 size_t blen, const unsigned char *proof,
+				 size_t plen, unsigned char *out, size_t cap,
+				 size_t *outlen, char *why, size_t wcap);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * secret.c - srun's per-step secret for librankmap-nccl's id exchange,
+ * which authenticates with HMAC-SHA256 under it where MUNGE is not used
+ * (docs/nccl.md). srun draws 32 bytes from the kernel and puts them in its
+ * own environment as RANKMAP_NCCL_SECRET; srun copies that environment
+ * into the step's launch request, so the secret reaches this step's tasks
+ * and no other step. On the nodes it is in the tasks' environment, which
+ * only the job user's own processes (/proc/PID/environ is owner-only) and
+ * root can read. Every srun draws a new one, overwriting an outer one.
+ */
+#include "plugin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define SECRET_BYTES 32
+
+int rms_local_secret(void)
+{
+	unsigned char b[SECRET_BYTES];
+	char hex[2 * SECRET_BYTES + 1];
+	size_t got = 0;
+	while (got < sizeof(b)) {
+		ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
+		if (k <= 0) {
+			slurm_error(RMS_PREFIX "no random bytes for the step's "
+				    "NCCL secret");
+			return -1;
+		}
+		got += (size_t)k;
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	memset(b, 0, sizeof(b));
+	int rc = setenv("RANKMAP_NCCL_SECRET", hex, 1);
+	memset(hex, 0, sizeof(hex));
+	if (rc != 0) {
+		slurm_error(RMS_PREFIX "cannot pass the step's NCCL secret: "
+			    "out of memory");
+		return -1;
+	}
+	return 0;
+}
