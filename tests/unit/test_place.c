@@ -510,22 +510,30 @@ static void site_groups(void)
 	rm_fabric_free(f);
 }
 
+/* A fabric of rail-optimised units of 8-GPU nodes (no topology). */
+static rm_fabric *units_fabric(char **name, char **nodes, size_t n)
+{
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	rm_fabric_new(&f, &e);
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 8;
+	s.unit_name = name;
+	s.unit_nodes = nodes;
+	s.nunits = n;
+	s.rails = 8;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	return f;
+}
+
 static void rail_units(void)
 {
 	/* Two rail-optimised units of 4 nodes; 8x4x2: one replica per
 	 * unit, PP peers at slot distance 8 = same local GPU = same rail. */
-	rm_fabric *f = NULL;
-	rm_error e = { 0 };
-	rm_fabric_new(&f, &e);
 	char *un[] = { "su1", "su2" }, *nodes[] = { "n[1-4]", "m[1-4]" };
-	rm_site s;
-	rm_site_init(&s);
-	s.gpus_per_node = 8;
-	s.unit_name = un;
-	s.unit_nodes = nodes;
-	s.nunits = 2;
-	s.rails = 8;
-	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_fabric *f = units_fabric(un, nodes, 2);
+	rm_error e = { 0 };
 	rm_map *m;
 	char b[256];
 	plan_in in = { "8x4x2", NULL, "n[1-4],m[1-4]", 8, f, 0, 0, 0 };
@@ -555,20 +563,11 @@ static void rails_small_tp(void)
 	 * crossing pairs. With the blocks of every other node run backwards
 	 * the pair stays on GPUs 4-7 (or 0-3): only the one replica the
 	 * units cannot hold whole crosses, once (4 pairs, the bound). */
-	rm_fabric *f = NULL;
-	rm_error e = { 0 };
-	rm_fabric_new(&f, &e);
 	char *un[] = { "su1", "su2", "su3", "su4", "su5" };
 	char *nodes[] = { "r[001-032]", "r[033-052]", "r[053-084]",
 			  "r[085-097]", "r[098-124]" };
-	rm_site s;
-	rm_site_init(&s);
-	s.gpus_per_node = 8;
-	s.unit_name = un;
-	s.unit_nodes = nodes;
-	s.nunits = 5;
-	s.rails = 8;
-	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_fabric *f = units_fabric(un, nodes, 5);
+	rm_error e = { 0 };
 	rm_map *m;
 	plan_in in = { "4x8x31", "megatron", "r[001-124]", 8, f, 0, 0, 0 };
 	CHECK_INT(plan(&in, &m, &e), RM_OK);
