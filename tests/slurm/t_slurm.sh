@@ -120,6 +120,22 @@ cp "$OUT" "$D/out/b.txt"
 cli b 2x2x2 megatron "$(nodes_of "$D/out/b.txt")" 4
 $CHECK megatron "$D/out/b.txt" "$D/out/b.json" "$D/etc/topology.conf" tp-dp-pp -
 
+# ---- the step's secret for librankmap-nccl's id exchange (issue 10): the
+# same 64 hex digits in every task of a step, another one in the next step
+for k in 1 2; do
+	srun -N2 -n4 --ntasks-per-node=2 --parallel-layout=2x1x2 sh -c \
+		'echo "SECRET ${RANKMAP_NCCL_SECRET:-none}"' >"$D/out/secret$k.txt" 2>&1
+done
+s1=$(sort -u "$D/out/secret1.txt")
+s2=$(sort -u "$D/out/secret2.txt")
+if [ "$(wc -l <"$D/out/secret1.txt")" = 4 ] && [ "$(printf '%s\n' "$s1" | wc -l)" = 1 ] &&
+	grep -Eq '^SECRET [0-9a-f]{64}$' <<<"$s1" && grep -Eq '^SECRET [0-9a-f]{64}$' <<<"$s2" &&
+	[ "$s1" != "$s2" ]; then
+	pass nccl-secret-per-step
+else
+	fail nccl-secret-per-step "$(head -c 300 "$D/out/secret1.txt") / $(head -c 100 "$D/out/secret2.txt")"
+fi
+
 # ---- the environment form (slurmrestd users have nothing else)
 SLURM_SPANK__SLURM_SPANK_OPTION_rankmap_parallel_layout=8x4x1 \
 	run env-variable 0 srun -N4 -n32 --ntasks-per-node=8 "$T"

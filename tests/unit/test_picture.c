@@ -37,6 +37,16 @@ static rm_map *plan(rm_fabric *f, bool baseline)
 	return m;
 }
 
+static rm_fabric *fabric(void)
+{
+	rm_error e = { 0 };
+	rm_fabric *f = NULL;
+	if (rm_fabric_new(&f, &e) ||
+	    rm_fabric_parse_topology(f, topo_text, strlen(topo_text), "t", &e))
+		printf("  topology: %s\n", e.msg);
+	return f;
+}
+
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -48,10 +58,7 @@ static size_t count(const char *hay, const char *needle)
 static void refuses(void)
 {
 	rm_error e = { 0 };
-	rm_fabric *f = NULL;
-	CHECK(rm_fabric_new(&f, &e) == RM_OK);
-	CHECK(rm_fabric_parse_topology(f, topo_text, strlen(topo_text), "t",
-				       &e) == RM_OK);
+	rm_fabric *f = fabric();
 	rm_map *m = plan(f, false);
 	CHECK(m != NULL);
 	if (!m) {
@@ -81,10 +88,7 @@ static void refuses(void)
 static void svg_of_plan_and_baseline(void)
 {
 	rm_error e = { 0 };
-	rm_fabric *f = NULL;
-	CHECK(rm_fabric_new(&f, &e) == RM_OK);
-	CHECK(rm_fabric_parse_topology(f, topo_text, strlen(topo_text), "t",
-				       &e) == RM_OK);
+	rm_fabric *f = fabric();
 	rm_map *m = plan(f, false), *b = plan(f, true);
 	CHECK(m && b);
 	if (!m || !b) {
