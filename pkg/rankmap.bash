@@ -23,7 +23,7 @@ _rankmap()
 		COMPREPLY=($(compgen -W "llama3-8b llama3-70b llama3-405b gpt3-175b" -- "$cur"))
 		return ;;
 	--hw)
-		COMPREPLY=($(compgen -W "h100-sxm-80gb h200 gb200-nvl72" -- "$cur"))
+		COMPREPLY=($(compgen -W "a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" -- "$cur"))
 		return ;;
 	esac
 	local opts

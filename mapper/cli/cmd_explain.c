@@ -28,6 +28,7 @@ static void help(FILE *f)
 	      "                   optimizer), zero2, fsdp\n"
 	      "  --set KEY=VALUE  grad_bytes (4), flash (on), seq_parallel (on),\n"
 	      "                   first_layers, last_layers (an even share),\n"
+	      "                   recompute_layers (full on K layers per stage),\n"
 	      "                   dp_overlap (1.0), tp_overlap (0), mem_reserve_gib (4),\n"
 	      "                   fail_per_gpu_day (4.74e-4), ckpt_write_s (60),\n"
 	      "                   restart_s (600); the GPU's calibration: gemm_eff,\n"

@@ -639,6 +639,9 @@ typedef struct rm_train {
 	rm_schedule schedule;
 	uint32_t vchunks;            /* interleaved: model chunks per GPU */
 	rm_recompute recompute;
+	uint32_t recompute_layers;   /* full: layers per stage recomputed whole,
+				      * the rest selective (Megatron's
+				      * --recompute-num-layers); 0 = all */
 	rm_sharding sharding;
 	double grad_bytes;           /* bytes per gradient element (2 or 4) */
 	/* calibration overrides; 0 = the hardware's (rm_hw) */
@@ -682,6 +685,7 @@ void rm_train_init(rm_train *t);
  * schedule=interleaved:4, recompute=full, sharding=zero1, gemm_eff,
  * gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff, dp_overlap, tp_overlap,
  * grad_bytes, mem_reserve_gib, flash, seq_parallel, first_layers,
+ * recompute_layers,
  * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s. */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
@@ -740,6 +744,7 @@ typedef struct rm_estimate {
 	double t_bubble;
 	double t_step, mfu, tokens_per_s;
 	rm_recompute recompute;      /* in force for this estimate */
+	uint32_t recompute_layers;   /* full on this many per stage; 0 = all */
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */

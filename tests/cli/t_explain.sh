@@ -72,6 +72,9 @@ has suggest_405b_cp16 "$OUT" 'do not fit memory'
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
 has suggest_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #[0-9]+, '
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
+# the fewest layers recomputed whole that fit; PP=8 needs more of them
+has suggest_partial "$OUT" '^  it +tp=8,pp=16,dp=128 +1 interleaved:8 +full:1 '
+has suggest_pp8_mem "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*\(recompute full:[0-9]+: what fits its memory\)'
 # selective recomputation misses by 2 GiB: say where it would rank
 has suggest_unbounded "$OUT" 'with more memory it would rank #[0-9]+: it needs 81\.6 GiB, 2\.0 GiB over HBM'
 has suggest_unbounded_row "$OUT" '^  then +tp=8,pp=16,dp=128 +1 interleaved:8 +selective '

@@ -362,6 +362,9 @@ cat >"$D/out/rt.sh" <<EOS
 #!/bin/sh
 srun --parallel-layout=8x1x1 true
 stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
+# slurmstepd removes the step's directory in its exit callback, which may
+# run just after srun has returned: a bounded wait.
+for i in \$(seq 1 100); do [ -z "\$(ls $RT/\$SLURM_JOB_ID)" ] && break; sleep 0.1; done
 ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
 EOS
 run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
@@ -371,7 +374,7 @@ job=$(sed -n 's/^Submitted batch job //p' "$OUT")
 gone() { for t in $(seq 1 50); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
 [ -n "$job" ] && gone "$RT/$job" && pass rt-epilog-removes || fail rt-epilog-removes "$(ls -la "$RT/$job" 2>&1)"
 # slurmstepd killed: nothing of the job's stays.
-job=$(sbatch --parsable -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
+job=$(sbatch --parsable -o /dev/null -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
 for t in $(seq 1 100); do ls -d "$RT/$job"/0.* >/dev/null 2>&1 && break; sleep 0.1; done
 ls -d "$RT/$job"/0.* >/dev/null 2>&1 && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
 stepd=$(pgrep -f "^slurmstepd: \[$job\.0\]$")
@@ -423,14 +426,20 @@ hasnt overcommit-no-task "$OUT" '^TASK'
 no_steps_left hetjob-overcommit
 
 # ---- issue 9.9: --parallel-export=slurm (and the plugstack default)
-SHOWID='echo "P $SLURM_PROCID $RANK $SLURM_LOCALID $LOCAL_RANK"'
+SHOWID='echo "P $SLURM_PROCID $RANK $SLURM_LOCALID $LOCAL_RANK ${RANKMAP_NCCL_SECRET:-none}"'
 run export-slurm 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron --parallel-export=slurm sh -c "$SHOWID"
 [ "$(grep -c '^P ' "$OUT")" -eq 8 ] && [ "$(awk '$2 != $3 || $4 != $5' "$OUT" | wc -l)" -eq 0 ] &&
 	pass export-slurm-procid || fail export-slurm-procid "$(head -3 "$OUT")"
+cp "$OUT" "$D/out/export-slurm.txt"
 # Without it Slurm's own numbering stays, and differs here: the test above
 # would catch an export that did nothing.
 run export-default 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron sh -c "$SHOWID"
 [ "$(awk '$2 != $3' "$OUT" | wc -l)" -gt 0 ] && pass export-default-untouched || fail export-default-untouched "SLURM_PROCID equals RANK everywhere"
+# issue 10's per-step secret: one for every task of a step, another per step.
+secret1=$(awk '/^P / {print $6}' "$D/out/export-slurm.txt" | sort -u)
+secret2=$(awk '/^P / {print $6}' "$OUT" | sort -u)
+[[ $secret1 =~ ^[0-9a-f]{64}$ ]] && [[ $secret2 =~ ^[0-9a-f]{64}$ ]] && [ "$secret1" != "$secret2" ] &&
+	pass nccl-secret-per-step || fail nccl-secret-per-step "'$secret1' / '$secret2'"
 plugstack_maps "site=$D/etc/site.yaml" export=slurm
 run export-plugstack 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron sh -c "$SHOWID"
 [ "$(grep -c '^P ' "$OUT")" -eq 8 ] && [ "$(awk '$2 != $3' "$OUT" | wc -l)" -eq 0 ] && pass export-plugstack-procid || fail export-plugstack-procid "$(head -3 "$OUT")"
@@ -457,6 +466,29 @@ if scontrol reconfigure >/dev/null 2>&1; then
 	[ -z "$bad" ] && grep -q '^RP 301[0-9][0-9] ' "$OUT" && pass resv-ports-first || fail resv-ports-first "$bad $(head -2 "$OUT")"
 else
 	fail resv-ports "scontrol reconfigure failed"
+fi
+
+# ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
+# topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF
+# points into that cache, which is where the plugin looks for topology.conf:
+# the nodes plan with the cluster's tree, like srun, and see no drift.
+D2=$(cluster_tmpdir rankmap-cl)
+trap 'cluster_stop "$D2" & cluster_stop "$D"; wait' EXIT
+if CLUSTER_ODD=0 CLUSTER_CONFIGLESS=1 cluster_start "$D2" 3 "$PLUGIN" "runtime_dir=$D2/rt" >"$D/out/cl.log" 2>&1; then
+	pass configless-start
+	CL="env SLURM_CONF=$D2/etc/slurm.conf"
+	run configless-conf 0 $CL srun -w node3 -N1 -n1 sh -c 'tr "\0" "\n" </proc/$PPID/environ | grep ^SLURM_CONF='
+	has configless-stepd-uses-cache "$OUT" "^SLURM_CONF=$D2/spool/node3/conf-cache/slurm.conf\$"
+	[ -f "$D2/spool/node3/conf-cache/topology.conf" ] && pass configless-topology-cached ||
+		fail configless-topology-cached "$(ls "$D2/spool/node3/conf-cache")"
+	run configless-layout 0 $CL srun -w node2,node3 -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 "$T"
+	"$CLI" plan --layout 8x2x1 --nodes "node[2-3]" --gpus-per-node 8 \
+		--topology "$D2/etc/topology.conf" --format json >"$D/out/cl.json" 2>/dev/null
+	# node2 and node3 are in different leaves: the one pipeline crosses.
+	$CHECK configless "$OUT" "$D/out/cl.json" "$D2/etc/topology.conf" tp-pp-dp 8
+	hasnt configless-no-drift "$ERR" 'rankmap'
+else
+	fail configless-start "$(tail -5 "$D/out/cl.log" "$D2/log/start.log" 2>/dev/null)"
 fi
 
 finish

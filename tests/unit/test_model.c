@@ -226,6 +226,17 @@ static void golden_405b(void)
 	CHECK_INT(e.layers_stage, 8);
 	CHECK_INT(e.layers_first, 7);
 	NEAR(e.bubble_frac, 15.0 / 16, 1e-12);
+	/* full recomputation of 1 layer of the 8 per stage, the rest
+	 * selective (Megatron's --recompute-num-layers 1): per layer on
+	 * average (2 + 7 x 31.75) / 8 x sbh/t (16,777,216) = 470,286,336 B;
+	 * an eighth of the forward recomputed */
+	rm_train tk = t;
+	CHECK_INT(rm_train_set(&tk, "recompute_layers", "1", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &tk, &l, &e, &err), RM_OK);
+	NEAR(e.act_layer, 470286336.0, 1e-12);
+	NEAR(e.t_recomp, e.t_fwd / 8, 1e-12);
+	CHECK_INT(e.recompute_layers, 1);
+	CHECK_INT(rm_train_set(&tk, "recompute_layers", "1.5", &err), RM_EINPUT);
 	/* Llama 3's own split, one layer less on the first and last stage */
 	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);

@@ -111,19 +111,13 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->t_wgrad = wgrad;
 	e->t_bwd = dgrad + wgrad + (t->flash ? 2.5 : 2.0) * e->t_attn +
 		   2.0 * e->t_mem;
-	switch (t->recompute) {
-	case RM_RECOMPUTE_SELECTIVE:
-		/* Korthikanti's selective recompute redoes the attention core;
-		 * a flash kernel already does inside its backward */
-		e->t_recomp = t->flash ? 0.0 : e->t_attn + score_s;
-		break;
-	case RM_RECOMPUTE_FULL:
-		e->t_recomp = e->t_fwd;
-		break;
-	default:
-		e->t_recomp = 0;
-		break;
-	}
+	/* Korthikanti's selective recompute redoes the attention core (a
+	 * flash kernel already does inside its backward); full repeats the
+	 * forward, on the share of the stage's layers it covers */
+	double full = rmi_full_share(t, e->layers_stage);
+	double sel = t->recompute != RM_RECOMPUTE_NONE && !t->flash ?
+		     e->t_attn + score_s : 0.0;
+	e->t_recomp = full * e->t_fwd + (1.0 - full) * sel;
 
 	/* Output layer on the last stage: logits GEMM (T x V/t x h) three
 	 * times, the loss reading and writing fp32 logits (16 B each, forward

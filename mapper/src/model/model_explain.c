@@ -45,6 +45,7 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		(unsigned long long)e->seqs, rmi_seq(m, t), t->micro_batch,
 		(unsigned long long)e->seqs, e->layout.size[RM_AXIS_DP],
 		t->micro_batch, (unsigned long long)e->m);
+	char rl[24];
 	rmi_buf_printf(b,
 		"          schedule %s", rm_schedule_name(t->schedule));
 	if (t->schedule == RM_SCHED_INTERLEAVED)
@@ -54,7 +55,8 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		"seq_parallel %s\n"
 		"          layers per stage: first %u, last %u, fullest %u%s; "
 		"dp_overlap %.2f, tp_overlap %.2f, mem_reserve %.1f GiB\n",
-		rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
+		rmi_recompute_label(t->recompute, t->recompute_layers, rl),
+		rm_sharding_name(t->sharding),
 		t->grad_bytes, t->flash ? "on" : "off",
 		t->seq_parallel ? "on" : "off", e->layers_first,
 		e->layers_last, e->layers_stage,
@@ -119,6 +121,7 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			const rm_train *t, const rm_estimate *e)
 {
+	char rl[24];
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	double attn = e->flops_token - 6.0 * m->params;
@@ -156,7 +159,8 @@ static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_buf_printf(b, "  forward %.4f + backward %.4f (weight gradients %.4f) + "
 		       "recompute %s %.4f = %.4f ms per layer\n",
 		       1e3 * e->t_fwd, 1e3 * e->t_bwd, 1e3 * e->t_wgrad,
-		       rm_recompute_name(t->recompute), 1e3 * e->t_recomp,
+		       rmi_recompute_label(t->recompute, t->recompute_layers, rl),
+		       1e3 * e->t_recomp,
 		       1e3 * layer);
 	rmi_buf_printf(b, "  output layer (logits GEMM x3 + fp32 loss) %.4f ms on the "
 		       "last stage; embedding %.4f ms on the first\n",

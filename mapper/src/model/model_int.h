@@ -72,6 +72,12 @@ RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
 RMI_HIDDEN void rmi_explain_json(rmi_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,
 				 const rm_estimate *e);
+/* Share of a stage's ls layers recomputed whole: 0 unless recompute is
+ * full, 1 unless recompute_layers sets fewer. */
+RMI_HIDDEN double rmi_full_share(const rm_train *t, uint32_t ls);
+/* "selective", "full", or "full:K" when K layers per stage. */
+RMI_HIDDEN const char *rmi_recompute_label(rm_recompute r, uint32_t k,
+					   char buf[24]);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

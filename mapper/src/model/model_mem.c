@@ -151,12 +151,18 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* a flash kernel keeps no s x s scores, recomputed or not; without
 	 * sequence parallelism the norms' and dropouts' 10 sbh are whole on
 	 * every TP rank (Korthikanti: 10 + 24/t instead of 34/t) */
-	rm_recompute r = t->recompute;
+	/* with full recomputation on some layers only, the others keep what
+	 * selective keeps: act_layer is their average over the stage */
+	double full = rmi_full_share(t, e->layers_stage);
+	rm_recompute r = t->recompute == RM_RECOMPUTE_FULL ?
+			 RM_RECOMPUTE_SELECTIVE : t->recompute;
 	if (t->flash && r == RM_RECOMPUTE_NONE)
 		r = RM_RECOMPUTE_SELECTIVE;
-	e->act_layer = rmi_act_layer(m, r, b, s, tp);
-	if (!t->seq_parallel && r != RM_RECOMPUTE_FULL)
-		e->act_layer += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
+	double kept = rmi_act_layer(m, r, b, s, tp);
+	if (!t->seq_parallel)
+		kept += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
+	e->act_layer = full * rmi_act_layer(m, RM_RECOMPUTE_FULL, b, s, tp) +
+		       (1.0 - full) * kept;
 	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp,
 					 (double)e->m, true);
 	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,

@@ -41,6 +41,30 @@ static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
 	return true;
 }
 
+/* Full recomputation of every layer fits: recompute the fewest layers per
+ * stage that still fit (memory falls, time rises with their number), the
+ * rest selective - Megatron's --recompute-num-layers. */
+static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
+			const rm_layout *l, uint32_t ls, rm_estimate *best)
+{
+	uint32_t lo = 1, hi = ls;      /* hi fits (all layers) */
+	rm_estimate x;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		t->recompute_layers = mid;
+		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (hi < ls) {
+		t->recompute_layers = hi;
+		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+			*best = x;
+	}
+	t->recompute_layers = 0;
+}
+
 /* Fastest valid schedule and recomputation (of those allowed) for one
  * layout and micro-batch; `why` gets the reason when none is valid
  * (memory first: it is the usual one). */
@@ -73,12 +97,15 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 				continue;
 			memset(&c, 0, sizeof(c));
 			rm_error err = { 0 };
+			t.recompute_layers = 0;
 			if (rm_estimate_run(m, hw, &t, l, &c.est, &err)) {
 				if (!found && !mem)
 					snprintf(out->why, sizeof(out->why), "%.250s",
 						 err.msg);
 				continue;
 			}
+			if (r == RM_RECOMPUTE_FULL && c.est.fits && ls > 1)
+				fewest_full(m, hw, &t, l, ls, &c.est);
 			c.est.recompute = t.recompute;
 			if (!c.est.fits) {
 				if (!found && (!mem || c.est.mem_peak < out->est.mem_peak)) {
@@ -194,10 +221,12 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 			 " (%.3f of ideal: pp=%u, %llu micro-batches, %s)",
 			 n->bubble_frac, n->layout.size[RM_AXIS_PP],
 			 (unsigned long long)n->m, rm_schedule_name(n->schedule));
-	} else if (n->recompute != w->recompute) {
+	} else if (n->recompute != w->recompute ||
+		   n->recompute_layers != w->recompute_layers) {
+		char rl[24];
 		snprintf(out + o, sz - (size_t)o,
 			 " (recompute %s: what fits its memory)",
-			 rm_recompute_name(n->recompute));
+			 rmi_recompute_label(n->recompute, n->recompute_layers, rl));
 	} else {
 		snprintf(out + o, sz - (size_t)o,
 			 " (stage imbalance %.3f)", n->imbalance);

@@ -18,16 +18,18 @@ static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
+	char rl[24];
 	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
 		       tag, lay, e->micro_batch, sc,
-		       rm_recompute_name(e->recompute), (unsigned long long)e->m,
+		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
+		       (unsigned long long)e->m,
 		       e->t_step, 100 * (e->t_step / best->t_step - 1),
 		       e->bubble_frac, 100 * e->mfu, e->mem_peak / RMI_GIB);
 }
 
 static void cand_json(rmi_buf *b, const rm_candidate *c)
 {
-	char lay[96], sc[24];
+	char lay[96], sc[24], rl[24];
 	const rm_estimate *e = &c->est;
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
@@ -40,7 +42,8 @@ static void cand_json(rmi_buf *b, const rm_candidate *c)
 		       "\"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
 		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
-		       e->micro_batch, sc, rm_recompute_name(e->recompute),
+		       e->micro_batch, sc,
+		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m, e->t_step,
 		       e->bubble_frac, e->mfu, e->mem_peak,
 		       e->fits ? "true" : "false");

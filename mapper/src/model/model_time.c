@@ -254,6 +254,8 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	e->layout = *l;
 	e->schedule = t->schedule;
 	e->recompute = t->recompute;
+	e->recompute_layers = t->recompute == RM_RECOMPUTE_FULL ?
+			      t->recompute_layers : 0;
 	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
 		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
 	e->micro_batch = t->micro_batch;
@@ -278,15 +280,14 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	e->t_peak = e->flops_gpu / hw->peak_flops;
 	rmi_compute(m, hw, t, e);
 	/* what the hardware runs per token: the same plus recomputation */
-	e->hw_flops_token = e->flops_token;
-	if (t->recompute == RM_RECOMPUTE_FULL)
-		e->hw_flops_token += 2.0 * m->params + attn / 3.0;
-	else if (t->recompute == RM_RECOMPUTE_SELECTIVE && !t->flash)
-		e->hw_flops_token += attn / 3.0;
+	double fs = rmi_full_share(t, e->layers_stage);
+	e->hw_flops_token = e->flops_token + fs * (2.0 * m->params + attn / 3.0);
+	if (t->recompute != RM_RECOMPUTE_NONE && !t->flash)
+		e->hw_flops_token += (1.0 - fs) * attn / 3.0;
 
 	double b = t->micro_batch, sl = seq / cp, h = m->hidden;
 	double mb = (double)e->m, ls = e->layers_stage;
-	bool full = t->recompute == RM_RECOMPUTE_FULL;
+	double full = rmi_full_share(t, e->layers_stage);
 	if (tp > 1) {
 		/* Per layer per micro-batch, in units of one all-gather or
 		 * reduce-scatter of b*s*h bf16 elements (an all-reduce is two):
@@ -294,7 +295,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 		 * backward gathers the two column-parallel inputs again for the
 		 * weight gradients (Megatron saves only the shard): 10; full
 		 * recomputation repeats the forward 4. */
-		double per = (t->seq_parallel ? 10.0 : 8.0) + (full ? 4.0 : 0.0);
+		double per = (t->seq_parallel ? 10.0 : 8.0) + 4.0 * full;
 		double bytes = per * 2.0 * b * sl * h * (tp - 1) / tp * ls * mb;
 		axis_set(&e->axis[RM_AXIS_TP], hw, t, l, RM_AXIS_TP,
 			 (uint32_t)tp, t->seq_parallel ?
@@ -306,7 +307,7 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 		 * the ring (cp-1 steps); backward sends them again plus dK, dV */
 		double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
 		double blk = 2.0 * b * sl * kvh * m->head_dim * 2.0;
-		double per = full ? 4.0 : 3.0;
+		double per = 3.0 + full;
 		double bytes = per * blk * (cp - 1) * ls * mb;
 		axis_set(&e->axis[RM_AXIS_CP], hw, t, l, RM_AXIS_CP,
 			 (uint32_t)cp, "ring send/recv of K,V", bytes,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,24 @@ const char *rm_recompute_name(rm_recompute r)
 	case RM_RECOMPUTE_FULL: return "full";
 	}
 	return "?";
+}
+
+double rmi_full_share(const rm_train *t, uint32_t ls)
+{
+	if (t->recompute != RM_RECOMPUTE_FULL)
+		return 0;
+	if (!t->recompute_layers || t->recompute_layers >= ls || !ls)
+		return 1;
+	return (double)t->recompute_layers / ls;
+}
+
+const char *rmi_recompute_label(rm_recompute r, uint32_t k, char buf[24])
+{
+	if (r == RM_RECOMPUTE_FULL && k)
+		snprintf(buf, 24, "full:%u", k);
+	else
+		snprintf(buf, 24, "%s", rm_recompute_name(r));
+	return buf;
 }
 
 const char *rm_sharding_name(rm_sharding s)
@@ -236,6 +255,11 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			t->flash = on;
 		else
 			t->seq_parallel = on;
+	} else if (!strcmp(key, "recompute_layers")) {
+		if (!parse_real(v, 0, 100000, &x) || x != floor(x))
+			return bad(err, key, v, "layers per stage in [0, 100000] "
+				   "(0 = all)");
+		t->recompute_layers = (uint32_t)x;
 	} else if (!strcmp(key, "first_layers") || !strcmp(key, "last_layers")) {
 		if (!parse_count(v, 100000, &n))
 			return bad(err, key, v, "a layer count in [1, 100000]");
@@ -265,6 +289,7 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "gemm_eff, gemm_dim0, attn_eff, hbm_eff, "
 			       "nvlink_eff, net_eff, dp_overlap, tp_overlap, "
 			       "mem_reserve_gib, flash, seq_parallel, "
+			       "recompute_layers, "
 			       "first_layers, last_layers, fail_per_gpu_day, "
 			       "ckpt_write_s, restart_s)",
 			       rmi_quote(key, strlen(key), q, sizeof(q)));
