@@ -154,6 +154,7 @@ struct rm_fabric {
 	rm_tier tier[RM_MAX_TIERS];
 	size_t ntiers;
 	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	rm_cross_policy cross_policy;
 	bool has_tree, has_blocks;
 	char *source;                /* topology file name, for messages */
 };

@@ -136,6 +136,34 @@ else
 	fail nccl-secret-per-step "$(head -c 300 "$D/out/secret1.txt") / $(head -c 100 "$D/out/secret2.txt")"
 fi
 
+# ---- the authenticated id exchange of librankmap-nccl in a real step,
+# with the plugin's MASTER_ADDR, port and secret (no GPU, no NCCL needed)
+PROBE=$RM_ASAN/tests/probe_exchange
+if [ -x "$PROBE" ]; then
+	for mode in auto munge; do
+		RANKMAP_NCCL_AUTH=$mode RANKMAP_NCCL_MUNGE_SOCKET=$D/munge/sock \
+			RANKMAP_NCCL_TIMEOUT=20 srun -N2 -n4 --ntasks-per-node=2 \
+			--parallel-layout=2x1x2 "$PROBE" >"$D/out/xchg-$mode.txt" 2>&1
+		ok=$(grep -c '^EXCHANGE rank=[0-3] ok [0-9a-f]\{16\}$' "$D/out/xchg-$mode.txt")
+		ids=$(sed -n 's/^EXCHANGE rank=[0-3] ok //p' "$D/out/xchg-$mode.txt" | sort -u | wc -l)
+		if [ "$ok" = 4 ] && [ "$ids" = 1 ]; then
+			pass "nccl-exchange-$mode"
+		else
+			fail "nccl-exchange-$mode" "$(head -c 600 "$D/out/xchg-$mode.txt")"
+		fi
+	done
+	# Rank 1 with another step's secret: it gets nothing, and rank 0
+	# times out naming it instead of handing the id to an impostor.
+	srun -N2 -n4 --ntasks-per-node=2 --parallel-layout=2x1x2 sh -c \
+		'[ "$RANK" = 1 ] && export RANKMAP_NCCL_SECRET=$(printf "%064d" 0); RANKMAP_NCCL_AUTH=hmac RANKMAP_NCCL_TIMEOUT=3 exec '"$PROBE" \
+		>"$D/out/xchg-bad.txt" 2>&1
+	has nccl-exchange-impostor-gets-nothing "$D/out/xchg-bad.txt" '^EXCHANGE rank=1 authentication failed: rank 1: no authentic rank 0'
+	has nccl-exchange-root-names-it "$D/out/xchg-bad.txt" '^EXCHANGE rank=0 timed out: rank 1 \(1 of 4\) did not reach rank 0 .*HMAC does not match'
+	hasnt nccl-exchange-no-id-for-impostor "$D/out/xchg-bad.txt" '^EXCHANGE rank=1 ok'
+else
+	skip nccl-exchange "no $PROBE (NCCL not found at build time)"
+fi
+
 # ---- the environment form (slurmrestd users have nothing else)
 SLURM_SPANK__SLURM_SPANK_OPTION_rankmap_parallel_layout=8x4x1 \
 	run env-variable 0 srun -N4 -n32 --ntasks-per-node=8 "$T"
