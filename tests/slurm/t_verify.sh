@@ -37,12 +37,12 @@ if ! cluster_start "$D" 2 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$D/rt" 
 fi
 pass cluster-start
 export SLURM_CONF=$D/etc/slurm.conf
-J=(srun -N2 -n8 --ntasks-per-node=4 --kill-on-bad-exit=1 --parallel-layout=2x2x2
+J=(srun -N2 -n4 --ntasks-per-node=2 --kill-on-bad-exit=1 --parallel-layout=1x2x2
 	--parallel-order=megatron /usr/bin/python3 tests/slurm/verify_job.py)
 
 # The framework numbers as Megatron's default: every rank passes step 0.
 run same-order 0 timeout 300 env FRAMEWORK_ORDER=tp-cp-ep-dp-pp "${J[@]}"
-[ "$(grep -c '^rank [0-7] STEP 1$' "$OUT")" -eq 8 ] && pass same-order-all-ranks ||
+[ "$(grep -c '^rank [0-3] STEP 1$' "$OUT")" -eq 4 ] && pass same-order-all-ranks ||
 	fail same-order-all-ranks "$(cat "$OUT" "$ERR" | tail -20)"
 
 # The framework was started with --use-tp-pp-dp-mapping, the plan was not:
@@ -53,7 +53,7 @@ rc=$?
 # srun ends with the failing task's 3 or, once it killed the rest, 143.
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && pass other-order-fails ||
 	fail other-order-fails "exit $rc: $(tail -5 "$ERR")"
-has other-order-stops "$OUT" '^rank [0-7] STOP rankmap: dp group of rank [0-7] is \[[0-9, ]+\], but the map \(tp=2,pp=2,dp=2, order megatron = tp-dp-pp\) has \[[0-9, ]+\]'
+has other-order-stops "$OUT" '^rank [0-3] STOP rankmap: dp group of rank [0-3] is \[[0-9, ]+\], but the map \(tp=1,pp=2,dp=2, order megatron = tp-dp-pp\) has \[[0-9, ]+\]'
 if grep -q 'STEP 1' "$OUT"; then fail other-order-no-step "$(grep 'STEP 1' "$OUT" | head -3)"
 else pass other-order-no-step; fi
 if grep -q 'STOP.*\btp group' "$OUT"; then fail other-order-tp-agrees "$(grep STOP "$OUT" | head -2)"
