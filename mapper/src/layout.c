@@ -439,7 +439,9 @@ rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 				       " GPUs (one replica), %" PRIu64
 				       " available",
 				       name, per, gpus);
-		if (gpus % per != 0) {
+		/* One rule for dp=auto: as many whole replicas as fit; what
+		 * is left over is spare, unless every GPU must be used. */
+		if (exact && gpus % per != 0) {
 			uint64_t dp = gpus / per;
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: %" PRIu64
@@ -449,7 +451,7 @@ rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 				       name, gpus, per, dp, dp * per);
 		}
 		uint64_t dp = gpus / per;
-		if (dp * per > RM_MAX_WORLD)
+		if (dp > RM_MAX_WORLD / per)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: dp=auto gives %" PRIu64
 				       " GPUs, more than the limit of %u",

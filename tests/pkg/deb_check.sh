@@ -118,6 +118,11 @@ unshare -m --propagation private bash -c '
 	mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$T/root"
 	for d in proc sys dev dev/pts run; do mount --rbind "/$d" "$T/root/$d"; done
 	mount -t tmpfs tmpfs "$T/root/tmp"
+	# A checkout (or build dir) under /tmp, as CI clones may be, would be
+	# hidden by that tmpfs: show it at its own path.
+	for p in "$2" "$3"; do
+		case $p in /tmp/*) mkdir -p "$T/root$p"; mount --bind "$p" "$T/root$p" ;; esac
+	done
 	mkdir -p "$T/root/debs" "$T/root/out" "$T/root/tests"
 	mount --bind "$T/debs" "$T/root/debs"
 	mount --bind "$T/out" "$T/root/out"

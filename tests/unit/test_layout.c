@@ -207,8 +207,13 @@ static void resolve(void)
 	CHECK(!L.dp_auto);
 	CHECK_INT(rm_layout_world(&L), 16384);
 
+	/* dp=auto: whole replicas that fit, the rest spare; an error only
+	 * when every GPU must be used (docs/layouts.md) */
 	CHECK_INT(parse("8x16xauto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_EINPUT);
+	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_DP], 127);
+	CHECK_INT(parse("8x16xauto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16376, true, &E), RM_EINPUT);
 	CHECK_HAS(E.msg, "16376");
 	CHECK_HAS(E.msg, "128 GPUs in one replica");
 	CHECK_HAS(E.msg, "dp=127 would use 16256");
