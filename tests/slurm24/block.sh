@@ -150,7 +150,7 @@ done < <(sed -n 's/^BlockName=\([^ ]*\) .*Nodes=\([^ ]*\).*/\1 \2/p' "$D/out/top
 [ "$(wc -l <"$D/out/node-block.txt")" -eq 8 ] && pass slurm-blocks ||
 	fail slurm-blocks "$(cat "$D/out/topo.txt")"
 
-S='echo "T $SLURMD_NODENAME tp=$RANKMAP_TP_RANK ep=${RANKMAP_EP_RANK:-0} pp=$RANKMAP_PP_RANK dp=$RANKMAP_DP_RANK"'
+S='echo "T $SLURMD_NODENAME tp=$RANKMAP_TP_RANK ep=${RANKMAP_EP_RANK:-0} pp=$RANKMAP_PP_RANK dp=$RANKMAP_DP_RANK edp=${RANKMAP_EDP_RANK:-0}"'
 # inside NAME FILE KEYS TASKS [SIZE]: the tasks agreeing on every axis in
 # KEYS (e.g. "pp dp ep": one TP group each; SIZE tasks each) sit in one of
 # slurmctld's blocks.
@@ -162,7 +162,7 @@ inside() {
 			n++
 			split($0, f, " ")
 			key = ""
-			for (i = 3; i <= 5 + 1; i++) {
+			for (i = 3; i <= 7; i++) {
 				split(f[i], kv, "=")
 				if (index(" " keys " ", " " kv[1] " ")) key = key kv[1] kv[2] ","
 			}
@@ -185,9 +185,10 @@ inside() {
 
 run tp16 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=16,pp=2,dp=2 sh -c "$S"
 inside tp16-in-block "$OUT" "pp dp ep" 64 16
-# EP is carved out of DP: one expert block is TP x EP = 16 ranks
+# EP is carved out of DP: one expert block (ETP x EP = 16 ranks) shares
+# pp and edp
 run tp8-ep2 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=8,ep=2,pp=2,dp=4 sh -c "$S"
-inside tp8-ep2-tpxep-in-block "$OUT" "pp dp" 64 16
+inside tp8-ep2-tpxep-in-block "$OUT" "pp edp" 64 16
 
 # ---- --segment over two half-busy blocks: node1-2 and node5-6 are taken
 sbatch -w 'node[1-2]' -N2 -o /dev/null --wrap 'sleep 300' >/dev/null
