@@ -122,7 +122,7 @@ RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
 /* Memo states the exact search may use (a few ms of work at most); past
  * it the planner tries rmi_split_search and rm_check reports the bound
  * the search proved. */
-#define RMI_EXACT_BUDGET (1u << 13)
+#define RMI_EXACT_BUDGET (1u << 11)
 
 typedef struct rmi_xsol {
 	uint64_t cost, lower;

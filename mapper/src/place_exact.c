@@ -112,6 +112,38 @@ static st add(const xs *x, st a, uint32_t k)
  * largest items that cover them. The second bound is what makes fabrics
  * with many small leftovers quick to prove.
  */
+/* Most disjoint pairs of items left that add up to a unit: the smallest
+ * item goes with the largest while they reach it, else is dropped. */
+static uint64_t pairs(const xs *x)
+{
+	uint64_t n = 0;
+	uint32_t lo = x->d, hi = 0;
+	uint64_t lo_left = 0, hi_left = 0;
+	while (true) {
+		while (!lo_left && lo > 0)
+			lo_left = x->cnt[--lo];
+		while (!hi_left && hi < x->d)
+			hi_left = x->cnt[hi++];
+		if (!lo_left || !hi_left || hi - 1 > lo)
+			break;
+		if (hi - 1 == lo) {          /* one size left: pair within it */
+			uint64_t k = lo_left + hi_left - x->cnt[lo];
+			if (2 * x->val[lo] >= x->u)
+				n += k / 2;
+			break;
+		}
+		if (x->val[lo] + x->val[hi - 1] >= x->u) {
+			uint64_t k = lo_left < hi_left ? lo_left : hi_left;
+			n += k;
+			lo_left -= k;
+			hi_left -= k;
+		} else {
+			lo_left = 0;
+		}
+	}
+	return n;
+}
+
 static uint32_t lower(const xs *x, const st *a)
 {
 	uint64_t want = (uint64_t)a->need * x->u +
@@ -129,7 +161,14 @@ static uint32_t lower(const xs *x, const st *a)
 	}
 	if (rem)
 		return INF;
-	uint64_t groups = (uint64_t)a->need + (a->pb && !a->pin);
+	uint64_t groups = (uint64_t)a->need, q = pairs(x);
+	if (q > items / 2)
+		q = items / 2;
+	/* a new group of two items must be one of the disjoint pairs that
+	 * reach a unit; any other has three or more */
+	if (q + (items - 2 * q) / 3 < groups)
+		groups = q + (items - 2 * q) / 3;
+	groups += a->pb && !a->pin;  /* the short unit may be one item */
 	uint64_t b = items > groups ? items - groups : 0;
 	return (uint32_t)(b > a->need ? b : a->need);
 }
