@@ -50,6 +50,7 @@ include tests/module.mk
 -include nccl/module.mk
 -include bench/module.mk
 -include pkg/module.mk
+-include python/module.mk
 
 build-all: $(ALL_TARGETS)
 

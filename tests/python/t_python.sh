@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The rankmap Python package with Debian's python3 and python3-torch.
+. "$(dirname "$0")/../lib.sh"
+PY=/usr/bin/python3
+if ! $PY -c 'import torch' 2>/dev/null; then
+	skip python "no python3-torch (make deps installs it)"
+	exit 0
+fi
+# unittest's verbose lines ("name ... ok") become PASS/FAIL lines.
+$PY "$RM_ROOT/tests/python/test_package.py" 2>&1 |
+	sed -E -e 's/^test_[a-z_]+ \(__main__\.([A-Za-z_.]+)\)( \(.*\))? \.\.\. ok$/PASS: python\/\1/' \
+		-e 's/^test_[a-z_]+ \(__main__\.([A-Za-z_.]+)\)( \(.*\))? \.\.\. (FAIL|ERROR)$/FAIL: python\/\1/' \
+		-e 's/^test_[a-z_]+ \(__main__\.([A-Za-z_.]+)\)( \(.*\))? \.\.\. skipped (.*)$/SKIP: python\/\1: \3/'
+rc=${PIPESTATUS[0]}
+# make install puts the package where the prefix's python3 finds it.
+T=$(mktemp -d)
+if make -s -C "$RM_ROOT" install-python DESTDIR="$T" PREFIX=/usr >/dev/null 2>&1 &&
+	PYTHONPATH="$T/usr/lib/python3/dist-packages" $PY -c 'import rankmap.torch' 2>/dev/null &&
+	[ -f "$T/usr/lib/python3/dist-packages/rankmap/_verify.py" ]; then
+	pass make-install-python
+else
+	fail make-install-python "$(ls -R "$T" | head -20)"
+fi
+rm -rf "$T"
+exit "$rc"
