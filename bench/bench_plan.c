@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,6 +238,91 @@ static void run_child(const shape *s, uint32_t gpus, const char *layout,
 	}
 }
 
+/*
+ * 1,048,576 GPUs end to end, once (a child process, so that ru_maxrss is
+ * this run's peak): plan, write the JSON map to a file, read it back
+ * (past 64 MiB: the one-pass reader) and check what was read. The
+ * baseline is one snprintf per rank record, as above.
+ */
+static void million(void)
+{
+	const shape s = { "32/leaf, 16 leaves/pod", 32, 16 };
+	const uint32_t gpus = 1u << 20, nodes = gpus / 8;
+	char **alloc = NULL;
+	rm_fabric *f = make_fabric(&s, nodes, &alloc);
+	rm_layout l;
+	rm_order o;
+	rm_error e;
+	rm_map *m = NULL, *back = NULL;
+	char *out = NULL;
+	size_t bytes = 0, base_bytes = 0;
+	char path[] = "/tmp/rankmap-bench-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || rm_layout_parse("8x16x8192", &l, &e) ||
+	    rm_order_parse("megatron", &l, &o, &e)) {
+		fprintf(stderr, "bench: 1M setup failed\n");
+		exit(1);
+	}
+	rm_plan_opts po = { .layout = &l, .order = &o,
+			    .nodes = (const char *const *)alloc,
+			    .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
+	double t0 = now_ms();
+	if (rm_plan(&po, &m, &e) ||
+	    rm_map_write(m, RM_FMT_JSON, &out, &bytes, &e)) {
+		fprintf(stderr, "bench: 1M: %s\n", e.msg);
+		exit(1);
+	}
+	double t1 = now_ms();
+	size_t w = 0;
+	while (w < bytes) {
+		ssize_t k = write(fd, out + w, bytes - w);
+		if (k <= 0) {
+			fprintf(stderr, "bench: 1M: cannot write %s\n", path);
+			exit(1);
+		}
+		w += (size_t)k;
+	}
+	close(fd);
+	double tb = baseline_write(m, &base_bytes);
+	uint64_t cross = m->report.pp_cross, bound = m->report.pp_cross_lower_bound;
+	free(out);
+	rm_map_free(m);
+	double t2 = now_ms();
+	if (rm_map_read(path, &back, &e)) {
+		fprintf(stderr, "bench: 1M read: %s\n", e.msg);
+		exit(1);
+	}
+	double t3 = now_ms();
+	if (rm_check(back, f, &e)) {
+		fprintf(stderr, "bench: 1M check: %s\n", e.msg);
+		exit(1);
+	}
+	double t4 = now_ms();
+	unlink(path);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("\n1,048,576 GPUs (131,072 nodes of a fabric 1/8 larger, %s), "
+	       "once, %s ms\n", s.name,
+	       getenv("BENCH_WALL") ? "wall-clock" : "CPU-time");
+	printf("%10s %10s %10s %10s %12s %9s %11s\n", "plan+write",
+	       "read", "check", "read+check", "target", "map MB",
+	       "peak RSS MB");
+	printf("%10.0f %10.0f %10.0f %10.0f %12s %9.1f %11.0f\n", t1 - t0,
+	       t3 - t2, t4 - t3, t4 - t2,
+	       t4 - t2 <= 2000 ? "<=2000 ok" : "<=2000 SLOW", bytes / 1e6,
+	       ru.ru_maxrss / 1024.0);
+	printf("baseline: one snprintf per rank record %.0f ms (%.1f MB); "
+	       "PP crossings %llu, lower bound %llu, read back: %s\n",
+	       tb, base_bytes / 1e6, (unsigned long long)cross,
+	       (unsigned long long)bound,
+	       back->report.pp_cross == cross ? "same crossings" : "DIFFERS");
+	rm_map_free(back);
+	for (uint32_t i = 0; i < nodes; i++)
+		free(alloc[i]);
+	free(alloc);
+	rm_fabric_free(f);
+}
+
 /* Crossings vs lower bound on the fabrics in site/, all nodes and a
  * fragmented three quarters of them. */
 static void shipped(const char *root)
@@ -344,6 +430,19 @@ int main(void)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		run_child(&shapes[s], 16384, "8x16x128", 10);
 		run_child(&shapes[s], 131072, "8x16x1024", 100);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		million();
+		fflush(stdout);
+		_exit(0);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st)) {
+		fprintf(stderr, "bench: 1,048,576 GPUs failed\n");
+		return 1;
 	}
 	const char *root = getenv("RM_ROOT");
 	shipped(root ? root : ".");

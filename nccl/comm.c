@@ -20,15 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rmn_opts_init(rmn_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->rank = -1;
-	o->device = -1;
-	o->jobid = -1;
-	o->stepid = -1;
-}
-
 static rmn_status nccl_err(rmn_error *err, ncclResult_t r, ncclComm_t comm,
 			   const char *what)
 {
@@ -139,26 +130,8 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 				"no port for the id exchange: set MASTER_PORT "
 				"or RANKMAP_NCCL_PORT");
 	unsigned char secret[RMN_SECRET_LEN];
-	bool have_secret = o->secret && *o->secret;
-	for (size_t i = 0; have_secret && i < RMN_SECRET_LEN; i++) {
-		unsigned v = 0;
-		sscanf(o->secret + 2 * i, "%2x", &v);
-		secret[i] = (unsigned char)v;
-	}
-	rmn_exchange_opts x = { .host = o->master_addr,
-				.port = (uint16_t)o->port,
-				.rank = c->rank,
-				.nranks = c->world,
-				.digest = c->digest,
-				.timeout_ms = o->timeout_ms,
-				.bind = o->bind,
-				.auth = o->auth,
-				.secret = have_secret ? secret : NULL,
-				.munge_socket = o->munge_socket,
-				.jobid = (uint32_t)o->jobid,
-				.stepid = (uint32_t)o->stepid,
-				.log = o->log,
-				.log_arg = o->log_arg };
+	rmn_exchange_opts x;
+	rmni_exchange_opts_of(o, c->rank, c->world, c->digest, secret, &x);
 	rmn_status st = rmn_exchange(&x, &id, sizeof(id), err);
 	memset(secret, 0, sizeof(secret));
 	if (st != RMN_OK)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,15 @@ static bool is_hex64(const char *s)
 		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
 			return false;
 	return true;
+}
+
+void rmn_opts_init(rmn_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rank = -1;
+	o->device = -1;
+	o->jobid = -1;
+	o->stepid = -1;
 }
 
 /* RANKMAP_NCCL_AUTH, when the caller left the mode to it. */
@@ -165,3 +175,31 @@ rmn_status rmni_resolve_opts(const rmn_opts *in, rmn_opts *o,
 	return RMN_OK;
 }
 
+
+void rmni_exchange_opts_of(const rmn_opts *o, uint32_t rank, uint32_t world,
+			   const char *digest,
+			   unsigned char secret[RMN_SECRET_LEN],
+			   rmn_exchange_opts *x)
+{
+	/* The secret was checked to be 64 lowercase hex digits. */
+	bool have = o->secret && *o->secret;
+	for (size_t i = 0; have && i < RMN_SECRET_LEN; i++) {
+		unsigned v = 0;
+		sscanf(o->secret + 2 * i, "%2x", &v);
+		secret[i] = (unsigned char)v;
+	}
+	*x = (rmn_exchange_opts){ .host = o->master_addr,
+				  .port = (uint16_t)o->port,
+				  .rank = rank,
+				  .nranks = world,
+				  .digest = digest,
+				  .timeout_ms = o->timeout_ms,
+				  .bind = o->bind,
+				  .auth = o->auth,
+				  .secret = have ? secret : NULL,
+				  .munge_socket = o->munge_socket,
+				  .jobid = (uint32_t)o->jobid,
+				  .stepid = (uint32_t)o->stepid,
+				  .log = o->log,
+				  .log_arg = o->log_arg };
+}

@@ -105,6 +105,14 @@ $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
 
+# One task of the id exchange for the Slurm suite (tests/slurm/t_slurm.sh).
+$(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(ASAN_CFLAGS) -o $@ $< \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
@@ -126,7 +134,7 @@ uninstall-nccl:
 ALL_TARGETS   += $(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-nccl.so \
 		 $(BUILD)/rankmap-nccl-check
 CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC)) \
-		 $(BUILD)/asan/fuzz/fuzz_exchange
+		 $(BUILD)/asan/fuzz/fuzz_exchange $(BUILD)/asan/tests/probe_exchange
 INSTALL_STEPS += install-nccl
 UNINSTALL_STEPS += uninstall-nccl
 

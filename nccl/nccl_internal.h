@@ -34,5 +34,11 @@ RMI_HIDDEN rmn_status rmni_env_u64(const char *name, uint64_t min,
  * environment (comm_env.c). */
 RMI_HIDDEN rmn_status rmni_resolve_opts(const rmn_opts *in, rmn_opts *o,
 					rmn_error *err);
+/* The exchange's options for a resolved rmn_opts; `secret` holds the
+ * decoded key while *x is in use (the caller wipes it). */
+RMI_HIDDEN void rmni_exchange_opts_of(const rmn_opts *o, uint32_t rank,
+				      uint32_t world, const char *digest,
+				      unsigned char secret[RMN_SECRET_LEN],
+				      rmn_exchange_opts *x);
 
 #endif

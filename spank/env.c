@@ -1,5 +1,6 @@
 /* env.c - the variables one task gets, built without SPANK calls. */
 #include "rms.h"
+#include "internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,6 +73,38 @@ uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
 	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
 }
 
+/* RANKMAP_<KIND>_RANK and _SIZE: the task's place in each of its
+ * framework groups, the kinds `rankmap plan --format env` prints (with
+ * experts DP is the framework's dense DP rank, not a placement factor). */
+static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
+{
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++) {
+		if (!rmi_kind_env(&m->layout, kind[i]))
+			continue;
+		rmi_coord co;
+		rm_error e;
+		if (rmi_coord_prep(&m->layout, &m->order, kind[i], &co, &e))
+			return false;
+		char name[64], up[32];
+		const char *kn = rm_group_kind_name(kind[i]);
+		size_t j = 0;
+		for (; kn[j] && j + 1 < sizeof(up); j++)
+			up[j] = (char)(kn[j] >= 'a' && kn[j] <= 'z'
+					       ? kn[j] - 'a' + 'A'
+					       : kn[j]);
+		up[j] = 0;
+		snprintf(name, sizeof(name), "RANKMAP_%s_RANK", up);
+		if (!add_u(out, name, rmi_coord_of(&co, rank)))
+			return false;
+		snprintf(name, sizeof(name), "RANKMAP_%s_SIZE", up);
+		if (!add_u(out, name, rmi_kind_size(&m->layout, kind[i])))
+			return false;
+	}
+	return true;
+}
+
 bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
@@ -89,8 +122,6 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 			 "(%" PRIu32 " per node)", local_rank, m->gpus_per_node);
 		return false;
 	}
-	const rm_rank *r = &m->rank[rank];
-	char name[40];
 	bool ok = add_u(out, "RANK", (uint64_t)rank) &&
 		  add_u(out, "WORLD_SIZE", m->world) &&
 		  add_u(out, "LOCAL_RANK", local_rank) &&
@@ -113,19 +144,7 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		ok = add_u(out, "SLURM_PROCID", (uint64_t)rank) &&
 		     add_u(out, "SLURM_LOCALID", local_rank);
 	}
-	for (int a = 0; ok && a < RM_NAXES; a++) {
-		/* CP and EP only when the job uses them. */
-		if ((a == RM_AXIS_CP || a == RM_AXIS_EP) && m->layout.size[a] <= 1)
-			continue;
-		char up[4] = { 0 };
-		const char *an = rm_axis_name((rm_axis)a);
-		for (int i = 0; i < 3 && an[i]; i++)
-			up[i] = (char)(an[i] - 'a' + 'A');
-		snprintf(name, sizeof(name), "RANKMAP_%s_RANK", up);
-		ok = add_u(out, name, r->coord[a]);
-		snprintf(name, sizeof(name), "RANKMAP_%s_SIZE", up);
-		ok = ok && add_u(out, name, m->layout.size[a]);
-	}
+	ok = ok && add_groups(out, m, (uint64_t)rank);
 	ok = ok && rms_envset_add(out, "RANKMAP_LAYOUT", p->layout_text, true) &&
 	     rms_envset_add(out, "RANKMAP_ORDER", p->order_text, true) &&
 	     rms_envset_add(out, "RANKMAP_MAP", map_path ? map_path : "", true) &&

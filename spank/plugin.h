@@ -35,7 +35,6 @@ typedef struct rms_state {
 	rms_file file;
 	int jobfd;                   /* RUNTIME/JOB, opened as root; or -1 */
 	bool quiet;                  /* srun has shown the error already */
-	bool cancel_step;            /* this node asked slurmctld to end it */
 	rms_drift drift;             /* srun's plan against this node's */
 	char stamp[RMS_STAMP_LEN];   /* srun's, from the step's environment */
 	rm_env nccl;                 /* node-wide NCCL variables */

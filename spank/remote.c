@@ -67,7 +67,6 @@ static bool items(spank_t sp, uint32_t *ntasks, uint32_t *nnodes)
 static void refuse_step(const char *msg)
 {
 	set_error("%s", msg);
-	rms_g.cancel_step = true;
 	slurm_error(RMS_PREFIX "%s", msg);
 	if (slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL) != 0)
 		slurm_error(RMS_PREFIX "cannot cancel step %" PRIu32 ".%" PRIu32
@@ -98,6 +97,16 @@ static void compare_stamp(spank_t sp)
 		return;
 	}
 	rms_g.drift = rms_stamp_compare(rms_g.stamp, mine, why, sizeof(why));
+	/* The usual cause: configless Slurm 22.05 caches slurm.conf and
+	 * plugstack.conf on the node (slurmstepd's SLURM_CONF points into
+	 * that cache, which is where we look) but not topology.conf. */
+	if (rms_g.drift != RMS_DRIFT_NONE && strstr(why, "topology.conf") &&
+	    rms_g.conf.topology_default && !rms_g.plan.topology_sha256[0]) {
+		size_t n = strlen(why);
+		snprintf(why + n, sizeof(why) - n, " (none here at %.200s; with "
+			 "configless Slurm set topology= in plugstack.conf to "
+			 "a file on every host)", rms_g.conf.topology);
+	}
 	if (rms_g.drift == RMS_DRIFT_MAP) {
 		snprintf(msg, sizeof(msg),
 			 "node %s planned another map than srun: its %s "

@@ -127,7 +127,7 @@ typedef struct rms_file {
 /*
  * As root: the job's directory root/JOB, created if needed and handed to
  * uid:gid (0700). Refuses a root that is not root's or that others can
- * write, and any symbolic link. Returns an O_PATH-like directory fd.
+ * write, and any symbolic link. Returns an open directory fd, or -1.
  */
 int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
 		     char *err, size_t errlen);

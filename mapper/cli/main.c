@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		   "  -V, --version   print the version\n\n"
 		   "exit: 0 done (and every must-rule holds), 1 done but the "
 		   "answer is no\n(a must-rule fails, does not fit, nothing "
-		   "fits), 2 usage or input error\n");
+		   "fits), 2 usage or input error,\n3 plan --task: that task "
+		   "plays no rank\n");
 }
 
 static int find(const char *name)

@@ -237,6 +237,12 @@ typedef struct rm_tier {
 	double oversubscription;     /* 1.0 = full bisection; 0 = unknown */
 } rm_tier;
 
+typedef enum rm_cross_policy {
+	RM_CROSS_CHEAPEST = 0,       /* by the tiers' bandwidths (default) */
+	RM_CROSS_LEAVES_FIRST,       /* fewest leaf crossings, then pod */
+	RM_CROSS_PODS_FIRST          /* fewest pod crossings, then leaf */
+} rm_cross_policy;
+
 typedef struct rm_site {
 	char *path;                  /* file it came from, for messages */
 	char *name;
@@ -255,6 +261,9 @@ typedef struct rm_site {
 	char order[64];              /* default --order; "" = nesting order */
 	rm_enforce enforce;
 	int64_t max_pp_crossings;    /* -1 = no limit */
+	/* three-level trees: which pipeline crossings the planner avoids
+	 * first (policy.crossings) */
+	rm_cross_policy cross_policy;
 	bool allow_missing_nodes;    /* nodes absent from topology: own leaf */
 	char *topology;              /* path of topology.conf; NULL = default */
 	/* node hardware */

@@ -420,9 +420,11 @@ static rm_status lower_bound(ck *c, rm_report *rep, rm_error *err)
 	}
 	bool exact;
 	rep->pp_cross_lower_bound = rmi_pp_lower_bound(
-		&c->m->layout, &c->rules, cap, c->nids, &rep->pp_bound_exact);
+		&c->m->layout, &c->rules, cap, c->nids, rep->pp_cross,
+		&rep->pp_bound_exact);
 	rep->pp_cross_top_lower_bound = rmi_pp_lower_bound(
-		&c->m->layout, &c->rules, top, c->nids, &exact);
+		&c->m->layout, &c->rules, top, c->nids, rep->pp_cross_top,
+		&exact);
 	free(cap);
 	free(top);
 	return RM_OK;

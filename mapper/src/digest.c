@@ -121,6 +121,12 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 	field(c, "nvl_domain_gpus");
 	number(c, f->nvl_domain_gpus);
 	rmi_sha256_add(c, "\n", 1);
+	if (f->cross_policy != RM_CROSS_CHEAPEST) {
+		/* only when set: digests of earlier fabrics stay the same */
+		field(c, "cross_policy");
+		number(c, (uint64_t)f->cross_policy);
+		rmi_sha256_add(c, "\n", 1);
+	}
 	for (size_t i = 0; i < f->ntiers && i < RM_MAX_TIERS; i++) {
 		/* The bits of the doubles, not printf: the digest must not
 		 * depend on the caller's locale. */

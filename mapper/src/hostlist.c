@@ -35,7 +35,13 @@ struct plan {
 	struct elem *e;
 	size_t ne, cape;
 	uint64_t total;
+	uint64_t bytes;              /* bound on the expanded names */
 };
+
+/* A hostlist is refused before expansion when its names would take more
+ * than this (1,048,576 hosts of 63 bytes): a one-line list of long names
+ * must not cost seconds and gigabytes to turn away. */
+#define MAX_NAME_BYTES ((uint64_t)64 << 20)
 
 static void plan_free(struct plan *pl)
 {
@@ -210,6 +216,15 @@ static rm_status parse_elem(const char *x, size_t s, size_t e,
 		return bad(err, col, s,
 			   "hostlist expands to more than 1048576 hosts at",
 			   x + s, e - s);
+	pl->bytes += el.count * (maxlen + 1);
+	if (pl->bytes > MAX_NAME_BYTES) {
+		char what[160];
+		snprintf(what, sizeof(what),
+			 "hostlist expands to %llu hosts of up to %zu bytes, "
+			 "more than the 64 MiB of names allowed, at",
+			 (unsigned long long)pl->total, maxlen);
+		return bad(err, col, s, what, x + s, e - s);
+	}
 	if (!rmi_grow((void **)&pl->e, &pl->cape, pl->ne + 1, sizeof(*pl->e)))
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	pl->e[pl->ne++] = el;

@@ -26,12 +26,25 @@ RMI_HIDDEN int rmi_layout_pos(const rm_layout *l, rm_axis a);
 RMI_HIDDEN rm_status rmi_order_experts_ok(const rm_layout *l,
 					  const rm_order *o, rm_error *err);
 
+/* Greatest common divisor (0 with 0 gives 0). */
+static inline uint64_t rmi_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* ---- framework groups (groups.c) ---- */
 #define RMI_MAX_KINDS 9
 /* The single-axis kinds a map file shows, in rank-record order. */
 RMI_HIDDEN unsigned rmi_map_kinds(const rm_layout *l,
 				  rm_group_kind k[RMI_MAX_KINDS]);
 RMI_HIDDEN bool rmi_kind_expert(rm_group_kind k);
+/* Whether `rankmap plan --format env` (and the plugin) export a kind. */
+RMI_HIDDEN bool rmi_kind_env(const rm_layout *l, rm_group_kind k);
 /* Group size of a single-axis kind. */
 RMI_HIDDEN uint32_t rmi_kind_size(const rm_layout *l, rm_group_kind k);
 /* A rank's place in its group of a single-axis kind, from the digits of
@@ -152,6 +165,7 @@ struct rm_fabric {
 	rm_tier tier[RM_MAX_TIERS];
 	size_t ntiers;
 	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	rm_cross_policy cross_policy;
 	bool has_tree, has_blocks;
 	char *source;                /* topology file name, for messages */
 };

@@ -94,9 +94,9 @@ static void upper(char *dst, size_t n, const char *pre, const char *axis,
 			*p = (char)(*p - 'a' + 'A');
 }
 
-/* As the SPANK plugin does: CP and the expert axes only when the job
- * uses them. */
-static bool env_kind(const rm_layout *l, rm_group_kind k)
+/* CP and the expert axes only when the job uses them (the SPANK plugin
+ * exports the same kinds). */
+bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
 {
 	if (k == RM_GROUP_CP)
 		return l->size[RM_AXIS_CP] > 1;
@@ -148,7 +148,7 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		env_u64(b, "RANKMAP_NODE_INDEX", rk->node);
 		rmi_buf_env(b, "RANKMAP_HOST", m->host[rk->node]);
 		for (unsigned i = 0; i < nk; i++)
-			if (env_kind(&m->layout, kind[i])) {
+			if (rmi_kind_env(&m->layout, kind[i])) {
 				upper(name, sizeof(name), "RANKMAP_",
 				      rm_group_kind_name(kind[i]), "_RANK");
 				env_u64(b, name,
@@ -161,7 +161,7 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 	if (m->world && m->rank[0].node < m->nhost)
 		rmi_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
 	for (unsigned i = 0; i < nk; i++)
-		if (env_kind(&m->layout, kind[i])) {
+		if (rmi_kind_env(&m->layout, kind[i])) {
 			upper(name, sizeof(name), "RANKMAP_",
 			      rm_group_kind_name(kind[i]), "_SIZE");
 			env_u64(b, name, rmi_kind_size(&m->layout, kind[i]));

@@ -90,16 +90,6 @@ static rm_status check_missing(const rm_plan_opts *o, const rmi_hostinfo *info,
 		       miss > shown ? ", ..." : "", miss == 1 ? "it" : "them");
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* GPUs of one replica: the nesting prefix up to the outermost non-DP axis. */
 static uint64_t replica_gpus(const rm_layout *l)
 {
@@ -121,7 +111,7 @@ static uint64_t unit_cells(uint64_t rg, uint64_t cell_gpus, uint64_t need)
 		return rg / cell_gpus;
 	if (cell_gpus % rg == 0)
 		return 1;
-	uint64_t u = rg / gcd64(rg, cell_gpus);
+	uint64_t u = rg / rmi_gcd(rg, cell_gpus);
 	return u > need ? need : u;
 }
 
@@ -137,23 +127,9 @@ typedef struct plan_ctx {
 	uint32_t *seq;               /* sorted-host indices, placement order */
 	uint64_t nseq;
 	uint32_t n;
+	bool snake;                  /* must-blocks run back on odd nodes */
+	bool by_top;                 /* pods first (place_pack.c) */
 } plan_ctx;
-
-/* dp=auto takes as many whole replicas as `gpus` holds; the GPUs left
- * over become spares unless every GPU must be used. */
-static rm_status resolve(rm_layout *l, uint64_t gpus, bool exact,
-			 rm_error *err)
-{
-	if (l->dp_auto && !exact) {
-		uint64_t per = 1;
-		for (int a = 0; a < RM_NAXES; a++)
-			if (a != RM_AXIS_DP)
-				per *= l->size[a] ? l->size[a] : 1;
-		if (gpus >= per)
-			gpus = gpus / per * per;
-	}
-	return rm_layout_resolve(l, gpus, exact, err);
-}
 
 static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 {
@@ -161,11 +137,11 @@ static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 	uint32_t g = o->gpus_per_node;
 	uint64_t total = (uint64_t)c->n * g;
 	if (o->baseline)
-		return resolve(&c->l, total, o->exact, err);
+		return rm_layout_resolve(&c->l, total, o->exact, err);
 	int dp = rmi_nest_pos(&c->l, RM_AXIS_DP);
 	int tp = rmi_nest_pos(&c->l, RM_AXIS_TP);
 	if (c->l.dp_auto && dp >= 0 && dp < tp) {
-		rm_status st = resolve(&c->l, total, o->exact, err);
+		rm_status st = rm_layout_resolve(&c->l, total, o->exact, err);
 		if (st)
 			return st;
 	}
@@ -178,7 +154,9 @@ static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 	if (st)
 		return st;
 	uint64_t usable = c->cells.ncell * cn * g;
-	st = resolve(&c->l, c->l.dp_auto ? usable : total, o->exact, err);
+	/* dp=auto: as many whole replicas as the usable cells hold */
+	st = rm_layout_resolve(&c->l, c->l.dp_auto ? usable : total, o->exact,
+			       err);
 	if (st)
 		return st;
 	uint64_t world = rm_layout_world(&c->l);
@@ -203,6 +181,7 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	uint32_t g = c->o->gpus_per_node;
 	uint64_t world = rm_layout_world(&c->l);
 	uint64_t nodes = (world + g - 1) / g;
+	free(c->seq);
 	c->seq = malloc(((size_t)c->n + 1) * sizeof(*c->seq));
 	if (!c->seq)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
@@ -222,8 +201,8 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	uint64_t cg = (uint64_t)c->cells.c * g;
 	uint64_t need = (world + cg - 1) / cg;
 	uint64_t u = unit_cells(replica_gpus(&c->l), cg, need);
-	rm_status st = rmi_pack(c->info, &c->cells, need, u, c->seq, &c->nseq,
-				err);
+	rm_status st = rmi_pack(c->info, &c->cells, need, u, c->by_top, c->seq,
+				&c->nseq, err);
 	if (!st && c->nseq > nodes)
 		c->nseq = nodes;
 	return st;
@@ -306,8 +285,133 @@ static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
 		}
 		r->node = (uint32_t)(s / g);
 		r->local_gpu = (uint32_t)(s % g);
+		if (c->snake && r->node % 2) {
+			uint32_t mb = (uint32_t)c->rules.must, k = g / mb;
+			uint32_t b = r->local_gpu / mb;
+			r->local_gpu = (k - 1 - b) * mb + r->local_gpu % mb;
+		}
 	}
 	return RM_OK;
+}
+
+/*
+ * Rails with a must-block smaller than a node: a pipeline that leaves a
+ * node leaves it from its last block and enters the next node at its
+ * first, which sits on another rail. Running the blocks of every other
+ * node backwards puts the two on the same local GPU index, so the pair
+ * stays on one rail; TP groups, node choice and numbering are untouched.
+ * Used when rm_check counts fewer crossings that way.
+ */
+static bool snake_may_help(const plan_ctx *c)
+{
+	uint32_t g = c->o->gpus_per_node;
+	const rm_fabric *f = c->o->fabric;
+	return !c->o->baseline && f && f->nunit > 0 && c->rules.must &&
+	       c->rules.must < g && g % c->rules.must == 0 &&
+	       c->l.size[RM_AXIS_PP] > 1;
+}
+
+static rm_status try_snake(plan_ctx *c, rm_map *m, rm_error *err);
+
+/* The hosts span more than one top-level subtree (pods). */
+static bool several_tops(const plan_ctx *c)
+{
+	if (c->o->baseline)
+		return false;
+	for (uint32_t i = 1; i < c->n; i++)
+		if (c->info[i].top != c->info[0].top)
+			return true;
+	return false;
+}
+
+/* 1 / (GB/s per GPU after oversubscription) of tier i, 0 if unknown. */
+static double tier_cost(const rm_fabric *f, size_t i)
+{
+	const rm_tier *t = &f->tier[i];
+	if (t->gbytes_per_s <= 0)
+		return 0;
+	return (t->oversubscription >= 1 ? t->oversubscription : 1) /
+	       t->gbytes_per_s;
+}
+
+/* Is map b better than a under the site's policy.crossings? */
+static bool better(const rm_fabric *f, const rm_report *a, const rm_report *b)
+{
+	rm_cross_policy p = f ? f->cross_policy : RM_CROSS_CHEAPEST;
+	if (p == RM_CROSS_CHEAPEST) {
+		/* the two outermost tiers: leaving a leaf inside a pod, and
+		 * leaving the pod; unknown figures mean leaves first */
+		size_t n = f ? f->ntiers : 0;
+		double in = n >= 3 ? tier_cost(f, n - 2) : 0;
+		double out = n >= 3 ? tier_cost(f, n - 1) : 0;
+		if (in > 0 && out > 0) {
+			double ca = (double)(a->pp_cross - a->pp_cross_top) * in +
+				    (double)a->pp_cross_top * out;
+			double cb = (double)(b->pp_cross - b->pp_cross_top) * in +
+				    (double)b->pp_cross_top * out;
+			return cb < ca;
+		}
+		p = RM_CROSS_LEAVES_FIRST;
+	}
+	if (p == RM_CROSS_PODS_FIRST)
+		return b->pp_cross_top < a->pp_cross_top ||
+		       (b->pp_cross_top == a->pp_cross_top &&
+			b->pp_cross < a->pp_cross);
+	return b->pp_cross < a->pp_cross ||
+	       (b->pp_cross == a->pp_cross && b->pp_cross_top < a->pp_cross_top);
+}
+
+/*
+ * Three-level trees: the packing above minimises leaf crossings; packing
+ * whole subtrees first minimises pod crossings instead. Both are planned
+ * and the site's policy.crossings picks (docs/placement.md).
+ */
+static rm_status try_pods_first(plan_ctx *c, rm_map *m, rm_error *err)
+{
+	rm_map *alt = calloc(1, sizeof(*alt));
+	if (!alt)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	c->by_top = true;
+	rm_status st = choose_hosts(c, err);
+	if (!st)
+		st = build_map(c, alt, err);
+	if (!st) {
+		memcpy(alt->inputs_sha256, m->inputs_sha256,
+		       sizeof(m->inputs_sha256));
+		st = rm_check(alt, c->o->fabric, err);
+	}
+	if (!st && snake_may_help(c))
+		st = try_snake(c, alt, err);
+	c->by_top = false;
+	if (!st && better(c->o->fabric, &m->report, &alt->report)) {
+		rm_map t = *m;
+		*m = *alt;
+		*alt = t;
+	}
+	rm_map_free(alt);
+	return st;
+}
+
+static rm_status try_snake(plan_ctx *c, rm_map *m, rm_error *err)
+{
+	rm_map *alt = calloc(1, sizeof(*alt));
+	if (!alt)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	c->snake = true;
+	rm_status st = build_map(c, alt, err);
+	c->snake = false;
+	if (!st) {
+		memcpy(alt->inputs_sha256, m->inputs_sha256,
+		       sizeof(m->inputs_sha256));
+		st = rm_check(alt, c->o->fabric, err);
+	}
+	if (!st && alt->report.pp_cross < m->report.pp_cross) {
+		rm_map t = *m;
+		*m = *alt;
+		*alt = t;
+	}
+	rm_map_free(alt);
+	return st;
 }
 
 static void inputs_digest(const plan_ctx *c, char hex[65])
@@ -392,7 +496,11 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	    (st = choose_hosts(c, err)) || (st = build_map(c, m, err)))
 		return st;
 	inputs_digest(c, m->inputs_sha256);
-	return rm_check(m, o->fabric, err);
+	if ((st = rm_check(m, o->fabric, err)))
+		return st;
+	if (snake_may_help(c) && (st = try_snake(c, m, err)))
+		return st;
+	return several_tops(c) ? try_pods_first(c, m, err) : RM_OK;
 }
 
 rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)

@@ -89,22 +89,24 @@ RMI_HIDDEN void rmi_cells_free(rmi_cells *cells);
 
 /*
  * Choose `need` cells and order them: whole packing units (replicas of
- * `unit` cells) inside single leaves first, the rest from leftover pieces,
- * units in DFS order. Writes host indices in placement order to seq
- * (capacity need * c) and their count to *nseq.
+ * `unit` cells) inside single leaves first (single top-level subtrees
+ * when by_top), the rest from leftover pieces, units in DFS order. Writes
+ * host indices in placement order to seq (capacity need * c) and their
+ * count to *nseq.
  */
 RMI_HIDDEN rm_status rmi_pack(const rmi_hostinfo *info,
 			      const rmi_cells *cells, uint64_t need,
-			      uint64_t unit, uint32_t *seq, uint64_t *nseq,
-			      rm_error *err);
+			      uint64_t unit, bool by_top, uint32_t *seq,
+			      uint64_t *nseq, rm_error *err);
 
 /* Lower bound on PP pairs leaving their leaf, from leaf capacities;
  * *exact when it is the fewest that chains cut from those capacities
- * can have (place_rules.c). */
+ * can have (place_rules.c). `reached`: crossings some map has; the exact
+ * search is skipped when the closed form already meets it. */
 RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
 				       const rmi_rules *r,
 				       const uint64_t *loc_gpus, uint32_t nloc,
-				       bool *exact);
+				       uint64_t reached, bool *exact);
 
 /*
  * Fewest extra pieces to build `need` units of u cells, and one short unit
@@ -114,6 +116,10 @@ RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
  * (first: 1 starts a group, 2 starts the group that builds the short
  * unit first, 0 continues). Neither past `budget` memo states.
  */
+/* Memo states the exact search may use (about 1 ms of work); past it the
+ * planner keeps its greedy fill and rm_check the closed-form bound. */
+#define RMI_EXACT_BUDGET (1u << 13)
+
 typedef struct rmi_xsol {
 	uint64_t cost;
 	bool exact, traced;
@@ -126,6 +132,13 @@ RMI_HIDDEN rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 				     uint32_t d, uint64_t u, uint64_t need,
 				     uint64_t p, size_t budget, rmi_xsol *out,
 				     rm_error *err);
+/* Past the budget: a depth-first search of at most `steps` nodes for a
+ * fill with fewer than `ub` extra pieces; traced (not exact) if found. */
+RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,
+				      const uint64_t *cnt, uint32_t d,
+				      uint64_t u, uint64_t need, uint64_t p,
+				      uint64_t steps, uint64_t ub,
+				      rmi_xsol *out, rm_error *err);
 RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
 #endif

@@ -294,11 +294,19 @@ static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
 	off[d] = n;
 	rm_error e;
 	if (rmi_split_exact(val, cnt, d, unit_cells, units, short_unit,
-			    1u << 14, &sol, &e)) {
+			    RMI_EXACT_BUDGET, &sol, &e)) {
 		*oom = true;
 		goto out;
 	}
-	if (!sol.exact || !sol.traced || sol.cost >= greedy)
+	if (!sol.exact) {
+		rmi_xsol_free(&sol);
+		if (rmi_split_search(val, cnt, d, unit_cells, units, short_unit,
+				     RMI_EXACT_BUDGET * 4, greedy, &sol, &e)) {
+			*oom = true;
+			goto out;
+		}
+	}
+	if (!sol.traced || sol.cost >= greedy)
 		goto out;
 	for (uint64_t r = 0; r < p->nrun; r++)
 		p->runs[r].used = used0[r];
@@ -344,6 +352,43 @@ out:
 	free(tail);
 	free(taken);
 	return ok;
+}
+
+static int cmp_u64_desc(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a > b ? -1 : a < b;
+}
+
+/*
+ * A lower bound on the extra pieces of any fill: every split unit needs
+ * at least k leftovers (the k largest are the fewest that add up to a
+ * unit), and all of them together need at least l leftovers (the fewest
+ * that hold every cell still wanted) in at most units + 1 groups. When
+ * the greedy meets it, there is nothing to search for.
+ */
+static uint64_t fewest_extra(const packer *p, const uint64_t *used0,
+			     uint64_t units, uint64_t short_unit,
+			     uint64_t unit_cells)
+{
+	uint64_t *v = malloc((p->nrun + 1) * sizeof(*v)), n = 0;
+	if (!v)
+		return units;
+	for (uint64_t r = 0; r < p->nrun; r++)
+		if (p->runs[r].len > used0[r])
+			v[n++] = p->runs[r].len - used0[r];
+	qsort(v, n, sizeof(*v), cmp_u64_desc);
+	uint64_t k = 0, l = 0, sum = 0;
+	while (k < n && sum < unit_cells)
+		sum += v[k++];
+	sum = 0;
+	while (l < n && sum < units * unit_cells + short_unit)
+		sum += v[l++];
+	free(v);
+	uint64_t groups = units + (short_unit != 0);
+	uint64_t a = units * (k > 1 ? k - 1 : 1);
+	uint64_t b = l > groups ? l - groups : 0;
+	return a > b ? a : b;
 }
 
 /*
@@ -400,7 +445,7 @@ rm_status rmi_fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 	uint64_t short_unit = (need - from) % unit_cells;
 	uint64_t extra = pa - units - (short_unit != 0);
 	bool oom = false;
-	if (!st && extra > units)
+	if (!st && extra > fewest_extra(p, used0, units, short_unit, unit_cells))
 		fill_exact(p, used0, from, units, short_unit, unit_cells,
 			   extra, &oom);
 	if (!st && oom)

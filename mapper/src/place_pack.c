@@ -100,7 +100,7 @@ static int cmp_unit_first(const void *x, const void *y)
 /* Sort cells in DFS order and find the leaf runs and subtree groups. */
 static rm_status build_runs(packer *p, const rmi_hostinfo *info,
 			    const rmi_cells *cells, uint64_t unit_cells,
-			    rm_error *err)
+			    bool by_top, rm_error *err)
 {
 	uint64_t n = cells->ncell;
 	rmi_key3 *k = malloc((n + 1) * sizeof(*k));
@@ -121,7 +121,8 @@ static rm_status build_runs(packer *p, const rmi_hostinfo *info,
 		p->ord[i] = k[i].ix;
 	for (uint64_t i = 0; i < n;) {
 		uint64_t j = i;
-		while (j < n && k[j].a == k[i].a && k[j].b == k[i].b)
+		/* a run is a leaf, or a whole subtree when pods come first */
+		while (j < n && k[j].a == k[i].a && (by_top || k[j].b == k[i].b))
 			j++;
 		p->runs[p->nrun++] =
 			(run){ i, j - i, 0, (uint32_t)k[i].a, 0, false };
@@ -157,8 +158,8 @@ static rm_status build_runs(packer *p, const rmi_hostinfo *info,
 }
 
 rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
-		   uint64_t need, uint64_t unit_cells, uint32_t *seq,
-		   uint64_t *nseq, rm_error *err)
+		   uint64_t need, uint64_t unit_cells, bool by_top,
+		   uint32_t *seq, uint64_t *nseq, rm_error *err)
 {
 	packer p;
 	memset(&p, 0, sizeof(p));
@@ -170,7 +171,7 @@ rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
 			       (unsigned long long)cells->ncell);
 	if (unit_cells == 0 || unit_cells > need)
 		unit_cells = need ? need : 1;
-	rm_status st = build_runs(&p, info, cells, unit_cells, err);
+	rm_status st = build_runs(&p, info, cells, unit_cells, by_top, err);
 	if (st) {
 		packer_free(&p);
 		return st;

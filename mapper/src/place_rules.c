@@ -274,7 +274,7 @@ static bool exact_pieces(const uint64_t *loc_gpus, uint32_t nloc,
 	}
 	rmi_xsol sol;
 	rm_error e;
-	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0, 1u << 14, &sol,
+	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0, RMI_EXACT_BUDGET, &sol,
 			    &e) == RM_OK && sol.exact &&
 	    sol.cost != UINT64_MAX) {
 		*extra = sol.cost;
@@ -290,7 +290,7 @@ out:
 
 uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 			    const uint64_t *loc_gpus, uint32_t nloc,
-			    bool *exact)
+			    uint64_t reached, bool *exact)
 {
 	uint32_t pp = l->size[RM_AXIS_PP];
 	int pos = rmi_nest_pos(l, RM_AXIS_PP);
@@ -322,6 +322,11 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	uint64_t a = (chains - whole) * (per > 2 ? per - 1 : 1);
 	uint64_t b = total > chains ? total - chains : 0;
 	uint64_t bound = a > b ? a : b, x;
+	if (bound * r->must >= reached) {
+		/* a map already meets it: it is the fewest there is */
+		*exact = bound * r->must == reached;
+		return bound * r->must;
+	}
 	if (world % chain == 0 &&
 	    exact_pieces(loc_gpus, nloc, r->must, pp, chains, &x)) {
 		*exact = true;

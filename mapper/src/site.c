@@ -224,7 +224,7 @@ static rm_status parse_defaults(ctx *c, const rmi_ynode *m)
 static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 {
 	static const char *const keys[] = {"enforce", "max_pp_crossings",
-					   "missing_nodes", NULL};
+					   "missing_nodes", "crossings", NULL};
 	rm_site *s = c->s;
 	rm_status st = rmi_y_keys(m, c->file, "policy", keys, c->err);
 	if (st)
@@ -271,6 +271,23 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 				"policy.missing_nodes must be error or "
 				"own-leaf, got %s",
 				rmi_quote(t, mn->len, (char[160]){0}, 160));
+	}
+	const rmi_ynode *cr = rmi_y_get(m, "crossings");
+	if (cr) {
+		if ((st = rmi_site_text(c, cr, "policy.crossings", 16, &t)))
+			return st;
+		if (strcmp(t, "cheapest") == 0)
+			s->cross_policy = RM_CROSS_CHEAPEST;
+		else if (strcmp(t, "leaves-first") == 0)
+			s->cross_policy = RM_CROSS_LEAVES_FIRST;
+		else if (strcmp(t, "pods-first") == 0)
+			s->cross_policy = RM_CROSS_PODS_FIRST;
+		else
+			return rmi_site_bad(
+				c, cr,
+				"policy.crossings must be cheapest, "
+				"leaves-first or pods-first, got %s",
+				rmi_quote(t, cr->len, (char[160]){0}, 160));
 	}
 	return RM_OK;
 }

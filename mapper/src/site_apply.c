@@ -200,6 +200,7 @@ rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err)
 		st = apply_units(f, s, file, err);
 	if (st)
 		return st;
+	f->cross_policy = s->cross_policy;
 	if (s->ntiers) {
 		size_t n = s->ntiers < RM_MAX_TIERS ? s->ntiers : RM_MAX_TIERS;
 		memcpy(f->tier, s->tier, n * sizeof(f->tier[0]));

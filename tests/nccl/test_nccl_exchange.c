@@ -569,6 +569,63 @@ static void a_fake_rank_zero_is_rejected_by_every_peer(void)
 	}
 }
 
+/* Can something connect to addr:port right now? */
+static bool reachable(const char *addr, uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	bool ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Rank 0 listens on the address MASTER_ADDR names, not on every address
+ * (127.0.0.2 is this host too, but not the address asked for), unless
+ * the site says "*". */
+static void rank_zero_binds_where_the_job_lives(void)
+{
+	for (int any = 0; any < 2; any++) {
+		uint16_t port = free_port();
+		int wfd = -1, rfd = -1;
+		pid_t pid = fork_piped(&rfd, &wfd);
+		if (pid == 0) {
+			unsigned char id[ID_LEN];
+			root_blob(id);
+			rmn_exchange_opts o = { .host = "127.0.0.1", .port = port,
+						.rank = 0, .nranks = 2,
+						.timeout_ms = 1500,
+						.bind = any ? "*" : NULL,
+						.auth = RMN_AUTH_HMAC,
+						.secret = K1, .jobid = 7 };
+			rmn_error e = { 0 };
+			_exit(rmn_exchange(&o, id, sizeof(id), &e) ==
+				      RMN_ETIMEOUT ? 0 : 1);
+		}
+		bool up = false;
+		for (int i = 0; i < 100 && !up; i++) {
+			up = reachable("127.0.0.1", port);
+			if (!up)
+				poll(NULL, 0, 20);
+		}
+		CHECK(up);
+		CHECK(reachable("127.0.0.2", port) == (any == 1));
+		int st = 0;
+		close(rfd);
+		waitpid(pid, &st, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	/* Nothing to bind to: said at once, not a wildcard. */
+	unsigned char id[ID_LEN];
+	rmn_error e = { 0 };
+	rmn_exchange_opts o = { .port = free_port(), .rank = 0, .nranks = 2,
+				.timeout_ms = 500, .auth = RMN_AUTH_HMAC,
+				.secret = K1 };
+	CHECK_INT(rmn_exchange(&o, id, sizeof(id), &e), RMN_EINPUT);
+	CHECK_HAS(e.msg, "rank 0 does not know which address to listen on");
+}
+
 static void bad_arguments(void)
 {
 	unsigned char id[ID_LEN];
@@ -620,6 +677,7 @@ int main(void)
 	RUN("nccl_exchange", strangers_do_not_disturb);
 	RUN("nccl_exchange", a_flood_of_silent_connections_is_survived);
 	RUN("nccl_exchange", hostile_answers_are_rejected);
+	RUN("nccl_exchange", rank_zero_binds_where_the_job_lives);
 	RUN("nccl_exchange", bad_arguments);
 	TEST_EXIT();
 }

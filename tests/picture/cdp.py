@@ -234,6 +234,21 @@ def main():
                   ("%s GPU %d" % (rec["host"], rec["local_gpu"])) in text,
                   "clicked rank %d at (%.0f,%.0f): got %r %r %r; want %r on %s GPU %d"
                   % (r, p["x"], p["y"], rank_t, coords, text[:160], want, rec["host"], rec["local_gpu"]))
+        # Each highlight button selects the clicked rank's group along its
+        # axis: the same members, in the same order, as the map file's
+        # groups (or expert_groups) list that holds the rank.
+        r = js("Number(document.querySelector('.sel-rank').textContent.slice(5))")
+        m = maps[-1]
+        lists = dict(m.get("groups", {}), **m.get("expert_groups", {}))
+        for ax in axes:
+            if ax not in lists or len(lists[ax][0]) < 2:
+                continue
+            want = [g for g in lists[ax] if r in g]
+            got = js("(function () { document.querySelector('#info .group-%s').click(); "
+                     "return rankmapPicture.selectedGroup(); })()" % ax)
+            check("%s/highlight-%s-group" % (n, ax),
+                  got and got["axis"] == ax and want and got["members"] == want[0],
+                  "rank %d: highlighted %r, the map file's group is %r" % (r, got, want[:1]))
         # Typing a rank number selects it too (keyboard and screen readers).
         r = maps[0]["world_size"] - 1
         rec = maps[0]["ranks"][r]
@@ -249,8 +264,6 @@ def main():
                     "s.dispatchEvent(new Event('change')); "
                     "return document.getElementById('legend').textContent; })()" % other)
         check(n + "/colour-by", ("%s 0" % other) in legend, "legend after choosing %s: %r" % (other, legend[:120]))
-        # Highlighting a group redraws both views without errors.
-        js("(document.querySelector('#info button') || {click: function () {}}).click()")
         shot = b.send("Page.captureScreenshot", {"format": "png"}, session=s)
         os.makedirs(os.path.dirname(os.path.abspath(a.shot)), exist_ok=True)
         with open(a.shot, "wb") as f:

@@ -3,7 +3,9 @@
 # $BUILD/deb pass lintian without errors, and `dpkg -i` of all of them
 # works on this Debian with its Slurm - for real, with dpkg's own dependency
 # checks and triggers, but inside a private copy-on-write overlay of / so the
-# machine (shared with others) is not changed. In that root: the installed
+# machine (shared with others) is not changed. In that root, first a real
+# `make install` into /usr/local (a program linked with -lrankmap starts,
+# so ldconfig ran) and `make uninstall`; then, after dpkg -i: the installed
 # rankmap runs, `man rankmap` works, a program built with
 # `pkg-config rankmap` starts without LD_LIBRARY_PATH, and a local Slurm
 # cluster (tests/slurm/cluster.sh) loads the installed plugin from Slurm's
@@ -41,6 +43,21 @@ cat >"$T/out/inside.sh" <<'IN'
 set -u
 cd /debs
 say() { echo "$1: deb/$2"; }
+# First `make install` itself, as root into /usr/local: a program linked
+# with -lrankmap must start with no LD_LIBRARY_PATH (make install runs
+# ldconfig); `make uninstall` then takes it all away again.
+if [ -x "$RM_BLD/rankmap" ] &&
+	make --no-print-directory -s -C "$RM_SRC" BUILD="$RM_BLD" install >/out/install.log 2>&1 &&
+	gcc -o /tmp/use-local /tests/pkg/use_rankmap.c \
+		$(PKG_CONFIG_PATH=/usr/local/lib/pkgconfig pkg-config --cflags --libs rankmap) 2>>/out/install.log &&
+	[ "$(/tmp/use-local)" = "16384 GPUs" ]; then
+	say PASS "make-install-ldconfig (/usr/local/lib)"
+else
+	say FAIL "make-install-ldconfig: $(tail -3 /out/install.log | tr '\n' ' ')"
+fi
+make --no-print-directory -s -C "$RM_SRC" BUILD="$RM_BLD" uninstall >/dev/null 2>&1
+[ ! -e /usr/local/bin/rankmap ] && [ ! -e /usr/local/lib/librankmap.so.0 ] &&
+	say PASS make-uninstall || say FAIL "make-uninstall: files left"
 if dpkg -i ./*.deb >/out/dpkg.log 2>&1; then say PASS dpkg-install; else
 	say FAIL "dpkg-install: $(tail -5 /out/dpkg.log | tr '\n' ' ')"; exit 0; fi
 dpkg -l 'rankmap*' 'librankmap*' | awk '/^ii/ {print "    " $2, $3}'
@@ -101,13 +118,18 @@ unshare -m --propagation private bash -c '
 	mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$T/root"
 	for d in proc sys dev dev/pts run; do mount --rbind "/$d" "$T/root/$d"; done
 	mount -t tmpfs tmpfs "$T/root/tmp"
+	# A checkout (or build dir) under /tmp, as CI clones may be, would be
+	# hidden by that tmpfs: show it at its own path.
+	for p in "$2" "$3"; do
+		case $p in /tmp/*) mkdir -p "$T/root$p"; mount --bind "$p" "$T/root$p" ;; esac
+	done
 	mkdir -p "$T/root/debs" "$T/root/out" "$T/root/tests"
 	mount --bind "$T/debs" "$T/root/debs"
 	mount --bind "$T/out" "$T/root/out"
 	mount --bind "$T/tests" "$T/root/tests"
 	chroot "$T/root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root bash /out/inside.sh
-' _ "$T" >"$T/inside.log" 2>&1
+		HOME=/root RM_SRC="$2" RM_BLD="$3" bash /out/inside.sh
+' _ "$T" "$RM_ROOT" "$BUILD" >"$T/inside.log" 2>&1
 grep -E '^(PASS|FAIL|SKIP): |^    ' "$T/inside.log"
 if ! grep -q '^PASS: deb/dpkg-install' "$T/inside.log"; then
 	fail overlay "$(tail -5 "$T/inside.log")"

@@ -119,6 +119,7 @@ cluster_start() {
 		echo "TopologyPlugin=topology/tree"
 		echo "PlugStackConfig=$dir/etc/plugstack.conf"
 		echo "SlurmdParameters=config_overrides"
+		[ "${CLUSTER_CONFIGLESS:-0}" = 1 ] && echo "SlurmctldParameters=enable_configless"
 		echo "MailProg=/bin/true"
 		echo "KillWait=2"
 		echo "MinJobAge=30"
@@ -156,15 +157,29 @@ cluster_start() {
 
 	# The marker in the daemons' environment lets cluster_stop find this
 	# cluster's slurmstepd processes (and no one else's) by pid.
-	local daemons="mount --bind '$dir/etc/hosts' /etc/hosts || exit 1
+	local daemons="mount --bind '$dir/etc/hosts' /etc/hosts || exit 1"
+	# Configless slurmd must reach munge before it has AuthInfo: give it
+	# a private /run with this cluster's munge socket at the default path.
+	[ "${CLUSTER_CONFIGLESS:-0}" = 1 ] && daemons="$daemons
+		mount -t tmpfs -o mode=755 rmtest /run && mkdir /run/munge &&
+		touch /run/munge/munge.socket.2 &&
+		mount --bind '$dir/munge/sock' /run/munge/munge.socket.2 || exit 1"
+	daemons="$daemons
 		export RANKMAP_TEST_CLUSTER='$dir'
 		slurmctld -i -f '$dir/etc/slurm.conf' || exit 1"
 	local conf
 	for i in $(seq 1 "$n"); do
 		conf=$dir/etc/slurm.conf
 		[ "${CLUSTER_ODD:-0}" = 1 ] && [ "$i" -eq "$n" ] && conf=$dir/etc/slurm-odd.conf
-		daemons="$daemons
+		if [ "${CLUSTER_CONFIGLESS:-0}" = 1 ]; then
+			# No slurm.conf on the node: slurmd fetches and caches it
+			# (and topology.conf, plugstack.conf) from slurmctld.
+			daemons="$daemons
+		env -u SLURM_CONF slurmd -N node$i --conf-server 127.0.0.1:$port || exit 1"
+		else
+			daemons="$daemons
 		slurmd -N node$i -f '$conf' || exit 1"
+		fi
 	done
 	SLURM_CONF="$dir/etc/slurm.conf" unshare -m --propagation private \
 		sh -c "$daemons" >"$dir/log/start.log" 2>&1 || return 1

@@ -136,6 +136,34 @@ else
 	fail nccl-secret-per-step "$(head -c 300 "$D/out/secret1.txt") / $(head -c 100 "$D/out/secret2.txt")"
 fi
 
+# ---- the authenticated id exchange of librankmap-nccl in a real step,
+# with the plugin's MASTER_ADDR, port and secret (no GPU, no NCCL needed)
+PROBE=$RM_ASAN/tests/probe_exchange
+if [ -x "$PROBE" ]; then
+	for mode in auto munge; do
+		RANKMAP_NCCL_AUTH=$mode RANKMAP_NCCL_MUNGE_SOCKET=$D/munge/sock \
+			RANKMAP_NCCL_TIMEOUT=20 srun -N2 -n4 --ntasks-per-node=2 \
+			--parallel-layout=2x1x2 "$PROBE" >"$D/out/xchg-$mode.txt" 2>&1
+		ok=$(grep -c '^EXCHANGE rank=[0-3] ok [0-9a-f]\{16\}$' "$D/out/xchg-$mode.txt")
+		ids=$(sed -n 's/^EXCHANGE rank=[0-3] ok //p' "$D/out/xchg-$mode.txt" | sort -u | wc -l)
+		if [ "$ok" = 4 ] && [ "$ids" = 1 ]; then
+			pass "nccl-exchange-$mode"
+		else
+			fail "nccl-exchange-$mode" "$(head -c 600 "$D/out/xchg-$mode.txt")"
+		fi
+	done
+	# Rank 1 with another step's secret: it gets nothing, and rank 0
+	# times out naming it instead of handing the id to an impostor.
+	srun -N2 -n4 --ntasks-per-node=2 --parallel-layout=2x1x2 sh -c \
+		'[ "$RANK" = 1 ] && export RANKMAP_NCCL_SECRET=$(printf "%064d" 0); RANKMAP_NCCL_AUTH=hmac RANKMAP_NCCL_TIMEOUT=3 exec '"$PROBE" \
+		>"$D/out/xchg-bad.txt" 2>&1
+	has nccl-exchange-impostor-gets-nothing "$D/out/xchg-bad.txt" '^EXCHANGE rank=1 authentication failed: rank 1: no authentic rank 0'
+	has nccl-exchange-root-names-it "$D/out/xchg-bad.txt" '^EXCHANGE rank=0 timed out: rank 1 \(1 of 4\) did not reach rank 0 .*HMAC does not match'
+	hasnt nccl-exchange-no-id-for-impostor "$D/out/xchg-bad.txt" '^EXCHANGE rank=1 ok'
+else
+	skip nccl-exchange "no $PROBE (NCCL not found at build time)"
+fi
+
 # ---- the environment form (slurmrestd users have nothing else)
 SLURM_SPANK__SLURM_SPANK_OPTION_rankmap_parallel_layout=8x4x1 \
 	run env-variable 0 srun -N4 -n32 --ntasks-per-node=8 "$T"
@@ -362,6 +390,9 @@ cat >"$D/out/rt.sh" <<EOS
 #!/bin/sh
 srun --parallel-layout=8x1x1 true
 stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
+# slurmstepd removes the step's directory in its exit callback, which may
+# run just after srun has returned: a bounded wait.
+for i in \$(seq 1 100); do [ -z "\$(ls $RT/\$SLURM_JOB_ID)" ] && break; sleep 0.1; done
 ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
 EOS
 run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
@@ -371,7 +402,7 @@ job=$(sed -n 's/^Submitted batch job //p' "$OUT")
 gone() { for t in $(seq 1 50); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
 [ -n "$job" ] && gone "$RT/$job" && pass rt-epilog-removes || fail rt-epilog-removes "$(ls -la "$RT/$job" 2>&1)"
 # slurmstepd killed: nothing of the job's stays.
-job=$(sbatch --parsable -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
+job=$(sbatch --parsable -o /dev/null -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
 for t in $(seq 1 100); do ls -d "$RT/$job"/0.* >/dev/null 2>&1 && break; sleep 0.1; done
 ls -d "$RT/$job"/0.* >/dev/null 2>&1 && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
 stepd=$(pgrep -f "^slurmstepd: \[$job\.0\]$")
@@ -457,6 +488,29 @@ if scontrol reconfigure >/dev/null 2>&1; then
 	[ -z "$bad" ] && grep -q '^RP 301[0-9][0-9] ' "$OUT" && pass resv-ports-first || fail resv-ports-first "$bad $(head -2 "$OUT")"
 else
 	fail resv-ports "scontrol reconfigure failed"
+fi
+
+# ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
+# topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF
+# points into that cache, which is where the plugin looks for topology.conf:
+# the nodes plan with the cluster's tree, like srun, and see no drift.
+D2=$(cluster_tmpdir rankmap-cl)
+trap 'cluster_stop "$D2" & cluster_stop "$D"; wait' EXIT
+if CLUSTER_ODD=0 CLUSTER_CONFIGLESS=1 cluster_start "$D2" 3 "$PLUGIN" "runtime_dir=$D2/rt" >"$D/out/cl.log" 2>&1; then
+	pass configless-start
+	CL="env SLURM_CONF=$D2/etc/slurm.conf"
+	run configless-conf 0 $CL srun -w node3 -N1 -n1 sh -c 'tr "\0" "\n" </proc/$PPID/environ | grep ^SLURM_CONF='
+	has configless-stepd-uses-cache "$OUT" "^SLURM_CONF=$D2/spool/node3/conf-cache/slurm.conf\$"
+	[ -f "$D2/spool/node3/conf-cache/topology.conf" ] && pass configless-topology-cached ||
+		fail configless-topology-cached "$(ls "$D2/spool/node3/conf-cache")"
+	run configless-layout 0 $CL srun -w node2,node3 -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x2x1 "$T"
+	"$CLI" plan --layout 8x2x1 --nodes "node[2-3]" --gpus-per-node 8 \
+		--topology "$D2/etc/topology.conf" --format json >"$D/out/cl.json" 2>/dev/null
+	# node2 and node3 are in different leaves: the one pipeline crosses.
+	$CHECK configless "$OUT" "$D/out/cl.json" "$D2/etc/topology.conf" tp-pp-dp 8
+	hasnt configless-no-drift "$ERR" 'rankmap'
+else
+	fail configless-start "$(tail -5 "$D/out/cl.log" "$D2/log/start.log" 2>/dev/null)"
 fi
 
 finish

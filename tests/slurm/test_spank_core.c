@@ -407,6 +407,38 @@ static void task_env(void)
 	rms_plan_free(&p);
 }
 
+/* With experts the framework's groups are not the placement axes: the
+ * task sees the same RANKMAP_*_RANK/_SIZE as `rankmap plan --format env
+ * --rank 5` prints for tp=2,ep=2,dp=16 (nest order). */
+static void expert_env(void)
+{
+	rms_plan p;
+	char err[RMS_ERRLEN];
+	CHECK(plan("tp=2,ep=2,dp=16", NULL, "8(x4)", 32, -1, NULL, &p, err));
+	rms_task_ids ids = { .jobid = 1 };
+	int seen = 0;
+	for (uint32_t h = 0; h < p.map->nhost; h++)
+		for (uint32_t lr = 0; lr < 8; lr++) {
+			rms_envset e = { 0 };
+			CHECK(rms_task_env(&p, h, lr, &ids, NULL, NULL, false,
+					   NULL, &e, err, sizeof(err)));
+			if (get(&e, "RANK") && !strcmp(get(&e, "RANK"), "5")) {
+				seen++;
+				CHECK_STR(get(&e, "RANKMAP_TP_RANK"), "1");
+				CHECK_STR(get(&e, "RANKMAP_EP_RANK"), "0");
+				CHECK_STR(get(&e, "RANKMAP_ETP_RANK"), "1");
+				CHECK_STR(get(&e, "RANKMAP_EDP_RANK"), "1");
+				CHECK_STR(get(&e, "RANKMAP_DP_RANK"), "2");
+				CHECK_STR(get(&e, "RANKMAP_DP_SIZE"), "16");
+				CHECK_STR(get(&e, "RANKMAP_EDP_SIZE"), "8");
+				CHECK_STR(get(&e, "RANKMAP_EP_SIZE"), "2");
+			}
+			rms_envset_free(&e);
+		}
+	CHECK_INT(seen, 1);
+	rms_plan_free(&p);
+}
+
 static void master_port(void)
 {
 	/* Two steps of one job, and neighbouring jobs, differ. */
@@ -435,6 +467,7 @@ int main(void)
 	RUN("spank", runtime_dir);
 	RUN("spank", stamps);
 	RUN("spank", master_port);
+	RUN("spank", expert_env);
 	RUN("spank", task_env);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

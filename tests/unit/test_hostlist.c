@@ -147,6 +147,22 @@ static void bombs(void)
 	CHECK_INT(parse("a[0-524287],b[0-524287]"), RM_OK);
 	CHECK_INT(H.n, 1048576);
 	CHECK_INT(parse("a[0-524287],b[0-524288]"), RM_EINPUT);
+	/* A million long names (240 bytes each) is refused before anything
+	 * is expanded; 64 MiB of names is the limit. */
+	char longname[300];
+	memset(longname, 'x', 240);
+	strcpy(longname + 240, "[0000000-1048575]");
+	CHECK_INT(parse(longname), RM_EINPUT);
+	CHECK_HAS(E.msg, "1048576 hosts of up to 247 bytes, more than the "
+			 "64 MiB of names allowed");
+	CHECK_INT(H.n, 0);
+	/* 300,000 names of 254 bytes are over it, 100,000 well under */
+	memset(longname, 'x', 248);
+	strcpy(longname + 248, "[000000-299999]");
+	CHECK_INT(parse(longname), RM_EINPUT);
+	strcpy(longname + 248, "[00000-99999]");
+	CHECK_INT(parse(longname), RM_OK);
+	CHECK_INT(H.n, 100000);
 }
 
 static void natural(void)

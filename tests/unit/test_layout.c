@@ -75,6 +75,16 @@ static void named(void)
 	CHECK_INT(rm_layout_resolve(&L, 32, true, NULL), RM_OK);
 	CHECK_INT(rm_layout_dp_shard(&L), 4);
 	CHECK_INT(rm_layout_dp_replicate(&L), 2);
+	/* spares allowed: dp rounds down to what the degrees allow */
+	CHECK_INT(parse("tp=2,dp_shard=4,dp_replicate=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 30, false, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp(&L), 12);
+	CHECK_INT(rm_layout_dp_replicate(&L), 3);
+	CHECK_INT(parse("tp=3,ep=2,dp=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 27, false, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp(&L), 8);
+	CHECK_INT(parse("tp=2,dp_shard=4,dp_replicate=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 6, false, NULL), RM_EINPUT);
 	CHECK_INT(parse("tp=2,dp=4,dp_shard=2"), RM_EINPUT);
 	CHECK_INT(parse("dp_shard=auto,dp_replicate=auto"), RM_EINPUT);
 }
@@ -207,8 +217,13 @@ static void resolve(void)
 	CHECK(!L.dp_auto);
 	CHECK_INT(rm_layout_world(&L), 16384);
 
+	/* dp=auto: whole replicas that fit, the rest spare; an error only
+	 * when every GPU must be used (docs/layouts.md) */
 	CHECK_INT(parse("8x16xauto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_EINPUT);
+	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_OK);
+	CHECK_INT(L.size[RM_AXIS_DP], 127);
+	CHECK_INT(parse("8x16xauto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 16376, true, &E), RM_EINPUT);
 	CHECK_HAS(E.msg, "16376");
 	CHECK_HAS(E.msg, "128 GPUs in one replica");
 	CHECK_HAS(E.msg, "dp=127 would use 16256");

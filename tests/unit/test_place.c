@@ -510,22 +510,30 @@ static void site_groups(void)
 	rm_fabric_free(f);
 }
 
+/* A fabric of rail-optimised units of 8-GPU nodes (no topology). */
+static rm_fabric *units_fabric(char **name, char **nodes, size_t n)
+{
+	rm_fabric *f = NULL;
+	rm_error e = { 0 };
+	rm_fabric_new(&f, &e);
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = 8;
+	s.unit_name = name;
+	s.unit_nodes = nodes;
+	s.nunits = n;
+	s.rails = 8;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	return f;
+}
+
 static void rail_units(void)
 {
 	/* Two rail-optimised units of 4 nodes; 8x4x2: one replica per
 	 * unit, PP peers at slot distance 8 = same local GPU = same rail. */
-	rm_fabric *f = NULL;
-	rm_error e = { 0 };
-	rm_fabric_new(&f, &e);
 	char *un[] = { "su1", "su2" }, *nodes[] = { "n[1-4]", "m[1-4]" };
-	rm_site s;
-	rm_site_init(&s);
-	s.gpus_per_node = 8;
-	s.unit_name = un;
-	s.unit_nodes = nodes;
-	s.nunits = 2;
-	s.rails = 8;
-	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_fabric *f = units_fabric(un, nodes, 2);
+	rm_error e = { 0 };
 	rm_map *m;
 	char b[256];
 	plan_in in = { "8x4x2", NULL, "n[1-4],m[1-4]", 8, f, 0, 0, 0 };
@@ -544,6 +552,104 @@ static void rail_units(void)
 	}
 	rm_map_free(m);
 	rm_fabric_free(f);
+}
+
+static void rails_small_tp(void)
+{
+	/* Issue 11: 4x8x31 on rail units of 32, 20, 32, 13 and 27 nodes.
+	 * A replica (tp=4 x pp=8) is 4 nodes holding 2 stages each, so its
+	 * pipeline leaves a node 3 times; in plain nesting it leaves from
+	 * GPUs 4-7 and enters the next node at GPUs 0-3: another rail, 372
+	 * crossing pairs. With the blocks of every other node run backwards
+	 * the pair stays on GPUs 4-7 (or 0-3): only the one replica the
+	 * units cannot hold whole crosses, once (4 pairs, the bound). */
+	char *un[] = { "su1", "su2", "su3", "su4", "su5" };
+	char *nodes[] = { "r[001-032]", "r[033-052]", "r[053-084]",
+			  "r[085-097]", "r[098-124]" };
+	rm_fabric *f = units_fabric(un, nodes, 5);
+	rm_error e = { 0 };
+	rm_map *m;
+	plan_in in = { "4x8x31", "megatron", "r[001-124]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.pp_cross, 4);
+		CHECK_INT(m->report.pp_cross_lower_bound, 4);
+		CHECK_INT(m->report.pp_same_node + m->report.pp_same_rail +
+				  m->report.pp_cross,
+			  m->report.pp_pairs);
+		/* TP groups stay on 4 consecutive GPUs of one node, and
+		 * the numbering is still Megatron's */
+		for (uint32_t r = 0; r < m->world; r += 4) {
+			CHECK_INT(m->rank[r].local_gpu % 4, 0);
+			CHECK_INT(m->rank[r + 3].node, m->rank[r].node);
+			CHECK_INT(m->rank[r + 3].local_gpu,
+				  m->rank[r].local_gpu + 3);
+		}
+		uint32_t c[RM_NAXES];
+		rm_rank_decode(&m->layout, &m->order, 37, c);
+		CHECK(memcmp(c, m->rank[37].coord, sizeof(c)) == 0);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+/* One fabric, one policy: the plan's (leaf, pod) crossing pairs. */
+static void policy_case(rm_cross_policy pol, double spine_oversub,
+			uint64_t leaf, uint64_t pod)
+{
+	rm_fabric *f = topo("SwitchName=a1 Nodes=a[1-3]\n"
+			    "SwitchName=a2 Nodes=a[4-6]\n"
+			    "SwitchName=b1 Nodes=b1\n"
+			    "SwitchName=b2 Nodes=b2\n"
+			    "SwitchName=podA Switches=a[1-2]\n"
+			    "SwitchName=podB Switches=b[1-2]\n"
+			    "SwitchName=spine Switches=podA,podB\n");
+	rm_error e = { 0 };
+	rm_site s;
+	rm_site_init(&s);
+	s.cross_policy = pol;
+	if (spine_oversub > 0) {
+		static const char *const names[] = { "nvlink", "leaf", "pod",
+						     "spine" };
+		for (int i = 0; i < 4; i++) {
+			snprintf(s.tier[i].name, sizeof(s.tier[i].name), "%s",
+				 names[i]);
+			s.tier[i].gbytes_per_s = i ? 50 : 450;
+			s.tier[i].oversubscription = i == 3 ? spine_oversub : 1;
+		}
+		s.ntiers = 4;
+	}
+	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	rm_map *m;
+	plan_in in = { "8x4x2", NULL, "a[1-6],b[1-2]", 8, f, 0, 0, 0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK_INT(m->report.pp_cross, leaf);
+		CHECK_INT(m->report.pp_cross_top, pod);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void crossing_policy(void)
+{
+	/* Two pods: leaves of 3 and 3 nodes, and of 1 and 1; two replicas
+	 * of 4 nodes use all 8. Fewest leaf crossings: 3+1 twice, 2
+	 * crossings, both across the pods (16 pairs each way). Fewest pod
+	 * crossings: a replica inside pod A (3+1, one leaf change), the
+	 * other 2 in A + 1 + 1 in B (one pod change, one leaf change): 24
+	 * leaf pairs, 8 pod pairs. */
+	policy_case(RM_CROSS_LEAVES_FIRST, 0, 16, 16);
+	policy_case(RM_CROSS_PODS_FIRST, 0, 24, 8);
+	/* cheapest, no tier figures: leaves first */
+	policy_case(RM_CROSS_CHEAPEST, 0, 16, 16);
+	/* cheapest, spine 7:1 oversubscribed: 16 in-pod pairs at 1/50 and
+	 * 8 spine pairs at 7/50 beat 16 spine pairs at 7/50 */
+	policy_case(RM_CROSS_CHEAPEST, 7, 24, 8);
+	/* a spine at full bisection costs what the pod tier does: fewer
+	 * pairs win */
+	policy_case(RM_CROSS_CHEAPEST, 1, 16, 16);
 }
 
 static void accessors(void)
@@ -579,6 +685,8 @@ int main(void)
 	RUN("place", gb200_domains);
 	RUN("place", site_groups);
 	RUN("place", rail_units);
+	RUN("place", rails_small_tp);
+	RUN("place", crossing_policy);
 	RUN("place", accessors);
 	TEST_EXIT();
 }

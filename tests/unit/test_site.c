@@ -30,7 +30,8 @@ static const char FULL[] =
 	"  - {name: leaf, bandwidth_gbs: 50}\n"
 	"  - {name: spine, bandwidth_gbs: 50, oversubscription: 1.5}\n"
 	"defaults: {order: megatron}\n"
-	"policy: {enforce: strict, max_pp_crossings: 4, missing_nodes: own-leaf}\n"
+	"policy: {enforce: strict, max_pp_crossings: 4, missing_nodes: own-leaf,\n"
+	"         crossings: pods-first}\n"
 	"nccl:\n"
 	"  exclude_nics: [mlx5_1, \"irdma*\"]\n"
 	"  env: {NCCL_IB_GID_INDEX: \"3\", NCCL_NET_GDR_LEVEL: 2}\n"
@@ -68,6 +69,7 @@ static void full_file(void)
 	CHECK_INT(s.enforce, RM_ENFORCE_STRICT);
 	CHECK_INT(s.max_pp_crossings, 4);
 	CHECK(s.allow_missing_nodes);
+	CHECK_INT(s.cross_policy, RM_CROSS_PODS_FIRST);
 	CHECK_INT(s.n_nic_exclude, 2);
 	if (s.n_nic_exclude == 2)
 		CHECK_STR(s.nic_exclude[1], "irdma*");
@@ -93,6 +95,7 @@ static void defaults(void)
 	CHECK_INT(s.enforce, RM_ENFORCE_WARN);
 	CHECK_INT(s.max_pp_crossings, -1);
 	CHECK(!s.allow_missing_nodes);
+	CHECK_INT(s.cross_policy, RM_CROSS_CHEAPEST);
 	CHECK_STR(s.order, "");
 	CHECK(s.topology == NULL && s.name == NULL && s.hwloc_xml == NULL);
 	CHECK_INT(s.ntiers + s.nunits + s.n_nccl + s.n_nvl_groups, 0);
@@ -192,6 +195,8 @@ static void enum_errors(void)
 		"policy.enforce must be off, warn or strict");
 	refused(HEAD "policy: {missing_nodes: ignore}\n", "s.yaml:2:25:",
 		"policy.missing_nodes must be error or own-leaf");
+	refused(HEAD "policy: {crossings: pods}\n", "s.yaml:2:21:",
+		"policy.crossings must be cheapest, leaves-first or pods-first");
 	refused(HEAD "defaults: {order: tp-pp-tp}\n", "s.yaml:2:19:",
 		"defaults.order must be");
 	refused(HEAD "defaults: {order: fast}\n", "s.yaml:2:19:", "'fast'");

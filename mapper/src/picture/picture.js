@@ -436,7 +436,7 @@ function show(view, hit) {
 	AX.forEach(function (a) {
 		if (a.size < 2) return;
 		var m = members(r, a), p = el('p');
-		var btn = el('button', '', 'highlight ' + a.name + ' group');
+		var btn = el('button', 'group-' + a.name, 'highlight ' + a.name + ' group');
 		btn.type = 'button';
 		btn.addEventListener('click', function () {
 			selGroup = { axis: a.name, members: m };
@@ -472,6 +472,8 @@ window.rankmapPicture = {
 	},
 	world: W,
 	axes: AX.map(function (a) { return a.name; }),
+	/* The highlighted group: {axis, members}, or null. */
+	selectedGroup: function () { return selGroup; },
 	views: views.map(function (x) {
 		return {
 			name: x.v.name,

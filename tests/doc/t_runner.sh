@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The doc-test runner itself: it passes a page whose shown output matches
+# (with `...` and `[...]` elisions), and fails - naming the doc line and the
+# real output line - on a wrong number, a hidden failure, a command shown
+# without `$ `, and an unknown marker.
+source "$(dirname "$0")/../lib.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+DT=$RM_ROOT/tests/doc/doctest.py
+F='```'
+cat >"$T/good.md" <<EOF
+$F
+\$ rankmap plan --layout 8x1x2 --nodes 'n[1-2]' --format env
+WORLD_SIZE=16
+MASTER_ADDR=n1
+...
+RANKMAP_MAP_SHA256=[...]
+...
+\$ rankmap plan --layout 8xx2 --nodes n1; echo "exit \$?"
+rankmap plan: layout '8xx2': [...]
+exit 2
+$F
+
+<!-- doctest: skip needs a real job -->
+$F
+rankmap plan --layout 8x1x2 --format env --slurm-task
+$F
+EOF
+run good 0 python3 "$DT" "$T/good.md"
+has good-counts "$OUT" '^doctest: 2 passed, 0 failed'
+
+sed 's/^WORLD_SIZE=16$/WORLD_SIZE=17/' "$T/good.md" >"$T/number.md"
+run wrong-number 1 python3 "$DT" "$T/number.md"
+has wrong-number-where "$OUT" 'doc  .*number.md:3: WORLD_SIZE=17$'
+has wrong-number-real "$OUT" 'real output line 1: WORLD_SIZE=16$'
+
+sed 's/; echo "exit \$?"$//; /^exit 2$/d' "$T/good.md" >"$T/hidden.md"
+run hidden-failure 1 python3 "$DT" "$T/hidden.md"
+has hidden-failure-says "$OUT" 'exited 2'
+
+sed 's/^<!-- doctest: skip needs a real job -->$//' "$T/good.md" >"$T/unrun.md"
+run unrun 1 python3 "$DT" "$T/unrun.md"
+has unrun-says "$OUT" 'unrun.md:15: a command shown but not run'
+
+sed 's/doctest: skip/doctest: skipp/' "$T/good.md" >"$T/marker.md"
+run bad-marker 1 python3 "$DT" "$T/marker.md"
+has bad-marker-says "$OUT" "unknown doctest marker 'skipp'"
+finish
