@@ -132,6 +132,13 @@ RMI_HIDDEN rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 				     uint32_t d, uint64_t u, uint64_t need,
 				     uint64_t p, size_t budget, rmi_xsol *out,
 				     rm_error *err);
+/* Past the budget: a depth-first search of at most `steps` nodes for a
+ * fill with fewer than `ub` extra pieces; traced (not exact) if found. */
+RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,
+				      const uint64_t *cnt, uint32_t d,
+				      uint64_t u, uint64_t need, uint64_t p,
+				      uint64_t steps, uint64_t ub,
+				      rmi_xsol *out, rm_error *err);
 RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
 #endif

@@ -298,6 +298,136 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 	return RM_OK;
 }
 
+/*
+ * When the memo passes its budget, a plain depth-first search with the
+ * same moves still looks for a fill better than the caller's (cost below
+ * `ub`): every unit still needed costs at least one more piece, which
+ * cuts most branches. What it finds is better, not proven best.
+ */
+typedef struct bb {
+	xs *x;
+	uint32_t ub;                 /* best cost so far (exclusive bound) */
+	uint32_t *item, *best_item;
+	uint8_t *first, *best_first;
+	uint64_t n, best_n, steps, limit;
+} bb;
+
+static void bb_go(bb *b, st a, uint32_t cost);
+
+static void bb_start(bb *b, st a, uint32_t cost, bool pin)
+{
+	xs *x = b->x;
+	uint32_t j = first_left(x);
+	if (j == x->d)
+		return;
+	a.f = pin ? (uint32_t)(x->u - x->p) : 0;
+	a.pin = pin;
+	take(x, j, 1);
+	b->first[b->n] = pin ? 2 : 1;
+	b->item[b->n++] = j;
+	bb_go(b, add(x, a, j), cost);
+	b->n--;
+	take(x, j, -1);
+}
+
+static void bb_go(bb *b, st a, uint32_t cost)
+{
+	xs *x = b->x;
+	if (a.need == 0 && !a.pb) {
+		if (cost < b->ub) {
+			b->ub = cost;
+			b->best_n = b->n;
+			memcpy(b->best_item, b->item, b->n * sizeof(*b->item));
+			memcpy(b->best_first, b->first, b->n * sizeof(*b->first));
+		}
+		return;
+	}
+	if (cost + a.need >= b->ub || ++b->steps > b->limit ||
+	    b->n >= MAX_DEPTH)
+		return;
+	uint64_t want = (uint64_t)a.need * x->u +
+			(a.pin ? x->u : a.pb ? x->p : 0);
+	if (x->rest + a.f < want)
+		return;
+	if (a.f == 0 && !a.pin) {
+		bb_start(b, (st){ 0, a.need, 0, a.pb, 0 }, cost, false);
+		if (a.pb)
+			bb_start(b, (st){ 0, a.need, 0, a.pb, 0 }, cost, true);
+		return;
+	}
+	for (uint32_t k = a.j; k < x->d; k++) {
+		if (!x->cnt[k])
+			continue;
+		take(x, k, 1);
+		b->first[b->n] = 0;
+		b->item[b->n++] = k;
+		bb_go(b, add(x, a, k), cost + 1);
+		b->n--;
+		take(x, k, -1);
+	}
+	if (!a.pin) {
+		st c = { 0, a.need, 0, a.pb, 0 };
+		bb_start(b, c, cost, false);
+		if (a.pb)
+			bb_start(b, c, cost, true);
+	}
+}
+
+rm_status rmi_split_search(const uint64_t *val, const uint64_t *cnt,
+			   uint32_t d, uint64_t u, uint64_t need, uint64_t p,
+			   uint64_t steps, uint64_t ub, rmi_xsol *out,
+			   rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->cost = UINT64_MAX;
+	uint64_t items = 0, sum = 0;
+	for (uint32_t i = 0; i < d; i++) {
+		items += cnt[i];
+		sum += val[i] * cnt[i];
+	}
+	if (d == 0 || u >= INF / 2 || p >= u || need >= INF / 2 ||
+	    items >= INF / 2 || sum < need * u + p || ub > INF / 2)
+		return RM_OK;
+	xs x;
+	memset(&x, 0, sizeof(x));
+	x.val = val;
+	x.d = d;
+	x.u = u;
+	x.p = p;
+	x.rest = sum;
+	bb b = { &x, (uint32_t)ub, NULL, NULL, NULL, NULL, 0, 0, 0, steps };
+	x.cnt = malloc(d * sizeof(uint32_t));
+	b.item = malloc((items + 1) * sizeof(uint32_t));
+	b.best_item = malloc((items + 1) * sizeof(uint32_t));
+	b.first = malloc(items + 1);
+	b.best_first = malloc(items + 1);
+	if (!x.cnt || !b.item || !b.best_item || !b.first || !b.best_first) {
+		free(x.cnt);
+		free(b.item);
+		free(b.best_item);
+		free(b.first);
+		free(b.best_first);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < d; i++)
+		x.cnt[i] = (uint32_t)cnt[i];
+	bb_go(&b, (st){ 0, (uint32_t)need, 0, p != 0, 0 }, 0);
+	free(x.cnt);
+	free(b.item);
+	free(b.first);
+	if (b.ub < ub) {
+		out->cost = b.ub;
+		out->traced = true;
+		out->item = b.best_item;
+		out->first = b.best_first;
+		out->nitem = b.best_n;
+	} else {
+		free(b.best_item);
+		free(b.best_first);
+	}
+	return RM_OK;
+}
+
 void rmi_xsol_free(rmi_xsol *s)
 {
 	free(s->item);

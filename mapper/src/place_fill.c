@@ -298,7 +298,15 @@ static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
 		*oom = true;
 		goto out;
 	}
-	if (!sol.exact || !sol.traced || sol.cost >= greedy)
+	if (!sol.exact) {
+		rmi_xsol_free(&sol);
+		if (rmi_split_search(val, cnt, d, unit_cells, units, short_unit,
+				     RMI_EXACT_BUDGET * 4, greedy, &sol, &e)) {
+			*oom = true;
+			goto out;
+		}
+	}
+	if (!sol.traced || sol.cost >= greedy)
 		goto out;
 	for (uint64_t r = 0; r < p->nrun; r++)
 		p->runs[r].used = used0[r];

@@ -63,4 +63,27 @@ assert lines[-1] == "" and len(lines) == m["world_size"] + 1
 assert lines[:-1] == [r["host"] for r in m["ranks"]]
 PY
 then pass hostfile-lines; else fail hostfile-lines; fi
+# Placement: expert groups inside the NVLink domain (here a node), HSDP
+# shard groups inside a leaf, whatever order the nodes come in.
+cat >topo.conf <<'EOT'
+SwitchName=leaf1 Nodes=n[1-4]
+SwitchName=leaf2 Nodes=n[5-8]
+SwitchName=spine Switches=leaf[1-2]
+EOT
+N='n8,n1,n6,n3,n5,n2,n7,n4'
+run ep-plan 0 "$RANKMAP" plan --layout tp=2,ep=4,pp=2,dp=auto --order megatron \
+	--nodes "$N" --gpus-per-node 8 --topology topo.conf --format json -o ep.json
+run hsdp-plan 0 "$RANKMAP" plan --layout tp=8,dp_replicate=2,dp_shard=4 --order torchtitan \
+	--nodes "$N" --gpus-per-node 8 --topology topo.conf --format json -o hsdp.json
+if python3 - ep.json hsdp.json <<'PY'
+import json, sys
+ep, hs = (json.load(open(p)) for p in sys.argv[1:3])
+host = [r["host"] for r in ep["ranks"]]
+assert all(len({host[r] for r in g}) == 1 for g in ep["expert_groups"]["ep"])
+assert ep["validation"]["ep_split"] == 0 and ep["validation"]["must_ok"]
+leaf = [r["leaf"] for r in hs["ranks"]]
+assert all(len({leaf[r] for r in g}) == 1 for g in hs["groups"]["dp_shard"])
+assert all(len({leaf[r] for r in g}) == 2 for g in hs["groups"]["dp_replicate"])
+PY
+then pass ep-in-node-shard-in-leaf; else fail ep-in-node-shard-in-leaf; fi
 exit 0
