@@ -424,16 +424,6 @@ static uint64_t product_without_dp(const rm_layout *l)
 	return p;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * dp=auto with spares allowed: the placement dp factor must be a multiple
  * of this so that the dense dp splits into the given HSDP degree and
@@ -443,12 +433,12 @@ static uint64_t dp_step(const rm_layout *l)
 {
 	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
 	uint64_t e = expert_block(l), f = l->size[RM_AXIS_EP];
-	uint64_t m = e / gcd(e, tc);
+	uint64_t m = e / rmi_gcd(e, tc);
 	uint64_t k = l->hsdp ? (l->dp_shard ? l->dp_shard : l->dp_replicate)
 			     : 1;
 	if (k)
-		m = m / gcd(m, k) * k;
-	return m / gcd(m, f);
+		m = m / rmi_gcd(m, k) * k;
+	return m / rmi_gcd(m, f);
 }
 
 rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
