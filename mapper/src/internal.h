@@ -26,6 +26,17 @@ RMI_HIDDEN int rmi_layout_pos(const rm_layout *l, rm_axis a);
 RMI_HIDDEN rm_status rmi_order_experts_ok(const rm_layout *l,
 					  const rm_order *o, rm_error *err);
 
+/* Greatest common divisor (0 with 0 gives 0). */
+static inline uint64_t rmi_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* ---- framework groups (groups.c) ---- */
 #define RMI_MAX_KINDS 9
 /* The single-axis kinds a map file shows, in rank-record order. */

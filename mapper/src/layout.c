@@ -424,6 +424,23 @@ static uint64_t product_without_dp(const rm_layout *l)
 	return p;
 }
 
+/*
+ * dp=auto with spares allowed: the placement dp factor must be a multiple
+ * of this so that the dense dp splits into the given HSDP degree and
+ * tp*cp*dp into expert blocks.
+ */
+static uint64_t dp_step(const rm_layout *l)
+{
+	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+	uint64_t e = expert_block(l), f = l->size[RM_AXIS_EP];
+	uint64_t m = e / rmi_gcd(e, tc);
+	uint64_t k = l->hsdp ? (l->dp_shard ? l->dp_shard : l->dp_replicate)
+			     : 1;
+	if (k)
+		m = m / rmi_gcd(m, k) * k;
+	return m / rmi_gcd(m, f);
+}
+
 rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 			    rm_error *err)
 {
@@ -456,6 +473,14 @@ rm_status rm_layout_resolve(rm_layout *l, uint64_t gpus, bool exact,
 				       "layout %s: dp=auto gives %" PRIu64
 				       " GPUs, more than the limit of %u",
 				       name, gpus, RM_MAX_WORLD);
+		if (!exact)
+			dp -= dp % dp_step(l);
+		if (dp == 0)
+			return rmi_err(err, RM_EINPUT,
+				       "layout %s needs at least %" PRIu64
+				       " GPUs (the smallest dp the expert and HSDP degrees allow), %" PRIu64
+				       " available",
+				       name, per * dp_step(l), gpus);
 		l->size[RM_AXIS_DP] = (uint32_t)dp;
 		l->dp_auto = false;
 		return hsdp_resolve(l, name, err);

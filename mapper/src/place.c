@@ -90,16 +90,6 @@ static rm_status check_missing(const rm_plan_opts *o, const rmi_hostinfo *info,
 		       miss > shown ? ", ..." : "", miss == 1 ? "it" : "them");
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* GPUs of one replica: the nesting prefix up to the outermost non-DP axis. */
 static uint64_t replica_gpus(const rm_layout *l)
 {
@@ -121,7 +111,7 @@ static uint64_t unit_cells(uint64_t rg, uint64_t cell_gpus, uint64_t need)
 		return rg / cell_gpus;
 	if (cell_gpus % rg == 0)
 		return 1;
-	uint64_t u = rg / gcd64(rg, cell_gpus);
+	uint64_t u = rg / rmi_gcd(rg, cell_gpus);
 	return u > need ? need : u;
 }
 

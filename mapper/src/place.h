@@ -114,14 +114,18 @@ RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
  * descending, each < u), cnt[i] of each (place_exact.c). exact: cost is
  * the minimum; traced: item/first hold the items in use, group by group
  * (first: 1 starts a group, 2 starts the group that builds the short
- * unit first, 0 continues). Neither past `budget` memo states.
+ * unit first, 0 continues). The search only looks below `ub` (pass
+ * UINT64_MAX for none): when nothing there works, cost = ub and exact
+ * without a trace. lower: a proven lower bound even when the search
+ * stops at its limit (`budget` memo states, 16 x budget steps).
  */
-/* Memo states the exact search may use (about 1 ms of work); past it the
- * planner keeps its greedy fill and rm_check the closed-form bound. */
-#define RMI_EXACT_BUDGET (1u << 13)
+/* Memo states the exact search may use (a few ms of work at most); past
+ * it the planner tries rmi_split_search and rm_check reports the bound
+ * the search proved. */
+#define RMI_EXACT_BUDGET (1u << 11)
 
 typedef struct rmi_xsol {
-	uint64_t cost;
+	uint64_t cost, lower;
 	bool exact, traced;
 	uint32_t *item;              /* index into val */
 	uint8_t *first;
@@ -130,8 +134,8 @@ typedef struct rmi_xsol {
 
 RMI_HIDDEN rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 				     uint32_t d, uint64_t u, uint64_t need,
-				     uint64_t p, size_t budget, rmi_xsol *out,
-				     rm_error *err);
+				     uint64_t p, size_t budget, uint64_t ub,
+				     rmi_xsol *out, rm_error *err);
 /* Past the budget: a depth-first search of at most `steps` nodes for a
  * fill with fewer than `ub` extra pieces; traced (not exact) if found. */
 RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,

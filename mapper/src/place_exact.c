@@ -45,12 +45,15 @@ typedef struct xs {
 	uint32_t d;
 	uint64_t u, p, rest;         /* unit, short unit, sum of items left */
 	uint32_t *keys;              /* memo: d + 4 words per slot */
-	uint32_t *cost;
-	size_t cap, used, budget;
+	uint32_t *fail;              /* memo: 1 + largest budget that failed */
+	size_t cap, used;
+	uint64_t steps, limit;
+	uint32_t *item;              /* the path being tried */
+	uint8_t *first;
+	uint64_t n;
 	bool abort;
 } xs;
 
-#define EMPTY (INF - 1)
 #define KW(x) ((x)->d + 4)
 
 static size_t slot_of(xs *x, const st *a, bool *found)
@@ -64,7 +67,7 @@ static size_t slot_of(xs *x, const st *a, bool *found)
 	size_t s = (size_t)(h ^ (h >> 29)) & (x->cap - 1);
 	for (;; s = (s + 1) & (x->cap - 1)) {
 		uint32_t *k = x->keys + s * KW(x);
-		if (x->cost[s] == EMPTY) {
+		if (x->fail[s] == 0) {
 			*found = false;
 			return s;
 		}
@@ -99,7 +102,78 @@ static st add(const xs *x, st a, uint32_t k)
 	return a;
 }
 
-static uint32_t go(xs *x, st a, uint32_t depth);
+/*
+ * A lower bound on the extra pieces still to come from state a. Every
+ * full unit is completed by an item added to an open group, one piece
+ * each. And the pieces still to come are (items still used) - (groups
+ * still started); at most one new group per unit still wanted (a group
+ * that builds nothing is never worth its pieces), and the items must
+ * cover the cells still wanted, so they are at least as many as the
+ * largest items that cover them. The second bound is what makes fabrics
+ * with many small leftovers quick to prove.
+ */
+/* Most disjoint pairs of items left that add up to a unit: the smallest
+ * item goes with the largest while they reach it, else is dropped. */
+static uint64_t pairs(const xs *x)
+{
+	uint64_t n = 0;
+	uint32_t lo = x->d, hi = 0;
+	uint64_t lo_left = 0, hi_left = 0;
+	while (true) {
+		while (!lo_left && lo > 0)
+			lo_left = x->cnt[--lo];
+		while (!hi_left && hi < x->d)
+			hi_left = x->cnt[hi++];
+		if (!lo_left || !hi_left || hi - 1 > lo)
+			break;
+		if (hi - 1 == lo) {          /* one size left: pair within it */
+			uint64_t k = lo_left + hi_left - x->cnt[lo];
+			if (2 * x->val[lo] >= x->u)
+				n += k / 2;
+			break;
+		}
+		if (x->val[lo] + x->val[hi - 1] >= x->u) {
+			uint64_t k = lo_left < hi_left ? lo_left : hi_left;
+			n += k;
+			lo_left -= k;
+			hi_left -= k;
+		} else {
+			lo_left = 0;
+		}
+	}
+	return n;
+}
+
+static uint32_t lower(const xs *x, const st *a)
+{
+	uint64_t want = (uint64_t)a->need * x->u +
+			(a->pin ? x->u : a->pb ? x->p : 0);
+	uint64_t rem = want > a->f ? want - a->f : 0, items = 0;
+	for (uint32_t k = 0; k < x->d && rem; k++) {
+		uint64_t all = x->cnt[k] * x->val[k];
+		if (all < rem) {
+			items += x->cnt[k];
+			rem -= all;
+		} else {
+			items += (rem + x->val[k] - 1) / x->val[k];
+			rem = 0;
+		}
+	}
+	if (rem)
+		return INF;
+	uint64_t groups = (uint64_t)a->need, q = pairs(x);
+	if (q > items / 2)
+		q = items / 2;
+	/* a new group of two items must be one of the disjoint pairs that
+	 * reach a unit; any other has three or more */
+	if (q + (items - 2 * q) / 3 < groups)
+		groups = q + (items - 2 * q) / 3;
+	groups += a->pb && !a->pin;  /* the short unit may be one item */
+	uint64_t b = items > groups ? items - groups : 0;
+	return (uint32_t)(b > a->need ? b : a->need);
+}
+
+static bool dfs(xs *x, st a, uint32_t budget);
 
 static uint32_t first_left(const xs *x)
 {
@@ -109,138 +183,93 @@ static uint32_t first_left(const xs *x)
 	return j;
 }
 
+static bool push(xs *x, st a, uint32_t k, uint8_t first, uint32_t budget)
+{
+	take(x, k, 1);
+	x->first[x->n] = first;
+	x->item[x->n++] = k;
+	if (dfs(x, add(x, a, k), budget))
+		return true;
+	x->n--;
+	take(x, k, -1);
+	return false;
+}
+
 /* A new group starts with the largest item left, carrying the short
  * unit or not. */
-static uint32_t start(xs *x, st a, uint32_t depth, bool pin)
+static bool start(xs *x, st a, uint32_t budget)
 {
 	uint32_t j = first_left(x);
 	if (j == x->d)
-		return INF;
-	a.f = pin ? (uint32_t)(x->u - x->p) : 0;
-	a.pin = pin;
-	take(x, j, 1);
-	uint32_t c = go(x, add(x, a, j), depth + 1);
-	take(x, j, -1);
-	return c;
+		return false;
+	st b = { 0, a.need, 0, a.pb, 0 };
+	if (push(x, b, j, 1, budget))
+		return true;
+	if (!a.pb)
+		return false;
+	b.f = (uint32_t)(x->u - x->p);
+	b.pin = 1;
+	return push(x, b, j, 2, budget);
 }
 
-static uint32_t open_best(xs *x, st a, uint32_t depth)
-{
-	uint32_t c = start(x, a, depth, false);
-	if (a.pb) {
-		uint32_t c2 = start(x, a, depth, true);
-		if (c2 < c)
-			c = c2;
-	}
-	return c;
-}
-
-/* Fewest extra pieces from state a on. */
-static uint32_t go(xs *x, st a, uint32_t depth)
+/* Can state a be finished with at most `budget` extra pieces? On yes,
+ * x->item/first hold the path. */
+static bool dfs(xs *x, st a, uint32_t budget)
 {
 	if (a.need == 0 && !a.pb)
-		return 0;
-	if (x->abort || depth > MAX_DEPTH) {
+		return true;
+	if (x->abort || ++x->steps > x->limit || x->n >= MAX_DEPTH) {
 		x->abort = true;
-		return INF;
+		return false;
 	}
-	/* real cells still wanted */
-	uint64_t want = (uint64_t)a.need * x->u +
-			(a.pin ? x->u : a.pb ? x->p : 0);
-	if (x->rest + a.f < want)
-		return INF;
-	bool open = a.f != 0 || a.pin;
-	if (!open)
-		return open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, depth);
+	if (lower(x, &a) > budget)
+		return false;
 	bool found;
 	size_t s = slot_of(x, &a, &found);
-	if (found)
-		return x->cost[s];
-	if (x->used >= x->budget) {
-		x->abort = true;
-		return INF;
+	if (found && x->fail[s] > budget)
+		return false;
+	bool ok;
+	if (a.f == 0 && !a.pin) {
+		ok = start(x, a, budget);
+	} else {
+		/* close this group (a group carrying the short unit must
+		 * build it first), or add a not larger item */
+		ok = !a.pin && start(x, a, budget);
+		for (uint32_t k = a.j; k < x->d && !ok && budget; k++)
+			if (x->cnt[k])
+				ok = push(x, a, k, 0, budget - 1);
 	}
-	/* close this group (a group carrying the short unit must build it) */
-	uint32_t best = a.pin ? INF
-			      : open_best(x, (st){ 0, a.need, 0, a.pb, 0 },
-					  depth);
-	for (uint32_t k = a.j; k < x->d && best > a.need; k++) {
-		if (!x->cnt[k])
-			continue;
-		take(x, k, 1);
-		uint32_t c = go(x, add(x, a, k), depth + 1);
-		take(x, k, -1);
-		if (c != INF && c + 1 < best)
-			best = c + 1;
-	}
-	if (x->abort)
-		return INF;
+	if (ok || x->abort)
+		return ok;
 	/* the table may have changed in the recursion: find the slot again */
 	s = slot_of(x, &a, &found);
-	uint32_t *k = x->keys + s * KW(x);
-	memcpy(k, x->cnt, x->d * sizeof(uint32_t));
-	k[x->d] = a.f;
-	k[x->d + 1] = a.need;
-	k[x->d + 2] = a.j;
-	k[x->d + 3] = a.pb | a.pin << 1;
-	x->cost[s] = best;
-	x->used++;
-	return best;
-}
-
-/* Walk down the optimum and write the items in group order; first[i] is
- * 1 for a group's first item, 2 when that group builds the short unit. */
-static bool trace(xs *x, st a, uint32_t *item, uint8_t *first, uint64_t *n)
-{
-	uint32_t want = go(x, a, 0);
-	while (a.need || a.pb) {
-		if (x->abort || want == INF)
-			return false;
-		bool open = a.f != 0 || a.pin;
-		if (!open) {
-			st b = { 0, a.need, 0, a.pb, 0 };
-			bool pin = !(start(x, b, 0, false) == want);
-			uint32_t j = first_left(x);
-			b.f = pin ? (uint32_t)(x->u - x->p) : 0;
-			b.pin = pin;
-			take(x, j, 1);
-			first[*n] = pin ? 2 : 1;
-			item[(*n)++] = j;
-			a = add(x, b, j);
-			want = go(x, a, 0);
-			continue;
-		}
-		if (!a.pin && open_best(x, (st){ 0, a.need, 0, a.pb, 0 }, 0) ==
-				      want) {
-			a = (st){ 0, a.need, 0, a.pb, 0 };
-			continue;
-		}
-		bool step = false;
-		for (uint32_t k = a.j; k < x->d && !step; k++) {
-			if (!x->cnt[k])
-				continue;
-			take(x, k, 1);
-			st b = add(x, a, k);
-			uint32_t c = go(x, b, 0);
-			if (c != INF && c + 1 == want) {
-				first[*n] = 0;
-				item[(*n)++] = k;
-				a = b;
-				want = c;
-				step = true;
-			} else {
-				take(x, k, -1);
-			}
-		}
-		if (!step)
-			return false;
+	if (!found) {
+		if (x->used + 1 >= x->cap / 2)
+			return false;        /* full: remember nothing new */
+		uint32_t *k = x->keys + s * KW(x);
+		memcpy(k, x->cnt, x->d * sizeof(uint32_t));
+		k[x->d] = a.f;
+		k[x->d + 1] = a.need;
+		k[x->d + 2] = a.j;
+		k[x->d + 3] = a.pb | a.pin << 1;
+		x->used++;
 	}
-	return true;
+	if (x->fail[s] < budget + 1)
+		x->fail[s] = budget + 1;
+	return false;
 }
 
+/*
+ * Iterative deepening from the lower bound: try to finish with c extra
+ * pieces for c = bound, bound + 1, ... below `ub`; the first c that
+ * works is the optimum, and every c that fails raises the proven bound.
+ * The memo keeps, per state, the largest budget it failed with, so the
+ * rounds share their work.
+ */
 rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 			  uint32_t d, uint64_t u, uint64_t need, uint64_t p,
-			  size_t budget, rmi_xsol *out, rm_error *err)
+			  size_t budget, uint64_t ub, rmi_xsol *out,
+			  rm_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->cost = UINT64_MAX;
@@ -264,37 +293,48 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 	x.u = u;
 	x.p = p;
 	x.rest = sum;
-	x.budget = budget;
+	x.limit = (uint64_t)budget * 16;
 	x.cap = 16;
 	while (x.cap < 2 * budget + 2)
 		x.cap *= 2;
 	x.cnt = malloc(d * sizeof(uint32_t));
 	x.keys = malloc(x.cap * KW(&x) * sizeof(uint32_t));
-	x.cost = malloc(x.cap * sizeof(uint32_t));
+	x.fail = calloc(x.cap, sizeof(uint32_t));
 	out->item = malloc((items + 1) * sizeof(uint32_t));
 	out->first = malloc((items + 1) * sizeof(uint8_t));
-	if (!x.cnt || !x.keys || !x.cost || !out->item || !out->first) {
+	x.item = out->item;
+	x.first = out->first;
+	if (!x.cnt || !x.keys || !x.fail || !out->item || !out->first) {
 		free(x.cnt);
 		free(x.keys);
-		free(x.cost);
+		free(x.fail);
 		rmi_xsol_free(out);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < d; i++)
 		x.cnt[i] = (uint32_t)cnt[i];
-	for (size_t i = 0; i < x.cap; i++)
-		x.cost[i] = EMPTY;
 	st a0 = { 0, (uint32_t)need, 0, p != 0, 0 };
-	uint32_t c = go(&x, a0, 0);
-	if (!x.abort && c != INF) {
-		out->cost = c;
+	uint64_t c = lower(&x, &a0);
+	if (ub > items)
+		ub = items + 1;      /* no fill costs more than its items */
+	for (; c < ub; c++) {
+		if (dfs(&x, a0, (uint32_t)c)) {
+			out->cost = c;
+			out->exact = out->traced = true;
+			out->nitem = x.n;
+			break;
+		}
+		if (x.abort)
+			break;
+	}
+	out->lower = c;
+	if (!out->exact && !x.abort && c == ub && ub <= items) {
+		out->cost = ub;          /* nothing below ub: ub is the optimum */
 		out->exact = true;
-		out->traced = trace(&x, a0, out->item, out->first,
-				    &out->nitem);
 	}
 	free(x.cnt);
 	free(x.keys);
-	free(x.cost);
+	free(x.fail);
 	return RM_OK;
 }
 
@@ -342,12 +382,8 @@ static void bb_go(bb *b, st a, uint32_t cost)
 		}
 		return;
 	}
-	if (cost + a.need >= b->ub || ++b->steps > b->limit ||
-	    b->n >= MAX_DEPTH)
-		return;
-	uint64_t want = (uint64_t)a.need * x->u +
-			(a.pin ? x->u : a.pb ? x->p : 0);
-	if (x->rest + a.f < want)
+	if (++b->steps > b->limit || b->n >= MAX_DEPTH ||
+	    (uint64_t)cost + lower(x, &a) >= b->ub)
 		return;
 	if (a.f == 0 && !a.pin) {
 		bb_start(b, (st){ 0, a.need, 0, a.pb, 0 }, cost, false);

@@ -294,7 +294,7 @@ static bool fill_exact(packer *p, const uint64_t *used0, uint64_t from,
 	off[d] = n;
 	rm_error e;
 	if (rmi_split_exact(val, cnt, d, unit_cells, units, short_unit,
-			    RMI_EXACT_BUDGET, &sol, &e)) {
+			    RMI_EXACT_BUDGET, greedy, &sol, &e)) {
 		*oom = true;
 		goto out;
 	}

@@ -235,7 +235,8 @@ static uint64_t fewest(const uint64_t *sorted, uint32_t k, uint64_t want,
 }
 
 /*
- * The exact count when the search finishes: leaves hold floor(c / must)
+ * The exact count when the search finishes (else the bound it proved,
+ * and false): leaves hold floor(c / must)
  * must-blocks, a chain is PP blocks, and the fewest pieces of `chains`
  * chains cut from those capacities is the packing problem place_exact.c
  * solves (whole chains from single leaves, residues grouped). Any map
@@ -274,11 +275,10 @@ static bool exact_pieces(const uint64_t *loc_gpus, uint32_t nloc,
 	}
 	rmi_xsol sol;
 	rm_error e;
-	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0, RMI_EXACT_BUDGET, &sol,
-			    &e) == RM_OK && sol.exact &&
-	    sol.cost != UINT64_MAX) {
-		*extra = sol.cost;
-		ok = true;
+	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0,
+			    RMI_EXACT_BUDGET, UINT64_MAX, &sol, &e) == RM_OK) {
+		*extra = sol.exact ? sol.cost : sol.lower;
+		ok = sol.exact;
 	}
 	rmi_xsol_free(&sol);
 out:
@@ -327,11 +327,14 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 		*exact = bound * r->must == reached;
 		return bound * r->must;
 	}
-	if (world % chain == 0 &&
-	    exact_pieces(loc_gpus, nloc, r->must, pp, chains, &x)) {
-		*exact = true;
+	if (world % chain == 0) {
+		/* when the search stops at its limit, x is still what it
+		 * proved, and meeting it is still proof */
+		x = 0;
+		*exact = exact_pieces(loc_gpus, nloc, r->must, pp, chains, &x);
 		if (x > bound)
 			bound = x;
+		*exact = *exact || bound * r->must == reached;
 	}
 	return bound * r->must;
 }

@@ -75,6 +75,16 @@ static void named(void)
 	CHECK_INT(rm_layout_resolve(&L, 32, true, NULL), RM_OK);
 	CHECK_INT(rm_layout_dp_shard(&L), 4);
 	CHECK_INT(rm_layout_dp_replicate(&L), 2);
+	/* spares allowed: dp rounds down to what the degrees allow */
+	CHECK_INT(parse("tp=2,dp_shard=4,dp_replicate=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 30, false, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp(&L), 12);
+	CHECK_INT(rm_layout_dp_replicate(&L), 3);
+	CHECK_INT(parse("tp=3,ep=2,dp=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 27, false, NULL), RM_OK);
+	CHECK_INT(rm_layout_dp(&L), 8);
+	CHECK_INT(parse("tp=2,dp_shard=4,dp_replicate=auto"), RM_OK);
+	CHECK_INT(rm_layout_resolve(&L, 6, false, NULL), RM_EINPUT);
 	CHECK_INT(parse("tp=2,dp=4,dp_shard=2"), RM_EINPUT);
 	CHECK_INT(parse("dp_shard=auto,dp_replicate=auto"), RM_EINPUT);
 }

@@ -226,6 +226,16 @@ static void golden_405b(void)
 	CHECK_INT(e.layers_stage, 8);
 	CHECK_INT(e.layers_first, 7);
 	NEAR(e.bubble_frac, 15.0 / 16, 1e-12);
+	/* goodput: 419 / (54 x 16384) per GPU-day x 16,384 GPUs = 7.759 a
+	 * day, MTBF 11,136 s; Young: sqrt(2 x 60 x 11,136) = 1,156 s; useful
+	 * 1156/1216 x (1 - (600 + 608) / 11,136) = 0.848 */
+	double lam = 419.0 / 54.0 / 86400.0;
+	NEAR(e.fails_per_day, 419.0 / 54.0, 1e-12);
+	NEAR(e.ckpt_interval_s, sqrt(2 * 60 / lam), 1e-12);
+	double tau = sqrt(2 * 60 / lam);
+	NEAR(e.goodput, tau / (tau + 60) * (1 - lam * (600 + (tau + 60) / 2)),
+	     1e-12);
+	NEAR(e.goodput, 0.848, 0.002);
 	/* full recomputation of 1 layer of the 8 per stage, the rest
 	 * selective (Megatron's --recompute-num-layers 1): per layer on
 	 * average (2 + 7 x 31.75) / 8 x sbh/t (16,777,216) = 470,286,336 B;
@@ -541,6 +551,19 @@ static void yaml_files(void)
 			  "  - {name: spine, gpus: 65536, oversubscription: 4}\n";
 	CHECK_INT(rm_hw_parse_yaml(hwy, strlen(hwy), "h.yaml", &hw, &err), RM_OK);
 	CHECK_INT(hw.ntiers, 2);
+	/* no calibration given: H100's */
+	CHECK(hw.gemm_eff == 0.75 && hw.gemm_dim0 == 128);
+	const char *hcal = "hbm_gib: 80\npeak_tflops: 312\nnvlink_gbps: 300\n"
+			   "nvlink_domain: 8\nnic_gbps: 25\ngemm_eff: 0.5\n"
+			   "gemm_dim0: 64\nhbm_gbps: 2039\n";
+	rm_hw hc;
+	CHECK_INT(rm_hw_parse_yaml(hcal, strlen(hcal), "c.yaml", &hc, &err), RM_OK);
+	CHECK(hc.gemm_eff == 0.5 && hc.gemm_dim0 == 64 &&
+	      hc.hbm_gbytes_per_s == 2039);
+	const char *hbig = "hbm_gib: 80\npeak_tflops: 312\nnvlink_gbps: 300\n"
+			   "nvlink_domain: 8\nnic_gbps: 25\nattn_eff: 1.5\n";
+	CHECK_INT(rm_hw_parse_yaml(hbig, strlen(hbig), "c.yaml", &hc, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "attn_eff=1.5");
 	CHECK(hw.tier[1].oversubscription == 4 && hw.tier[0].gbytes_per_s == 50);
 	CHECK(hw.hbm_bytes == 80 * RMI_GIB);
 	const char *hbad = "hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\n"
