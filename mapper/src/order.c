@@ -64,6 +64,26 @@ rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
 		return RM_OK;
 	rm_order_format(o, text, sizeof(text));
 	int e = order_pos(o, RM_AXIS_EP), d = order_pos(o, RM_AXIS_DP);
+	/*
+	 * Megatron-Core asserts that both numberings give the same pipeline
+	 * groups: the product of the sizes numbered before pp must agree,
+	 * where dp counts as tp*cp*dp/(etp*ep) in the expert numbering.
+	 */
+	int p = order_pos(o, RM_AXIS_PP);
+	if (p >= 0 && l->size[RM_AXIS_PP] > 1) {
+		uint64_t a = 1, b = 1;
+		for (int i = 0; i < p; i++) {
+			a *= dense_size(l, o->axis[i]);
+			b *= expert_size(l, o->axis[i]);
+		}
+		uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+		uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
+		bool same = d >= 0 && d < p ? a * eb == tc * b : a == b;
+		if (!same)
+			return rmi_err(err, RM_EINPUT,
+				       "order %s: the dense and the expert numbering would give different pipeline groups (Megatron-Core requires pp last, or etp x ep = tp x cp); use --order megatron",
+				       text);
+	}
 	if (l->size[RM_AXIS_EP] > 1) {
 		bool ok = e >= 0 && d > e;
 		for (int i = e + 1; ok && i < d; i++)
@@ -73,26 +93,6 @@ rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
 				       "order %s: with ep=%u the expert ranks span several data-parallel replicas, so ep must come right before dp (as in tp-cp-ep-dp-pp)",
 				       text, rm_layout_ep(l));
 	}
-	/*
-	 * Megatron-Core asserts that both numberings give the same pipeline
-	 * groups: the product of the sizes numbered before pp must agree,
-	 * where dp counts as tp*cp*dp/(etp*ep) in the expert numbering.
-	 */
-	int p = order_pos(o, RM_AXIS_PP);
-	if (p < 0 || l->size[RM_AXIS_PP] == 1)
-		return RM_OK;
-	uint64_t a = 1, b = 1;
-	for (int i = 0; i < p; i++) {
-		a *= dense_size(l, o->axis[i]);
-		b *= expert_size(l, o->axis[i]);
-	}
-	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
-	uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
-	bool same = d >= 0 && d < p ? a * eb == tc * b : a == b;
-	if (!same)
-		return rmi_err(err, RM_EINPUT,
-			       "order %s: the dense and the expert numbering would give different pipeline groups (Megatron-Core requires pp last, or etp x ep = tp x cp); use --order megatron",
-			       text);
 	return RM_OK;
 }
 

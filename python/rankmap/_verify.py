@@ -73,7 +73,11 @@ def verify(m, rank=None, **groups):
     if mesh is not None:
         from . import torch as rt
         for name, ranks in rt.mesh_groups(mesh).items():
-            groups.setdefault(name, ranks)
+            # torchtitan adds flattened dims ("batch", "loss") that are no
+            # group kind of the map: those are not the map's to judge.
+            k = _kind(name)
+            if k in KINDS or k in EMBEDDING:
+                groups.setdefault(k, ranks)
     for key, value in groups.items():
         kind = _kind(key)
         if value is None:

@@ -42,6 +42,21 @@ cluster_tools() {
 	[ "$(id -u)" -eq 0 ] || { echo "needs root (slurmd, mknod, mount namespace)"; return 2; }
 }
 
+# cluster_wait SECONDS CMD...: runs CMD until it succeeds (0) or SECONDS of
+# wall-clock time have passed (1). Slurm does much asynchronously (step end,
+# epilog, registration, restart); on a loaded machine a fixed number of tries
+# is too short, and a fixed sleep is slow on an idle one: wait for the state,
+# return as soon as it is there.
+cluster_wait() {
+	local end=$((SECONDS + $1))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
 # A port range nobody listens on: PORT..PORT+N.
 _cluster_ports() {
 	local n=$1 try base used p ok
@@ -167,6 +182,15 @@ cluster_start() {
 	daemons="$daemons
 		export RANKMAP_TEST_CLUSTER='$dir'
 		slurmctld -i -f '$dir/etc/slurm.conf' || exit 1"
+	# A configless slurmd gives up (and exits) when slurmctld does not
+	# answer its config request soon enough, as on a loaded machine: start
+	# the slurmds once slurmctld answers (60 s at most).
+	[ "${CLUSTER_CONFIGLESS:-0}" = 1 ] && daemons="$daemons
+		end=\$((\$(date +%s) + 60))
+		until SLURM_CONF='$dir/etc/slurm.conf' scontrol ping 2>/dev/null | grep -q 'is UP'; do
+			[ \$(date +%s) -ge \$end ] && { echo 'slurmctld does not answer' >&2; exit 1; }
+			sleep 0.1
+		done"
 	local conf
 	for i in $(seq 1 "$n"); do
 		conf=$dir/etc/slurm.conf
@@ -186,12 +210,10 @@ cluster_start() {
 
 	echo "export SLURM_CONF='$dir/etc/slurm.conf'" >"$dir/env"
 	# Wait until every node is idle.
-	local t idle
-	for t in $(seq 1 150); do
-		idle=$(SLURM_CONF="$dir/etc/slurm.conf" sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle')
-		[ "$idle" -eq "$n" ] && return 0
-		sleep 0.2
-	done
+	_cluster_idle() {
+		[ "$(SLURM_CONF="$1/etc/slurm.conf" sinfo -h -N -o '%t' 2>/dev/null | grep -c '^idle$')" -eq "$2" ]
+	}
+	cluster_wait 60 _cluster_idle "$dir" "$n" && return 0
 	echo "cluster did not come up; see $dir/log" >&2
 	SLURM_CONF="$dir/etc/slurm.conf" sinfo -N >&2 2>&1
 	return 1
@@ -209,17 +231,18 @@ cluster_restart_slurmd() {
 		conf=$dir/etc/slurm-odd.conf
 	ns=$(cat "$dir/run/slurmctld.pid") || return 1
 	pid=$(cat "$dir/run/slurmd-node$i.pid") || return 1
+	# slurmctld still says idle for a while after the old slurmd is gone:
+	# wait for the new slurmd's "started" line, then for idle.
+	local log=$dir/log/slurmd-node$i.log started
+	started=$(grep -c 'slurmd started on' "$log" 2>/dev/null)
 	kill -TERM "$pid" 2>/dev/null
-	for t in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	cluster_wait 30 eval '! kill -0 "$pid" 2>/dev/null' || return 1
 	RANKMAP_TEST_CLUSTER=$dir nsenter -m -t "$ns" slurmd -N "node$i" -f "$conf" || return 1
-	for t in $(seq 1 100); do
-		SLURM_CONF=$dir/etc/slurm.conf sinfo -h -n "node$i" -o '%t' 2>/dev/null | grep -qx idle && return 0
-		sleep 0.1
-	done
-	return 1
+	_cluster_restarted() {
+		[ "$(grep -c 'slurmd started on' "$log" 2>/dev/null)" -gt "${started:-0}" ] &&
+			SLURM_CONF=$dir/etc/slurm.conf sinfo -h -n "node$i" -o '%t' 2>/dev/null | grep -qx idle
+	}
+	cluster_wait 30 _cluster_restarted
 }
 
 _cluster_pids_marked() {
@@ -236,10 +259,7 @@ cluster_stop() {
 		local conf="$dir/etc/slurm.conf" t f pids
 		if [ -f "$dir/run/slurmctld.pid" ]; then
 			SLURM_CONF=$conf scancel --quiet --full -u "$(id -un)" 2>/dev/null
-			for t in $(seq 1 50); do
-				[ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null)" ] && break
-				sleep 0.2
-			done
+			cluster_wait 10 eval '[ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null)" ]'
 		fi
 		for f in "$dir"/run/*.pid; do
 			[ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null

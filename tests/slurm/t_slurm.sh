@@ -77,15 +77,19 @@ run_rc() {
 }
 # no_steps_left NAME: no job step of this cluster remains (a refused or
 # cancelled step must not keep an allocation busy); Slurm ends steps
-# asynchronously, so give it a few seconds.
+# asynchronously, so wait for it (30 s at most).
 no_steps_left() {
-	local t steps
-	for t in $(seq 1 50); do
-		steps=$(squeue -h -s -o '%i %T' 2>/dev/null)
-		[ -z "$steps" ] && break
-		sleep 0.1
-	done
-	[ -z "$steps" ] && pass "$1-no-step-left" || fail "$1-no-step-left" "$steps"
+	if cluster_wait 30 eval '[ -z "$(squeue -h -s -o %i 2>/dev/null)" ]'; then
+		pass "$1-no-step-left"
+	else
+		fail "$1-no-step-left" "$(squeue -h -s -o '%i %T' 2>&1)"
+	fi
+}
+# files_gone FILE...: none of them exists (the plugin removes them when the
+# step or the job ends, after srun or sbatch --wait has returned).
+files_gone() {
+	local f
+	for f in "$@"; do [ ! -e "$f" ] || return 1; done
 }
 nodes_of() { sed -n 's/.*node=\([^ ]*\).*/\1/p' "$1" | sort -u | paste -sd, -; }
 
@@ -103,16 +107,9 @@ cli a 8x2x2 "" "node[1-4]" 8
 # Two pipelines of two full nodes over leaves of 3 and 1 nodes: one can stay
 # in leaf1, the other must cross, 8 GPU pairs.
 $CHECK env "$D/out/a.txt" "$D/out/a.json" "$D/etc/topology.conf" tp-pp-dp 8
-gone=1
-for t in $(seq 1 25); do
-	gone=1
-	for f in $(sed -n 's/.*map=\([^ ]*\).*/\1/p' "$D/out/a.txt" | sort -u); do
-		[ -e "$f" ] && gone=0
-	done
-	[ "$gone" = 1 ] && break
-	sleep 0.2
-done
-if [ "$gone" = 1 ]; then pass map-files-removed; else fail map-files-removed "still there after the step"; fi
+maps=$(sed -n 's/.*map=\([^ ]*\).*/\1/p' "$D/out/a.txt" | sort -u)
+if [ -n "$maps" ] && cluster_wait 30 files_gone $maps; then pass map-files-removed; else
+	fail map-files-removed "still there 30 s after the step: $(ls $maps 2>&1 | head -3)"; fi
 
 # ---- Megatron numbering on 2 nodes x 4 tasks
 run env-megatron 0 srun -N2 -n8 --ntasks-per-node=4 --parallel-layout=2x2x2 --parallel-order=megatron "$T"
@@ -332,7 +329,11 @@ _SLURM_SPANK_OPTION_rankmap_parallel_layout=$LONG srun true; echo "node-refused=
 timeout 20 srun -N2 -n2 true; echo "next2=\$?"
 srun --parallel-layout=8x2x1 true; echo "cancelled=\$?"
 timeout 20 srun -N2 -n2 true; echo "next3=\$?"
-squeue -h -s -j \$SLURM_JOB_ID -o 'STEP %i %T'
+# slurmctld ends a step when slurmstepd reports it, after srun returned:
+# wait for the steps to leave squeue (30 s at most), then show any left.
+end=\$((\$(date +%s) + 30))
+while [ -n "\$(squeue -h -s -j \$SLURM_JOB_ID -o %i)" ] && [ \$(date +%s) -lt \$end ]; do sleep 0.1; done
+squeue -h -s -j \$SLURM_JOB_ID -o 'STEP %i'
 EOS
 run refusals 0 timeout 120 salloc -w node3,node4 -N2 --ntasks-per-node=8 sh "$D/out/refusals.sh"
 has refusals-srun "$OUT" '^srun-refused=1$'
@@ -390,21 +391,22 @@ cat >"$D/out/rt.sh" <<EOS
 #!/bin/sh
 srun --parallel-layout=8x1x1 true
 stat -c 'JOBDIR %u %a' $RT/\$SLURM_JOB_ID
-# slurmstepd removes the step's directory in its exit callback, which may
-# run just after srun has returned: a bounded wait.
-for i in \$(seq 1 100); do [ -z "\$(ls $RT/\$SLURM_JOB_ID)" ] && break; sleep 0.1; done
+# slurmstepd removes the step's directory in its exit callback, which runs
+# after srun has returned (after the step's completion reaches slurmctld,
+# seconds later on a loaded machine): wait for it, 30 s at most.
+end=\$((\$(date +%s) + 30))
+while [ -n "\$(ls $RT/\$SLURM_JOB_ID)" ] && [ \$(date +%s) -lt \$end ]; do sleep 0.1; done
 ls $RT/\$SLURM_JOB_ID | sed 's/^/LEFT /'
 EOS
 run rt-job 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 -o "$D/out/rt.out" "$D/out/rt.sh"
 has rt-job-dir-during-job "$D/out/rt.out" "^JOBDIR $(id -u) 700\$"
 hasnt rt-step-dir-removed "$D/out/rt.out" '^LEFT'
 job=$(sed -n 's/^Submitted batch job //p' "$OUT")
-gone() { for t in $(seq 1 50); do [ -e "$1" ] || return 0; sleep 0.1; done; return 1; }
+gone() { cluster_wait 30 files_gone "$1"; }
 [ -n "$job" ] && gone "$RT/$job" && pass rt-epilog-removes || fail rt-epilog-removes "$(ls -la "$RT/$job" 2>&1)"
 # slurmstepd killed: nothing of the job's stays.
 job=$(sbatch --parsable -o /dev/null -N1 --ntasks-per-node=8 --parallel-layout=8x1x1 --wrap 'srun sleep 60')
-for t in $(seq 1 100); do ls -d "$RT/$job"/0.* >/dev/null 2>&1 && break; sleep 0.1; done
-ls -d "$RT/$job"/0.* >/dev/null 2>&1 && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
+cluster_wait 30 eval 'ls -d "$RT/$job"/0.* >/dev/null 2>&1' && pass rt-killed-running || fail rt-killed-running "no step directory for job $job"
 stepd=$(pgrep -f "^slurmstepd: \[$job\.0\]$")
 [ -n "$stepd" ] && kill -KILL $stepd
 scancel "$job"
@@ -510,7 +512,7 @@ if CLUSTER_ODD=0 CLUSTER_CONFIGLESS=1 cluster_start "$D2" 3 "$PLUGIN" "runtime_d
 	$CHECK configless "$OUT" "$D/out/cl.json" "$D2/etc/topology.conf" tp-pp-dp 8
 	hasnt configless-no-drift "$ERR" 'rankmap'
 else
-	fail configless-start "$(tail -5 "$D/out/cl.log" "$D2/log/start.log" 2>/dev/null)"
+	fail configless-start "$(tail -5 "$D/out/cl.log" "$D2/log/start.log" "$D2"/log/slurmd-node*.log 2>/dev/null)"
 fi
 
 finish
