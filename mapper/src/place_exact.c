@@ -234,8 +234,18 @@ static bool dfs(xs *x, st a, uint32_t budget)
 	} else {
 		/* close this group (a group carrying the short unit must
 		 * build it first), or add a not larger item */
-		ok = !a.pin && start(x, a, budget);
-		for (uint32_t k = a.j; k < x->d && !ok && budget; k++)
+		/* best fit first: the items that complete a unit, least
+		 * waste first, then the others, largest first, then close */
+		uint64_t gap = x->u - a.f;
+		uint32_t kc = a.j;
+		while (kc < x->d && x->val[kc] >= gap)
+			kc++;
+		ok = false;
+		for (uint32_t k = kc; k-- > a.j && !ok && budget;)
+			if (x->cnt[k])
+				ok = push(x, a, k, 0, budget - 1);
+		ok = ok || (!a.pin && start(x, a, budget));
+		for (uint32_t k = kc; k < x->d && !ok && budget; k++)
 			if (x->cnt[k])
 				ok = push(x, a, k, 0, budget - 1);
 	}

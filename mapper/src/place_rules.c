@@ -236,7 +236,8 @@ static uint64_t fewest(const uint64_t *sorted, uint32_t k, uint64_t want,
 
 /*
  * The exact count when the search finishes (else the bound it proved,
- * and false): leaves hold floor(c / must)
+ * and false; it looks below `ub` only, and says ub when nothing there
+ * works): leaves hold floor(c / must)
  * must-blocks, a chain is PP blocks, and the fewest pieces of `chains`
  * chains cut from those capacities is the packing problem place_exact.c
  * solves (whole chains from single leaves, residues grouped). Any map
@@ -244,7 +245,7 @@ static uint64_t fewest(const uint64_t *sorted, uint32_t k, uint64_t want,
  */
 static bool exact_pieces(const uint64_t *loc_gpus, uint32_t nloc,
 			 uint64_t must, uint64_t pp, uint64_t chains,
-			 uint64_t *extra)
+			 uint64_t ub, uint64_t *extra)
 {
 	uint64_t *res = malloc(((size_t)nloc + 1) * sizeof(*res));
 	uint64_t *val = malloc(((size_t)nloc + 1) * sizeof(*val));
@@ -276,7 +277,7 @@ static bool exact_pieces(const uint64_t *loc_gpus, uint32_t nloc,
 	rmi_xsol sol;
 	rm_error e;
 	if (rmi_split_exact(val, cnt, d, pp, chains - whole, 0,
-			    RMI_EXACT_BUDGET, UINT64_MAX, &sol, &e) == RM_OK) {
+			    RMI_EXACT_BUDGET, ub, &sol, &e) == RM_OK) {
 		*extra = sol.exact ? sol.cost : sol.lower;
 		ok = sol.exact;
 	}
@@ -331,7 +332,12 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 		/* when the search stops at its limit, x is still what it
 		 * proved, and meeting it is still proof */
 		x = 0;
-		*exact = exact_pieces(loc_gpus, nloc, r->must, pp, chains, &x);
+		/* only below the map's count: proving there is nothing
+		 * there is all it takes, and cheaper than finding it */
+		uint64_t ub = reached % r->must ? UINT64_MAX
+						 : reached / r->must;
+		*exact = exact_pieces(loc_gpus, nloc, r->must, pp, chains, ub,
+				      &x);
 		if (x > bound)
 			bound = x;
 		*exact = *exact || bound * r->must == reached;
