@@ -14,15 +14,34 @@ logs=$(mktemp -d /tmp/rankmap-tests.XXXXXX)
 pass=0 fail=0 skip=0
 filter=${TESTS:-.}
 
+# Suites run RM_JOBS at a time (default 3): most of the wall time is spent
+# waiting on Slurm daemons and timeouts, not on the CPU. Results are printed
+# in the fixed suite order once all have finished.
+jobs=${RM_JOBS:-3}
+order=()
+
 run_suite() {
 	local name=$1
 	shift
 	[[ $name =~ $filter ]] || return 0
-	local log=$logs/${name//\//_}.log
-	local t0=$SECONDS
-	"$@" >"$log" 2>&1 </dev/null
-	local rc=$?
-	local p f s
+	local base=$logs/${name//\//_}
+	order+=("$name")
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n 2>/dev/null || true
+	done
+	(
+		t0=$SECONDS
+		"$@" >"$base.log" 2>&1 </dev/null
+		echo $? >"$base.rc"
+		echo $((SECONDS - t0)) >"$base.time"
+	) &
+}
+
+report_suite() {
+	local name=$1
+	local base=$logs/${name//\//_}
+	local log=$base.log rc p f s
+	rc=$(cat "$base.rc" 2>/dev/null || echo 255)
 	p=$(grep -c '^PASS:' "$log")
 	f=$(grep -c '^FAIL:' "$log")
 	s=$(grep -c '^SKIP:' "$log")
@@ -31,7 +50,7 @@ run_suite() {
 		f=1
 	fi
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-	printf '%-28s %4d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - t0))
+	printf '%-28s %4d passed %3d failed %3d skipped  (%ss)\n' "$name" "$p" "$f" "$s" "$(cat "$base.time" 2>/dev/null || echo ?)"
 	grep -E '^SKIP:' "$log" | sed 's/^/    /'
 	if [ "$f" -gt 0 ]; then
 		echo "    --- $name log (last 60 lines) ---"
@@ -39,19 +58,39 @@ run_suite() {
 	fi
 }
 
+# The long suites (real Slurm clusters, packages) start first so that the
+# short ones run beside them.
+slow='^tests/(slurm|slurm24|shape|pkg)/'
+shell_suites() {
+	local t
+	for t in tests/*/t_*.sh; do
+		[ -f "$t" ] || continue
+		if [[ $t =~ $slow ]]; then [ "$1" = slow ] && echo "$t"
+		else [ "$1" = fast ] && echo "$t"; fi
+	done
+}
+run_shell() {
+	local t d n
+	for t in $(shell_suites "$1"); do
+		d=${t%/*}
+		n=${t##*/t_}
+		run_suite "${d#tests/}/${n%.sh}" bash "$t"
+	done
+}
+
+run_shell slow
 for t in "$RM_ASAN"/tests/test_*; do
 	[ -x "$t" ] && run_suite "unit/${t##*/test_}" "$t"
 done
 for t in "$RM_ASAN"/fuzz/fuzz_*; do
 	[ -x "$t" ] && run_suite "fuzz/${t##*/fuzz_}" "$t" "$RM_ROOT/mapper/fuzz/seeds/${t##*/fuzz_}"
 done
-for t in tests/*/t_*.sh; do
-	[ -f "$t" ] || continue
-	d=${t%/*}
-	n=${t##*/t_}
-	run_suite "${d#tests/}/${n%.sh}" bash "$t"
-done
+run_shell fast
 
-echo "logs: $logs"
+wait
+for name in "${order[@]}"; do
+	report_suite "$name"
+done
+echo "logs: $logs (wall ${SECONDS}s, $jobs suites at a time)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
