@@ -502,8 +502,10 @@ trap 'cluster_stop "$D2" & cluster_stop "$D"; wait' EXIT
 if CLUSTER_ODD=0 CLUSTER_CONFIGLESS=1 cluster_start "$D2" 3 "$PLUGIN" "runtime_dir=$D2/rt" >"$D/out/cl.log" 2>&1; then
 	pass configless-start
 	CL="env SLURM_CONF=$D2/etc/slurm.conf"
-	# 22.05's slurmstepd has SLURM_CONF in its environment; 24.11's does not
-	# (the configless-layout case below checks the plugin on both)
+	# slurmd sets SLURM_CONF to its cache and slurmstepd inherits it, on
+	# both releases. 24.11's slurmstepd writes its process title over its
+	# initial environment, so /proc shows it on 22.05 only; the
+	# configless-no-drift case below checks what the plugin read on both.
 	if [ "${SLURM_RELEASE%%.*}" = 22 ]; then
 		run configless-conf 0 $CL srun -w node3 -N1 -n1 sh -c 'tr "\0" "\n" </proc/$PPID/environ | grep ^SLURM_CONF='
 		has configless-stepd-uses-cache "$OUT" "^SLURM_CONF=$D2/spool/node3/conf-cache/slurm.conf\$"
