@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tests/unit/xorshift.h"
 
 #define FABRICS 300
 #define MAXN 1200
@@ -23,10 +24,7 @@ static uint64_t rng = 0x5851f42d4c957f2dull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return xorshift_below(&rng, n);
 }
 
 static double now_ms(void)

@@ -270,6 +270,40 @@ static bool dfs(xs *x, st a, uint32_t budget)
 }
 
 /*
+ * What both searches share: the leftovers' total, and whether the input is
+ * one they handle at all (otherwise the caller keeps its greedy fill).
+ */
+static bool xs_init(xs *x, const uint64_t *val, const uint64_t *cnt,
+		    uint32_t d, uint64_t u, uint64_t need, uint64_t p,
+		    uint64_t *items)
+{
+	uint64_t n = 0, sum = 0;
+	for (uint32_t i = 0; i < d; i++) {
+		n += cnt[i];
+		sum += val[i] * cnt[i];
+	}
+	*items = n;
+	memset(x, 0, sizeof(*x));
+	if (d == 0 || u >= INF / 2 || p >= u || need >= INF / 2 ||
+	    n >= INF / 2 || sum < need * u + p)
+		return false;
+	x->val = val;
+	x->d = d;
+	x->u = u;
+	x->p = p;
+	x->rest = sum;
+	return true;
+}
+
+static uint32_t *cnt_copy(const uint64_t *cnt, uint32_t d)
+{
+	uint32_t *c = malloc(d * sizeof(uint32_t));
+	for (uint32_t i = 0; c && i < d; i++)
+		c[i] = (uint32_t)cnt[i];
+	return c;
+}
+
+/*
  * Iterative deepening from the lower bound: try to finish with c extra
  * pieces for c = bound, bound + 1, ... below `ub`; the first c that
  * works is the optimum, and every c that fails raises the proven bound.
@@ -283,31 +317,20 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 {
 	memset(out, 0, sizeof(*out));
 	out->cost = UINT64_MAX;
-	uint64_t items = 0, sum = 0;
-	for (uint32_t i = 0; i < d; i++) {
-		items += cnt[i];
-		sum += val[i] * cnt[i];
-	}
 	if (need == 0 && p == 0) {
 		out->cost = 0;
 		out->exact = out->traced = true;
 		return RM_OK;
 	}
-	if (d == 0 || d > MAX_VALUES || u >= INF / 2 || p >= u ||
-	    need >= INF / 2 || items >= INF / 2 || sum < need * u + p)
-		return RM_OK;            /* not exact: the caller's greedy */
 	xs x;
-	memset(&x, 0, sizeof(x));
-	x.val = val;
-	x.d = d;
-	x.u = u;
-	x.p = p;
-	x.rest = sum;
+	uint64_t items;
+	if (!xs_init(&x, val, cnt, d, u, need, p, &items) || d > MAX_VALUES)
+		return RM_OK;            /* not exact: the caller's greedy */
 	x.limit = (uint64_t)budget * 16;
 	x.cap = 16;
 	while (x.cap < 2 * budget + 2)
 		x.cap *= 2;
-	x.cnt = malloc(d * sizeof(uint32_t));
+	x.cnt = cnt_copy(cnt, d);
 	x.keys = malloc(x.cap * KW(&x) * sizeof(uint32_t));
 	x.fail = calloc(x.cap, sizeof(uint32_t));
 	out->item = malloc((items + 1) * sizeof(uint32_t));
@@ -321,8 +344,6 @@ rm_status rmi_split_exact(const uint64_t *val, const uint64_t *cnt,
 		rmi_xsol_free(out);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	for (uint32_t i = 0; i < d; i++)
-		x.cnt[i] = (uint32_t)cnt[i];
 	st a0 = { 0, (uint32_t)need, 0, p != 0, 0 };
 	uint64_t c = lower(&x, &a0);
 	if (ub > items)
@@ -426,23 +447,12 @@ rm_status rmi_split_search(const uint64_t *val, const uint64_t *cnt,
 {
 	memset(out, 0, sizeof(*out));
 	out->cost = UINT64_MAX;
-	uint64_t items = 0, sum = 0;
-	for (uint32_t i = 0; i < d; i++) {
-		items += cnt[i];
-		sum += val[i] * cnt[i];
-	}
-	if (d == 0 || u >= INF / 2 || p >= u || need >= INF / 2 ||
-	    items >= INF / 2 || sum < need * u + p || ub > INF / 2)
-		return RM_OK;
 	xs x;
-	memset(&x, 0, sizeof(x));
-	x.val = val;
-	x.d = d;
-	x.u = u;
-	x.p = p;
-	x.rest = sum;
+	uint64_t items;
+	if (!xs_init(&x, val, cnt, d, u, need, p, &items) || ub > INF / 2)
+		return RM_OK;
 	bb b = { &x, (uint32_t)ub, NULL, NULL, NULL, NULL, 0, 0, 0, steps };
-	x.cnt = malloc(d * sizeof(uint32_t));
+	x.cnt = cnt_copy(cnt, d);
 	b.item = malloc((items + 1) * sizeof(uint32_t));
 	b.best_item = malloc((items + 1) * sizeof(uint32_t));
 	b.first = malloc(items + 1);
@@ -455,8 +465,6 @@ rm_status rmi_split_search(const uint64_t *val, const uint64_t *cnt,
 		free(b.best_first);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	for (uint32_t i = 0; i < d; i++)
-		x.cnt[i] = (uint32_t)cnt[i];
 	bb_go(&b, (st){ 0, (uint32_t)need, 0, p != 0, 0 }, 0);
 	free(x.cnt);
 	free(b.item);

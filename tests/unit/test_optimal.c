@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "xorshift.h"
 
 #define MAXN 160
 #define MAXL 24
@@ -28,10 +29,7 @@ static uint64_t rng;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return xorshift_below(&rng, n);
 }
 
 typedef struct fab {

@@ -11,6 +11,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include "xorshift.h"
 
 #define MAXI 64
 
@@ -24,10 +25,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return xorshift_below(&rng, n);
 }
 
 /* Units a group of `sum` cells yields; `lead`: it builds the short unit

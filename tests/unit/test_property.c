@@ -11,15 +11,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "xorshift.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return n ? (uint32_t)(rng % n) : 0;
+	return xorshift_below(&rng, n);
 }
 
 typedef struct world {
