@@ -12,11 +12,18 @@ pass() { echo "PASS: $SUITE/$1"; }
 fail() { echo "FAIL: $SUITE/$1: ${2:-}"; T_FAILS=$((T_FAILS + 1)); }
 skip() { echo "SKIP: $SUITE/$1: ${2:-}"; }
 
+# new_out: fresh $OUT and $ERR files for the next command. The previous
+# command's pair is removed (and finish removes the last), so a suite leaves
+# no temp files behind however many checks it runs.
+new_out() {
+	rm -f "${OUT:-}" "${ERR:-}"
+	OUT=$(mktemp) ERR=$(mktemp)
+}
 # run NAME EXPECTED_RC CMD... : runs CMD, keeps stdout in $OUT, stderr in $ERR
 run() {
 	local name=$1 want=$2
 	shift 2
-	OUT=$(mktemp) ERR=$(mktemp)
+	new_out
 	"$@" >"$OUT" 2>"$ERR"
 	RC=$?
 	if [ "$RC" -eq "$want" ]; then pass "$name"; else
@@ -34,4 +41,4 @@ hasnt() {
 		pass "$1"
 	fi
 }
-finish() { [ "$T_FAILS" -eq 0 ]; }
+finish() { rm -f "${OUT:-}" "${ERR:-}"; [ "$T_FAILS" -eq 0 ]; }

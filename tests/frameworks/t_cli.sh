@@ -2,7 +2,9 @@
 # The in-job recipe without the plugin (--task, --slurm-task, hostfile)
 # and the rank order being said in every output.
 . "$(dirname "$0")/../lib.sh"
-cd "$(mktemp -d)" || exit 1
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
 P=(--layout tp=4,pp=2,dp=4 --nodes 'n[1-5]' --gpus-per-node 8)
 
 # No --order, no site: numbered by nesting, and a warning says so.

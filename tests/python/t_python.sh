@@ -14,6 +14,7 @@ $PY "$RM_ROOT/tests/python/test_package.py" 2>&1 |
 rc=${PIPESTATUS[0]}
 # make install puts the package where the prefix's python3 finds it.
 T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
 if make -s -C "$RM_ROOT" install-python DESTDIR="$T" PREFIX=/usr >/dev/null 2>&1 &&
 	PYTHONPATH="$T/usr/lib/python3/dist-packages" $PY -c 'import rankmap.torch' 2>/dev/null &&
 	[ -f "$T/usr/lib/python3/dist-packages/rankmap/_verify.py" ]; then

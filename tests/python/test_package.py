@@ -1,8 +1,10 @@
 """The rankmap Python package (python/) against maps the CLI plans, the
 test-side Megatron/DeviceMesh rules (tests/frameworks/megatron_ref.py),
 and a real gloo job for rankmap.torch.new_groups."""
+import atexit
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,6 +21,7 @@ import rankmap.torch as rt  # noqa: E402
 
 RANKMAP = os.environ.get("RANKMAP", os.path.join(ROOT, "build/asan/rankmap"))
 TMP = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, TMP, True)
 
 
 def plan(layout, order, world, fmt="json"):
@@ -195,6 +198,7 @@ class Gloo(unittest.TestCase):
 class Install(unittest.TestCase):
     def test_pip_install_and_import(self):
         target = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, target, True)
         p = subprocess.run([sys.executable, "-m", "pip", "install", "-q",
                             "--no-deps", "--no-index", "--target", target,
                             os.path.join(ROOT, "python")],

@@ -71,7 +71,7 @@ cli() {
 run_rc() {
 	local name=$1
 	shift
-	OUT=$(mktemp) ERR=$(mktemp)
+	new_out
 	"$@" >"$OUT" 2>"$ERR"
 	RC=$?
 }

@@ -47,6 +47,7 @@ run same-order 0 timeout 300 env FRAMEWORK_ORDER=tp-cp-ep-dp-pp "${J[@]}"
 
 # The framework was started with --use-tp-pp-dp-mapping, the plan was not:
 # tp agrees, dp is the first group that differs, and no rank reaches step 1.
+rm -f "$OUT" "$ERR"
 OUT=$D/out/other.out ERR=$D/out/other.err
 timeout 300 env FRAMEWORK_ORDER=tp-cp-ep-pp-dp "${J[@]}" >"$OUT" 2>"$ERR"
 rc=$?
