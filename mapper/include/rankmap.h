@@ -757,6 +757,7 @@ typedef struct rm_estimate {
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */
+	uint32_t stage_first_col;    /* the stage memory's first column is */
 } rm_estimate;
 
 /* `layout` must be resolved (no dp=auto); its world is the GPU count. */

@@ -82,13 +82,25 @@ static void bubble_fractions(void)
 	NEAR(rmi_bubble_frac(RM_SCHED_ZBH2, 1, 16, 16, &z), 15 * 0.5 / (16 * 3.5), 1e-12);
 	NEAR(rmi_bubble_frac(RM_SCHED_ZBV, 2, 16, 16, &z), 15 * 0.5 / (32 * 3.5), 1e-12);
 	/* ZB-H2 holds 2p-1 micro-batches on the first stage */
-	CHECK(rmi_inflight(RM_SCHED_ZBH2, 1, 16, 64, true) == 31);
-	/* in flight on the first stage: p for 1F1B (capped by m),
-	 * p + (p-1)/v interleaved (Korthikanti sec. 4.2.3) */
-	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, true) == 16);
-	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 4, true) == 4);
-	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, false) == 1);
-	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 4, 16, 64, true), 16 + 15.0 / 4, 1e-12);
+	CHECK(rmi_inflight(RM_SCHED_ZBH2, 1, 16, 64, 0) == 31);
+	/* in flight on pipeline rank r: p - r for 1F1B (capped by m),
+	 * p + (p-1)/v interleaved on rank 0 (Korthikanti sec. 4.2.3) */
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, 0) == 16);
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 4, 0) == 4);
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, 1) == 15);
+	CHECK(rmi_inflight(RM_SCHED_1F1B, 1, 16, 64, 15) == 1);
+	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 4, 16, 64, 0), 16 + 15.0 / 4, 1e-12);
+	/* Megatron-Core's interleaved warm-up on rank r is 2(p-r-1) + (v-1)p
+	 * chunks of 1/v stage, then one more forward before the first
+	 * backward: rank 1 of p=16, v=4 holds (28 + 48 + 1)/4, not one
+	 * micro-batch fewer than rank 0; the last rank ((v-1)p + 1)/v */
+	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 4, 16, 64, 1), 77.0 / 4, 1e-12);
+	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 4, 16, 64, 15), 49.0 / 4, 1e-12);
+	/* when the warm-up reaches all m*v chunks every forward runs before
+	 * the first backward: p=16, v=8, m=16 holds all 16 on ranks 0 and 1 */
+	CHECK(rmi_inflight(RM_SCHED_INTERLEAVED, 8, 16, 16, 0) == 16);
+	CHECK(rmi_inflight(RM_SCHED_INTERLEAVED, 8, 16, 16, 1) == 16);
+	NEAR(rmi_inflight(RM_SCHED_INTERLEAVED, 8, 16, 16, 15), 113.0 / 8, 1e-12);
 }
 
 static void bytes_per_param(void)

@@ -105,11 +105,15 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 		       GIB(e->reserve), GIB(e->reserve));
 	rmi_buf_printf(b, "  total                                    %11.2f %11.2f\n",
 		       GIB(e->mem_first), GIB(e->mem_last));
-	if (e->act_first > e->inflight_first * e->layers_first * e->act_layer * 1.0000001 &&
-	    e->inflight_w == 0)
-		rmi_buf_printf(b, "  (first column: the second stage, %u layers and one "
-			       "micro-batch fewer in flight, holds more than the first)\n",
-			       e->layers_stage);
+	if (e->stage_first_col > 0) {
+		const rm_layout *l = &e->layout;
+		rmi_buf_printf(b, "  (first column's activations and total: stage %u, %u "
+			       "layers with %.2f micro-batches in flight, holds more "
+			       "than the first)\n", e->stage_first_col,
+			       rmi_stage_layers(m, t, l->size[RM_AXIS_PP],
+						e->stage_first_col),
+			       e->inflight_first);
+	}
 	if (e->fits)
 		rmi_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
 			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));

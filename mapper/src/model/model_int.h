@@ -36,9 +36,9 @@ RMI_HIDDEN double rmi_model_edge_params(const rm_model *m, bool first);
  * times (NULL: equal, as in Qi et al.'s headline figures). */
 RMI_HIDDEN double rmi_bubble_frac(rm_schedule s, uint32_t v, double p,
 				  double m, const rm_estimate *e);
-/* Micro-batch-stages of activations held by the first and last stage. */
+/* Micro-batch-stages of activations held by pipeline rank r (0 first). */
 RMI_HIDDEN double rmi_inflight(rm_schedule s, uint32_t v, double p, double m,
-			       bool first);
+			       double r);
 /* Bytes per parameter for weights, gradients, optimizer state. */
 RMI_HIDDEN void rmi_bytes_per_param(rm_sharding s, double grad_bytes,
 				    double d, double out[3]);

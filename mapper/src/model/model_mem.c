@@ -60,33 +60,37 @@ double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
 }
 
 /*
- * How many micro-batches' worth of one stage's activations a stage holds
- * at its peak. 1F1B: the first stage runs p forwards before its first
- * backward (Narayanan 2021); interleaved adds (p-1)/v (Korthikanti 2022,
- * sec. 4.2.3; Megatron's warm-up count 2(p-1)+(v-1)p+1 chunks gives the
- * same). Qi et al. 2024: ZB-H1 keeps the 1F1B peak, p; ZB-H2 holds 2p-1;
- * ZB-V holds 2p chunks of half a stage, p, on every GPU (its V shape gives
- * each GPU a first and a last chunk).
+ * How many micro-batches' worth of its own layers pipeline rank r holds at
+ * its peak. 1F1B runs p-r-1 warm-up forwards and one more before its first
+ * backward: p-r (Narayanan 2021). Megatron-Core's interleaved schedule
+ * warms up 2(p-r-1) + (v-1)p chunks of ls/v layers, all m*v of them when
+ * that reaches the total, then holds one more in the steady state: rank 0
+ * holds p + (p-1)/v (Korthikanti 2022, sec. 4.2.3), rank 1 only 2/v less.
+ * Qi et al. 2024: ZB-H1 keeps 1F1B's counts; ZB-H2 warms up twice as deep,
+ * 2(p-r)-1; ZB-V holds 2p chunks of half a stage, p, on every GPU (its V
+ * gives each GPU a first and a last chunk).
  */
-double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, bool first)
+double rmi_inflight(rm_schedule s, uint32_t v, double p, double m, double r)
 {
 	double k;
 	if (p <= 1)
 		return 1;
 	switch (s) {
-	case RM_SCHED_INTERLEAVED:
-		k = first ? p + (p - 1) / v : ((v - 1) * p + 1) / v;
+	case RM_SCHED_INTERLEAVED: {
+		double warm = 2 * (p - r - 1) + (v - 1) * p;
+		k = warm >= m * v ? m : (warm + 1) / v;
 		break;
+	}
 	case RM_SCHED_ZBV:
 		k = p;
 		break;
 	case RM_SCHED_ZBH2:
-		k = first ? 2 * p - 1 : p;
+		k = 2 * (p - r) - 1;
 		break;
 	case RM_SCHED_1F1B:
 	case RM_SCHED_ZBH1:
 	default:
-		k = first ? p : 1;
+		k = p - r;
 		break;
 	}
 	return k < m ? k : m;
@@ -163,21 +167,12 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		kept += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
 	e->act_layer = full * rmi_act_layer(m, RM_RECOMPUTE_FULL, b, s, tp) +
 		       (1.0 - full) * kept;
-	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp,
-					 (double)e->m, true);
-	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp,
-					(double)e->m, false);
-	/* the first stage holds k micro-batches of its layers */
-	double k = e->inflight_first;
-	e->act_first = k * lf * e->act_layer;
-	e->act_last = e->inflight_last * ll * e->act_layer;
 	/* deferred W passes keep their linears' output gradients (bf16) */
 	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
 	double outg = 2.0 * b * s * (q + 2 * kv + 2.0 * m->hidden +
 				     (m->swiglu ? 2.0 : 1.0) * m->ffn) / tp;
 	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
 	double wmem = e->inflight_w * e->layers_stage * outg;
-	e->act_first += wmem;
 	/* Full recomputation rebuilds one layer at a time for its backward
 	 * (attention through a fused kernel: no s*s scores kept). */
 	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?
@@ -186,22 +181,34 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->logits = b * s * m->vocab / tp * 6.0;
 	e->reserve = t->mem_reserve_bytes;
 	e->hbm = hw->hbm_bytes;
+	double fixed = wmem + e->act_work + e->reserve;
+	double bp = e->bytes_per_param[0] + e->bytes_per_param[1] +
+		    e->bytes_per_param[2];
+	double gathered = t->sharding == RM_SHARD_FSDP ? 4.0 * layer : 0.0;
+
+	/* The first column is the fullest stage before the last: stage 0
+	 * holds the most micro-batches and the embedding, a later one may
+	 * hold more layers; the last holds the head and the logits. */
+	double mf = (double)e->m;
+	e->stage_first_col = 0;
+	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp, mf, 0);
+	e->act_first = e->inflight_first * lf * e->act_layer + wmem;
 	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
-	if (pp > 2) {
-		/* the second stage: a full stage's layers without the embedding,
-		 * one micro-batch fewer in flight; the larger of the two counts */
-		double bp = e->bytes_per_param[0] + e->bytes_per_param[1] +
-			    e->bytes_per_param[2];
-		double mid = e->layers_stage * layer * bp +
-			     fmax(k - 1, 1) * e->layers_stage * e->act_layer +
-			     wmem + e->act_work + e->reserve +
-			     (t->sharding == RM_SHARD_FSDP ? 4.0 * layer : 0.0);
-		if (mid > e->mem_first) {
-			e->mem_first = mid;
-			e->act_first = fmax(k - 1, 1) * e->layers_stage *
-				       e->act_layer + wmem;
+	for (uint32_t i = 1; i + 1 < p; i++) {
+		double n = rmi_stage_layers(m, t, p, i);
+		double k = rmi_inflight(e->schedule, e->vchunks, pp, mf, i);
+		double mem = n * layer * bp + gathered + k * n * e->act_layer +
+			     fixed;
+		if (mem > e->mem_first) {
+			e->stage_first_col = i;
+			e->inflight_first = k;
+			e->act_first = k * n * e->act_layer + wmem;
+			e->mem_first = mem;
 		}
 	}
+	e->inflight_last = rmi_inflight(e->schedule, e->vchunks, pp, mf,
+					pp - 1);
+	e->act_last = e->inflight_last * ll * e->act_layer;
 	e->mem_last = state_last + e->act_last + e->act_work + e->logits +
 		      e->reserve;
 	if (pp <= 1 || e->schedule == RM_SCHED_ZBV)
