@@ -6,6 +6,7 @@
 #include "rankmap.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,56 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 			*max = fabs(r->error);
 	}
 	return 0;
+}
+
+/*
+ * docs/explain.md shows these tables: every row must appear there with the
+ * predicted value and error the model gives now (as printed: seconds to
+ * 0.01, TFLOP/s to 0.1, error to 0.1 %), and the table's mean and max.
+ * Returns the number of rows or summaries the document gets wrong, each
+ * named on stderr; -1 when the document cannot be read.
+ */
+static int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
+			 double mean, double max)
+{
+	FILE *f = fopen(doc, "r");
+	if (!f)
+		return -1;
+	static char text[1 << 17];
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = 0;
+	int bad = 0;
+	char want[96], head[48];
+	for (size_t i = 0; i < n; i++) {
+		const pub_row *r = &rows[i];
+		snprintf(head, sizeof(head), "\n| %s |", r->row);
+		snprintf(want, sizeof(want),
+			 strcmp(r->metric, "tflops") ? "| %.2f | %+.1f %% |" :
+			 "| %.1f | %+.1f %% |", r->predicted, 100 * r->error);
+		bool found = false;
+		for (const char *p = strstr(text, head); p && !found;
+		     p = strstr(p + 1, head)) {
+			const char *eol = strchr(p + 1, '\n');
+			size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+			char line[256];
+			snprintf(line, sizeof(line), "%.*s", (int)ll, p);
+			found = strstr(line, want) &&
+				(!r->recompute[0] || !strstr(line, "| selective |") ==
+				 !!strcmp(r->recompute, "selective"));
+		}
+		if (!found) {
+			fprintf(stderr, "%s: no row '%s ... %s'\n", doc, r->row, want);
+			bad++;
+		}
+	}
+	snprintf(want, sizeof(want), "**mean %.2f %%** | **max %.2f %%**",
+		 100 * mean, 100 * max);
+	if (!strstr(text, want)) {
+		fprintf(stderr, "%s: no summary '%s'\n", doc, want);
+		bad++;
+	}
+	return bad;
 }
 
 #endif

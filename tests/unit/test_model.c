@@ -370,6 +370,8 @@ static void published_a100(void)
 			       rows[i].predicted, 100 * rows[i].error);
 		CHECK(mean <= 0.05);
 		CHECK(max <= 0.10);
+		/* the table docs/explain.md shows is this one */
+		CHECK_INT(pub_doc_check("docs/explain.md", rows, n, mean, max), 0);
 	}
 }
 
