@@ -233,11 +233,12 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 	}
 }
 
+/* The layouts one step away from `w` on each axis, priced and told why they
+ * lose to it (w: the compared layout, or what it would do with more HBM). */
 static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		       uint64_t gpus, unsigned allowed, unsigned recomputes,
-		       rm_suggestion *s)
+		       const rm_estimate *w, rm_suggestion *s)
 {
-	const rm_estimate *w = &s->base.est;
 	const rm_layout *wl = &w->layout;
 	static const struct { const char *label; int axis; int mul; } nb[] = {
 		{ "tp x2", RM_AXIS_TP, 2 }, { "tp /2", RM_AXIS_TP, -2 },
@@ -452,8 +453,14 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	}
 	if (o->around)
 		unbounded(m, hw, t, o, max_mb, s);
+	/* a compared layout that does not fit is compared as it would run
+	 * with the memory: its neighbours still show what each axis costs */
 	if (s->base.valid)
-		neighbours(m, hw, t, gpus, o->schedules, o->recomputes, s);
+		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
+			   &s->base.est, s);
+	else if (s->unbounded_rank)
+		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
+			   &s->unbounded.est, s);
 	*out = s;
 	return RM_OK;
 }

@@ -172,7 +172,9 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 					       (u->mem_peak - u->hbm) / RMI_GIB);
 				row(&b, "then", u, &s->ranked[0].est);
 			}
-			rmi_buf_printf(&b, "\nneighbours of %s and why they lose to it\n", lay);
+			rmi_buf_printf(&b, "\nneighbours of %s%s and why they lose to it\n",
+				       lay, s->base.valid ? "" :
+				       " (as it would run with more memory)");
 		}
 		for (size_t i = 0; i < s->nneighbour; i++) {
 			const rm_candidate *c = &s->neighbour[i];
