@@ -296,9 +296,19 @@ static void golden_405b(void)
 	CHECK_INT(e.layers_first, 7);
 	CHECK_INT(e.layers_last, 7);
 	CHECK_INT(e.layers_stage, 8);
+	/* Megatron-Core asserts that v divides the layers of every stage:
+	 * with the first and last stage set to 7 (its num_layers_in_first/
+	 * last_pipeline_stage) only v = 1 or 7 would; the even split (its
+	 * account_for_embedding/loss_in_pipeline_split, the same 7 + 14 x 8
+	 * + 7 with the embedding and the loss in a layer's slot) takes 8 */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "do not divide the 7 layers of the first stage");
+	rm_train te = t;
+	te.first_layers = te.last_layers = 0;
+	CHECK_INT(rm_estimate_run(&m, &hw, &te, &l, &e, &err), RM_OK);
 	NEAR(e.bubble_frac, 15.0 / 128, 1e-12);
+	CHECK_INT(e.layers_first, 7);
 	/* chunks must divide the layers of a stage: 3 does not divide 8 */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:3", NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
@@ -424,9 +434,8 @@ static void published_h100(void)
 	rm_estimate e;
 	rm_error err;
 	setup_modern(&m, &hw, &t);
+	/* the even split is already 7 + 14 x 8 + 7 */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
-	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
-	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
 	for (size_t i = 0; i < 2; i++) {
 		rm_layout l;
 		CHECK_INT(rm_layout_parse(row[i].layout, &l, NULL), RM_OK);

@@ -216,12 +216,21 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 			       rm_schedule_name(sc));
 	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV) {
 		uint32_t v = sc == RM_SCHED_ZBV ? 2 : t->vchunks;
-		/* Megatron splits a stage into v equal chunks; the first and
-		 * last stage may carry fewer layers (a shorter chunk) */
+		/* Megatron-Core splits every stage into v equal chunks. The
+		 * even split is its account_for_embedding/loss_in_pipeline_
+		 * split: embedding and loss take a layer's slot, so the first
+		 * and last stage's first and last chunk are a layer short.
+		 * first_layers/last_layers are its num_layers_in_first/last_
+		 * pipeline_stage, which v must divide as well. */
 		if (ls % v)
 			return rmi_err(err, RM_EINPUT,
 				       "%u chunks per GPU do not divide the %u "
 				       "layers of a stage", v, ls);
+		if ((fl && fl % v) || (ll && ll % v))
+			return rmi_err(err, RM_EINPUT,
+				       "%u chunks per GPU do not divide the %u "
+				       "layers of the %s stage", v, fl && fl % v ?
+				       fl : ll, fl && fl % v ? "first" : "last");
 	}
 	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV ||
 	    sc == RM_SCHED_ZBH2) {
