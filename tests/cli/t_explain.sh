@@ -69,6 +69,14 @@ has explain_first_msg "$ERR" 'first_layers=100 and last_layers=20'
 run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
 hasnt suggest_405b_megatron "$OUT" ' zb-(v|h1|h2) '
 has suggest_405b_cp16 "$OUT" 'do not fit memory'
+# rows within the model's 5 % mean error are called out as not told apart
+run suggest_near 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 20
+near=$(awk '/^  [0-9]+ /{ v=$8; sub(/%/, "", v); if (v + 0 <= 5.0) n = $1 } END { print n }' "$OUT")
+if [ "${near:-1}" -gt 1 ]; then
+	has suggest_near_line "$OUT" "^  #1 to #$near are (within 1 % of each other|within 5 %, the model's mean error)"
+else
+	hasnt suggest_near_line "$OUT" 'within 5 %, the model'
+fi
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
 has suggest_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #[0-9]+, '
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
