@@ -562,6 +562,34 @@ static void published_memory(void)
 	}
 }
 
+/*
+ * Layouts read with issue 12's framework semantics: ep is carved out of
+ * dp, so tp=8,ep=8 with etp=1 has size[EP] = 1 and must still be refused
+ * for a dense model; an HSDP layout shards the optimizer over dp_shard x
+ * cp only (fsdp: 2 + 4 + 12 = 18 B / 8 per parameter, not / 32).
+ */
+static void framework_degrees(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_layout l;
+	rm_estimate e;
+	rm_error err;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t);
+	CHECK_INT(rm_layout_parse("tp=8,ep=8,etp=1,dp=4", &l, NULL), RM_OK);
+	CHECK_INT(l.size[RM_AXIS_EP], 1);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EUNSUPPORTED);
+	CHECK_HAS(err.msg, "ep=8");
+	CHECK_INT(rm_train_set(&t, "sharding", "fsdp", NULL), RM_OK);
+	CHECK_INT(rm_layout_parse("dp_replicate=4,dp_shard=8", &l, NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.bytes_per_param[0] + e.bytes_per_param[1] + e.bytes_per_param[2],
+	     18.0 / 8, 1e-12);
+}
+
 static void bad_input(void)
 {
 	rm_model m;
@@ -739,6 +767,7 @@ int main(void)
 	RUN("model", published_h100);
 	RUN("model", suggest_405b);
 	RUN("model", published_memory);
+	RUN("model", framework_degrees);
 	RUN("model", bad_input);
 	RUN("model", yaml_files);
 	RUN("model", map_links);

@@ -152,7 +152,7 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* Adam step, memory-bound: per parameter it updates, read the gradient,
 	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
 	double P = rmi_params_peak(m, e);
-	double d = (double)l->size[RM_AXIS_DP] * cp;
+	double d = rmi_shard_group(l);
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
 	e->t_optim = upd * (26.0 + t->grad_bytes) / bw;
 }

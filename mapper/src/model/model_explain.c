@@ -177,10 +177,8 @@ static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_buf_printf(b, "  optimizer step (%s): %.4e params x (%.0f + grad_bytes) B "
 		       "at HBM x hbm_eff = %.3f s\n\n",
 		       rm_sharding_name(t->sharding),
-		       t->sharding == RM_SHARD_NONE ?
-		       fmax(e->params_first, e->params_last) :
-		       fmax(e->params_first, e->params_last) /
-		       ((double)e->layout.size[RM_AXIS_DP] * cp),
+		       t->sharding == RM_SHARD_NONE ? rmi_params_peak(m, e) :
+		       rmi_params_peak(m, e) / rmi_shard_group(&e->layout),
 		       26.0, e->t_optim);
 }
 

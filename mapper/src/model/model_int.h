@@ -39,6 +39,9 @@ RMI_HIDDEN double rmi_bubble_frac(rm_schedule s, uint32_t v, double p,
 /* Micro-batch-stages of activations held by pipeline rank r (0 first). */
 RMI_HIDDEN double rmi_inflight(rm_schedule s, uint32_t v, double p, double m,
 			       double r);
+/* Ranks a sharded optimizer (and fsdp) splits the state over: dp x cp, or
+ * only the shard group of an HSDP layout (dp_shard x cp). */
+RMI_HIDDEN double rmi_shard_group(const rm_layout *l);
 /* Bytes per parameter for weights, gradients, optimizer state. */
 RMI_HIDDEN void rmi_bytes_per_param(rm_sharding s, double grad_bytes,
 				    double d, double out[3]);

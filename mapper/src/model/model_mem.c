@@ -6,6 +6,11 @@
 /* Mixed-precision Adam (ZeRO paper, sec. 3.1): bf16 weights (2 bytes),
  * gradients (grad_bytes), fp32 master weights + momentum + variance (12);
  * each sharding stage divides one more of them by the sharding group. */
+double rmi_shard_group(const rm_layout *l)
+{
+	return (double)rm_layout_dp_shard(l) * l->size[RM_AXIS_CP];
+}
+
 void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
 			 double out[3])
 {
@@ -119,7 +124,7 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	double cp = l->size[RM_AXIS_CP];
-	double d = (double)l->size[RM_AXIS_DP] * cp;
+	double d = rmi_shard_group(l);
 	double s = rmi_seq(m, t) / cp, b = e->micro_batch;
 	double layer = rmi_model_layer_params(m) / tp;
 	double head = rmi_model_edge_params(m, false);

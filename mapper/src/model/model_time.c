@@ -164,11 +164,13 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 		if (l->size[a] == 0)
 			return rmi_err(err, RM_EINPUT, "%s=0 in the layout",
 				       rm_axis_name((rm_axis)a));
-	if (l->size[RM_AXIS_EP] > 1)
+	/* ep is carved out of dp (Megatron-Core): size[EP] can be 1 with
+	 * ep > 1, so ask for the degree */
+	if (rm_layout_ep(l) > 1)
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "ep=%u: expert parallelism needs a mixture-of-"
 			       "experts model; this model is dense",
-			       l->size[RM_AXIS_EP]);
+			       rm_layout_ep(l));
 	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	uint32_t cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
 	if (m->heads % tp)
