@@ -31,7 +31,7 @@ has explain_405b_zb "$OUT" 'zb-h1 +\(p-1\)\(F\+B-W\)/m'
 has explain_405b_goodput "$OUT" '7\.76 per day \(MTBF 3\.09 h\)'
 has explain_405b_swap "$OUT" 'swap tp<->pp: .*tp moves nvlink -> '
 has explain_405b_note "$OUT" 'ideal nesting assumed'
-has explain_405b_cal "$OUT" 'calibration \(h100-sxm-80gb; --set overrides\): gemm_eff 0\.75'
+has explain_405b_cal "$OUT" 'calibration \(h100-sxm-80gb; --set overrides\): gemm_eff 0\.725, gemm_dim0 256, attn_eff 0\.75'
 
 # the defaults of a modern run: distributed optimizer, selective recompute
 run explain_defaults 1 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
