@@ -6,6 +6,7 @@
 #include "rankmap.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,42 @@ typedef struct {
 	double published, predicted, error;  /* error: predicted/published - 1 */
 } pub_row;
 
+/* The next data line of a table file (not a comment, not blank). */
+static bool tbl_line(FILE *f, char *line, int size)
+{
+	while (fgets(line, size, f))
+		if (line[0] != '#' && line[0] != '\n')
+			return true;
+	return false;
+}
+
+/* A row's error, predicted/published - 1, into the mean and max of n. */
+static double tbl_error(double predicted, double published, size_t n,
+			double *mean, double *max)
+{
+	double err = predicted / published - 1;
+	*mean += fabs(err) / n;
+	if (fabs(err) > *max)
+		*max = fabs(err);
+	return err;
+}
+
+/* Estimate one row with `set` (key=value overrides, NULL-ended) applied. */
+static int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
+		   rm_train *t, const rm_layout *l, const char *const *set,
+		   rm_estimate *e)
+{
+	rm_error err;
+	for (size_t k = 0; set && set[k]; k += 2)
+		if (rm_train_set(t, set[k], set[k + 1], NULL))
+			return -1;
+	if (rm_estimate_run(m, hw, t, l, e, &err)) {
+		fprintf(stderr, "%s: %s\n", row, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Rows of one table file; returns the count, 0 when it cannot be read. */
 static size_t pub_read(const char *path, pub_row *rows, size_t max)
 {
@@ -24,9 +61,7 @@ static size_t pub_read(const char *path, pub_row *rows, size_t max)
 		return 0;
 	char line[512];
 	size_t n = 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
+	while (n < max && tbl_line(f, line, sizeof(line))) {
 		pub_row *r = &rows[n];
 		memset(r, 0, sizeof(*r));
 		if (sscanf(line, "%15s %u %u %u %u %u %u %u %u %u %15s %u %15s %lf",
@@ -85,16 +120,10 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		rm_train t;
 		rm_layout l;
 		rm_estimate e;
-		rm_error err;
 		if (pub_setup(r, &m, &t, &l))
 			return -1;
-		for (size_t k = 0; set && set[k]; k += 2)
-			if (rm_train_set(&t, set[k], set[k + 1], NULL))
-				return -1;
-		if (rm_estimate_run(&m, hw, &t, &l, &e, &err)) {
-			fprintf(stderr, "%s: %s\n", r->row, err.msg);
+		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
 			return -1;
-		}
 		if (!strcmp(r->metric, "tflops")) {
 			double B = r->batch, s = 2048, L = r->layers, h = r->hidden;
 			double fl = 96.0 * B * s * L * h * h *
@@ -103,10 +132,7 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		} else {
 			r->predicted = e.t_step;
 		}
-		r->error = r->predicted / r->published - 1;
-		*mean += fabs(r->error) / n;
-		if (fabs(r->error) > *max)
-			*max = fabs(r->error);
+		r->error = tbl_error(r->predicted, r->published, n, mean, max);
 	}
 	return 0;
 }
@@ -136,9 +162,7 @@ static size_t mod_read(const char *path, mod_row *rows, size_t max)
 		return 0;
 	char line[512];
 	size_t n = 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
+	while (n < max && tbl_line(f, line, sizeof(line))) {
 		mod_row *r = &rows[n];
 		memset(r, 0, sizeof(*r));
 		if (sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u %u %u %u "
@@ -248,16 +272,10 @@ static int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
 		rm_train t;
 		rm_layout l;
 		rm_estimate e;
-		rm_error err;
 		if (mod_setup(r, overlap, &m, &t, &l))
 			return -1;
-		for (size_t k = 0; set && set[k]; k += 2)
-			if (rm_train_set(&t, set[k], set[k + 1], NULL))
-				return -1;
-		if (rm_estimate_run(&m, hw, &t, &l, &e, &err)) {
-			fprintf(stderr, "%s: %s\n", r->row, err.msg);
+		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
 			return -1;
-		}
 		if (!strcmp(r->metric, "mtflops"))
 			r->predicted = mod_megatron_flops(r) /
 				       rm_layout_world(&l) / e.t_step / 1e12;
@@ -265,10 +283,7 @@ static int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
 			r->predicted = e.flops_gpu / e.t_step / 1e12;
 		else
 			r->predicted = e.t_step;
-		r->error = r->predicted / r->published - 1;
-		*mean += fabs(r->error) / n;
-		if (fabs(r->error) > *max)
-			*max = fabs(r->error);
+		r->error = tbl_error(r->predicted, r->published, n, mean, max);
 	}
 	return 0;
 }

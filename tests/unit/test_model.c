@@ -348,6 +348,20 @@ static void gemm_shapes(void)
  * calibration and nothing set per row, mean absolute error <= 5 % and
  * max <= 10 % on each.
  */
+/* What the published-table tests print: a table's errors, then each row. */
+static void table_head(const char *file, size_t n, double mean, double max)
+{
+	printf("  %s: %zu rows, mean |error| %.2f %%, max %.2f %%\n", file, n,
+	       100 * mean, 100 * max);
+}
+
+static void table_row(const char *row, const char *what, double published,
+		      double predicted, double error)
+{
+	printf("    %-20s %-9s published %8.2f predicted %8.2f %+6.1f %%\n",
+	       row, what, published, predicted, 100 * error);
+}
+
 static void published_a100(void)
 {
 	static const char *const files[] = {
@@ -362,12 +376,11 @@ static void published_a100(void)
 		CHECK(n >= 4);
 		double mean, max;
 		CHECK(pub_price(rows, n, &hw, NULL, &mean, &max) == 0);
-		printf("  %s: %zu rows, mean |error| %.2f %%, max %.2f %%\n",
-		       files[f], n, 100 * mean, 100 * max);
+		table_head(files[f], n, mean, max);
 		for (size_t i = 0; i < n; i++)
-			printf("    %-8s %-9s published %8.2f predicted %8.2f %+6.1f %%\n",
-			       rows[i].row, rows[i].recompute, rows[i].published,
-			       rows[i].predicted, 100 * rows[i].error);
+			table_row(rows[i].row, rows[i].recompute,
+				  rows[i].published, rows[i].predicted,
+				  rows[i].error);
 		CHECK(mean <= 0.05);
 		CHECK(max <= 0.10);
 	}
@@ -399,12 +412,11 @@ static void published_h100(void)
 		double mean, max;
 		CHECK(mod_price(rows, n, &hw, NULL, H100_TP_OVERLAP, &mean,
 				&max) == 0);
-		printf("  %s: %zu rows, mean |error| %.2f %%, max %.2f %%\n",
-		       files[f], n, 100 * mean, 100 * max);
+		table_head(files[f], n, mean, max);
 		for (size_t i = 0; i < n; i++)
-			printf("    %-20s %-8s published %8.2f predicted %8.2f %+6.1f %%\n",
-			       rows[i].row, rows[i].metric, rows[i].published,
-			       rows[i].predicted, 100 * rows[i].error);
+			table_row(rows[i].row, rows[i].metric,
+				  rows[i].published, rows[i].predicted,
+				  rows[i].error);
 		CHECK(mean <= 0.05);
 		CHECK(max <= 0.10);
 	}
