@@ -17,6 +17,42 @@ typedef struct {
 	double published, predicted, error;  /* error: predicted/published - 1 */
 } pub_row;
 
+/* The next data line of a table file (not a comment, not blank). */
+static bool tbl_line(FILE *f, char *line, int size)
+{
+	while (fgets(line, size, f))
+		if (line[0] != '#' && line[0] != '\n')
+			return true;
+	return false;
+}
+
+/* A row's error, predicted/published - 1, into the mean and max of n. */
+static double tbl_error(double predicted, double published, size_t n,
+			double *mean, double *max)
+{
+	double err = predicted / published - 1;
+	*mean += fabs(err) / n;
+	if (fabs(err) > *max)
+		*max = fabs(err);
+	return err;
+}
+
+/* Estimate one row with `set` (key=value overrides, NULL-ended) applied. */
+static int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
+		   rm_train *t, const rm_layout *l, const char *const *set,
+		   rm_estimate *e)
+{
+	rm_error err;
+	for (size_t k = 0; set && set[k]; k += 2)
+		if (rm_train_set(t, set[k], set[k + 1], NULL))
+			return -1;
+	if (rm_estimate_run(m, hw, t, l, e, &err)) {
+		fprintf(stderr, "%s: %s\n", row, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Rows of one table file; returns the count, 0 when it cannot be read. */
 static size_t pub_read(const char *path, pub_row *rows, size_t max)
 {
@@ -25,9 +61,7 @@ static size_t pub_read(const char *path, pub_row *rows, size_t max)
 		return 0;
 	char line[512];
 	size_t n = 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
+	while (n < max && tbl_line(f, line, sizeof(line))) {
 		pub_row *r = &rows[n];
 		memset(r, 0, sizeof(*r));
 		if (sscanf(line, "%15s %u %u %u %u %u %u %u %u %u %15s %u %15s %lf",
@@ -86,16 +120,10 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		rm_train t;
 		rm_layout l;
 		rm_estimate e;
-		rm_error err;
 		if (pub_setup(r, &m, &t, &l))
 			return -1;
-		for (size_t k = 0; set && set[k]; k += 2)
-			if (rm_train_set(&t, set[k], set[k + 1], NULL))
-				return -1;
-		if (rm_estimate_run(&m, hw, &t, &l, &e, &err)) {
-			fprintf(stderr, "%s: %s\n", r->row, err.msg);
+		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
 			return -1;
-		}
 		if (!strcmp(r->metric, "tflops")) {
 			double B = r->batch, s = 2048, L = r->layers, h = r->hidden;
 			double fl = 96.0 * B * s * L * h * h *
@@ -104,12 +132,183 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		} else {
 			r->predicted = e.t_step;
 		}
-		r->error = r->predicted / r->published - 1;
-		*mean += fabs(r->error) / n;
-		if (fabs(r->error) > *max)
-			*max = fabs(r->error);
+		r->error = tbl_error(r->predicted, r->published, n, mean, max);
 	}
 	return 0;
+}
+
+/*
+ * A row of a modern run (the h100_*.tsv files): the architecture (arch gpt
+ * = GeLU FFN, biases, learned positions, tied embeddings; gpt-untied = the
+ * same with an output layer of its own; llama = SwiGLU, no biases, untied;
+ * nemotron = squared-ReLU FFN of two matrices, no biases, untied), the
+ * layout, the batch in sequences, the schedule,
+ * recompute, whether TP communication overlap was on, and what is
+ * published: "seconds" per step, or TFLOP/s per GPU counted as the model
+ * does ("tflops": 6N + 12 L H Q s per token, PaLM's) or as Megatron-LM does
+ * ("mtflops", training.py num_floating_point_operations).
+ */
+typedef struct {
+	char row[24], arch[16], recompute[16], metric[16];
+	unsigned layers, hidden, ffn, heads, kv, vocab, seq;
+	unsigned tp, cp, pp, dp, mb, gbs, v, first, last, overlap;
+	double published, predicted, error;  /* error: predicted/published - 1 */
+} mod_row;
+
+static size_t mod_read(const char *path, mod_row *rows, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[512];
+	size_t n = 0;
+	while (n < max && tbl_line(f, line, sizeof(line))) {
+		mod_row *r = &rows[n];
+		memset(r, 0, sizeof(*r));
+		if (sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u %u %u %u "
+			   "%u %u %u %u %15s %u %15s %lf", r->row, &r->layers,
+			   &r->hidden, &r->ffn, &r->heads, &r->kv, &r->vocab,
+			   &r->seq, r->arch, &r->tp, &r->cp, &r->pp, &r->dp,
+			   &r->mb, &r->gbs, &r->v, &r->first, &r->last,
+			   r->recompute, &r->overlap, r->metric,
+			   &r->published) == 22)
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The row as a model, a training setup (the model's modern defaults:
+ * ZeRO-1, fp32 main gradients, flash attention, sequence parallelism)
+ * and a layout nested as Megatron-Core does, tp-cp-dp-pp. */
+static int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
+		     rm_train *t, rm_layout *l)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%.23s", r->row);
+	m->layers = r->layers;
+	m->hidden = r->hidden;
+	m->ffn = r->ffn;
+	m->heads = r->heads;
+	m->kv_heads = r->kv;
+	m->head_dim = r->hidden / r->heads;
+	m->vocab = r->vocab;
+	m->seq_len = r->seq;
+	m->swiglu = !strcmp(r->arch, "llama");
+	m->bias = m->learned_pos = !strncmp(r->arch, "gpt", 3);
+	m->tied_embeddings = !strcmp(r->arch, "gpt");
+	m->params = rm_model_derive_params(m);
+	rm_train_init(t);
+	char b[4][32];
+	snprintf(b[0], 32, "%llu", (unsigned long long)r->gbs * r->seq);
+	snprintf(b[1], 32, "%u", r->mb);
+	snprintf(b[2], 32, "%u", r->first);
+	snprintf(b[3], 32, "%u", r->last);
+	if (rm_train_set(t, "batch", b[0], NULL) ||
+	    rm_train_set(t, "mb", b[1], NULL) ||
+	    rm_train_set(t, "recompute", r->recompute, NULL) ||
+	    (r->first && rm_train_set(t, "first_layers", b[2], NULL)) ||
+	    (r->last && rm_train_set(t, "last_layers", b[3], NULL)) ||
+	    (r->overlap && rm_train_set(t, "tp_overlap", overlap, NULL)))
+		return -1;
+	snprintf(b[0], 32, "interleaved:%u", r->v);
+	if (r->v > 1 && rm_train_set(t, "schedule", b[0], NULL))
+		return -1;
+	char lay[96];
+	snprintf(lay, sizeof(lay), "tp=%u,cp=%u,dp=%u,pp=%u", r->tp, r->cp,
+		 r->dp, r->pp);
+	return rm_layout_parse(lay, l, NULL) ? -1 : 0;
+}
+
+/* Megatron-LM's FLOPs of one step (training.py, as of r0.8): 12 B s L h^2
+ * ((1 + kv/heads + s/h) q/h + ffn/h x 3/2 if gated + V / 2Lh), the
+ * attention scores counted whole (not causal), no recomputation. */
+static double mod_megatron_flops(const mod_row *r)
+{
+	double B = r->gbs, s = r->seq, L = r->layers, h = r->hidden;
+	double g = !strcmp(r->arch, "llama") ? 1.5 : 1.0;
+	return 12.0 * B * s * L * h * h *
+	       ((1.0 + (double)r->kv / r->heads + s / h) +
+		(double)r->ffn / h * g + r->vocab / (2.0 * L * h));
+}
+
+/*
+ * Measured BF16 GEMMs on an H100 SXM (989 TFLOP/s dense peak): the best
+ * one Bekman's mamf-finder hit (ml-engineering, compute/accelerator/
+ * README.md, "Maximum Achievable Matmul FLOPS", commit 744d01e1), and the
+ * unbatched sm_90 entries of OpenXLA's GPU cost-model table
+ * (tensorflow/tensorflow third_party/xla/xla/service/gpu/model/
+ * matmul_interpolator_data.h, commit 9bebee8e), as XLA runs them.
+ */
+typedef struct {
+	double m, n, k, tflops;
+} h100_gemm;
+
+static const h100_gemm h100_gemms[] = {
+	{ 2048, 2048, 13312, 794.5 },
+	{ 4096, 2048, 4096, 764.1 }, { 2048, 4096, 2048, 717.5 },
+	{ 4096, 4096, 1024, 681.1 }, { 2048, 2048, 1024, 492.1 },
+	{ 1024, 1024, 1024, 246.7 }, { 256, 4096, 1024, 229.0 },
+	{ 256, 256, 1024, 17.8 },
+};
+
+/* The model's GEMM efficiency curve (model_compute.c), share of peak. */
+static double gemm_curve(double eff, double d0, double m, double n, double k)
+{
+	return eff * m / (m + d0) * n / (n + d0) * k / (k + d0);
+}
+
+/* Price every row on `hw` (`set`: key=value overrides, NULL-ended; the
+ * rows measured with TP overlap hide `overlap` of the TP traffic); mean
+ * and max absolute error. Returns -1 when a row fails. */
+static int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
+		     const char *const *set, const char *overlap, double *mean,
+		     double *max)
+{
+	*mean = *max = 0;
+	for (size_t i = 0; i < n; i++) {
+		mod_row *r = &rows[i];
+		rm_model m;
+		rm_train t;
+		rm_layout l;
+		rm_estimate e;
+		if (mod_setup(r, overlap, &m, &t, &l))
+			return -1;
+		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
+			return -1;
+		if (!strcmp(r->metric, "mtflops"))
+			r->predicted = mod_megatron_flops(r) /
+				       rm_layout_world(&l) / e.t_step / 1e12;
+		else if (!strcmp(r->metric, "tflops"))
+			r->predicted = e.flops_gpu / e.t_step / 1e12;
+		else
+			r->predicted = e.t_step;
+		r->error = tbl_error(r->predicted, r->published, n, mean, max);
+	}
+	return 0;
+}
+
+/* The document, whole, in a static buffer; NULL when it cannot be read. */
+static const char *doc_text(const char *doc)
+{
+	static char text[1 << 17];
+	FILE *f = fopen(doc, "r");
+	if (!f)
+		return NULL;
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = 0;
+	return text;
+}
+
+/* 1, named on stderr, when `want` is nowhere in the document. */
+static int doc_missing(const char *text, const char *doc, const char *what,
+		       const char *want)
+{
+	if (strstr(text, want))
+		return 0;
+	fprintf(stderr, "%s: no %s '%s'\n", doc, what, want);
+	return 1;
 }
 
 /*
@@ -122,13 +321,9 @@ static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 static int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
 			 double mean, double max)
 {
-	FILE *f = fopen(doc, "r");
-	if (!f)
+	const char *text = doc_text(doc);
+	if (!text)
 		return -1;
-	static char text[1 << 17];
-	size_t len = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[len] = 0;
 	int bad = 0;
 	char want[96], head[48];
 	for (size_t i = 0; i < n; i++) {
@@ -155,11 +350,30 @@ static int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
 	}
 	snprintf(want, sizeof(want), "**mean %.2f %%** | **max %.2f %%**",
 		 100 * mean, 100 * max);
-	if (!strstr(text, want)) {
-		fprintf(stderr, "%s: no summary '%s'\n", doc, want);
-		bad++;
+	return bad + doc_missing(text, doc, "summary", want);
+}
+
+/* The same for the H100 tables: each row's "predicted | error" cells
+ * ("| 11.94 s | -2.7 % |", "| 450.7 | +4.8 % |") and the summary row
+ * "| n | mean % | max % |" of the table. */
+static int mod_doc_check(const char *doc, const mod_row *rows, size_t n,
+			 double mean, double max)
+{
+	const char *text = doc_text(doc);
+	if (!text)
+		return -1;
+	int bad = 0;
+	char want[96];
+	for (size_t i = 0; i < n; i++) {
+		const mod_row *r = &rows[i];
+		snprintf(want, sizeof(want),
+			 strcmp(r->metric, "seconds") ? "| %.1f | %+.1f %% |" :
+			 "| %.2f s | %+.1f %% |", r->predicted, 100 * r->error);
+		bad += doc_missing(text, doc, r->row, want);
 	}
-	return bad;
+	snprintf(want, sizeof(want), "| %zu | %.2f %% | %.2f %% |", n,
+		 100 * mean, 100 * max);
+	return bad + doc_missing(text, doc, "summary", want);
 }
 
 #endif

@@ -9,7 +9,7 @@
 /* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
  * net_eff), where they came from: model_preset.c and docs/explain.md. */
 #define RMI_A100_CAL 0.80, 128, 0.70, 0.60, 0.60, 0.80
-#define RMI_H100_CAL 0.75, 128, 0.60, 0.60, 0.60, 0.80
+#define RMI_H100_CAL 0.725, 256, 0.75, 0.90, 0.60, 0.90
 
 /* The calibration in force: the train's overrides, else the hardware's. */
 typedef struct {

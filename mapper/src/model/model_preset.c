@@ -115,13 +115,12 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 /*
  * The calibration of one GPU type: gemm_eff, gemm_dim0, attn_eff, hbm_eff,
  * nvlink_eff, net_eff. A100's is fitted once to both published A100 tables
- * (tests/data/model/, docs/explain.md "Accuracy"); H100's keeps A100's
- * shape (gemm_dim0, hbm_eff, link shares) and takes its peak figures from
- * H100 evidence: large bf16 GEMMs reach about 0.75 of the 989 TFLOP/s
- * dense peak, fused attention about 0.45 at head dim 128, and with them
- * the model gives the 38-43 % MFU Llama 3 405B reports (Table 4 of arXiv
- * 2407.21783, checked in the tests). H200 and GB200 carry H100's figures,
- * not fitted to any run of theirs.
+ * (tests/model/, docs/explain.md "Accuracy"). H100's is fitted the same
+ * way to three published H100 tables (NVIDIA's DGX Cloud BF16 recipes,
+ * Llama 3 405B Table 4, Megatron-LM's weak scaling; tests/model/h100_*.tsv,
+ * tests/model/fit_h100.c), within the measured ceilings (Bekman's MAMF for
+ * GEMMs, FlashAttention-3's forward for attention). H200 and GB200 carry
+ * H100's figures, not fitted to any run of theirs.
  */
 static void calibrate(rm_hw *h, double gemm, double dim0, double attn,
 		      double hbm_eff, double nvl, double net)

@@ -139,7 +139,17 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		 * backward runs: that backward is the window to hide in. */
 		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
 			ls * e->t_bwd;
-		dp->exposed = fmax(0, dp->seconds - t->dp_overlap * window);
+		/* the distributed optimizer's all-gather of the updated bf16
+		 * weights (2 of its grad_bytes + 2 bytes per parameter) runs
+		 * in the next step's forward, chunk by chunk, as Megatron's
+		 * --overlap-param-gather does; the reduce-scatter keeps the
+		 * last backward */
+		bool zero = t->sharding == RM_SHARD_ZERO1 ||
+			    t->sharding == RM_SHARD_ZERO2;
+		double ag = zero ? dp->seconds * 2.0 / (t->grad_bytes + 2.0) : 0;
+		double fwd = ls * e->t_fwd * mb;
+		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
+			      fmax(0, ag - t->dp_overlap * fwd);
 	}
 	double path = e->t_compute + tpc->exposed + cp->exposed +
 		      e->axis[RM_AXIS_PP].exposed;
