@@ -618,6 +618,8 @@ typedef struct rm_hw {
 	double hbm_eff;              /* achieved / peak HBM bandwidth */
 	double nvlink_eff;           /* achievable share of NVLink bandwidth */
 	double net_eff;              /* achievable share of NIC bandwidth */
+	double tp_overlap;           /* share of TP traffic Transformer Engine's
+				      * --tp-comm-overlap hides (0: none) */
 } rm_hw;
 
 typedef enum rm_schedule {
@@ -656,7 +658,8 @@ typedef struct rm_train {
 	/* calibration overrides; 0 = the hardware's (rm_hw) */
 	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
 	double dp_overlap;           /* share of the overlap window DP can use */
-	double tp_overlap;           /* share of TP traffic hidden behind GEMMs */
+	double tp_overlap;           /* share of TP traffic hidden behind GEMMs;
+				      * < 0: the hardware's (rm_hw.tp_overlap) */
 	double mem_reserve_bytes;    /* CUDA context, NCCL buffers, fragmentation */
 	bool flash;                  /* fused (flash) attention, no s x s scores */
 	bool seq_parallel;           /* Megatron sequence parallelism with TP */

@@ -209,7 +209,10 @@ static int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	    rm_train_set(t, "recompute", r->recompute, NULL) ||
 	    (r->first && rm_train_set(t, "first_layers", b[2], NULL)) ||
 	    (r->last && rm_train_set(t, "last_layers", b[3], NULL)) ||
-	    (r->overlap && rm_train_set(t, "tp_overlap", overlap, NULL)))
+	    /* a row run without --tp-comm-overlap hides nothing; one run
+	     * with it hides `overlap`, or the GPU's calibrated share */
+	    (!r->overlap && rm_train_set(t, "tp_overlap", "0", NULL)) ||
+	    (r->overlap && overlap && rm_train_set(t, "tp_overlap", overlap, NULL)))
 		return -1;
 	snprintf(b[0], 32, "interleaved:%u", r->v);
 	if (r->v > 1 && rm_train_set(t, "schedule", b[0], NULL))

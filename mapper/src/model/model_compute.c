@@ -11,6 +11,12 @@ void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c)
 	c->hbm_eff = t->hbm_eff > 0 ? t->hbm_eff : hw->hbm_eff;
 	c->nvlink_eff = t->nvlink_eff > 0 ? t->nvlink_eff : hw->nvlink_eff;
 	c->net_eff = t->net_eff > 0 ? t->net_eff : hw->net_eff;
+	c->tp_overlap = rmi_tp_overlap(hw, t);
+}
+
+double rmi_tp_overlap(const rm_hw *hw, const rm_train *t)
+{
+	return t->tp_overlap >= 0 ? t->tp_overlap : hw->tp_overlap;
 }
 
 /*

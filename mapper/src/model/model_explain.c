@@ -61,7 +61,7 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		t->seq_parallel ? "on" : "off", e->layers_first,
 		e->layers_last, e->layers_stage,
 		t->first_layers || t->last_layers ? " (set apart)" : "",
-		t->dp_overlap, t->tp_overlap, GIB(t->mem_reserve_bytes));
+		t->dp_overlap, rmi_tp_overlap(hw, t), GIB(t->mem_reserve_bytes));
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	rmi_buf_printf(b,

@@ -39,7 +39,7 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "nvlink_eff", kc.nvlink_eff, true);
 	json_num(b, "net_eff", kc.net_eff, true);
 	json_num(b, "dp_overlap", t->dp_overlap, true);
-	json_num(b, "tp_overlap", t->tp_overlap, true);
+	json_num(b, "tp_overlap", kc.tp_overlap, true);
 	rmi_buf_printf(b, "\"flash\": %s, \"seq_parallel\": %s, ",
 		       t->flash ? "true" : "false",
 		       t->seq_parallel ? "true" : "false");

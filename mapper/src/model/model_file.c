@@ -117,7 +117,8 @@ rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 static const char *const hw_keys[] = {
 	"name", "hbm_gb", "hbm_gib", "peak_tflops", "nvlink_gbps",
 	"nvlink_domain", "nic_gbps", "tiers", "hbm_gbps", "gemm_eff",
-	"gemm_dim0", "attn_eff", "hbm_eff", "nvlink_eff", "net_eff", NULL
+	"gemm_dim0", "attn_eff", "hbm_eff", "nvlink_eff", "net_eff",
+	"tp_overlap", NULL
 };
 static const char *const tier_keys[] = {
 	"name", "gpus", "gbps", "oversubscription", NULL
@@ -211,11 +212,13 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 	out->hbm_eff = ref.hbm_eff;
 	out->nvlink_eff = ref.nvlink_eff;
 	out->net_eff = ref.net_eff;
+	out->tp_overlap = ref.tp_overlap;
 	const struct { const char *key; double *v; } cal[] = {
 		{ "hbm_gbps", &out->hbm_gbytes_per_s },
 		{ "gemm_eff", &out->gemm_eff }, { "attn_eff", &out->attn_eff },
 		{ "hbm_eff", &out->hbm_eff }, { "nvlink_eff", &out->nvlink_eff },
 		{ "net_eff", &out->net_eff }, { "gemm_dim0", &out->gemm_dim0 },
+		{ "tp_overlap", &out->tp_overlap },
 	};
 	for (size_t i = 0; !st && i < sizeof(cal) / sizeof(cal[0]); i++)
 		st = get_real(r, f, cal[i].key, false, cal[i].v, err);

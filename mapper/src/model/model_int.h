@@ -7,15 +7,19 @@
 #define RMI_GIB 1073741824.0
 
 /* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
- * net_eff), where they came from: model_preset.c and docs/explain.md. */
-#define RMI_A100_CAL 0.80, 128, 0.70, 0.60, 0.60, 0.80
-#define RMI_H100_CAL 0.725, 256, 0.75, 0.90, 0.60, 0.90
+ * net_eff, tp_overlap), where they came from: model_preset.c and
+ * docs/explain.md. */
+#define RMI_A100_CAL 0.80, 128, 0.70, 0.60, 0.60, 0.80, 0.0
+#define RMI_H100_CAL 0.725, 256, 0.75, 0.90, 0.60, 0.90, 0.9
 
 /* The calibration in force: the train's overrides, else the hardware's. */
 typedef struct {
 	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
+	double tp_overlap;
 } rmi_cal;
 RMI_HIDDEN void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c);
+/* The share of TP traffic hidden in force (the train's, else the GPU's). */
+RMI_HIDDEN double rmi_tp_overlap(const rm_hw *hw, const rm_train *t);
 /* Fill the compute part of `e` (layout, m, layers set): per-layer GEMM,
  * attention and elementwise times, head, optimizer, slowest stage. */
 RMI_HIDDEN void rmi_compute(const rm_model *m, const rm_hw *hw,
@@ -75,8 +79,10 @@ RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
 RMI_HIDDEN void rmi_explain_json(rmi_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,
 				 const rm_estimate *e);
+/* Model chunks per GPU: v interleaved, 2 for ZB-V, else 1. */
+RMI_HIDDEN uint32_t rmi_chunks(const rm_train *t);
 /* Share of a stage's ls layers recomputed whole: 0 unless recompute is
- * full, 1 unless recompute_layers sets fewer. */
+ * full, 1 unless recompute_layers (per chunk) sets fewer. */
 RMI_HIDDEN double rmi_full_share(const rm_train *t, uint32_t ls);
 /* "selective", "full", or "full:K" when K layers per stage. */
 RMI_HIDDEN const char *rmi_recompute_label(rm_recompute r, uint32_t k,

@@ -120,11 +120,14 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
  * Llama 3 405B Table 4, Megatron-LM's weak scaling; tests/model/h100_*.tsv,
  * tests/model/fit_h100.c), within the measured ceilings (Bekman's MAMF for
  * GEMMs, FlashAttention-3's forward for attention). H200 and GB200 carry
- * H100's figures, not fitted to any run of theirs.
+ * H100's figures, not fitted to any run of theirs. tp_overlap is what
+ * Transformer Engine's --tp-comm-overlap hides in the H100 runs that used
+ * it (all of NVIDIA's); the A100 runs predate it.
  */
 static void calibrate(rm_hw *h, double gemm, double dim0, double attn,
-		      double hbm_eff, double nvl, double net)
+		      double hbm_eff, double nvl, double net, double tpo)
 {
+	h->tp_overlap = tpo;
 	h->gemm_eff = gemm;
 	h->gemm_dim0 = dim0;
 	h->attn_eff = attn;
@@ -253,6 +256,10 @@ rm_status rm_hw_check(const rm_hw *h, rm_error *err)
 		return rmi_err(err, RM_EINPUT,
 			       "hardware %s: gemm_dim0=%.6g must be in [0, 65536]",
 			       h->name, h->gemm_dim0);
+	if (!(h->tp_overlap >= 0) || h->tp_overlap > 1)
+		return rmi_err(err, RM_EINPUT,
+			       "hardware %s: tp_overlap=%.6g must be in [0, 1]",
+			       h->name, h->tp_overlap);
 	uint64_t prev = h->nvl_domain;
 	for (size_t i = 0; i < h->ntiers; i++) {
 		const rm_hw_tier *t = &h->tier[i];

@@ -42,11 +42,13 @@ static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
 }
 
 /* Full recomputation of every layer fits: recompute the fewest layers per
- * stage that still fit (memory falls, time rises with their number), the
- * rest selective - Megatron's --recompute-num-layers. */
+ * chunk that still fit (memory falls, time rises with their number), the
+ * rest selective - Megatron's --recompute-num-layers, which counts in each
+ * model chunk: with v chunks a stage recomputes a multiple of v. */
 static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 			const rm_layout *l, uint32_t ls, rm_estimate *best)
 {
+	ls /= rmi_chunks(t);           /* layers of one chunk */
 	uint32_t lo = 1, hi = ls;      /* hi fits (all layers) */
 	rm_estimate x;
 	while (lo < hi) {
@@ -453,14 +455,16 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	}
 	if (o->around)
 		unbounded(m, hw, t, o, max_mb, s);
-	/* a compared layout that does not fit is compared as it would run
-	 * with the memory: its neighbours still show what each axis costs */
-	if (s->base.valid)
-		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
-			   &s->base.est, s);
-	else if (s->unbounded_rank)
+	/* a compared layout that memory holds back (it does not fit, or
+	 * only with recomputation) is compared as it would run with the
+	 * memory: its neighbours then show what each axis costs, apart from
+	 * what memory costs it, which the lines above it say */
+	if (s->unbounded_rank)
 		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
 			   &s->unbounded.est, s);
+	else if (s->base.valid)
+		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
+			   &s->base.est, s);
 	*out = s;
 	return RM_OK;
 }

@@ -121,7 +121,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		rmi_buf_printf(&b,
 			"rankmap suggest: %s on %llu x %s, batch %llu tokens of %u\n"
 			"recompute %s, sharding %s, grad_bytes %g, flash %s, "
-			"seq_parallel %s; calibration of %s: gemm_eff %.3g, "
+			"seq_parallel %s, tp_overlap %.2g; calibration of %s: gemm_eff %.3g, "
 			"gemm_dim0 %.4g, attn_eff %.3g, hbm_eff %.3g, nvlink_eff "
 			"%.3g, net_eff %.3g (rankmap explain prints every term)\n"
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
@@ -132,7 +132,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
 			rm_recompute_name(t->recompute), rm_sharding_name(t->sharding),
 			t->grad_bytes, t->flash ? "on" : "off",
-			t->seq_parallel ? "on" : "off", hw->name, k.gemm_eff,
+			t->seq_parallel ? "on" : "off", k.tp_overlap, hw->name,
+			k.gemm_eff,
 			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
 			s->considered, s->nranked, s->rejected_mem,
 			s->rejected_other);
@@ -183,8 +184,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 				row(&b, "then", u, &s->ranked[0].est);
 			}
 			rmi_buf_printf(&b, "\nneighbours of %s%s and why they lose to it\n",
-				       lay, s->base.valid ? "" :
-				       " (as it would run with more memory)");
+				       lay, s->unbounded_rank ?
+				       " (as it would run with more memory)" : "");
 		}
 		for (size_t i = 0; i < s->nneighbour; i++) {
 			const rm_candidate *c = &s->neighbour[i];

@@ -125,7 +125,8 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_axis_cost *tpc = &e->axis[RM_AXIS_TP];
 	if (tpc->used)
 		/* what overlapping TP communication hides behind the GEMMs */
-		tpc->exposed = tpc->seconds - fmin(t->tp_overlap * tpc->seconds,
+		tpc->exposed = tpc->seconds - fmin(rmi_tp_overlap(hw, t) *
+						   tpc->seconds,
 						   e->t_compute);
 	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
 	if (cp->used) {

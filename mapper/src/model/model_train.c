@@ -30,7 +30,7 @@ void rm_train_init(rm_train *t)
 	t->grad_bytes = 4;
 	t->gemm_dim0 = -1;           /* the hardware's */
 	t->dp_overlap = 1.0;
-	t->tp_overlap = 0.0;
+	t->tp_overlap = -1;          /* the hardware's */
 	t->mem_reserve_bytes = 4 * RMI_GIB;
 	t->flash = true;
 	t->seq_parallel = true;
@@ -61,13 +61,22 @@ const char *rm_recompute_name(rm_recompute r)
 	return "?";
 }
 
+uint32_t rmi_chunks(const rm_train *t)
+{
+	return t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
+	       t->schedule == RM_SCHED_ZBV ? 2 : 1;
+}
+
+/* Megatron's --recompute-num-layers counts in each model chunk (one
+ * TransformerBlock per virtual stage): K per chunk is K x v per stage. */
 double rmi_full_share(const rm_train *t, uint32_t ls)
 {
 	if (t->recompute != RM_RECOMPUTE_FULL)
 		return 0;
-	if (!t->recompute_layers || t->recompute_layers >= ls || !ls)
+	uint64_t k = (uint64_t)t->recompute_layers * rmi_chunks(t);
+	if (!k || k >= ls || !ls)
 		return 1;
-	return (double)t->recompute_layers / ls;
+	return (double)k / ls;
 }
 
 const char *rmi_recompute_label(rm_recompute r, uint32_t k, char buf[24])
