@@ -650,9 +650,10 @@ typedef struct rm_train {
 	rm_schedule schedule;
 	uint32_t vchunks;            /* interleaved: model chunks per GPU */
 	rm_recompute recompute;
-	uint32_t recompute_layers;   /* full: layers per stage recomputed whole,
-				      * the rest selective (Megatron's
-				      * --recompute-num-layers); 0 = all */
+	uint32_t recompute_layers;   /* full: layers of each model chunk
+				      * recomputed whole, the rest selective
+				      * (Megatron's --recompute-num-layers,
+				      * per chunk); 0 = all */
 	rm_sharding sharding;
 	double grad_bytes;           /* bytes per gradient element (2 or 4) */
 	/* calibration overrides; 0 = the hardware's (rm_hw) */

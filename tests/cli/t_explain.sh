@@ -80,9 +80,16 @@ fi
 run suggest_around 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --around 8x16x128
 has suggest_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #[0-9]+, '
 has suggest_tp16 "$OUT" 'tp x2 +tp=16,pp=16,dp=64 .*outside the NVLink domain'
-# the fewest layers recomputed whole that fit; PP=8 needs more of them
-has suggest_partial "$OUT" '^  it +tp=8,pp=16,dp=128 +1 interleaved:8 +full:1 '
+# the fewest layers recomputed whole that fit, counted per model chunk as
+# Megatron does: interleaved:8 has one layer per chunk, so it recomputes
+# all or none; 4 chunks of 2 layers recompute 1 of each
+has suggest_partial "$OUT" '^  it +tp=8,pp=16,dp=128 +1 interleaved:4 +full:1 '
+# memory holds it back: its neighbours are priced against how it would run
+# with the memory, and PP=8 loses for memory
+has suggest_nb_head "$OUT" '^neighbours of tp=8,pp=16,dp=128 \(as it would run with more memory\) and why they lose to it'
 has suggest_pp8_mem "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*\(recompute full:[0-9]+: what fits its memory\)'
+# tp_overlap in force is said (the H100's TE overlap)
+has suggest_tpo "$OUT" 'seq_parallel on, tp_overlap 0\.9; calibration'
 # selective recomputation misses by 5.9 GiB (Megatron's interleaved warm-up
 # holds all 16 micro-batches on stages 0 and 1): say where it would rank
 has suggest_unbounded "$OUT" 'with more memory it would rank #[0-9]+: it needs 85\.6 GiB, 5\.9 GiB over HBM'
@@ -144,4 +151,11 @@ printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gb
 run yaml_hw_bad 2 "$RANKMAP" suggest --model llama3-8b --gpus 64 --hw "$T/hw.yaml"
 has yaml_hw_bad_where "$ERR" 'hw\.yaml:7:'
 run yaml_missing 2 "$RANKMAP" explain --model "$T/none.yaml" --layout 8x1x1
+# a hardware file may carry its own TP overlap share, and only a fraction
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 0.5\n' >"$T/hw2.yaml"
+run yaml_hw_tpo 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw2.yaml"
+has yaml_hw_tpo_echo "$OUT" 'tp_overlap 0\.50, '
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 1.5\n' >"$T/hw3.yaml"
+run yaml_hw_tpo_bad 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw3.yaml"
+has yaml_hw_tpo_bad_msg "$ERR" 'tp_overlap=1\.5 must be in \[0, 1\]'
 finish

@@ -518,13 +518,28 @@ static void suggest_405b(void)
 		cp16 |= s->ranked[i].est.layout.size[RM_AXIS_CP] == 16;
 	CHECK(cp16);
 	/* 8x16x128 is ranked, and only with full recomputation: selective
-	 * needs more than the 79.6 GiB */
+	 * needs more than the 79.6 GiB; recomputation per chunk (Megatron's
+	 * --recompute-num-layers) takes a multiple of v layers per stage */
 	CHECK(s->base_rank >= 1);
 	CHECK(s->base.valid && s->base.est.recompute == RM_RECOMPUTE_FULL);
+	if (s->base.est.schedule == RM_SCHED_INTERLEAVED &&
+	    s->base.est.recompute_layers)
+		CHECK(s->base.est.recompute_layers <
+		      s->base.est.layers_stage / s->base.est.vchunks);
+	/* memory holds it back; with the memory it would rank higher, and
+	 * its neighbours are priced against that: TP=16 loses for leaving
+	 * the NVLink domain, PP=8 for its memory */
+	CHECK(s->unbounded_rank >= 1 && s->unbounded_rank < s->base_rank);
 	const rm_candidate *tp16 = neighbour(s, "tp x2");
-	CHECK(tp16 && tp16->valid && tp16->est.t_step > s->base.est.t_step);
+	CHECK(tp16 && tp16->valid &&
+	      tp16->est.t_step > s->unbounded.est.t_step);
 	if (tp16)
 		CHECK_HAS(tp16->why, "outside the NVLink domain");
+	const rm_candidate *pp8m = neighbour(s, "pp /2");
+	CHECK(pp8m && pp8m->valid &&
+	      pp8m->est.t_step > s->unbounded.est.t_step);
+	if (pp8m)
+		CHECK_HAS(pp8m->why, "what fits its memory");
 	rm_suggestion_free(s);
 
 	/* as Llama 3 ran it, without activation checkpointing: PP=8 does not
@@ -627,6 +642,47 @@ static void framework_degrees(void)
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.bytes_per_param[0] + e.bytes_per_param[1] + e.bytes_per_param[2],
 	     18.0 / 8, 1e-12);
+}
+
+/*
+ * Megatron's --recompute-num-layers counts in each model chunk: K = 1 on
+ * 8 layers recomputes 1/8 under 1F1B, 2 of 8 (1 per chunk of 4) with 2
+ * chunks, all 8 with 8 chunks of one layer. TP overlap is the GPU's: an
+ * H100 estimate hides its calibrated share of the TP traffic, one with
+ * --set tp_overlap=0 or on an A100 none.
+ */
+static void chunk_recompute_and_overlap(void)
+{
+	rm_train t;
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "recompute", "full", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "recompute_layers", "1", NULL), RM_OK);
+	NEAR(rmi_full_share(&t, 8), 1.0 / 8, 1e-12);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:2", NULL), RM_OK);
+	NEAR(rmi_full_share(&t, 8), 2.0 / 8, 1e-12);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
+	NEAR(rmi_full_share(&t, 8), 1.0, 1e-12);
+
+	rm_model m;
+	rm_hw hw, a100;
+	rm_estimate e;
+	rm_error err;
+	setup_modern(&m, &hw, &t);
+	rm_layout l = lay(8, 1, 16, 128);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	const rm_axis_cost *c = &e.axis[RM_AXIS_TP];
+	CHECK(hw.tp_overlap > 0);
+	NEAR(c->exposed, c->seconds - fmin(hw.tp_overlap * c->seconds,
+					   e.t_compute), 1e-12);
+	CHECK_INT(rm_train_set(&t, "tp_overlap", "0", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
+	CHECK(a100.tp_overlap == 0);
+	CHECK_INT(rm_estimate_run(&m, &a100, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
 }
 
 static void bad_input(void)
@@ -811,6 +867,7 @@ int main(void)
 	RUN("model", suggest_405b);
 	RUN("model", published_memory);
 	RUN("model", framework_degrees);
+	RUN("model", chunk_recompute_and_overlap);
 	RUN("model", bad_input);
 	RUN("model", yaml_files);
 	RUN("model", map_links);
