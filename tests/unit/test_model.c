@@ -221,6 +221,17 @@ static void collective_volumes(void)
 	CHECK_INT(rm_train_set(&t, "sharding", "zero1", NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 4, 1e-12);
+	/* ZeRO-2 keeps gradients sharded, so each of the 16 micro-batches'
+	 * are scattered (DeepSpeed stage 2 with accumulation): (d-1)/d * P *
+	 * (2 x 16 + 2); FSDP also gathers the weights for every forward and
+	 * backward: (d-1)/d * P * (2 + 2 + 2) x 16 */
+	CHECK_INT(rm_train_set(&t, "sharding", "zero2", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 34, 1e-12);
+	NEAR(e.axis[RM_AXIS_DP].calls, 17.0, 1e-12);
+	CHECK_INT(rm_train_set(&t, "sharding", "fsdp", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 6 * 16, 1e-12);
 }
 
 static void golden_405b(void)

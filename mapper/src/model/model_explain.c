@@ -201,8 +201,9 @@ static void put_axes(rmi_buf *b, const rm_estimate *e)
 		"  tp: (10 sequence parallel, 8 not; +4 full recompute) x 2 B x b*s*h*(t-1)/t x layers x m\n"
 		"  cp: (3, +1 with full recompute) x (cp-1) x K,V block 2 x 2 B x b*s/cp*kv_dim/t x layers x m\n"
 		"  pp: 2 directions x 2 B x b*s*h/t x m x chunks\n"
-		"  dp: none 2(d-1)/d x P x grad_bytes; zero1/2 (d-1)/d x P x (grad_bytes+2);"
-		" fsdp (d-1)/d x P x (4m + grad_bytes); d = dp x cp\n\n");
+		"  dp: none 2(d-1)/d x P x grad_bytes; zero1 (d-1)/d x P x (grad_bytes+2);"
+		" zero2 (d-1)/d x P x (m grad_bytes+2); fsdp (d-1)/d x P x (4+grad_bytes) m;"
+		" d = dp x cp\n\n");
 }
 
 bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,

@@ -137,17 +137,22 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
 	if (dp->used) {
 		/* Gradients of a stage are final once its last micro-batch's
-		 * backward runs: that backward is the window to hide in. */
+		 * backward runs: that backward is the window to hide in.
+		 * Sharded gradients (zero2, fsdp) are reduce-scattered after
+		 * every micro-batch's backward, each behind its own. */
 		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
-			ls * e->t_bwd;
+			t->sharding == RM_SHARD_ZERO2 ?
+			fmin(e->t_compute, mb * ls * e->t_bwd) : ls * e->t_bwd;
 		/* the distributed optimizer's all-gather of the updated bf16
-		 * weights (2 of its grad_bytes + 2 bytes per parameter) runs
-		 * in the next step's forward, chunk by chunk, as Megatron's
+		 * weights (2 bytes per parameter of its bytes) runs in the next
+		 * step's forward, chunk by chunk, as Megatron's
 		 * --overlap-param-gather does; the reduce-scatter keeps the
-		 * last backward */
+		 * backward */
 		bool zero = t->sharding == RM_SHARD_ZERO1 ||
 			    t->sharding == RM_SHARD_ZERO2;
-		double ag = zero ? dp->seconds * 2.0 / (t->grad_bytes + 2.0) : 0;
+		double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
+			    t->grad_bytes;
+		double ag = zero ? dp->seconds * 2.0 / (rs + 2.0) : 0;
 		double fwd = ls * e->t_fwd * mb;
 		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
 			      fmax(0, ag - t->dp_overlap * fwd);
@@ -354,9 +359,19 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 			coll = "all-reduce grads";
 			break;
 		case RM_SHARD_FSDP:
-			bytes = f * P * (2.0 * 2.0 * mb + t->grad_bytes);
-			calls = 2 * mb + 1;
+			/* weights gathered for every micro-batch's forward
+			 * and backward, its gradients scattered after it */
+			bytes = f * P * (2.0 * 2.0 + t->grad_bytes) * mb;
+			calls = 3 * mb;
 			coll = "all-gather params+reduce-scatter";
+			break;
+		case RM_SHARD_ZERO2:
+			/* gradients are kept sharded, so each micro-batch's
+			 * are scattered after its backward (DeepSpeed's
+			 * stage 2 with accumulation); weights gathered once */
+			bytes = f * P * (t->grad_bytes * mb + 2.0);
+			calls = mb + 1;
+			coll = "reduce-scatter x m+all-gather";
 			break;
 		default:
 			bytes = f * P * (t->grad_bytes + 2.0);
