@@ -310,7 +310,13 @@ else
 fi
 
 # ---- a job user other than root: the map is written as that user
-if id nobody >/dev/null 2>&1; then
+if ! id nobody >/dev/null 2>&1; then
+	skip other-user "no user nobody"
+elif ! runuser -u nobody -- test -r "$PLUGIN" -a -x "$T"; then
+	# srun as nobody loads the plugin from this checkout: a clone under a
+	# private directory (mktemp -d is 0700) cannot be read by it
+	skip other-user "nobody cannot read $PLUGIN and run $T: clone where other users can read"
+else
 	NOBODY=$(id -u nobody)
 	# srun --uid is gone from 23.11 on: run srun itself as that user.
 	run other-user 0 runuser -u nobody -- srun -N1 -n8 --parallel-layout=8x1x1 "$T"
