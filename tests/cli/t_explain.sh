@@ -42,6 +42,8 @@ has explain_nofail_msg "$OUT" 'effective training fraction 100%'
 
 run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
+# the memory's first column names its stage (here the second: 8 layers)
+has explain_json_stage "$OUT" '"first_stage_index": 1, '
 if command -v python3 >/dev/null; then
 	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1' "$OUT"; then
 		pass explain_json_parses

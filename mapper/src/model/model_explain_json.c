@@ -60,6 +60,8 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "recompute_work", e->act_work, true);
 	json_num(b, "logits", e->logits, true);
 	json_num(b, "reserve", e->reserve, true);
+	/* "first_stage" is the fullest stage before the last, this one */
+	rmi_buf_printf(b, "\"first_stage_index\": %u, ", e->stage_first_col);
 	json_num(b, "first_stage", e->mem_first, true);
 	json_num(b, "last_stage", e->mem_last, true);
 	json_num(b, "peak", e->mem_peak, true);
