@@ -471,6 +471,15 @@ static void published_h100(void)
 		CHECK(mean <= 0.05);
 		CHECK(max <= 0.10);
 		CHECK_INT(mod_doc_check("docs/explain.md", rows, n, mean, max), 0);
+		/* what the rows pin hardest: gemm_dim0 at 128 with the rest
+		 * unchanged, the means docs/explain.md gives */
+		static const char *const d0[] = { "gemm_dim0", "128", NULL };
+		char want[32];
+		CHECK(mod_price(rows, n, &hw, d0, NULL, &mean, &max) == 0);
+		snprintf(want, sizeof(want), " %.2f %%", 100 * mean);
+		const char *doc = doc_text("docs/explain.md");
+		CHECK(doc && !doc_missing(doc, "docs/explain.md", "gemm_dim0 128 mean",
+					  want));
 	}
 }
 
@@ -624,6 +633,14 @@ static void published_memory(void)
 		       e.mem_peak / 1073741824.0, e.hbm / 1073741824.0,
 		       100 * (e.mem_peak / e.hbm - 1));
 		CHECK(e.mem_peak <= 1.05 * e.hbm);
+		/* docs/explain.md's Limits say by how much */
+		char want[64];
+		snprintf(want, sizeof(want), "%.1f GiB (%.1f %%)",
+			 (e.mem_peak - e.hbm) / 1073741824.0,
+			 100 * (e.mem_peak / e.hbm - 1));
+		const char *doc = doc_text("docs/explain.md");
+		CHECK(doc && (e.fits ||
+			      !doc_missing(doc, "docs/explain.md", "overstatement", want)));
 	}
 }
 
@@ -694,6 +711,17 @@ static void chunk_recompute_and_overlap(void)
 	CHECK(a100.tp_overlap == 0);
 	CHECK_INT(rm_estimate_run(&m, &a100, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
+	/* pipeline p2p, priced blocking, in the layout suggest ranks first:
+	 * the share docs/explain.md's Limits give */
+	rm_layout l2 = lay(8, 2, 16, 64);
+	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l2, &e, &err), RM_OK);
+	char want[64];
+	snprintf(want, sizeof(want), "%.2f s of the %.2f s step (%.1f %%)",
+		 e.axis[RM_AXIS_PP].exposed, e.t_step,
+		 100 * e.axis[RM_AXIS_PP].exposed / e.t_step);
+	const char *doc = doc_text("docs/explain.md");
+	CHECK(doc && !doc_missing(doc, "docs/explain.md", "p2p share", want));
 }
 
 static void bad_input(void)
