@@ -24,6 +24,7 @@ PKGS    := yaml-0.1 hwloc
 WARN     := -std=c11 -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIC
 CPPFLAGS += -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -Imapper/include -Imapper/src \
+            $(patsubst %,-Imapper/src/%,util layout fabric node place map) \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS  = $(WARN) $(HARDEN) $(CFLAGS)

@@ -1,5 +1,5 @@
 # librankmap (static, shared, ASan) and the rankmap CLI.
-LIB_SRC  := $(wildcard mapper/src/*.c mapper/src/picture/*.c mapper/src/model/*.c)
+LIB_SRC  := $(wildcard mapper/src/*/*.c)
 CLI_SRC  := $(wildcard mapper/cli/*.c)
 FUZZ_SRC := $(wildcard mapper/fuzz/fuzz_*.c)
 

@@ -1,9 +1,13 @@
-# Unit tests: tests/unit/test_<module>.c, one binary each, built with ASan.
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/asan/tests/%,$(UNIT_SRC))
+# Unit tests: tests/unit/<folder>/test_<module>.c, one binary each, built
+# with ASan; the folders follow mapper/src/.
+UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(patsubst %.c,$(BUILD)/asan/tests/%,$(notdir $(UNIT_SRC)))
 
-$(BUILD)/asan/tests/%: tests/unit/%.c tests/unit/test.h $(BUILD)/asan/librankmap.a
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(ASAN_CFLAGS) -o $@ $< $(BUILD)/asan/librankmap.a $(LIBS)
+define unit_test
+$(BUILD)/asan/tests/$(basename $(notdir $(1))): $(1) tests/unit/test.h $(BUILD)/asan/librankmap.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CPPFLAGS) -Itests/unit -I$(dir $(1)) $$(ASAN_CFLAGS) -o $$@ $$< $(BUILD)/asan/librankmap.a $$(LIBS)
+endef
+$(foreach t,$(UNIT_SRC),$(eval $(call unit_test,$(t))))
 
 CHECK_TARGETS += $(UNIT_BINS)
