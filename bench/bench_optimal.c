@@ -9,7 +9,7 @@
  * are exact, and the plan time. BENCH_DEBUG=1 lists every plan above its
  * bound.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ static const char *const kind_name[NKIND] = {
 };
 
 typedef struct fab {
-	rmi_buf topo;
+	rm_buf topo;
 	char *name[MAXN];
 	char unit_nodes[8][8192];
 	uint32_t n, npod, gpn;
@@ -63,14 +63,14 @@ static void add_node(fab *f, const char *fmt, ...)
 static void make(fab *f, int kind)
 {
 	memset(f, 0, sizeof(*f));
-	rmi_buf_init(&f->topo);
+	rm_buf_init(&f->topo);
 	f->gpn = 8;
 	if (kind == BLOCKS) {
 		/* 18 trays of 4 GPUs per block; blocks are the leaves */
 		f->gpn = 4;
 		uint32_t nb = 2 + rnd(7);
 		for (uint32_t b = 0; b < nb; b++) {
-			rmi_buf_printf(&f->topo, "BlockName=b%u Nodes=b%un[1-18]\n",
+			rm_buf_printf(&f->topo, "BlockName=b%u Nodes=b%un[1-18]\n",
 				       b, b);
 			for (uint32_t i = 1; i <= 18; i++)
 				add_node(f, "b%un%u", b, i);
@@ -88,7 +88,7 @@ static void make(fab *f, int kind)
 				nn = MAXN - f->n;
 			if (!nn)
 				break;
-			rmi_buf_printf(&f->topo, "SwitchName=s%u Nodes=p%ul%un[1-%u]\n",
+			rm_buf_printf(&f->topo, "SwitchName=s%u Nodes=p%ul%un[1-%u]\n",
 				       leaf, p, l, nn);
 			size_t o = strlen(f->unit_nodes[p]);
 			snprintf(f->unit_nodes[p] + o, sizeof(f->unit_nodes[p]) - o,
@@ -97,11 +97,11 @@ static void make(fab *f, int kind)
 				add_node(f, "p%ul%un%u", p, l, i);
 		}
 		if (pods)
-			rmi_buf_printf(&f->topo, "SwitchName=pod%u Switches=s[%u-%u]\n",
+			rm_buf_printf(&f->topo, "SwitchName=pod%u Switches=s[%u-%u]\n",
 				       p, leaf - nl, leaf - 1);
 	}
 	if (!pods)
-		rmi_buf_printf(&f->topo, "SwitchName=spine Switches=s[0-%u]\n",
+		rm_buf_printf(&f->topo, "SwitchName=spine Switches=s[0-%u]\n",
 			       leaf - 1);
 }
 
@@ -213,7 +213,7 @@ static void one(int kind, tally *t)
 	rm_fabric_free(f);
 	for (uint32_t i = 0; i < fb.n; i++)
 		free(fb.name[i]);
-	rmi_buf_free(&fb.topo);
+	rm_buf_free(&fb.topo);
 }
 
 int main(void)

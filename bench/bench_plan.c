@@ -78,24 +78,24 @@ static rm_fabric *make_fabric(const shape *s, uint32_t job_nodes,
 	uint32_t total = job_nodes + job_nodes / 8;
 	uint32_t leaves = (total + s->per_leaf - 1) / s->per_leaf;
 	uint32_t pods = (leaves + s->leaves_per_pod - 1) / s->leaves_per_pod;
-	rmi_buf t;
-	rmi_buf_init(&t);
+	rm_buf t;
+	rm_buf_init(&t);
 	for (uint32_t l = 0; l < leaves; l++) {
 		uint32_t first = l * s->per_leaf + 1;
 		uint32_t last = first + s->per_leaf - 1;
 		if (last > total)
 			last = total;
-		rmi_buf_printf(&t, "SwitchName=leaf%05u Nodes=gpu[%05u-%05u]\n",
+		rm_buf_printf(&t, "SwitchName=leaf%05u Nodes=gpu[%05u-%05u]\n",
 			       l, first, last);
 	}
 	for (uint32_t p = 0; p < pods; p++) {
 		uint32_t a = p * s->leaves_per_pod, b = a + s->leaves_per_pod - 1;
 		if (b >= leaves)
 			b = leaves - 1;
-		rmi_buf_printf(&t, "SwitchName=pod%03u Switches=leaf[%05u-%05u]\n",
+		rm_buf_printf(&t, "SwitchName=pod%03u Switches=leaf[%05u-%05u]\n",
 			       p, a, b);
 	}
-	rmi_buf_printf(&t, "SwitchName=spine Switches=pod[000-%03u]\n",
+	rm_buf_printf(&t, "SwitchName=spine Switches=pod[000-%03u]\n",
 		       pods - 1);
 	rm_fabric *f = NULL;
 	rm_error e;
@@ -104,7 +104,7 @@ static rm_fabric *make_fabric(const shape *s, uint32_t job_nodes,
 		fprintf(stderr, "bench: fabric: %s\n", e.msg);
 		exit(1);
 	}
-	rmi_buf_free(&t);
+	rm_buf_free(&t);
 	char **all = malloc(total * sizeof(char *));
 	for (uint32_t i = 0; i < total; i++) {
 		char name[32];

@@ -3,6 +3,8 @@ LIB_SRC  := $(wildcard mapper/src/*/*.c)
 CLI_SRC  := $(wildcard mapper/cli/*.c)
 FUZZ_SRC := $(wildcard mapper/fuzz/fuzz_*.c)
 
+$(call obj,$(LIB_SRC)) $(call aobj,$(LIB_SRC)): CPPFLAGS += $(LIB_CPPFLAGS)
+
 $(BUILD)/librankmap.a: $(call obj,$(LIB_SRC))
 	@rm -f $@
 	ar rcs $@ $^
@@ -25,11 +27,11 @@ $(BUILD)/asan/rankmap: $(call aobj,$(CLI_SRC)) $(BUILD)/asan/librankmap.a
 # bounded random mutations.
 $(BUILD)/asan/fuzz/%: mapper/fuzz/%.c tests/fuzz_driver.c $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ASAN_CFLAGS) -o $@ $< tests/fuzz_driver.c $(BUILD)/asan/librankmap.a $(LIBS)
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) $(ASAN_CFLAGS) -o $@ $< tests/fuzz_driver.c $(BUILD)/asan/librankmap.a $(LIBS)
 
 $(BUILD)/fuzz/%: mapper/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
+	clang $(CPPFLAGS) $(LIB_CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRC) $(LIBS)
 
 FUZZ_BINS := $(patsubst mapper/fuzz/%.c,$(BUILD)/asan/fuzz/%,$(FUZZ_SRC))
 
@@ -37,7 +39,6 @@ fuzz: $(patsubst mapper/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 # The picture's script and style sheet, compiled into pic_html.c.
 PIC_ASSETS := $(BUILD)/gen/pic_assets.h
-CPPFLAGS   += -I$(BUILD)/gen
 $(PIC_ASSETS): mapper/src/picture/embed.sh mapper/src/picture/picture.css mapper/src/picture/picture.js
 	@mkdir -p $(@D)
 	sh mapper/src/picture/embed.sh mapper/src/picture/picture.css mapper/src/picture/picture.js >$@.tmp && mv $@.tmp $@

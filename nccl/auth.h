@@ -12,7 +12,6 @@
 #define RANKMAP_NCCL_AUTH_H
 
 #include "nccl_internal.h"
-#include "sha256.h"
 
 #include <sys/types.h>
 
@@ -24,23 +23,23 @@
 #define RMNI_PROOF_MAX 12288
 
 typedef struct rmni_hmac {
-	rmi_sha256 inner;
+	rm_sha256_ctx inner;
 	unsigned char opad[64];
 } rmni_hmac;
 
-RMI_HIDDEN void rmni_hmac_init(rmni_hmac *h, const unsigned char *key,
+RMNI_HIDDEN void rmni_hmac_init(rmni_hmac *h, const unsigned char *key,
 			       size_t klen);
-RMI_HIDDEN void rmni_hmac_add(rmni_hmac *h, const void *data, size_t len);
+RMNI_HIDDEN void rmni_hmac_add(rmni_hmac *h, const void *data, size_t len);
 /* Finish; `h` is wiped. */
-RMI_HIDDEN void rmni_hmac_end(rmni_hmac *h, unsigned char mac[RMNI_MAC_LEN]);
-RMI_HIDDEN void rmni_hmac_once(const unsigned char *key, size_t klen,
+RMNI_HIDDEN void rmni_hmac_end(rmni_hmac *h, unsigned char mac[RMNI_MAC_LEN]);
+RMNI_HIDDEN void rmni_hmac_once(const unsigned char *key, size_t klen,
 			  const void *data, size_t len,
 			  unsigned char mac[RMNI_MAC_LEN]);
 /* Equal, in time that does not depend on where they differ. */
-RMI_HIDDEN bool rmni_ct_equal(const void *a, const void *b, size_t n);
+RMNI_HIDDEN bool rmni_ct_equal(const void *a, const void *b, size_t n);
 /* buf ^= HMAC(key, label || counter) blocks: the id's confidentiality
  * on the wire in HMAC mode (a PRF in counter mode, fresh per nonce pair). */
-RMI_HIDDEN void rmni_hmac_xor(const unsigned char *key, size_t klen,
+RMNI_HIDDEN void rmni_hmac_xor(const unsigned char *key, size_t klen,
 			      const void *label, size_t llen,
 			      unsigned char *buf, size_t len);
 
@@ -63,22 +62,22 @@ typedef struct rmni_bind {
 	unsigned char peer_nonce[RMNI_NONCE_LEN];
 } rmni_bind;
 
-RMI_HIDDEN const char *rmni_auth_name(rmn_auth m);
+RMNI_HIDDEN const char *rmni_auth_name(rmn_auth m);
 /* Settle the mode (AUTO: MUNGE when munged answers, else HMAC with the
  * secret, else an error saying what is missing). */
-RMI_HIDDEN rmn_status rmni_auth_setup(const rmn_exchange_opts *o,
+RMNI_HIDDEN rmn_status rmni_auth_setup(const rmn_exchange_opts *o,
 				      rmni_auth *a, rmn_error *err);
 /* A peer in AUTO follows rank 0's announced mode when it can do it;
  * never down to NONE. false with the reason otherwise. */
-RMI_HIDDEN bool rmni_auth_follow(rmni_auth *a, uint32_t root_mode,
+RMNI_HIDDEN bool rmni_auth_follow(rmni_auth *a, uint32_t root_mode,
 				 char *why, size_t cap);
-RMI_HIDDEN bool rmni_nonce(unsigned char n[RMNI_NONCE_LEN]);
+RMNI_HIDDEN bool rmni_nonce(unsigned char n[RMNI_NONCE_LEN]);
 
 /* The hello's proof: *len bytes into out (RMNI_PROOF_MAX). */
-RMI_HIDDEN rmn_status rmni_prove_hello(const rmni_auth *a,
+RMNI_HIDDEN rmn_status rmni_prove_hello(const rmni_auth *a,
 				       const rmni_bind *b, unsigned char *out,
 				       size_t *len, rmn_error *err);
-RMI_HIDDEN bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
+RMNI_HIDDEN bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
 				 const unsigned char *proof, size_t len,
 				 char *why, size_t cap);
 /*
@@ -86,13 +85,13 @@ RMI_HIDDEN bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
  * else rank 0's message). HMAC: body = content (the id encrypted), proof =
  * MAC; MUNGE: body empty, content inside the credential. malloc'd.
  */
-RMI_HIDDEN rmn_status rmni_seal_answer(const rmni_auth *a, const rmni_bind *b,
+RMNI_HIDDEN rmn_status rmni_seal_answer(const rmni_auth *a, const rmni_bind *b,
 				       uint32_t status, const void *content,
 				       size_t clen, unsigned char **body,
 				       size_t *blen, unsigned char **proof,
 				       size_t *plen, rmn_error *err);
 /* Check an answer and take its content out (at most cap bytes). */
-RMI_HIDDEN bool rmni_open_answer(const rmni_auth *a, const rmni_bind *b,
+RMNI_HIDDEN bool rmni_open_answer(const rmni_auth *a, const rmni_bind *b,
 				 uint32_t status, const unsigned char *body,
 				 size_t blen, const unsigned char *proof,
 				 size_t plen, unsigned char *out, size_t cap,

@@ -43,7 +43,7 @@ static int bad(char *msg, size_t cap, const char *opt, const char *what,
 	char q[96];
 	snprintf(msg, cap, "%s%s%s%s%s", opt ? opt : "", opt ? ": " : "",
 		 what, val ? " " : "",
-		 val ? rmi_quote(val, 64, q, sizeof(q)) : "");
+		 val ? rm_quote(val, 64, q, sizeof(q)) : "");
 	return NCK_EXIT_USAGE;
 }
 

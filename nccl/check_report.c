@@ -105,26 +105,26 @@ void nck_result_free(const nck_plan *p, nck_result *r)
 
 /* ---------------------------------------------------------------- text */
 
-static void unit_name(rmi_buf *b, const nck_plan *p, const nck_axis *x,
+static void unit_name(rm_buf *b, const nck_plan *p, const nck_axis *x,
 		      uint32_t u)
 {
 	const uint32_t *mem = x->members + (size_t)u * x->unit_size;
 	char list[160];
-	rmi_buf_printf(b, "%s ", x->name);
+	rm_buf_printf(b, "%s ", x->name);
 	if (x->op == RMN_OP_SENDRECV) {
 		uint32_t per = x->group_size - 1;
-		rmi_buf_printf(b, "group %u stages %u-%u", x->group[u],
+		rm_buf_printf(b, "group %u stages %u-%u", x->group[u],
 			       u % per, u % per + 1);
 	} else {
-		rmi_buf_printf(b, "group %u", x->group[u]);
+		rm_buf_printf(b, "group %u", x->group[u]);
 	}
 	/* Ranks as written in the group, hosts once each. */
-	rmi_buf_puts(b, " (ranks ");
+	rm_buf_puts(b, " (ranks ");
 	for (uint32_t i = 0; i < x->unit_size && i < 8; i++)
-		rmi_buf_printf(b, "%s%u", i ? "," : "", mem[i]);
+		rm_buf_printf(b, "%s%u", i ? "," : "", mem[i]);
 	if (x->unit_size > 8)
-		rmi_buf_printf(b, ",... %u in all", x->unit_size);
-	rmi_buf_puts(b, " on ");
+		rm_buf_printf(b, ",... %u in all", x->unit_size);
+	rm_buf_puts(b, " on ");
 	/* Hosts once each, the first four; compared against those four
 	 * only, so a DP group of thousands costs a few passes. */
 	uint32_t seen[4];
@@ -151,24 +151,24 @@ static void unit_name(rmi_buf *b, const nck_plan *p, const nck_axis *x,
 		o += (size_t)n;
 		seen[shown++] = node;
 	}
-	rmi_buf_puts(b, list);
-	rmi_buf_puts(b, more ? ",...)" : ")");
+	rm_buf_puts(b, list);
+	rm_buf_puts(b, more ? ",...)" : ")");
 }
 
-static void links_summary(rmi_buf *b, const nck_axis *x)
+static void links_summary(rm_buf *b, const nck_axis *x)
 {
 	uint32_t count[3] = { 0, 0, 0 };
 	for (uint32_t u = 0; u < x->nunits; u++)
 		count[x->link[u]]++;
 	const char *sep = "";
-	rmi_buf_puts(b, "  placed on:");
+	rm_buf_puts(b, "  placed on:");
 	for (int l = 0; l < 3; l++)
 		if (count[l]) {
-			rmi_buf_printf(b, "%s %s %u", sep,
+			rm_buf_printf(b, "%s %s %u", sep,
 				       rmn_link_name((rmn_link)l), count[l]);
 			sep = ",";
 		}
-	rmi_buf_puts(b, "\n");
+	rm_buf_puts(b, "\n");
 }
 
 /* Median time of one message size over the axis's units; 0 when memory is
@@ -187,52 +187,52 @@ static double median_seconds(const nck_axis *x, const nck_axis_result *ar,
 	return ts.median;
 }
 
-static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
+static void axis_text(rm_buf *b, const nck_plan *p, size_t i,
 		      const rmn_nominal *nom, const nck_axis_result *ar)
 {
 	const nck_axis *x = &p->ax[i];
 	char sz[32];
 	if (x->op == RMN_OP_SENDRECV)
-		rmi_buf_printf(b, "\n%s  sendrecv between %u pairs of "
+		rm_buf_printf(b, "\n%s  sendrecv between %u pairs of "
 				  "consecutive stages (groups of %u)",
 			       x->name, x->nunits,
 			       x->group_size);
 	else
-		rmi_buf_printf(b, "\n%s  allreduce over %u groups of %u",
+		rm_buf_printf(b, "\n%s  allreduce over %u groups of %u",
 			       x->name, x->nunits,
 			       x->group_size);
 	if (!ar->measured) {
 		if (!x->nunits) {
-			rmi_buf_puts(b, ": no neighbours to measure\n");
+			rm_buf_puts(b, ": no neighbours to measure\n");
 			return;
 		}
 		/* Still worth showing: the operation ran and was checked. */
-		rmi_buf_puts(b, ": one rank per group, no link to judge\n"
+		rm_buf_puts(b, ": one rank per group, no link to judge\n"
 				"        size  time us (median)   algBw GB/s "
 				"(median, local)\n");
 		for (size_t s = 0; s < p->nsizes; s++) {
 			double med = median_seconds(x, ar, s);
 			nck_fmt_bytes(p->sizes[s], sz, sizeof(sz));
-			rmi_buf_printf(b, "  %10s  %15.1f   %16.2f\n", sz,
+			rm_buf_printf(b, "  %10s  %15.1f   %16.2f\n", sz,
 				       med * 1e6, rmn_algbw(p->sizes[s], med));
 		}
 		return;
 	}
 	links_summary(b, x);
-	rmi_buf_puts(b, "        size  time us (median)   busBw GB/s:  min"
+	rm_buf_puts(b, "        size  time us (median)   busBw GB/s:  min"
 			"   median      max\n");
 	for (size_t s = 0; s < p->nsizes; s++) {
 		nck_fmt_bytes(p->sizes[s], sz, sizeof(sz));
-		rmi_buf_printf(b, "  %10s  %15.1f   %16.2f %8.2f %8.2f\n", sz,
+		rm_buf_printf(b, "  %10s  %15.1f   %16.2f %8.2f %8.2f\n", sz,
 			       median_seconds(x, ar, s) * 1e6,
 			       ar->size_stats[s].min,
 			       ar->size_stats[s].median, ar->size_stats[s].max);
 	}
-	rmi_buf_printf(b, "  peak busBw over sizes: min %.2f, median %.2f, "
+	rm_buf_printf(b, "  peak busBw over sizes: min %.2f, median %.2f, "
 			  "max %.2f GB/s",
 		       ar->peak_stats.min, ar->peak_stats.median,
 		       ar->peak_stats.max);
-	rmi_buf_printf(b, "; %llu slow, %llu with wrong results\n",
+	rm_buf_printf(b, "; %llu slow, %llu with wrong results\n",
 		       (unsigned long long)ar->slow,
 		       (unsigned long long)ar->wrong);
 	(void)nom;
@@ -241,42 +241,42 @@ static void axis_text(rmi_buf *b, const nck_plan *p, size_t i,
 char *nck_report_text(const nck_plan *p, const rmn_nominal *nom,
 		      const nck_result *r, const nck_meta *m)
 {
-	rmi_buf b;
+	rm_buf b;
 	char lay[128], ord[128], lo[32], hi[32];
-	rmi_buf_init(&b);
+	rm_buf_init(&b);
 	rm_layout_format(&p->map->layout, lay, sizeof(lay));
 	rm_order_format(&p->map->order, ord, sizeof(ord));
 	nck_fmt_bytes(p->sizes[0], lo, sizeof(lo));
 	nck_fmt_bytes(p->sizes[p->nsizes - 1], hi, sizeof(hi));
-	rmi_buf_printf(&b, "rankmap-nccl-check: %u ranks, layout %s, order %s,"
+	rm_buf_printf(&b, "rankmap-nccl-check: %u ranks, layout %s, order %s,"
 			   " NCCL %s\n",
 		       p->map->world, lay, ord, m->nccl_version);
-	rmi_buf_printf(&b, "%zu sizes %s .. %s, %u iterations after %u "
+	rm_buf_printf(&b, "%zu sizes %s .. %s, %u iterations after %u "
 			   "warm-up; busBw as nccl-tests reports it\n",
 		       p->nsizes, lo, hi, m->iters, m->warmup);
-	rmi_buf_printf(&b, "nominal GB/s: nvlink %.0f, leaf %.0f, spine %.0f; "
+	rm_buf_printf(&b, "nominal GB/s: nvlink %.0f, leaf %.0f, spine %.0f; "
 			   "slow below %.0f%%\n",
 		       nom->gbps[0], nom->gbps[1], nom->gbps[2],
 		       nom->slow_fraction * 100);
 	for (size_t i = 0; i < p->nax; i++)
 		axis_text(&b, p, i, nom, &r->ax[i]);
 	if (r->slow || r->wrong)
-		rmi_buf_puts(&b, "\n");
+		rm_buf_puts(&b, "\n");
 	for (size_t i = 0; i < p->nax; i++) {
 		const nck_axis *x = &p->ax[i];
 		for (uint32_t u = 0; u < x->nunits; u++) {
 			const nck_unit_result *ur = &r->ax[i].unit[u];
 			if (ur->wrong) {
-				rmi_buf_puts(&b, "WRONG: ");
+				rm_buf_puts(&b, "WRONG: ");
 				unit_name(&b, p, x, u);
-				rmi_buf_printf(&b, ": %llu wrong elements\n",
+				rm_buf_printf(&b, ": %llu wrong elements\n",
 					       (unsigned long long)ur->wrong);
 			}
 			if (ur->slow) {
 				rmn_link l = x->link[u];
-				rmi_buf_puts(&b, "SLOW: ");
+				rm_buf_puts(&b, "SLOW: ");
 				unit_name(&b, p, x, u);
-				rmi_buf_printf(&b, ": peak %.2f GB/s, placed "
+				rm_buf_printf(&b, ": peak %.2f GB/s, placed "
 						   "on %s (nominal %.0f GB/s)\n",
 					       ur->peak, rmn_link_name(l),
 					       nom->gbps[l]);
@@ -284,75 +284,75 @@ char *nck_report_text(const nck_plan *p, const rmn_nominal *nom,
 		}
 	}
 	if (!r->slow && !r->wrong)
-		rmi_buf_puts(&b, "\nresult: all results exact, no slow "
+		rm_buf_puts(&b, "\nresult: all results exact, no slow "
 				 "group\n");
 	else
-		rmi_buf_printf(&b, "result: %llu wrong elements, %llu slow "
+		rm_buf_printf(&b, "result: %llu wrong elements, %llu slow "
 				   "groups or pairs\n",
 			       (unsigned long long)r->wrong,
 			       (unsigned long long)r->slow);
-	return rmi_buf_take(&b, NULL);
+	return rm_buf_take(&b, NULL);
 }
 
 /* ---------------------------------------------------------------- JSON */
 
-static void jnum(rmi_buf *b, double v)
+static void jnum(rm_buf *b, double v)
 {
-	rmi_buf_printf(b, "%.4f", isfinite(v) ? v : 0.0);
+	rm_buf_printf(b, "%.4f", isfinite(v) ? v : 0.0);
 }
 
-static void jstats(rmi_buf *b, const rmn_stats *s)
+static void jstats(rm_buf *b, const rmn_stats *s)
 {
-	rmi_buf_puts(b, "{\"min\": ");
+	rm_buf_puts(b, "{\"min\": ");
 	jnum(b, s->min);
-	rmi_buf_puts(b, ", \"median\": ");
+	rm_buf_puts(b, ", \"median\": ");
 	jnum(b, s->median);
-	rmi_buf_puts(b, ", \"max\": ");
+	rm_buf_puts(b, ", \"max\": ");
 	jnum(b, s->max);
-	rmi_buf_puts(b, "}");
+	rm_buf_puts(b, "}");
 }
 
-static void unit_json(rmi_buf *b, const nck_plan *p, const nck_axis *x,
+static void unit_json(rm_buf *b, const nck_plan *p, const nck_axis *x,
 		      uint32_t u, const nck_unit_result *ur,
 		      const rmn_nominal *nom)
 {
 	const uint32_t *mem = x->members + (size_t)u * x->unit_size;
-	rmi_buf_printf(b, "        {\"group\": %u, ", x->group[u]);
+	rm_buf_printf(b, "        {\"group\": %u, ", x->group[u]);
 	if (x->op == RMN_OP_SENDRECV)
-		rmi_buf_printf(b, "\"stage\": %u, ",
+		rm_buf_printf(b, "\"stage\": %u, ",
 			       u % (x->group_size - 1));
-	rmi_buf_puts(b, "\"ranks\": [");
+	rm_buf_puts(b, "\"ranks\": [");
 	for (uint32_t i = 0; i < x->unit_size; i++)
-		rmi_buf_printf(b, "%s%u", i ? ", " : "", mem[i]);
-	rmi_buf_puts(b, "], \"hosts\": [");
+		rm_buf_printf(b, "%s%u", i ? ", " : "", mem[i]);
+	rm_buf_puts(b, "], \"hosts\": [");
 	for (uint32_t i = 0; i < x->unit_size; i++) {
 		uint32_t node = p->map->rank[mem[i]].node;
 		if (i)
-			rmi_buf_puts(b, ", ");
-		rmi_buf_json_str(b, node < p->map->nhost ? p->map->host[node]
+			rm_buf_puts(b, ", ");
+		rm_buf_json_str(b, node < p->map->nhost ? p->map->host[node]
 							 : "");
 	}
-	rmi_buf_printf(b, "], \"link\": \"%s\", \"nominal_gbps\": ",
+	rm_buf_printf(b, "], \"link\": \"%s\", \"nominal_gbps\": ",
 		       rmn_link_name(x->link[u]));
 	jnum(b, nom->gbps[x->link[u]]);
-	rmi_buf_puts(b, ", \"peak_busbw\": ");
+	rm_buf_puts(b, ", \"peak_busbw\": ");
 	jnum(b, ur->peak);
-	rmi_buf_puts(b, ", \"busbw\": [");
+	rm_buf_puts(b, ", \"busbw\": [");
 	for (size_t s = 0; s < p->nsizes; s++) {
 		if (s)
-			rmi_buf_puts(b, ", ");
+			rm_buf_puts(b, ", ");
 		jnum(b, ur->busbw[s]);
 	}
-	rmi_buf_printf(b, "], \"slow\": %s, \"wrong\": %llu}",
+	rm_buf_printf(b, "], \"slow\": %s, \"wrong\": %llu}",
 		       ur->slow ? "true" : "false",
 		       (unsigned long long)ur->wrong);
 }
 
-static void axis_json(rmi_buf *b, const nck_plan *p, size_t i,
+static void axis_json(rm_buf *b, const nck_plan *p, size_t i,
 		      const rmn_nominal *nom, const nck_axis_result *ar)
 {
 	const nck_axis *x = &p->ax[i];
-	rmi_buf_printf(b, "    {\"axis\": \"%s\", \"op\": \"%s\", "
+	rm_buf_printf(b, "    {\"axis\": \"%s\", \"op\": \"%s\", "
 			  "\"group_size\": %u, \"units\": %u, "
 			  "\"measured\": %s, \"slow\": %llu, \"wrong\": %llu,\n",
 		       x->name, rmn_op_name(x->op),
@@ -360,63 +360,63 @@ static void axis_json(rmi_buf *b, const nck_plan *p, size_t i,
 		       ar->measured ? "true" : "false",
 		       (unsigned long long)ar->slow,
 		       (unsigned long long)ar->wrong);
-	rmi_buf_puts(b, "      \"busbw_by_size\": [");
+	rm_buf_puts(b, "      \"busbw_by_size\": [");
 	for (size_t s = 0; s < p->nsizes; s++) {
-		rmi_buf_printf(b, "%s\n        {\"bytes\": %llu, \"busbw\": ",
+		rm_buf_printf(b, "%s\n        {\"bytes\": %llu, \"busbw\": ",
 			       s ? "," : "",
 			       (unsigned long long)p->sizes[s]);
 		jstats(b, &ar->size_stats[s]);
-		rmi_buf_puts(b, "}");
+		rm_buf_puts(b, "}");
 	}
-	rmi_buf_puts(b, "],\n      \"peak_busbw\": ");
+	rm_buf_puts(b, "],\n      \"peak_busbw\": ");
 	jstats(b, &ar->peak_stats);
-	rmi_buf_puts(b, ",\n      \"groups\": [");
+	rm_buf_puts(b, ",\n      \"groups\": [");
 	for (uint32_t u = 0; u < x->nunits; u++) {
-		rmi_buf_puts(b, u ? ",\n" : "\n");
+		rm_buf_puts(b, u ? ",\n" : "\n");
 		unit_json(b, p, x, u, &ar->unit[u], nom);
 	}
-	rmi_buf_puts(b, "]}");
+	rm_buf_puts(b, "]}");
 }
 
 char *nck_report_json(const nck_plan *p, const rmn_nominal *nom,
 		      const nck_result *r, const nck_meta *m)
 {
-	rmi_buf b;
+	rm_buf b;
 	char lay[128], ord[128];
-	rmi_buf_init(&b);
+	rm_buf_init(&b);
 	rm_layout_format(&p->map->layout, lay, sizeof(lay));
 	rm_order_format(&p->map->order, ord, sizeof(ord));
-	rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-nccl-check/1\",\n");
-	rmi_buf_printf(&b, "  \"world\": %u,\n  \"layout\": ", p->map->world);
-	rmi_buf_json_str(&b, lay);
-	rmi_buf_puts(&b, ",\n  \"order\": ");
-	rmi_buf_json_str(&b, ord);
-	rmi_buf_puts(&b, ",\n  \"nccl_version\": ");
-	rmi_buf_json_str(&b, m->nccl_version);
-	rmi_buf_printf(&b, ",\n  \"iters\": %u,\n  \"warmup\": %u,\n"
+	rm_buf_puts(&b, "{\n  \"schema\": \"rankmap-nccl-check/1\",\n");
+	rm_buf_printf(&b, "  \"world\": %u,\n  \"layout\": ", p->map->world);
+	rm_buf_json_str(&b, lay);
+	rm_buf_puts(&b, ",\n  \"order\": ");
+	rm_buf_json_str(&b, ord);
+	rm_buf_puts(&b, ",\n  \"nccl_version\": ");
+	rm_buf_json_str(&b, m->nccl_version);
+	rm_buf_printf(&b, ",\n  \"iters\": %u,\n  \"warmup\": %u,\n"
 			   "  \"sizes\": [",
 		       m->iters, m->warmup);
 	for (size_t s = 0; s < p->nsizes; s++)
-		rmi_buf_printf(&b, "%s%llu", s ? ", " : "",
+		rm_buf_printf(&b, "%s%llu", s ? ", " : "",
 			       (unsigned long long)p->sizes[s]);
-	rmi_buf_puts(&b, "],\n  \"nominal_gbps\": {");
+	rm_buf_puts(&b, "],\n  \"nominal_gbps\": {");
 	for (int l = 0; l < 3; l++) {
-		rmi_buf_printf(&b, "%s\"%s\": ", l ? ", " : "",
+		rm_buf_printf(&b, "%s\"%s\": ", l ? ", " : "",
 			       rmn_link_name((rmn_link)l));
 		jnum(&b, nom->gbps[l]);
 	}
-	rmi_buf_puts(&b, "},\n  \"slow_fraction\": ");
+	rm_buf_puts(&b, "},\n  \"slow_fraction\": ");
 	jnum(&b, nom->slow_fraction);
-	rmi_buf_puts(&b, ",\n  \"axes\": [\n");
+	rm_buf_puts(&b, ",\n  \"axes\": [\n");
 	for (size_t i = 0; i < p->nax; i++) {
 		if (i)
-			rmi_buf_puts(&b, ",\n");
+			rm_buf_puts(&b, ",\n");
 		axis_json(&b, p, i, nom, &r->ax[i]);
 	}
-	rmi_buf_printf(&b, "],\n  \"wrong\": %llu,\n  \"slow\": %llu,\n"
+	rm_buf_printf(&b, "],\n  \"wrong\": %llu,\n  \"slow\": %llu,\n"
 			   "  \"ok\": %s\n}\n",
 		       (unsigned long long)r->wrong,
 		       (unsigned long long)r->slow,
 		       r->wrong || r->slow ? "false" : "true");
-	return rmi_buf_take(&b, NULL);
+	return rm_buf_take(&b, NULL);
 }

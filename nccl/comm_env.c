@@ -26,7 +26,7 @@ rmn_status rmni_env_u64(const char *name, uint64_t min, uint64_t max,
 	if (*v < '0' || *v > '9' || *end || errno || x < min || x > max)
 		return rmni_err(err, RMN_EINPUT,
 				"%s=%s is not a whole number in %llu..%llu",
-				name, rmi_quote(v, 64, q, sizeof(q)),
+				name, rm_quote(v, 64, q, sizeof(q)),
 				(unsigned long long)min,
 				(unsigned long long)max);
 	*out = x;
@@ -48,7 +48,7 @@ static rmn_status env_timeout(uint32_t *ms, rmn_error *err)
 		return rmni_err(err, RMN_EINPUT,
 				"RANKMAP_NCCL_TIMEOUT=%s is not a number of "
 				"seconds in 0.1..86400",
-				rmi_quote(v, 64, q, sizeof(q)));
+				rm_quote(v, 64, q, sizeof(q)));
 	*ms = (uint32_t)llround(s * 1000);
 	return RMN_OK;
 }
@@ -87,7 +87,7 @@ static rmn_status env_auth(rmn_auth *mode, rmn_error *err)
 		}
 	return rmni_err(err, RMN_EINPUT,
 			"RANKMAP_NCCL_AUTH=%s is not auto, munge, hmac or none",
-			rmi_quote(v, 64, q, sizeof(q)));
+			rm_quote(v, 64, q, sizeof(q)));
 }
 
 /* A job or step id (0 outside Slurm: still bound, just not distinct). */
@@ -170,7 +170,7 @@ rmn_status rmni_resolve_opts(const rmn_opts *in, rmn_opts *o,
 		return rmni_err(err, RMN_EINPUT,
 				"RANKMAP_MAP_SHA256=%s is not a lowercase "
 				"SHA-256 in hex",
-				rmi_quote(o->digest, 80, q, sizeof(q)));
+				rm_quote(o->digest, 80, q, sizeof(q)));
 	}
 	return RMN_OK;
 }

@@ -40,48 +40,48 @@ typedef struct rmni_answer {
 
 /* Parsers of what arrives from a stranger: false when it is not a
  * well-formed message of ours (bad magic, lengths out of bounds). */
-RMI_HIDDEN bool rmni_challenge_parse(const unsigned char c[CHALLENGE_LEN],
+RMNI_HIDDEN bool rmni_challenge_parse(const unsigned char c[CHALLENGE_LEN],
 				     uint32_t *mode,
 				     unsigned char nonce[RMNI_NONCE_LEN]);
-RMI_HIDDEN void rmni_challenge_write(unsigned char c[CHALLENGE_LEN],
+RMNI_HIDDEN void rmni_challenge_write(unsigned char c[CHALLENGE_LEN],
 				     uint32_t mode,
 				     const unsigned char nonce[RMNI_NONCE_LEN]);
-RMI_HIDDEN bool rmni_hello_parse(const unsigned char h[HELLO_HEAD],
+RMNI_HIDDEN bool rmni_hello_parse(const unsigned char h[HELLO_HEAD],
 				 rmni_hello *out);
-RMI_HIDDEN void rmni_hello_write(unsigned char h[HELLO_HEAD],
+RMNI_HIDDEN void rmni_hello_write(unsigned char h[HELLO_HEAD],
 				 const rmni_hello *in);
-RMI_HIDDEN bool rmni_answer_parse(const unsigned char h[ANSWER_HEAD],
+RMNI_HIDDEN bool rmni_answer_parse(const unsigned char h[ANSWER_HEAD],
 				  rmni_answer *out);
 /* The fields a hello's proof binds, with rank 0's nonce. */
-RMI_HIDDEN void rmni_hello_bind(const rmni_hello *h,
+RMNI_HIDDEN void rmni_hello_bind(const rmni_hello *h,
 				const unsigned char root_nonce[RMNI_NONCE_LEN],
 				rmni_bind *b);
 
 /* Milliseconds to the deadline, at most 1000 (poll in slices). */
-RMI_HIDDEN int rmni_wait_ms(int64_t deadline);
+RMNI_HIDDEN int rmni_wait_ms(int64_t deadline);
 /* Write all of buf before the deadline; false on error or time-out. */
-RMI_HIDDEN bool rmni_send_all(int fd, const void *buf, size_t len,
+RMNI_HIDDEN bool rmni_send_all(int fd, const void *buf, size_t len,
 			      int64_t deadline);
 /* Read exactly len bytes before the deadline: 1 done, 0 closed early,
  * -1 error, -2 time-out. */
-RMI_HIDDEN int rmni_recv_all(int fd, void *buf, size_t len,
+RMNI_HIDDEN int rmni_recv_all(int fd, void *buf, size_t len,
 			     int64_t deadline);
 /* The digest as its fixed 64-byte field (zeros: not compared). */
-RMI_HIDDEN void rmni_digest_field(const char *d, unsigned char *out);
+RMNI_HIDDEN void rmni_digest_field(const char *d, unsigned char *out);
 /* Seal and send an answer for the connection bound by b (a NULL auth:
  * an unauthenticated refusal to a stranger). */
-RMI_HIDDEN bool rmni_answer_send(int fd, const rmni_auth *a,
+RMNI_HIDDEN bool rmni_answer_send(int fd, const rmni_auth *a,
 				 const rmni_bind *b, uint32_t status,
 				 const void *content, size_t len,
 				 int64_t deadline);
 /* "10.1.2.3:41234" of the other end, for log lines. */
-RMI_HIDDEN void rmni_peer_name(int fd, char *out, size_t cap);
+RMNI_HIDDEN void rmni_peer_name(int fd, char *out, size_t cap);
 
-RMI_HIDDEN rmn_status rmni_exchange_root(const rmn_exchange_opts *o,
+RMNI_HIDDEN rmn_status rmni_exchange_root(const rmn_exchange_opts *o,
 					 const rmni_auth *a, const void *blob,
 					 size_t len, int64_t deadline,
 					 rmn_error *err);
-RMI_HIDDEN rmn_status rmni_exchange_peer(const rmn_exchange_opts *o,
+RMNI_HIDDEN rmn_status rmni_exchange_peer(const rmn_exchange_opts *o,
 					 rmni_auth *a, void *blob, size_t len,
 					 int64_t deadline, rmn_error *err);
 

@@ -65,7 +65,7 @@ static rmn_status resolve(const rmn_exchange_opts *o, int64_t deadline,
 		if (rc != EAI_AGAIN || rmni_now_ms() >= deadline)
 			return rmni_err(err, RMN_ENET,
 					"cannot resolve rank 0's host %s: %s",
-					rmi_quote(o->host, 256, q, sizeof(q)),
+					rm_quote(o->host, 256, q, sizeof(q)),
 					gai_strerror(rc));
 		poll(NULL, 0, 200);
 	}
@@ -120,7 +120,7 @@ static int read_answer(attempt *t, int fd, const rmni_bind *b,
 		if (an.status && an.bodylen <= ANSWER_MSG_MAX)
 			snprintf(t->why, sizeof(t->why),
 				 "an unauthenticated answer (%s) saying %s", why,
-				 rmi_quote((const char *)body, an.bodylen, q,
+				 rm_quote((const char *)body, an.bodylen, q,
 					   sizeof(q)));
 		else
 			snprintf(t->why, sizeof(t->why),
@@ -148,7 +148,7 @@ static int read_answer(attempt *t, int fd, const rmni_bind *b,
 							    : RMN_EREFUSED;
 		*st = rmni_err(err, code, "rank %u: rank 0 at %s refused: %s",
 			       t->o->rank, t->where,
-			       rmi_quote((const char *)content, clen, q,
+			       rm_quote((const char *)content, clen, q,
 					 sizeof(q)));
 		res = 1;
 	}
@@ -215,7 +215,7 @@ rmn_status rmni_exchange_peer(const rmn_exchange_opts *o, rmni_auth *a,
 {
 	char where[300], q[280];
 	snprintf(where, sizeof(where), "%s:%u",
-		 rmi_quote(o->host, 256, q, sizeof(q)), o->port);
+		 rm_quote(o->host, 256, q, sizeof(q)), o->port);
 	struct addrinfo *ai = NULL;
 	rmn_status st = resolve(o, deadline, &ai, err);
 	if (st != RMN_OK)

@@ -160,7 +160,7 @@ static rmn_status open_listener(root_state *s, int64_t deadline,
 				"'*' for every address)");
 	bool any = strcmp(addr, "*") == 0;
 	snprintf(s->where, sizeof(s->where), "%s:%u",
-		 any ? "*" : rmi_quote(addr, 256, q, sizeof(q)), s->o->port);
+		 any ? "*" : rm_quote(addr, 256, q, sizeof(q)), s->o->port);
 	int64_t give_up = rmni_now_ms() + BIND_RETRY_MS;
 	if (give_up > deadline)
 		give_up = deadline;
@@ -176,7 +176,7 @@ static rmn_status open_listener(root_state *s, int64_t deadline,
 			return rmni_err(err, RMN_ENET,
 					"rank 0 cannot resolve its listen "
 					"address %s: %s",
-					rmi_quote(addr, 256, q, sizeof(q)),
+					rm_quote(addr, 256, q, sizeof(q)),
 					gai_strerror(eno));
 		if (eno != EADDRINUSE || rmni_now_ms() >= give_up)
 			return rmni_err(err, RMN_ENET,
@@ -277,7 +277,7 @@ static void welcome(root_state *s, size_t i)
 		snprintf(msg, sizeof(msg),
 			 "rank %u has map digest %s but rank 0 has %.16s...: "
 			 "the ranks read different map files", h->rank,
-			 rmi_quote(theirs, 16, q, sizeof(q)), ours);
+			 rm_quote(theirs, 16, q, sizeof(q)), ours);
 		refuse(s, i, &b, RMN_EREFUSED, msg);
 		return;
 	}

@@ -8,42 +8,23 @@
 
 #include <string.h>
 
-static void unhex(const char *hex, unsigned char *out, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = 0;
-		for (int k = 0; k < 2; k++) {
-			char c = hex[2 * i + (size_t)k];
-			v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
-		}
-		out[i] = (unsigned char)v;
-	}
-}
-
-static void sha256_bin(rmi_sha256 *c, unsigned char out[RMNI_MAC_LEN])
-{
-	char hex[65];
-	rmi_sha256_hex(c, hex);
-	unhex(hex, out, RMNI_MAC_LEN);
-}
-
 void rmni_hmac_init(rmni_hmac *h, const unsigned char *key, size_t klen)
 {
 	unsigned char k[64], pad[64];
 	memset(k, 0, sizeof(k));
 	if (klen > sizeof(k)) {
 		/* Keys longer than a block are hashed first (RFC 2104). */
-		rmi_sha256 c;
-		rmi_sha256_init(&c);
-		rmi_sha256_add(&c, key, klen);
-		sha256_bin(&c, k);
+		rm_sha256_ctx c;
+		rm_sha256_init(&c);
+		rm_sha256_add(&c, key, klen);
+		rm_sha256_end(&c, k);
 	} else if (klen) {
 		memcpy(k, key, klen);
 	}
 	for (size_t i = 0; i < 64; i++)
 		pad[i] = k[i] ^ 0x36;
-	rmi_sha256_init(&h->inner);
-	rmi_sha256_add(&h->inner, pad, 64);
+	rm_sha256_init(&h->inner);
+	rm_sha256_add(&h->inner, pad, 64);
 	for (size_t i = 0; i < 64; i++)
 		h->opad[i] = k[i] ^ 0x5c;
 	memset(k, 0, sizeof(k));
@@ -53,18 +34,18 @@ void rmni_hmac_init(rmni_hmac *h, const unsigned char *key, size_t klen)
 void rmni_hmac_add(rmni_hmac *h, const void *data, size_t len)
 {
 	if (len)
-		rmi_sha256_add(&h->inner, data, len);
+		rm_sha256_add(&h->inner, data, len);
 }
 
 void rmni_hmac_end(rmni_hmac *h, unsigned char mac[RMNI_MAC_LEN])
 {
 	unsigned char in[RMNI_MAC_LEN];
-	rmi_sha256 outer;
-	sha256_bin(&h->inner, in);
-	rmi_sha256_init(&outer);
-	rmi_sha256_add(&outer, h->opad, 64);
-	rmi_sha256_add(&outer, in, sizeof(in));
-	sha256_bin(&outer, mac);
+	rm_sha256_ctx outer;
+	rm_sha256_end(&h->inner, in);
+	rm_sha256_init(&outer);
+	rm_sha256_add(&outer, h->opad, 64);
+	rm_sha256_add(&outer, in, sizeof(in));
+	rm_sha256_end(&outer, mac);
 	memset(h, 0, sizeof(*h));
 }
 

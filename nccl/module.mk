@@ -56,7 +56,7 @@ $(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h \
 		$(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
 		$(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ $< $(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
 		$(BUILD)/asan/librankmap.a $(LIBS) -Wl,--as-needed $(NCCL_LINK)
 
@@ -67,7 +67,7 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ tests/nccl/test_nccl_run.c tests/nccl/fake_gpu.c \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
@@ -81,14 +81,14 @@ $(BUILD)/asan/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c \
 		tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
 		$(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
 		-o $@ $< tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
 		$(BUILD)/asan/librankmap.a $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
 
 $(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
 		$(LIB_SRC)
 	@mkdir -p $(@D)
-	clang $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) -std=c11 -g -O1 \
+	clang $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) -std=c11 -g -O1 \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(NCCL_FUZZ_OBJ) \
 		$(LIB_SRC) $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
 
@@ -100,7 +100,7 @@ $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
@@ -109,7 +109,7 @@ $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 $(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Inccl -I$(NCCL_INC) $(ASAN_CFLAGS) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(ASAN_CFLAGS) -o $@ $< \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(if $(NCCL_MUNGE),-lmunge)
 

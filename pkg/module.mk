@@ -51,7 +51,8 @@ install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 	install -m 644 $(BUILD)/librankmap.so $(DESTDIR)$(LIBDIR)/$(SOLIB)
 	ln -sf $(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.0
 	ln -sf librankmap.so.0 $(DESTDIR)$(LIBDIR)/librankmap.so
-	install -m 644 mapper/include/rankmap.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 mapper/include/rankmap.h mapper/include/rankmap_text.h \
+		$(DESTDIR)$(INCLUDEDIR)/
 	$(call pc_file,pkg/rankmap.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap.pc)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
@@ -67,7 +68,7 @@ uninstall-core:
 	rm -f $(DESTDIR)$(BINDIR)/rankmap $(DESTDIR)$(LIBDIR)/librankmap.a \
 		$(DESTDIR)$(LIBDIR)/$(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.0 \
 		$(DESTDIR)$(LIBDIR)/librankmap.so \
-		$(DESTDIR)$(INCLUDEDIR)/rankmap.h \
+		$(DESTDIR)$(INCLUDEDIR)/rankmap.h $(DESTDIR)$(INCLUDEDIR)/rankmap_text.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap.pc \
 		$(DESTDIR)$(MANDIR)/man1/rankmap.1 \
 		$(DESTDIR)$(MANDIR)/man1/rankmap-nccl-check.1 \

@@ -8,7 +8,6 @@
  * not affected.
  */
 #include "rms.h"
-#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +40,7 @@ static void add_err(char *errbuf, size_t errlen, const char *word,
 	if (used + 2 >= errlen)
 		return;
 	snprintf(errbuf + used, errlen - used, "%splugstack.conf: %s: %s",
-		 used ? "; " : "", rmi_quote(word, strlen(word), q, sizeof(q)),
+		 used ? "; " : "", rm_quote(word, strlen(word), q, sizeof(q)),
 		 why);
 }
 

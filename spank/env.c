@@ -1,6 +1,5 @@
 /* env.c - the variables one task gets, built without SPANK calls. */
 #include "rms.h"
-#include "internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -78,17 +77,15 @@ uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
  * experts DP is the framework's dense DP rank, not a placement factor). */
 static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
 {
-	rm_group_kind kind[RMI_MAX_KINDS];
-	unsigned nk = rmi_map_kinds(&m->layout, kind);
-	for (unsigned i = 0; i < nk; i++) {
-		if (!rmi_kind_env(&m->layout, kind[i]))
-			continue;
-		rmi_coord co;
-		rm_error e;
-		if (rmi_coord_prep(&m->layout, &m->order, kind[i], &co, &e))
-			return false;
+	rm_rank_group g[RM_MAX_ENV_GROUPS];
+	unsigned ng;
+	rm_error e;
+	if (rank > UINT32_MAX ||
+	    rm_map_rank_groups(m, (uint32_t)rank, g, &ng, &e) != RM_OK)
+		return false;
+	for (unsigned i = 0; i < ng; i++) {
 		char name[64], up[32];
-		const char *kn = rm_group_kind_name(kind[i]);
+		const char *kn = rm_group_kind_name(g[i].kind);
 		size_t j = 0;
 		for (; kn[j] && j + 1 < sizeof(up); j++)
 			up[j] = (char)(kn[j] >= 'a' && kn[j] <= 'z'
@@ -96,10 +93,10 @@ static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
 					       : kn[j]);
 		up[j] = 0;
 		snprintf(name, sizeof(name), "RANKMAP_%s_RANK", up);
-		if (!add_u(out, name, rmi_coord_of(&co, rank)))
+		if (!add_u(out, name, g[i].index))
 			return false;
 		snprintf(name, sizeof(name), "RANKMAP_%s_SIZE", up);
-		if (!add_u(out, name, rmi_kind_size(&m->layout, kind[i])))
+		if (!add_u(out, name, g[i].size))
 			return false;
 	}
 	return true;

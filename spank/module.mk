@@ -40,7 +40,7 @@ endif
 $(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h \
 		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit -Ispank $(ASAN_CFLAGS) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Itests/unit -Ispank $(ASAN_CFLAGS) -o $@ $< \
 		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a $(LIBS)
 
 CHECK_TARGETS += $(patsubst tests/slurm/%.c,$(BUILD)/asan/tests/%,$(SPANK_TEST_SRC))
@@ -48,7 +48,7 @@ CHECK_TARGETS += $(patsubst tests/slurm/%.c,$(BUILD)/asan/tests/%,$(SPANK_TEST_S
 # Plugin cost for a 2,048-node step, through the plugin's own functions.
 $(BUILD)/bench/bench_spank: bench/bench_spank.c $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Ispank $(ALL_CFLAGS) $(LDHARDEN) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Ispank $(ALL_CFLAGS) $(LDHARDEN) -o $@ $< \
 		$(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a $(LIBS)
 
 BENCH_BINS += $(BUILD)/bench/bench_spank

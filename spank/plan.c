@@ -4,7 +4,6 @@
  * node's files differ.
  */
 #include "rms.h"
-#include "internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -75,11 +74,11 @@ static bool order_alone(const char *order, char *err, size_t errlen)
 		if (a < 0 || n == 0)
 			return fail(err, errlen, "--parallel-order: %s: %s is not "
 				    "an axis (tp, cp, ep, pp, dp)",
-				    rmi_quote(order, strlen(order), q, sizeof(q)),
-				    rmi_quote(p, n, q + 48, sizeof(q) - 48));
+				    rm_quote(order, strlen(order), q, sizeof(q)),
+				    rm_quote(p, n, q + 48, sizeof(q) - 48));
 		if (seen & (1u << a))
 			return fail(err, errlen, "--parallel-order: %s names %.*s "
-				    "twice", rmi_quote(order, strlen(order), q,
+				    "twice", rm_quote(order, strlen(order), q,
 						       sizeof(q)), (int)n, p);
 		seen |= 1u << a;
 		p += n;
@@ -189,7 +188,7 @@ static bool file_sha(const char *path, char hex[65], char *err, size_t errlen)
 	size_t len = 0;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	if (rmi_read_file(path, &data, &len, &e) != RM_OK)
+	if (rm_file_read(path, &data, &len, &e) != RM_OK)
 		return fail(err, errlen, "%s", e.msg);
 	rm_sha256_hex(data, len, hex);
 	free(data);
@@ -266,7 +265,7 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	if (s->nnodes && p->nodes.n != s->nnodes) {
 		snprintf(err, errlen, "the node list %s names %zu nodes, the "
 			 "step has %" PRIu32,
-			 rmi_quote(s->nodelist, strlen(s->nodelist), q,
+			 rm_quote(s->nodelist, strlen(s->nodelist), q,
 				   sizeof(q)), p->nodes.n, s->nnodes);
 		return false;
 	}

@@ -6,7 +6,7 @@ UNIT_BINS := $(patsubst %.c,$(BUILD)/asan/tests/%,$(notdir $(UNIT_SRC)))
 define unit_test
 $(BUILD)/asan/tests/$(basename $(notdir $(1))): $(1) tests/unit/test.h $(BUILD)/asan/librankmap.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CPPFLAGS) -Itests/unit -I$(dir $(1)) $$(ASAN_CFLAGS) -o $$@ $$< $(BUILD)/asan/librankmap.a $$(LIBS)
+	$$(CC) $$(CPPFLAGS) $$(LIB_CPPFLAGS) -Itests/unit -I$(dir $(1)) $$(ASAN_CFLAGS) -o $$@ $$< $(BUILD)/asan/librankmap.a $$(LIBS)
 endef
 $(foreach t,$(UNIT_SRC),$(eval $(call unit_test,$(t))))
 

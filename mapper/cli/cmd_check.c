@@ -1,6 +1,5 @@
 /* cmd_check.c - `rankmap check`: score a map, ours or a user's. */
 #include "common.h"
-#include "mapio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,49 +63,49 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	if (fmt == RM_FMT_HTML || fmt == RM_FMT_SVG) {
 		char *pic = NULL;
 		size_t len = 0;
 		rm_picture_opts po = { .format = fmt, .fabric = fabric,
 				       .baseline = base };
 		if (rm_map_picture(m, &po, &pic, &len, &e) != RM_OK) {
-			rmi_buf_free(&b);
+			rm_buf_free(&b);
 			return rmc_fail(&e);
 		}
-		rmi_buf_add(&b, pic, len);
+		rm_buf_add(&b, pic, len);
 		free(pic);
 	} else if (fmt == RM_FMT_JSON) {
-		rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-check/1\",\n"
+		rm_buf_puts(&b, "{\n  \"schema\": \"rankmap-check/1\",\n"
 				 "  \"source\": ");
-		rmi_buf_qstr(&b, o->map ? o->map : o->assignment);
-		rmi_buf_puts(&b, ",\n  \"map\": ");
-		rmi_report_json(&b, &m->report, 1);
+		rm_buf_json_str(&b, o->map ? o->map : o->assignment);
+		rm_buf_puts(&b, ",\n  \"map\": ");
+		rm_report_json(&b, &m->report, 1);
 		if (base) {
-			rmi_buf_puts(&b, ",\n  \"baseline\": ");
-			rmi_report_json(&b, &base->report, 1);
+			rm_buf_puts(&b, ",\n  \"baseline\": ");
+			rm_report_json(&b, &base->report, 1);
 		}
-		rmi_buf_puts(&b, "\n}\n");
+		rm_buf_puts(&b, "\n}\n");
 	} else {
 		char *text = NULL;
 		size_t len = 0;
 		if (rm_map_write(m, RM_FMT_TEXT, &text, &len, &e) != RM_OK) {
-			rmi_buf_free(&b);
+			rm_buf_free(&b);
 			return rmc_fail(&e);
 		}
-		rmi_buf_add(&b, text, len);
+		rm_buf_add(&b, text, len);
 		free(text);
 		if (base) {
-			rmi_buf_puts(&b, "\ncompared with Slurm's block order "
+			rm_buf_puts(&b, "\ncompared with Slurm's block order "
 					 "over the same nodes\n");
-			rmi_report_compare_text(&b, &m->report, "checked",
+			rm_report_compare_text(&b, &m->report, "checked",
 						&base->report, "baseline");
 		}
 	}
 	int rc = b.oom ? rmc_usage("out of memory")
 		       : rmc_output(o->output, b.data ? b.data : "", b.len);
-	rmi_buf_free(&b);
+	rm_buf_free(&b);
 	return rc;
 }
 
@@ -140,7 +139,7 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 					   &in->order, in->gpus_per_node, &m,
 					   &e) != RM_OK)
 			return rmc_fail(&e);
-		if (rmi_map_locate(m, in->fabric, &e) != RM_OK) {
+		if (rm_map_locate(m, in->fabric, &e) != RM_OK) {
 			rm_map_free(m);
 			return rmc_fail(&e);
 		}

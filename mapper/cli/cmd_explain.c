@@ -1,6 +1,5 @@
 /* cmd_explain.c - `rankmap explain`: what a layout costs, axis by axis. */
 #include "cmd_model.h"
-#include "mapio.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +44,7 @@ static void help(FILE *f)
 static int bad(const char *name, const char *v, const char *want)
 {
 	char q[96];
-	return rmc_usage("%s %s: %s", name, rmi_quote(v, strlen(v), q,
+	return rmc_usage("%s %s: %s", name, rm_quote(v, strlen(v), q,
 						      sizeof(q)), want);
 }
 
@@ -187,7 +186,7 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 		if (r > 0)
 			continue;
 		char q[96];
-		const char *qa = rmi_quote(arg, strlen(arg), q, sizeof(q));
+		const char *qa = rm_quote(arg, strlen(arg), q, sizeof(q));
 		const char *cmd = suggest ? "suggest" : "explain";
 		if (strncmp(arg, "--", 2))
 			return rmc_usage("unexpected argument %s (see rankmap "

@@ -1,6 +1,5 @@
 /* cmd_plan.c - `rankmap plan`: compute the rank map for a job. */
 #include "common.h"
-#include "mapio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +62,7 @@ static int task_spec(const rmc_opts *o, char *host, size_t n, uint32_t *local)
 		const char *colon = strrchr(spec, ':');
 		if (!colon || colon == spec)
 			return rmc_usage("--task %s: expected HOST:LOCALID",
-					 rmi_quote(spec, strlen(spec), q,
+					 rm_quote(spec, strlen(spec), q,
 						   sizeof(q)));
 		hlen = (size_t)(colon - spec);
 		id = colon + 1;
@@ -72,7 +71,7 @@ static int task_spec(const rmc_opts *o, char *host, size_t n, uint32_t *local)
 	unsigned long v = strtoul(id, &end, 10);
 	if (!*id || *end || *id < '0' || *id > '9' || v > 1023)
 		return rmc_usage("task local id %s: expected a number below "
-				 "1024", rmi_quote(id, strlen(id), q, sizeof(q)));
+				 "1024", rm_quote(id, strlen(id), q, sizeof(q)));
 	if (hlen >= n)
 		return rmc_usage("task host name longer than %zu bytes", n - 1);
 	memcpy(host, spec, hlen);
@@ -99,7 +98,7 @@ static int task_rank(const rm_map *map, const rmc_opts *o, int64_t *rank)
 				return PLAN_IDLE;
 			}
 		return rmc_usage("task host %s is not in the allocation",
-				 rmi_quote(host, strlen(host), q, sizeof(q)));
+				 rm_quote(host, strlen(host), q, sizeof(q)));
 	}
 	if (local >= map->gpus_per_node)
 		return rmc_usage("task local id %u: nodes have %u GPUs", local,
@@ -178,13 +177,8 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 					.baseline = base };
 		st = rm_map_picture(map, &pic, &text, &len, &e);
 		rm_map_free(base);
-	} else if (fmt == RM_FMT_ENV && rank >= 0) {
-		rmi_buf b;
-		rmi_buf_init(&b);
-		st = rmi_map_env(map, rank, &b, &e);
-		if (st == RM_OK && !(text = rmi_buf_take(&b, &len)))
-			st = rmi_err(&e, RM_ENOMEM, "out of memory");
-		rmi_buf_free(&b);
+	} else if (fmt == RM_FMT_ENV) {
+		st = rm_map_write_env(map, rank, &text, &len, &e);
 	} else {
 		st = rm_map_write(map, fmt, &text, &len, &e);
 	}

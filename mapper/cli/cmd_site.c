@@ -6,7 +6,6 @@
  * not meant (warnings, exit 0) or unusable (problems, exit 2).
  */
 #include "common.h"
-#include "mapio.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,8 +28,8 @@ static void help(FILE *f)
 #define MAX_NOTES 16
 
 typedef struct report {
-	rmi_buf set;                 /* text: "key  value" lines */
-	rmi_buf json;                /* json: "key": "value" members */
+	rm_buf set;                 /* text: "key  value" lines */
+	rm_buf json;                /* json: "key": "value" members */
 	const char *warn[MAX_NOTES], *prob[MAX_NOTES];
 	char text[2 * MAX_NOTES][256];
 	size_t nwarn, nprob, ntext;
@@ -46,11 +45,11 @@ static void setting(report *r, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(v, sizeof(v), fmt, ap);
 	va_end(ap);
-	rmi_buf_printf(&r->set, "  %-24s %s\n", key, v);
-	rmi_buf_puts(&r->json, r->json.len ? ",\n    " : "    ");
-	rmi_buf_json_str(&r->json, key);
-	rmi_buf_puts(&r->json, ": ");
-	rmi_buf_json_str(&r->json, v);
+	rm_buf_printf(&r->set, "  %-24s %s\n", key, v);
+	rm_buf_puts(&r->json, r->json.len ? ",\n    " : "    ");
+	rm_buf_json_str(&r->json, key);
+	rm_buf_puts(&r->json, ": ");
+	rm_buf_json_str(&r->json, v);
 }
 
 static void note(report *r, bool problem, const char *fmt, ...)
@@ -198,50 +197,50 @@ static void fabric_settings(report *r, const rm_site *s, const rm_fabric *f,
 
 static int render(report *r, const char *site, const char *topo, bool json)
 {
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	if (json) {
-		rmi_buf_puts(&b, "{\n  \"schema\": \"rankmap-site-validate/1\",\n"
+		rm_buf_puts(&b, "{\n  \"schema\": \"rankmap-site-validate/1\",\n"
 				 "  \"site\": ");
-		rmi_buf_json_str(&b, site);
-		rmi_buf_puts(&b, ",\n  \"topology\": ");
+		rm_buf_json_str(&b, site);
+		rm_buf_puts(&b, ",\n  \"topology\": ");
 		if (topo)
-			rmi_buf_json_str(&b, topo);
+			rm_buf_json_str(&b, topo);
 		else
-			rmi_buf_puts(&b, "null");
-		rmi_buf_printf(&b, ",\n  \"ok\": %s,\n  \"settings\": {\n",
+			rm_buf_puts(&b, "null");
+		rm_buf_printf(&b, ",\n  \"ok\": %s,\n  \"settings\": {\n",
 			       r->nprob ? "false" : "true");
-		rmi_buf_add(&b, r->json.data ? r->json.data : "", r->json.len);
-		rmi_buf_puts(&b, "\n  },\n  \"warnings\": [");
+		rm_buf_add(&b, r->json.data ? r->json.data : "", r->json.len);
+		rm_buf_puts(&b, "\n  },\n  \"warnings\": [");
 		for (size_t i = 0; i < r->nwarn; i++) {
-			rmi_buf_puts(&b, i ? ", " : "");
-			rmi_buf_json_str(&b, r->warn[i]);
+			rm_buf_puts(&b, i ? ", " : "");
+			rm_buf_json_str(&b, r->warn[i]);
 		}
-		rmi_buf_puts(&b, "],\n  \"problems\": [");
+		rm_buf_puts(&b, "],\n  \"problems\": [");
 		for (size_t i = 0; i < r->nprob; i++) {
-			rmi_buf_puts(&b, i ? ", " : "");
-			rmi_buf_json_str(&b, r->prob[i]);
+			rm_buf_puts(&b, i ? ", " : "");
+			rm_buf_json_str(&b, r->prob[i]);
 		}
-		rmi_buf_puts(&b, "]");
-		rmi_buf_puts(&b, "\n}\n");
+		rm_buf_puts(&b, "]");
+		rm_buf_puts(&b, "\n}\n");
 	} else {
-		rmi_buf_printf(&b, "site %s\ntopology %s\n\nresolved settings\n",
+		rm_buf_printf(&b, "site %s\ntopology %s\n\nresolved settings\n",
 			       site, topo ? topo : "(none: one flat switch)");
-		rmi_buf_add(&b, r->set.data ? r->set.data : "", r->set.len);
+		rm_buf_add(&b, r->set.data ? r->set.data : "", r->set.len);
 		for (size_t i = 0; i < r->nwarn; i++)
-			rmi_buf_printf(&b, "%s  warning: %s\n", i ? "" : "\n",
+			rm_buf_printf(&b, "%s  warning: %s\n", i ? "" : "\n",
 				       r->warn[i]);
 		for (size_t i = 0; i < r->nprob; i++)
-			rmi_buf_printf(&b, "%s  problem: %s\n", i ? "" : "\n",
+			rm_buf_printf(&b, "%s  problem: %s\n", i ? "" : "\n",
 				       r->prob[i]);
-		rmi_buf_printf(&b, "\nresult: %s, %zu warning%s, %zu problem%s\n",
+		rm_buf_printf(&b, "\nresult: %s, %zu warning%s, %zu problem%s\n",
 			       r->nprob ? "NOT valid" : "valid", r->nwarn,
 			       r->nwarn == 1 ? "" : "s", r->nprob,
 			       r->nprob == 1 ? "" : "s");
 	}
 	size_t len = 0;
-	char *text = rmi_buf_take(&b, &len);
-	rmi_buf_free(&b);
+	char *text = rm_buf_take(&b, &len);
+	rm_buf_free(&b);
 	if (!text)
 		return rmc_usage("out of memory");
 	int rc = rmc_output(NULL, text, len);
@@ -266,8 +265,8 @@ static int validate(const rmc_opts *o, rmc_inputs *in)
 		return rc;
 	report r;
 	memset(&r, 0, sizeof(r));
-	rmi_buf_init(&r.set);
-	rmi_buf_init(&r.json);
+	rm_buf_init(&r.set);
+	rm_buf_init(&r.json);
 	site_settings(&r, &in->site, in->gpus_per_node);
 	if (in->fabric)
 		fabric_settings(&r, &in->site, in->fabric, in->gpus_per_node);
@@ -275,8 +274,8 @@ static int validate(const rmc_opts *o, rmc_inputs *in)
 		note(&r, false, "no topology (the site's `topology` or "
 		     "--topology): every node hangs off one flat switch");
 	rc = render(&r, o->site, in->topology, json);
-	rmi_buf_free(&r.set);
-	rmi_buf_free(&r.json);
+	rm_buf_free(&r.set);
+	rm_buf_free(&r.json);
 	return rc;
 }
 
@@ -292,7 +291,7 @@ int rmc_site(int argc, char **argv)
 	if (strcmp(argv[1], "validate")) {
 		char q[96];
 		return rmc_usage("unknown action %s (see rankmap help site)",
-				 rmi_quote(argv[1], strlen(argv[1]), q,
+				 rm_quote(argv[1], strlen(argv[1]), q,
 					   sizeof(q)));
 	}
 	/* The site file is the one positional argument: hand it to the

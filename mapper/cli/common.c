@@ -1,6 +1,5 @@
 /* common.c - the options plan, check and explain share (see common.h). */
 #include "common.h"
-#include "mapio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +132,7 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		if (!parse_num(v, 1, MAX_GPUS_PER_NODE, &n))
 			return rmc_usage("--gpus-per-node %s: expected a whole "
 					 "number from 1 to %d",
-					 rmi_quote(v, strlen(v), q, sizeof(q)),
+					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 MAX_GPUS_PER_NODE), -1;
 		o->gpus_per_node = (uint32_t)n;
 		return 1;
@@ -142,7 +141,7 @@ static int set(rmc_opts *o, const char *name, const char *v)
 		if (!parse_num(v, 0, RM_MAX_WORLD - 1, &n))
 			return rmc_usage("--rank %s: expected a whole number "
 					 "below %u",
-					 rmi_quote(v, strlen(v), q, sizeof(q)),
+					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 RM_MAX_WORLD), -1;
 		o->rank = (int64_t)n;
 		return 1;
@@ -201,7 +200,7 @@ int rmc_command(const char *name, unsigned mask, int argc, char **argv,
 			return RMC_USAGE;
 		if (r == 0) {
 			char q[96];
-			const char *arg = rmi_quote(argv[i], strlen(argv[i]),
+			const char *arg = rm_quote(argv[i], strlen(argv[i]),
 						    q, sizeof(q));
 			rmc_usage("unknown %s %s (see rankmap help %s)",
 				  argv[i][0] == '-' ? "option" : "argument",
@@ -337,7 +336,7 @@ static int nodes_file(const char *path, rm_hostlist *out)
 	memset(&e, 0, sizeof(e));
 	char *text;
 	size_t len;
-	if (rmi_read_file(path, &text, &len, &e) != RM_OK)
+	if (rm_file_read(path, &text, &len, &e) != RM_OK)
 		return rmc_fail(&e);
 	int rc = RMC_OK;
 	unsigned long line = 0;

@@ -1,7 +1,6 @@
 /* main.c - rankmap: dispatch to a subcommand. */
 #include "cli.h"
 #include "common.h"
-#include "mapio.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +43,7 @@ static int unknown(const char *name)
 {
 	char q[96];
 	fprintf(stderr, "rankmap: unknown command %s (see rankmap help)\n",
-		rmi_quote(name, strlen(name), q, sizeof(q)));
+		rm_quote(name, strlen(name), q, sizeof(q)));
 	return RMC_USAGE;
 }
 

@@ -4,7 +4,7 @@
  * must write back to the same bytes it reads from (the round trip the
  * plugin relies on when each node re-reads the map file).
  */
-#include "mapio.h"
+#include "map/mapio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +88,7 @@ static void assignment(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The parsers take text with a length; keep a NUL after it anyway,
-	 * as rmi_read_file does. */
+	 * as rm_file_read does. */
 	char *text = malloc(size + 1);
 	if (!text)
 		return 0;

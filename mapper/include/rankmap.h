@@ -38,7 +38,7 @@ extern "C" {
 #define RM_MAX_HOSTNAME 255         /* bytes in one host name */
 #define RM_MAX_INPUT (64u << 20)    /* bytes in one input file */
 
-/* ===== BEGIN section: errors ===== */
+/* ===== BEGIN section: errors and inputs (util/error.c, util/buf.c) ===== */
 typedef enum rm_status {
 	RM_OK = 0,
 	RM_EINPUT,       /* malformed, oversized or inconsistent input */
@@ -55,9 +55,20 @@ typedef struct rm_error {
 } rm_error;
 
 const char *rm_status_name(rm_status s);
-/* ===== END section: errors ===== */
+/*
+ * An untrusted value (a user's option, a word from a file) made safe to put
+ * in a message: at most `len` bytes of `s`, single-quoted, control bytes and
+ * quotes escaped as \xNN, cut with "..." to fit `bufsz` bytes. Returns
+ * buf ("" when bufsz < 8).
+ */
+const char *rm_quote(const char *s, size_t len, char *buf, size_t bufsz);
+/* Read a whole regular file of at most RM_MAX_INPUT bytes into *out
+ * (malloc'd, NUL-terminated); the message names the path. */
+rm_status rm_file_read(const char *path, char **out, size_t *len,
+		       rm_error *err);
+/* ===== END section: errors and inputs ===== */
 
-/* ===== BEGIN section: layout and order (layout.c, order.c) ===== */
+/* ===== BEGIN section: layout and order (layout/) ===== */
 typedef enum rm_axis {
 	RM_AXIS_TP = 0,
 	RM_AXIS_CP,
@@ -200,7 +211,7 @@ void rm_rank_decode(const rm_layout *l, const rm_order *o, uint32_t rank,
 		    uint32_t coord[RM_NAXES]);
 /* ===== END section: layout and order ===== */
 
-/* ===== BEGIN section: hostlists (hostlist.c) ===== */
+/* ===== BEGIN section: hostlists (util/hostlist*.c) ===== */
 typedef struct rm_hostlist {
 	char **host;                 /* expanded, in the order written */
 	size_t n;
@@ -217,7 +228,7 @@ void rm_hostlist_free(rm_hostlist *hl);
 int rm_host_cmp(const char *a, const char *b);
 /* ===== END section: hostlists ===== */
 
-/* ===== BEGIN section: site file (site.c) ===== */
+/* ===== BEGIN section: site file (fabric/site*.c) ===== */
 typedef enum rm_nvl_kind {
 	RM_NVL_NODE = 0,             /* the NVLink domain is one node */
 	RM_NVL_BLOCK,                /* Slurm topology/block blocks */
@@ -282,7 +293,7 @@ rm_status rm_site_parse(const char *text, size_t len, const char *name,
 void rm_site_free(rm_site *s);
 /* ===== END section: site file ===== */
 
-/* ===== BEGIN section: fabric (fabric.c, topology.c) ===== */
+/* ===== BEGIN section: fabric (fabric/) ===== */
 /* Switch tree, NVLink domains and rail units; opaque. */
 typedef struct rm_fabric rm_fabric;
 
@@ -321,7 +332,7 @@ const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
 int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
-/* ===== BEGIN section: plan, check and map (place.c, check.c, map*.c) ===== */
+/* ===== BEGIN section: plan, check and map (place/, map/) ===== */
 typedef enum rm_format {
 	RM_FMT_TEXT = 0,
 	RM_FMT_JSON,
@@ -425,6 +436,29 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
  * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
 rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
+/* KEY=value lines (shell-quoted): the job-wide variables, then, when
+ * rank >= 0, those of the task playing `rank`, as the SPANK plugin sets
+ * them. rank -1 is what rm_map_write gives for RM_FMT_ENV. */
+rm_status rm_map_write_env(const rm_map *map, int64_t rank, char **out,
+			   size_t *len, rm_error *err);
+/*
+ * A rank's place in each framework group the environment carries
+ * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with
+ * experts, pp, dp, and dp_replicate/dp_shard under HSDP, in that order.
+ */
+#define RM_MAX_ENV_GROUPS 9
+typedef struct rm_rank_group {
+	rm_group_kind kind;
+	uint32_t index;              /* place in its group */
+	uint32_t size;               /* members of the group */
+} rm_rank_group;
+rm_status rm_map_rank_groups(const rm_map *map, uint32_t rank,
+			     rm_rank_group out[RM_MAX_ENV_GROUPS],
+			     unsigned *n, rm_error *err);
+/* Name the leaf (or unit, or NVLink block) and the rail unit of each host
+ * of a map that came without them - an assignment read with no fabric -
+ * by the planner's own rules. */
+rm_status rm_map_locate(rm_map *map, const rm_fabric *fabric, rm_error *err);
 /* Read a rankmap-map/1 file (JSON or YAML). */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
 /* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
@@ -441,9 +475,22 @@ rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
 void rm_map_free(rm_map *map);
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);
+/* The same over several pieces (FIPS 180-4): init, add as often as
+ * needed, then end once; the context is spent after end. */
+#define RM_SHA256_LEN 32
+typedef struct rm_sha256_ctx {
+	uint32_t h[8];
+	uint64_t total;              /* bytes hashed so far */
+	unsigned char block[64];
+	size_t fill;                 /* bytes waiting in block[] */
+} rm_sha256_ctx;
+void rm_sha256_init(rm_sha256_ctx *c);
+void rm_sha256_add(rm_sha256_ctx *c, const void *data, size_t len);
+void rm_sha256_end(rm_sha256_ctx *c, unsigned char out[RM_SHA256_LEN]);
+void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65]);
 /* ===== END section: plan, check and map ===== */
 
-/* ===== BEGIN section: picture (picture/pic_*.c) ===== */
+/* ===== BEGIN section: picture (picture/) ===== */
 typedef struct rm_picture_opts {
 	rm_format format;            /* RM_FMT_HTML or RM_FMT_SVG */
 	const rm_fabric *fabric;     /* the fabric the maps were scored on */
@@ -460,7 +507,7 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *opts,
 			 char **out, size_t *len, rm_error *err);
 /* ===== END section: picture ===== */
 
-/* ===== BEGIN section: node hardware (node*.c, hwloc) ===== */
+/* ===== BEGIN section: node hardware (node/, hwloc) ===== */
 /* PCI distance between a GPU and a NIC, in NCCL's words. */
 typedef enum rm_pci_dist {
 	RM_DIST_PIX = 0,             /* at most one PCIe switch between them */
@@ -574,7 +621,7 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 			 size_t *len, rm_error *err);
 /* ===== END section: node hardware ===== */
 
-/* ===== BEGIN section: cost model (model*.c) ===== */
+/* ===== BEGIN section: cost model (model/) ===== */
 /*
  * An analytical model of one training step: memory per GPU, compute, the
  * traffic of each parallel axis and the link it lands on, the pipeline

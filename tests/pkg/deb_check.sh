@@ -43,6 +43,8 @@ cat >"$T/out/inside.sh" <<'IN'
 set -u
 cd /debs
 say() { echo "$1: deb/$2"; }
+# What tests/pkg/use_rankmap.c prints through rankmap.h and rankmap_text.h.
+USE_OUT=$(printf '16384 GPUs\n"16384 GPUs"')
 # First `make install` itself, as root into /usr/local: a program linked
 # with -lrankmap must start with no LD_LIBRARY_PATH (make install runs
 # ldconfig); `make uninstall` then takes it all away again.
@@ -50,7 +52,7 @@ if [ -x "$RM_BLD/rankmap" ] &&
 	make --no-print-directory -s -C "$RM_SRC" BUILD="$RM_BLD" install >/out/install.log 2>&1 &&
 	gcc -o /tmp/use-local /tests/pkg/use_rankmap.c \
 		$(PKG_CONFIG_PATH=/usr/local/lib/pkgconfig pkg-config --cflags --libs rankmap) 2>>/out/install.log &&
-	[ "$(/tmp/use-local)" = "16384 GPUs" ]; then
+	[ "$(/tmp/use-local)" = "$USE_OUT" ]; then
 	say PASS "make-install-ldconfig (/usr/local/lib)"
 else
 	say FAIL "make-install-ldconfig: $(tail -3 /out/install.log | tr '\n' ' ')"
@@ -73,7 +75,7 @@ for p in rankmap-spank rankmap.so rankmap-site; do
 	man -w "$p" >/dev/null 2>&1 && say PASS "man-$p" || say FAIL "man-$p: not found"
 done
 if gcc -o /tmp/use /tests/pkg/use_rankmap.c $(pkg-config --cflags --libs rankmap) 2>/out/cc.log &&
-	[ "$(env -u LD_LIBRARY_PATH /tmp/use)" = "16384 GPUs" ]; then say PASS pkg-config-link-run; else
+	[ "$(env -u LD_LIBRARY_PATH /tmp/use)" = "$USE_OUT" ]; then say PASS pkg-config-link-run; else
 	say FAIL "pkg-config-link-run: $(head -3 /out/cc.log)"; fi
 PLUGIN=$(dpkg -L rankmap-spank | grep '/slurm-wlm/rankmap.so$')
 [ -f "$PLUGIN" ] && say PASS "plugin-installed ($PLUGIN)" || { say FAIL "plugin-installed"; exit 0; }

@@ -14,7 +14,7 @@ mk() { make --no-print-directory -s -C "$RM_ROOT" BUILD="$RM_BUILD" "$@"; }
 D=$T/root
 run install 0 mk install DESTDIR="$D" PREFIX=/usr LIBDIR="$LIB"
 for f in /usr/bin/rankmap "$LIB/librankmap.a" "$LIB/librankmap.so.$V" \
-	/usr/include/rankmap.h "$LIB/pkgconfig/rankmap.pc" \
+	/usr/include/rankmap.h /usr/include/rankmap_text.h "$LIB/pkgconfig/rankmap.pc" \
 	/usr/share/man/man1/rankmap.1 /usr/share/man/man5/rankmap-site.5 \
 	/usr/share/man/man8/rankmap-spank.8 /usr/share/man/man8/rankmap.so.8 \
 	/usr/share/bash-completion/completions/rankmap; do
@@ -48,6 +48,7 @@ FLAGS=$(PKG_CONFIG_SYSROOT_DIR="$D" PKG_CONFIG_LIBDIR="$D$LIB/pkgconfig:/usr/lib
 run link-pc 0 gcc -o "$T/use" "$RM_ROOT/tests/pkg/use_rankmap.c" $FLAGS
 run run-linked 0 env LD_LIBRARY_PATH="$D$LIB" "$T/use"
 has run-linked-out "$OUT" '^16384 GPUs$'
+has run-linked-text-api "$OUT" '^"16384 GPUs"$'
 if readelf -d "$T/use" | grep -q 'NEEDED.*librankmap.so.0'; then pass needs-so0; else
 	fail needs-so0 "$(readelf -d "$T/use" | grep NEEDED)"; fi
 

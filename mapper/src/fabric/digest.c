@@ -6,29 +6,29 @@
  * order names were first seen in, but sensitive to anything that changes
  * placement (a node moved to another leaf, a different parent switch ...).
  */
-#include "sha256.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Length-prefixed so that no name can fake a field boundary. */
-static void field(rmi_sha256 *c, const char *s)
+static void field(rm_sha256_ctx *c, const char *s)
 {
 	char num[24];
 	if (!s)
 		s = "";
 	size_t n = strlen(s);
 	int k = snprintf(num, sizeof(num), "%zu:", n);
-	rmi_sha256_add(c, num, (size_t)k);
-	rmi_sha256_add(c, s, n);
-	rmi_sha256_add(c, " ", 1);
+	rm_sha256_add(c, num, (size_t)k);
+	rm_sha256_add(c, s, n);
+	rm_sha256_add(c, " ", 1);
 }
 
-static void number(rmi_sha256 *c, uint64_t v)
+static void number(rm_sha256_ctx *c, uint64_t v)
 {
 	char num[24];
 	int k = snprintf(num, sizeof(num), "%llu ", (unsigned long long)v);
-	rmi_sha256_add(c, num, (size_t)k);
+	rm_sha256_add(c, num, (size_t)k);
 }
 
 static const char *name_at(char **names, uint32_t n, int32_t i)
@@ -56,7 +56,7 @@ static int cmp_node(const void *a, const void *b)
 }
 
 /* Hash a list of names in sorted order; false when out of memory. */
-static bool sorted_names(rmi_sha256 *c, const char *tag, char **names,
+static bool sorted_names(rm_sha256_ctx *c, const char *tag, char **names,
 			 uint32_t n)
 {
 	const char **tmp = malloc((n ? n : 1) * sizeof(*tmp));
@@ -69,14 +69,14 @@ static bool sorted_names(rmi_sha256 *c, const char *tag, char **names,
 	number(c, n);
 	for (uint32_t i = 0; i < n; i++)
 		field(c, tmp[i]);
-	rmi_sha256_add(c, "\n", 1);
+	rm_sha256_add(c, "\n", 1);
 	free(tmp);
 	return true;
 }
 
-static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
+static bool hash_fabric(rm_sha256_ctx *c, const rm_fabric *f)
 {
-	rmi_sha256_add(c, "rankmap-fabric/1\n", 17);
+	rm_sha256_add(c, "rankmap-fabric/1\n", 17);
 	const rmi_switch **sw = malloc((f->nsw ? f->nsw : 1) * sizeof(*sw));
 	const rmi_fnode **nd = malloc((f->nnode ? f->nnode : 1) * sizeof(*nd));
 	bool ok = sw && nd;
@@ -90,7 +90,7 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 			field(c, sw[i]->name);
 			field(c, p >= 0 && (uint32_t)p < f->nsw ? f->sw[p].name
 								: "-");
-			rmi_sha256_add(c, "\n", 1);
+			rm_sha256_add(c, "\n", 1);
 		}
 		for (uint32_t i = 0; i < f->nnode; i++)
 			nd[i] = &f->node[i];
@@ -104,7 +104,7 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 					 : "-");
 			field(c, name_at(f->domain_name, f->ndomain, n->domain));
 			field(c, name_at(f->unit_name, f->nunit, n->unit));
-			rmi_sha256_add(c, "\n", 1);
+			rm_sha256_add(c, "\n", 1);
 		}
 	}
 	free(sw);
@@ -115,17 +115,17 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 	field(c, "blocksizes");
 	for (uint32_t i = 0; i < f->nblock_sizes; i++)
 		number(c, f->block_sizes[i]);
-	rmi_sha256_add(c, "\n", 1);
+	rm_sha256_add(c, "\n", 1);
 	field(c, "rails");
 	number(c, f->rails);
 	field(c, "nvl_domain_gpus");
 	number(c, f->nvl_domain_gpus);
-	rmi_sha256_add(c, "\n", 1);
+	rm_sha256_add(c, "\n", 1);
 	if (f->cross_policy != RM_CROSS_CHEAPEST) {
 		/* only when set: digests of earlier fabrics stay the same */
 		field(c, "cross_policy");
 		number(c, (uint64_t)f->cross_policy);
-		rmi_sha256_add(c, "\n", 1);
+		rm_sha256_add(c, "\n", 1);
 	}
 	for (size_t i = 0; i < f->ntiers && i < RM_MAX_TIERS; i++) {
 		/* The bits of the doubles, not printf: the digest must not
@@ -137,19 +137,19 @@ static bool hash_fabric(rmi_sha256 *c, const rm_fabric *f)
 		field(c, f->tier[i].name);
 		number(c, bw);
 		number(c, os);
-		rmi_sha256_add(c, "\n", 1);
+		rm_sha256_add(c, "\n", 1);
 	}
 	return true;
 }
 
 void rm_fabric_digest(const rm_fabric *f, char hex[65])
 {
-	rmi_sha256 c;
-	rmi_sha256_init(&c);
+	rm_sha256_ctx c;
+	rm_sha256_init(&c);
 	if (!f) {
 		/* No topology: one flat switch, still a definite input. */
-		rmi_sha256_add(&c, "rankmap-fabric/1 flat\n", 22);
-		rmi_sha256_hex(&c, hex);
+		rm_sha256_add(&c, "rankmap-fabric/1 flat\n", 22);
+		rm_sha256_end_hex(&c, hex);
 		return;
 	}
 	if (!hash_fabric(&c, f)) {
@@ -159,5 +159,5 @@ void rm_fabric_digest(const rm_fabric *f, char hex[65])
 		hex[64] = '\0';
 		return;
 	}
-	rmi_sha256_hex(&c, hex);
+	rm_sha256_end_hex(&c, hex);
 }

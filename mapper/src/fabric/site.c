@@ -4,7 +4,7 @@
  * wider than a node, rail-optimised units, tier bandwidths, and defaults.
  * Every rejection names file:line:col; the schema is in docs/site.md.
  */
-#include "site_int.h"
+#include "fabric/site_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -76,7 +76,7 @@ rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 		if ((unsigned char)n->str[i] < 0x20 || n->str[i] == 0x7f)
 			return rmi_site_bad(
 				c, n, "%s must not hold control characters: %s",
-				what, rmi_quote(n->str, n->len, q, sizeof(q)));
+				what, rm_quote(n->str, n->len, q, sizeof(q)));
 	return RM_OK;
 }
 
@@ -197,7 +197,7 @@ static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
 				"defaults.order must be megatron, llama3, "
 				"torchtitan or axes like tp-pp-dp, each "
 				"once; got %s",
-				rmi_quote(o, strlen(o), q, sizeof(q)));
+				rm_quote(o, strlen(o), q, sizeof(q)));
 		seen |= 1u << a;
 		if (!p[len])
 			return RM_OK;
@@ -247,7 +247,7 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 				c, e,
 				"policy.enforce must be off, warn or "
 				"strict, got %s",
-				rmi_quote(t, e->len, (char[160]){0}, 160));
+				rm_quote(t, e->len, (char[160]){0}, 160));
 	}
 	const rmi_ynode *x = rmi_y_get(m, "max_pp_crossings");
 	uint64_t v;
@@ -270,7 +270,7 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 				c, mn,
 				"policy.missing_nodes must be error or "
 				"own-leaf, got %s",
-				rmi_quote(t, mn->len, (char[160]){0}, 160));
+				rm_quote(t, mn->len, (char[160]){0}, 160));
 	}
 	const rmi_ynode *cr = rmi_y_get(m, "crossings");
 	if (cr) {
@@ -287,7 +287,7 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 				c, cr,
 				"policy.crossings must be cheapest, "
 				"leaves-first or pods-first, got %s",
-				rmi_quote(t, cr->len, (char[160]){0}, 160));
+				rm_quote(t, cr->len, (char[160]){0}, 160));
 	}
 	return RM_OK;
 }
@@ -314,7 +314,7 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 				    RM_SITE_SCHEMA);
 	if ((st = rmi_site_text(c, sc, "schema", 64, &t)))
 		return st;
-	rmi_quote(t, sc->len, q, sizeof(q));
+	rm_quote(t, sc->len, q, sizeof(q));
 	if (strncmp(t, "rankmap-site/", 13) == 0 &&
 	    strcmp(t, RM_SITE_SCHEMA) != 0)
 		return rmi_site_bad(c, sc,
@@ -431,7 +431,7 @@ rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
 	rm_site_init(out);
 	char *buf;
 	size_t len;
-	rm_status st = rmi_read_file(path, &buf, &len, err);
+	rm_status st = rm_file_read(path, &buf, &len, err);
 	if (st)
 		return st;
 	st = rm_site_parse(buf, len, path, out, err);

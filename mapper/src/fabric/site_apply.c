@@ -71,7 +71,7 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 			char q[160];
 			st = rmi_err_at(err, RM_EINPUT, file, 0, 0,
 					"%s: node %s is already in %s", label,
-					rmi_quote(hl.host[i],
+					rm_quote(hl.host[i],
 						  strlen(hl.host[i]), q,
 						  sizeof(q)),
 					unit ? f->unit_name[*slot]

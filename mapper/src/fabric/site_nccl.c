@@ -2,7 +2,7 @@
  * site_nccl.c - the site file's node-hardware sections: NICs NCCL must not
  * use, NCCL variables for every job, and where cached hwloc XML lives.
  */
-#include "site_int.h"
+#include "fabric/site_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static rm_status check_nic(ctx *c, const rmi_ynode *n, const char *what)
 		   "0123456789_.:-*?[]!") != n->len)
 		return rmi_site_bad(c, n, "%s is not a NIC name or pattern: %s",
 				    what,
-				    rmi_quote(n->str, n->len, q, sizeof(q)));
+				    rm_quote(n->str, n->len, q, sizeof(q)));
 	return RM_OK;
 }
 
@@ -61,7 +61,7 @@ static rm_status parse_env(ctx *c, const rmi_ynode *m)
 				"(NCCL_*, TORCH_NCCL_*, "
 				"CUDA_DEVICE_MAX_CONNECTIONS or "
 				"UCX_NET_DEVICES)",
-				rmi_quote(k->str, k->len, q, sizeof(q)));
+				rm_quote(k->str, k->len, q, sizeof(q)));
 		if (!(s->nccl_key[i] = strdup(k->str)))
 			return rmi_site_oom(c);
 		snprintf(w, sizeof(w), "nccl.env.%s", s->nccl_key[i]);

@@ -3,7 +3,7 @@
  * rail-optimised units. Both are lists of hostlists in which a node may
  * appear only once.
  */
-#include "site_int.h"
+#include "fabric/site_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +73,7 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 			}
 		if (best != SIZE_MAX) {
 			const owned *a = &o[bi - 1], *b = &o[bi];
-			rmi_quote(b->host, strlen(b->host), q, sizeof(q));
+			rm_quote(b->host, strlen(b->host), q, sizeof(q));
 			if (a->owner == b->owner)
 				st = rmi_site_bad(
 					c, where[b->owner],
@@ -120,7 +120,7 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 			c, dom,
 			"nvlink.domain must be node, block or groups, "
 			"got %s",
-			rmi_quote(dom->str, dom->len, (char[160]){0}, 160));
+			rm_quote(dom->str, dom->len, (char[160]){0}, 160));
 	s->nvl_given = dom != NULL;
 	const rmi_ynode *dg = rmi_y_get(m, "domain_gpus");
 	uint64_t v;
@@ -168,7 +168,7 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 	for (size_t i = 0; i < s->n_nvl_groups; i++) {
 		char q[160];
 		const char *t = s->nvl_groups[i];
-		rmi_quote(t, strlen(t), q, sizeof(q));
+		rm_quote(t, strlen(t), q, sizeof(q));
 		names[i] = strdup(q);
 		if (!names[i]) {
 			rmi_site_strv_free(names, s->n_nvl_groups);
@@ -266,7 +266,7 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 			char q[96];
 			const char *t = s->unit_name[i];
 			names[i] =
-				strdup(rmi_quote(t, strlen(t), q, sizeof(q)));
+				strdup(rm_quote(t, strlen(t), q, sizeof(q)));
 			if (!names[i])
 				st = rmi_site_oom(c);
 		}

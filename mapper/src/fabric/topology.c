@@ -4,8 +4,8 @@
  * text: this file is written by hand on most clusters.
  */
 #include "internal.h"
-#include "hostname.h"
-#include "topology_int.h"
+#include "util/hostname.h"
+#include "fabric/topology_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,17 +44,17 @@ struct rmi_topo_block {
 
 static const char *qa(ctx *c, const char *v, size_t n)
 {
-	return rmi_quote(v, n, c->qa, sizeof(c->qa));
+	return rm_quote(v, n, c->qa, sizeof(c->qa));
 }
 
 static const char *qb(ctx *c, const char *v, size_t n)
 {
-	return rmi_quote(v, n, c->qb, sizeof(c->qb));
+	return rm_quote(v, n, c->qb, sizeof(c->qb));
 }
 
 static const char *qc(ctx *c, const char *v)
 {
-	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
+	return rm_quote(v, strlen(v), c->qc, sizeof(c->qc));
 }
 
 rm_status rmi_topo_oom(const ctx *c)
@@ -535,7 +535,7 @@ rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
 		return rmi_err(err, RM_EINPUT, "topology: no file given");
 	char *text = NULL;
 	size_t len = 0;
-	rm_status st = rmi_read_file(path, &text, &len, err);
+	rm_status st = rm_file_read(path, &text, &len, err);
 	if (st)
 		return st;
 	st = rm_fabric_parse_topology(f, text, len, path, err);

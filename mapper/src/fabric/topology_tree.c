@@ -3,24 +3,24 @@
  * forest: parent and child links, a level per switch, and clear errors for
  * unknown names, second parents and cycles.
  */
-#include "topology_int.h"
+#include "fabric/topology_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char *qa(ctx *c, const char *v)
 {
-	return rmi_quote(v, strlen(v), c->qa, sizeof(c->qa));
+	return rm_quote(v, strlen(v), c->qa, sizeof(c->qa));
 }
 
 static const char *qb(ctx *c, const char *v)
 {
-	return rmi_quote(v, strlen(v), c->qb, sizeof(c->qb));
+	return rm_quote(v, strlen(v), c->qb, sizeof(c->qb));
 }
 
 static const char *qc(ctx *c, const char *v)
 {
-	return rmi_quote(v, strlen(v), c->qc, sizeof(c->qc));
+	return rm_quote(v, strlen(v), c->qc, sizeof(c->qc));
 }
 
 /* One child name of switch `sw`; returns its index or -1 after an error. */

@@ -8,7 +8,7 @@
  * dp_replicate, as torchtitan's HSDP mesh has it (without HSDP the
  * replicate digit has size 1).
  */
-#include "internal.h"
+#include "layout/layout_int.h"
 
 #include <stdlib.h>
 #include <string.h>

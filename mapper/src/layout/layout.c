@@ -1,5 +1,5 @@
 /* layout.c - parallel layouts: "8x16x128" or "tp=8,pp=16,dp=auto". */
-#include "internal.h"
+#include "layout/layout_int.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -39,7 +39,7 @@ rm_status rmi_short_text(const char *what, size_t max, const char **text,
 	if (len > max) {
 		char q[96];
 		return rmi_err(err, RM_EINPUT, "%s %s: longer than %zu bytes",
-			       what, rmi_quote(t, len, q, sizeof(q)), max);
+			       what, rm_quote(t, len, q, sizeof(q)), max);
 	}
 	/* Surrounding blanks come from shell quoting and are harmless. */
 	while (len && isspace((unsigned char)*t)) {
@@ -72,24 +72,24 @@ static rm_status parse_size(const char *s, size_t len, const char *what,
 	if (s[0] == '-')
 		return rmi_err(err, RM_EINPUT,
 			       "layout: %s size %s is negative", what,
-			       rmi_quote(s, len, q, sizeof(q)));
+			       rm_quote(s, len, q, sizeof(q)));
 	uint64_t v = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (!isdigit((unsigned char)s[i]))
 			return rmi_err(err, RM_EINPUT,
 				       "layout: %s size %s is not a number",
-				       what, rmi_quote(s, len, q, sizeof(q)));
+				       what, rm_quote(s, len, q, sizeof(q)));
 		v = v * 10 + (uint64_t)(s[i] - '0');
 		if (v > UINT32_MAX)
 			return rmi_err(err, RM_EINPUT,
 				       "layout: %s size %s is too large (at most %u GPUs in a layout)",
-				       what, rmi_quote(s, len, q, sizeof(q)),
+				       what, rm_quote(s, len, q, sizeof(q)),
 				       RM_MAX_WORLD);
 	}
 	if (v == 0)
 		return rmi_err(err, RM_EINPUT,
 			       "layout: %s size %s must be at least 1", what,
-			       rmi_quote(s, len, q, sizeof(q)));
+			       rm_quote(s, len, q, sizeof(q)));
 	*out = (uint32_t)v;
 	return RM_OK;
 }
@@ -104,7 +104,7 @@ static rm_status check_product(const rm_layout *l, const char *text,
 			char q[96];
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: more than %u GPUs (2^24) in one layout",
-				       rmi_quote(text, strlen(text), q,
+				       rm_quote(text, strlen(text), q,
 						 sizeof(q)),
 				       RM_MAX_WORLD);
 		}
@@ -125,14 +125,14 @@ static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
 		if (field >= 3)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: the positional form has exactly three fields, TPxPPxDP",
-				       rmi_quote(t, n, q, sizeof(q)));
+				       rm_quote(t, n, q, sizeof(q)));
 		const char *f = t + start;
 		size_t len = i - start;
 		rm_axis a = pos[field];
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: empty field %u (expected TPxPPxDP, e.g. 8x16x128)",
-				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_quote(t, n, q, sizeof(q)),
 				       field + 1);
 		if (a == RM_AXIS_DP && is_auto(f, len)) {
 			l->dp_auto = true;
@@ -149,7 +149,7 @@ static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
 	if (field != 3)
 		return rmi_err(err, RM_EINPUT,
 			       "layout %s: the positional form has exactly three fields, TPxPPxDP",
-			       rmi_quote(t, n, q, sizeof(q)));
+			       rm_quote(t, n, q, sizeof(q)));
 	return RM_OK;
 }
 
@@ -191,13 +191,13 @@ static rm_status hsdp_finish(rm_layout *l, bool seen_s, bool seen_r,
 	if (!l->dp_replicate && !l->dp_shard)
 		return rmi_err(err, RM_EINPUT,
 			       "layout %s: dp_shard and dp_replicate cannot both be auto",
-			       rmi_quote(t, n, q, sizeof(q)));
+			       rm_quote(t, n, q, sizeof(q)));
 	if (l->dp_replicate && l->dp_shard) {
 		uint64_t d = (uint64_t)l->dp_replicate * l->dp_shard;
 		if (d > RM_MAX_WORLD)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: more than %u GPUs (2^24) in one layout",
-				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_quote(t, n, q, sizeof(q)),
 				       RM_MAX_WORLD);
 		l->size[RM_AXIS_DP] = (uint32_t)d;
 	} else {
@@ -221,37 +221,37 @@ static rm_status parse_named(const char *t, size_t n, rm_layout *l,
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: empty field at column %zu (separators must sit between axis=size pairs)",
-				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_quote(t, n, q, sizeof(q)),
 				       (size_t)(f - t) + 1);
 		const char *eq = memchr(f, '=', len);
 		if (!eq)
 			return rmi_err(err, RM_EINPUT,
 				       "layout: %s is not axis=size (named and positional forms cannot be mixed)",
-				       rmi_quote(f, len, q, sizeof(q)));
+				       rm_quote(f, len, q, sizeof(q)));
 		size_t klen = (size_t)(eq - f);
 		int a = key_from_name(f, klen);
 		if (a < 0)
 			return rmi_err(err, RM_EINPUT,
 				       "layout: unknown axis %s in %s (known: tp, cp, ep, etp, pp, dp, dp_shard, dp_replicate)",
-				       rmi_quote(f, klen, q, sizeof(q)),
-				       rmi_quote(t, n, q2, sizeof(q2)));
+				       rm_quote(f, klen, q, sizeof(q)),
+				       rm_quote(t, n, q2, sizeof(q2)));
 		if ((a == RM_AXIS_DP && (seen[KEY_DPS] || seen[KEY_DPR])) ||
 		    ((a == KEY_DPS || a == KEY_DPR) && seen[RM_AXIS_DP]))
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: give dp or dp_shard/dp_replicate, not both (dp = dp_replicate x dp_shard)",
-				       rmi_quote(t, n, q2, sizeof(q2)));
+				       rm_quote(t, n, q2, sizeof(q2)));
 		if (seen[a])
 			return rmi_err(err, RM_EINPUT,
 				       "layout: axis %s given twice in %s",
-				       rmi_quote(f, klen, q, sizeof(q)),
-				       rmi_quote(t, n, q2, sizeof(q2)));
+				       rm_quote(f, klen, q, sizeof(q)),
+				       rm_quote(t, n, q2, sizeof(q2)));
 		seen[a] = true;
 		const char *v = eq + 1;
 		size_t vlen = len - klen - 1;
 		if (memchr(v, '=', vlen))
 			return rmi_err(err, RM_EINPUT,
 				       "layout: %s has more than one '=' (pairs are separated by ',')",
-				       rmi_quote(f, len, q, sizeof(q)));
+				       rm_quote(f, len, q, sizeof(q)));
 		static const char *const extra[] = { "etp", "dp_shard",
 						     "dp_replicate" };
 		const char *what = a < RM_NAXES ? axis_names[a]
@@ -313,7 +313,7 @@ static rm_status experts_split(rm_layout *l, const char *text, rm_error *err)
 	if (e > RM_MAX_WORLD)
 		return rmi_err(err, RM_EINPUT,
 			       "layout %s: etp x ep is more than %u GPUs",
-			       rmi_quote(text, strlen(text), q, sizeof(q)),
+			       rm_quote(text, strlen(text), q, sizeof(q)),
 			       RM_MAX_WORLD);
 	uint32_t f = e > tc && e % tc == 0 ? (uint32_t)(e / tc) : 1;
 	l->size[RM_AXIS_EP] = f;
@@ -333,7 +333,7 @@ static rm_status experts_split(rm_layout *l, const char *text, rm_error *err)
 			       "layout %s: etp x ep = %" PRIu64
 			       " must divide tp x cp x dp = %" PRIu64
 			       " (Megatron-Core carves expert parallelism out of data parallelism)",
-			       rmi_quote(text, strlen(text), q, sizeof(q)), e,
+			       rm_quote(text, strlen(text), q, sizeof(q)), e,
 			       tc * dp);
 	l->size[RM_AXIS_DP] = (uint32_t)(dp / f);
 	return RM_OK;
@@ -392,7 +392,7 @@ rm_status rm_layout_parse(const char *text, rm_layout *out, rm_error *err)
 		if (isspace(c) || c < 0x20 || c >= 0x7f)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: unexpected character at column %zu",
-				       rmi_quote(text, n, q, sizeof(q)), i + 1);
+				       rm_quote(text, n, q, sizeof(q)), i + 1);
 	}
 	rm_layout l;
 	memset(&l, 0, sizeof(l));

@@ -1,5 +1,5 @@
 /* order.c - rank numbering: which coordinate a framework derives from RANK. */
-#include "internal.h"
+#include "layout/layout_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -147,19 +147,19 @@ static rm_status parse_explicit(const char *t, size_t n, const rm_layout *l,
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "order %s: empty axis name at column %zu",
-				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_quote(t, n, q, sizeof(q)),
 				       (size_t)(f - t) + 1);
 		int a = rm_axis_from_name(f, len);
 		if (a < 0)
 			return rmi_err(err, RM_EINPUT,
 				       "order %s: unknown axis or order %s (known orders: megatron, llama3, torchtitan, nest; axes: tp, cp, ep, pp, dp)",
-				       rmi_quote(t, n, q, sizeof(q)),
-				       rmi_quote(f, len, q2, sizeof(q2)));
+				       rm_quote(t, n, q, sizeof(q)),
+				       rm_quote(f, len, q2, sizeof(q2)));
 		if (seen[a])
 			return rmi_err(err, RM_EINPUT,
 				       "order %s: axis %s appears twice",
-				       rmi_quote(t, n, q, sizeof(q)),
-				       rmi_quote(f, len, q2, sizeof(q2)));
+				       rm_quote(t, n, q, sizeof(q)),
+				       rm_quote(f, len, q2, sizeof(q2)));
 		seen[a] = true;
 		o->axis[o->naxes++] = (rm_axis)a;
 	}
@@ -173,7 +173,7 @@ static rm_status parse_explicit(const char *t, size_t n, const rm_layout *l,
 					 (unsigned)l->size[a]);
 			return rmi_err(err, RM_EINPUT,
 				       "order %s leaves out %s (size %s): every axis larger than 1 must appear once",
-				       rmi_quote(t, n, q, sizeof(q)),
+				       rm_quote(t, n, q, sizeof(q)),
 				       rm_axis_name((rm_axis)a), sz);
 		}
 	snprintf(o->name, sizeof(o->name), "custom");

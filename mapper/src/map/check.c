@@ -4,7 +4,7 @@
  * one linear pass over the ranks; groups are walked through the numbering
  * strides, so nothing here trusts the planner.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -83,7 +83,7 @@ static rm_status check_names(const rm_map *m, rm_error *err)
 		if (strcmp(v[i - 1], v[i]) == 0) {
 			rmi_err(err, RM_EINPUT,
 				"map: host %s is listed more than once",
-				rmi_quote(v[i], strlen(v[i]), q, sizeof(q)));
+				rm_quote(v[i], strlen(v[i]), q, sizeof(q)));
 			free(v);
 			return RM_EINPUT;
 		}
@@ -177,7 +177,7 @@ static rm_status check_ranks(ck *c, rm_error *err)
 				       " is on GPU %" PRIu32
 				       " of %s, which has GPUs 0..%" PRIu32,
 				       r, k->local_gpu,
-				       rmi_quote(h, strlen(h), q, sizeof(q)),
+				       rm_quote(h, strlen(h), q, sizeof(q)),
 				       c->g - 1);
 		uint32_t *slot = &m->slot_rank[(uint64_t)k->node * c->g +
 					       k->local_gpu];
@@ -186,7 +186,7 @@ static rm_status check_ranks(ck *c, rm_error *err)
 				       "map: ranks %" PRIu32 " and %" PRIu64
 				       " both use GPU %" PRIu32 " of %s",
 				       *slot, r, k->local_gpu,
-				       rmi_quote(h, strlen(h), q, sizeof(q)));
+				       rm_quote(h, strlen(h), q, sizeof(q)));
 		*slot = (uint32_t)r;
 		if (memcmp(k->coord, coord, sizeof(coord)) != 0)
 			for (int a = 0; a < RM_NAXES; a++)
@@ -254,8 +254,8 @@ static void warn_split(ck *c, const char *axis, uint64_t split,
 	     "%" PRIu64 " of %" PRIu64
 	     " %s groups leave their NVLink domain (the first has rank %" PRIu64
 	     " on %s and rank %" PRIu64 " on %s)",
-	     split, groups, axis, first, rmi_quote(h0, strlen(h0), q0, 80),
-	     other, rmi_quote(h1, strlen(h1), q1, 80));
+	     split, groups, axis, first, rm_quote(h0, strlen(h0), q0, 80),
+	     other, rm_quote(h1, strlen(h1), q1, 80));
 }
 
 static void score_pp(ck *c, rm_report *rep)
@@ -351,7 +351,7 @@ static rm_status locate(ck *c, rm_error *err)
 		if (miss++ < 4)
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 						"%s%s", miss > 1 ? ", " : "",
-						rmi_quote(h, strlen(h), q,
+						rm_quote(h, strlen(h), q,
 							  sizeof(q)));
 	}
 	if (!c->f || (!c->f->has_tree && !c->f->has_blocks))

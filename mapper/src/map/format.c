@@ -19,5 +19,5 @@ rm_status rm_format_parse(const char *s, rm_format *out, rm_error *err)
 	char q[80];
 	return rmi_err(err, RM_EINPUT,
 		       "unknown format %s (known: text, json, yaml, csv, env, html, svg)",
-		       rmi_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
+		       rm_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
 }

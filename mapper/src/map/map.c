@@ -1,8 +1,9 @@
 /*
  * map.c - small accessors over a rank map: release it, find the RANK on a
- * GPU, find a host, and the communicator group of a rank along an axis.
+ * GPU, find a host, the communicator group of a rank along an axis, and
+ * its place in each framework group the environment carries.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,5 +92,35 @@ rm_status rm_map_group(const rm_map *map, rm_axis axis, uint32_t rank,
 		*group_id = size > 1 ? (uint32_t)(rank % s +
 						  rank / (s * size) * s)
 				     : rank;
+	return RM_OK;
+}
+
+_Static_assert(RM_MAX_ENV_GROUPS >= RMI_MAX_KINDS,
+	       "rm_rank_group arrays must hold every kind a map shows");
+
+rm_status rm_map_rank_groups(const rm_map *m, uint32_t rank,
+			     rm_rank_group out[RM_MAX_ENV_GROUPS],
+			     unsigned *n, rm_error *err)
+{
+	*n = 0;
+	if (rank >= m->world)
+		return rmi_err(err, RM_EINPUT,
+			       "rank %u is outside the world of %u ranks", rank,
+			       m->world);
+	rm_group_kind kind[RMI_MAX_KINDS];
+	unsigned nk = rmi_map_kinds(&m->layout, kind);
+	for (unsigned i = 0; i < nk; i++) {
+		if (!rmi_kind_env(&m->layout, kind[i]))
+			continue;
+		rmi_coord co;
+		rm_status st = rmi_coord_prep(&m->layout, &m->order, kind[i],
+					      &co, err);
+		if (st != RM_OK)
+			return st;
+		out[*n].kind = kind[i];
+		out[*n].index = rmi_coord_of(&co, rank);
+		out[*n].size = rmi_kind_size(&m->layout, kind[i]);
+		(*n)++;
+	}
 	return RM_OK;
 }

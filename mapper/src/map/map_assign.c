@@ -10,8 +10,8 @@
  * A header line starting with "rank" may come first; with a header, extra
  * columns are ignored, so the csv output of `rankmap plan` reads back.
  */
-#include "mapio.h"
-#include "sha256.h"
+#include "map/mapio.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +109,7 @@ static rm_status number(ctx *c, unsigned long line, const field *f,
 	if (!ok)
 		return rmi_err_at(c->err, RM_EINPUT, c->file, line, f->col,
 				  "%s %s is not a whole number", what,
-				  rmi_quote(f->s, f->len, q, sizeof(q)));
+				  rm_quote(f->s, f->len, q, sizeof(q)));
 	if (v > max)
 		return rmi_err_at(c->err, RM_EINPUT, c->file, line, f->col,
 				  "%s %llu is out of range (at most %llu)",
@@ -221,7 +221,7 @@ static rm_status parse(ctx *c, const char *text, size_t len,
 						  line, f[1].col + i,
 						  "host %s: unexpected "
 						  "character",
-						  rmi_quote(f[1].s, f[1].len, q,
+						  rm_quote(f[1].s, f[1].len, q,
 							    sizeof(q)));
 		if (h->n >= RM_MAX_HOSTS)
 			return rmi_err_at(c->err, RM_EINPUT, c->file, line,
@@ -388,7 +388,7 @@ rm_status rm_map_read_assignment(const char *path, const rm_layout *l,
 	*out = NULL;
 	char *text = NULL;
 	size_t len = 0;
-	rm_status st = rmi_read_file(path, &text, &len, err);
+	rm_status st = rm_file_read(path, &text, &len, err);
 	if (st)
 		return st;
 	st = rmi_map_parse_assignment(text, len, path, l, o, gpus_per_node,

@@ -6,7 +6,7 @@
  * Rank records are the bulk of a map (131,072 of them for a large job):
  * they are assembled from per-host pieces prepared once, with no printf.
  */
-#include "mapio.h"
+#include "map/mapio.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #define MAXDEPTH 8
 
 typedef struct em {
-	rmi_buf *b;
+	rm_buf *b;
 	bool yaml;
 	int depth;                   /* 1 = top-level entries */
 	bool first[MAXDEPTH];
@@ -23,41 +23,15 @@ typedef struct em {
 
 static void add(em *e, const char *s)
 {
-	rmi_buf_add(e->b, s, strlen(s));
+	rm_buf_add(e->b, s, strlen(s));
 }
 
 static void indent(em *e, int n)
 {
 	static const char sp[] = "                                ";
 	if (n > 0)
-		rmi_buf_add(e->b, sp, (size_t)n < sizeof(sp) - 1 ? (size_t)n
+		rm_buf_add(e->b, sp, (size_t)n < sizeof(sp) - 1 ? (size_t)n
 								  : sizeof(sp) - 1);
-}
-
-void rmi_buf_qstr(rmi_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	rmi_buf_add(b, "\"", 1);
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')
-			p++;
-		rmi_buf_add(b, (const char *)run, (size_t)(p - run));
-		if (!*p)
-			break;
-		if (*p == '"' || *p == '\\') {
-			char esc[2] = { '\\', (char)*p };
-			rmi_buf_add(b, esc, 2);
-		} else {
-			/* Control bytes and DEL: YAML refuses them raw. */
-			char esc[6] = { '\\', 'u', '0', '0', hex[*p >> 4],
-					hex[*p & 15] };
-			rmi_buf_add(b, esc, 6);
-		}
-		p++;
-	}
-	rmi_buf_add(b, "\"", 1);
 }
 
 /* A block-level key; the value follows on the same line or below. */
@@ -87,7 +61,7 @@ static void kv_str(em *e, const char *k, const char *v)
 {
 	key(e, k);
 	add(e, " ");
-	rmi_buf_qstr(e->b, v);
+	rm_buf_json_str(e->b, v);
 	kv_end(e);
 }
 
@@ -95,7 +69,7 @@ static void kv_u64(em *e, const char *k, uint64_t v)
 {
 	key(e, k);
 	add(e, " ");
-	rmi_buf_u64(e->b, v);
+	rm_buf_u64(e->b, v);
 	kv_end(e);
 }
 
@@ -122,7 +96,7 @@ static void kv_real(em *e, const char *k, double v)
 	}
 	key(e, k);
 	add(e, " ");
-	rmi_buf_u64(e->b, units);
+	rm_buf_u64(e->b, units);
 	add(e, frac);
 	kv_end(e);
 }
@@ -243,20 +217,20 @@ static void report(em *e, const rm_report *r)
 	if (list_begin(e, "warnings", r->nwarning)) {
 		for (size_t i = 0; i < r->nwarning; i++) {
 			item(e, i);
-			rmi_buf_qstr(e->b, r->warning[i]);
+			rm_buf_json_str(e->b, r->warning[i]);
 			item_end(e);
 		}
 		list_end(e);
 	}
 }
 
-void rmi_report_json(rmi_buf *b, const rm_report *r, int depth)
+void rm_report_json(rm_buf *b, const rm_report *r, int depth)
 {
 	em e = { .b = b, .yaml = false, .depth = depth + 1 };
 	if (e.depth >= MAXDEPTH)
 		e.depth = MAXDEPTH - 1;
 	e.first[e.depth] = true;
-	rmi_buf_add(b, "{", 1);
+	rm_buf_add(b, "{", 1);
 	report(&e, r);
 	e.depth--;
 	add(&e, "\n");
@@ -281,20 +255,20 @@ static void u64_at(char **pp, uint64_t v)
  * after the coordinates, so that a rank record is a handful of memcpy.
  */
 typedef struct host_parts {
-	rmi_buf text;
+	rm_buf text;
 	size_t *mid, *tail;          /* offsets into text, nhost + 1 each */
 } host_parts;
 
 static void parts_free(host_parts *hp)
 {
-	rmi_buf_free(&hp->text);
+	rm_buf_free(&hp->text);
 	free(hp->mid);
 	free(hp->tail);
 }
 
 static bool parts_build(em *e, const rm_map *m, host_parts *hp)
 {
-	rmi_buf_init(&hp->text);
+	rm_buf_init(&hp->text);
 	hp->mid = malloc(((size_t)m->nhost + 1) * sizeof(size_t));
 	hp->tail = malloc(((size_t)m->nhost + 1) * sizeof(size_t));
 	if (!hp->mid || !hp->tail)
@@ -304,18 +278,18 @@ static bool parts_build(em *e, const rm_map *m, host_parts *hp)
 	for (uint32_t h = 0; h < m->nhost; h++) {
 		hp->mid[h] = hp->text.len;
 		fkey(&sub, 1, "host");
-		rmi_buf_qstr(&hp->text, m->host[h]);
+		rm_buf_json_str(&hp->text, m->host[h]);
 		fkey(&sub, 1, "node");
-		rmi_buf_u64(&hp->text, h);
+		rm_buf_u64(&hp->text, h);
 		fkey(&sub, 1, "local_gpu");
 		hp->tail[h] = hp->text.len;
 		if (m->host_leaf && m->host_leaf[h]) {
 			fkey(&sub, 1, "leaf");
-			rmi_buf_qstr(&hp->text, m->host_leaf[h]);
+			rm_buf_json_str(&hp->text, m->host_leaf[h]);
 		}
 		if (m->host_unit && m->host_unit[h]) {
 			fkey(&sub, 1, "unit");
-			rmi_buf_qstr(&hp->text, m->host_unit[h]);
+			rm_buf_json_str(&hp->text, m->host_unit[h]);
 		}
 		add(&sub, "}");
 	}
@@ -364,7 +338,7 @@ static rm_status ranks(em *e, const rm_map *m, rm_error *err)
 		item(e, r);
 		size_t mid = hp.tail[rk->node] - hp.mid[rk->node];
 		size_t tail = hp.mid[rk->node + 1] - hp.tail[rk->node];
-		if (!rmi_buf_reserve(e->b, openlen + mid + tail +
+		if (!rm_buf_reserve(e->b, openlen + mid + tail +
 						   (RMI_MAX_KINDS + 2) * 40))
 			break;
 		char *p = e->b->data + e->b->len;
@@ -408,7 +382,7 @@ static rm_status groups_kind(em *e, const rm_map *m, rm_group_kind k,
 	size_t seplen = strlen(sep);
 	for (uint32_t gi = 0; gi < g.ngroups; gi++) {
 		item(e, gi);
-		if (!rmi_buf_reserve(e->b, (size_t)g.size * (seplen + 10) + 4))
+		if (!rm_buf_reserve(e->b, (size_t)g.size * (seplen + 10) + 4))
 			break;
 		char *p = e->b->data + e->b->len;
 		*p++ = '[';
@@ -462,7 +436,7 @@ static void header(em *e, const rm_map *m)
 	unsigned nk = rmi_map_kinds(&m->layout, kind);
 	for (unsigned i = 0; i < nk; i++) {
 		fkey(e, i, rm_group_kind_name(kind[i]));
-		rmi_buf_u64(e->b, rmi_kind_size(&m->layout, kind[i]));
+		rm_buf_u64(e->b, rmi_kind_size(&m->layout, kind[i]));
 	}
 	add(e, "}");
 	kv_end(e);
@@ -471,17 +445,17 @@ static void header(em *e, const rm_map *m)
 	for (unsigned i = 0; i < m->layout.naxes && i < RM_NAXES; i++) {
 		if (i)
 			add(e, e->yaml ? ", " : ",");
-		rmi_buf_qstr(e->b, rm_axis_name(m->layout.nest[i]));
+		rm_buf_json_str(e->b, rm_axis_name(m->layout.nest[i]));
 	}
 	add(e, "]");
 	kv_end(e);
 	key(e, "order");
 	add(e, " {");
 	fkey(e, 0, "name");
-	rmi_buf_qstr(e->b, m->order.name);
+	rm_buf_json_str(e->b, m->order.name);
 	fkey(e, 1, "permutation");
 	rm_order_format(&m->order, text, sizeof(text));
-	rmi_buf_qstr(e->b, text);
+	rm_buf_json_str(e->b, text);
 	add(e, "}");
 	kv_end(e);
 	kv_u64(e, "world_size", m->world);
@@ -495,14 +469,14 @@ static void nodes(em *e, const rm_map *m)
 			item(e, h);
 			add(e, "{");
 			fkey(e, 0, "host");
-			rmi_buf_qstr(e->b, m->host[h]);
+			rm_buf_json_str(e->b, m->host[h]);
 			if (m->host_leaf && m->host_leaf[h]) {
 				fkey(e, 1, "leaf");
-				rmi_buf_qstr(e->b, m->host_leaf[h]);
+				rm_buf_json_str(e->b, m->host_leaf[h]);
 			}
 			if (m->host_unit && m->host_unit[h]) {
 				fkey(e, 1, "unit");
-				rmi_buf_qstr(e->b, m->host_unit[h]);
+				rm_buf_json_str(e->b, m->host_unit[h]);
 			}
 			add(e, "}");
 			item_end(e);
@@ -512,14 +486,14 @@ static void nodes(em *e, const rm_map *m)
 	if (list_begin(e, "spares", m->nspare)) {
 		for (uint32_t i = 0; i < m->nspare; i++) {
 			item(e, i);
-			rmi_buf_qstr(e->b, m->spare[i]);
+			rm_buf_json_str(e->b, m->spare[i]);
 			item_end(e);
 		}
 		list_end(e);
 	}
 }
 
-rm_status rmi_map_json(const rm_map *m, bool yaml, rmi_buf *b, rm_error *err)
+rm_status rmi_map_json(const rm_map *m, bool yaml, rm_buf *b, rm_error *err)
 {
 	em e = { .b = b, .yaml = yaml, .depth = 1 };
 	e.first[1] = true;

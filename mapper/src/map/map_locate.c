@@ -4,8 +4,8 @@
  * knows hosts, not switches - using the same rules the planner uses, so a
  * checked assignment reads like a planned map.
  */
-#include "mapio.h"
-#include "place.h"
+#include "map/mapio.h"
+#include "place/place.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@ static char *dup_or_null(const char *s, bool *oom)
 	return p;
 }
 
-rm_status rmi_map_locate(rm_map *m, const rm_fabric *f, rm_error *err)
+rm_status rm_map_locate(rm_map *m, const rm_fabric *f, rm_error *err)
 {
 	if (!m->nhost)
 		return RM_OK;

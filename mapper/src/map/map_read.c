@@ -5,7 +5,7 @@
  * actually gives it, sit on a listed node and a GPU of its own, and every
  * derived field (axes, nesting, groups) must agree with the rest.
  */
-#include "mapio.h"
+#include "map/mapio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +89,7 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 		return bad(r, n, "%s", e.msg);
 	if (m->layout.dp_auto)
 		return bad(r, n, "layout %s: a map needs a resolved dp size",
-			   rmi_quote(s, n->len, q, sizeof(q)));
+			   rm_quote(s, n->len, q, sizeof(q)));
 	uint64_t world = rm_layout_world(&m->layout);
 	n = rmi_y_get(root, "world_size");
 	st = u32(r, n, "world_size", RM_MAX_WORLD, &m->world);
@@ -110,7 +110,7 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 			if (a < 0)
 				return bad(r, k, "axes: %s is not an axis of "
 					   "this layout",
-					   rmi_quote(k->str, k->len, q,
+					   rm_quote(k->str, k->len, q,
 						     sizeof(q)));
 			uint32_t v, want = rmi_kind_size(&m->layout,
 							  r->kind[a]);
@@ -159,7 +159,7 @@ static rm_status layout(rd *r, const rmi_ynode *root)
 	if (n->len >= sizeof(m->order.name) ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n->len)
 		return bad(r, n, "order name %s: expected up to %zu of a-z, "
-			   "0-9, '-', '_'", rmi_quote(s, n->len, q, sizeof(q)),
+			   "0-9, '-', '_'", rm_quote(s, n->len, q, sizeof(q)),
 			   sizeof(m->order.name) - 1);
 	memcpy(m->order.name, s, n->len + 1);
 	r->nkind = rmi_map_kinds(&m->layout, r->kind);
@@ -244,7 +244,7 @@ static rm_status nodes(rd *r, const rmi_ynode *root)
 						 all[i].at->col > all[i - 1].at->col)
 					? all[i].at : all[i - 1].at;
 			st = bad(r, later, "host %s is listed twice",
-				 rmi_quote(all[i].name, strlen(all[i].name), q,
+				 rm_quote(all[i].name, strlen(all[i].name), q,
 					   sizeof(q)));
 		}
 	free(all);
@@ -306,7 +306,7 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 	char q[160];
 	if (strcmp(s, m->host[node]))
 		return bad(r, n, "rank %u: host %s is not node %u (%s)", rank,
-			   rmi_quote(s, n->len, q, sizeof(q)), node,
+			   rm_quote(s, n->len, q, sizeof(q)), node,
 			   m->host[node]);
 	static const char *const loc[] = { "leaf", "unit" };
 	char *const *want[] = { m->host_leaf, m->host_unit };
@@ -319,7 +319,7 @@ static rm_status one_rank(rd *r, const rmi_ynode *x, unsigned char *seen,
 		if (!want[k][node] || strcmp(s, want[k][node]))
 			return bad(r, n, "rank %u: %s %s differs from node "
 				   "%s's", rank, loc[k],
-				   rmi_quote(s, n->len, q, sizeof(q)),
+				   rm_quote(s, n->len, q, sizeof(q)),
 				   m->host[node]);
 	}
 	rm_rank *rk = &m->rank[rank];
@@ -441,7 +441,7 @@ rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *k,
 	int a = kind_index(r, k->str, k->len);
 	if (a < 0 || rmi_kind_expert(r->kind[a]) != expert)
 		return bad(r, k, "%s: %s is not an axis of this layout", what,
-			   rmi_quote(k->str, k->len, q, sizeof(q)));
+			   rm_quote(k->str, k->len, q, sizeof(q)));
 	return group_list(r, k, v, r->kind[a]);
 }
 
@@ -483,7 +483,7 @@ rm_status rmi_mr_head(rmi_mapread *mr, const rmi_ynode *root)
 	if ((st = rmi_y_str(n, r->file, "schema", &s, r->err)))
 		return st;
 	if (strcmp(s, RM_MAP_SCHEMA))
-		return bad(r, n, "schema %s is not %s", rmi_quote(s, n->len, q,
+		return bad(r, n, "schema %s is not %s", rm_quote(s, n->len, q,
 								  sizeof(q)),
 			   RM_MAP_SCHEMA);
 	if ((n = rmi_y_get(root, "generator")) &&

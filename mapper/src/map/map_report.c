@@ -3,7 +3,7 @@
  * rm_report. The numbers are only reported, never trusted for decisions:
  * `rankmap check` scores the map again.
  */
-#include "mapio.h"
+#include "map/mapio.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,8 +11,8 @@
  * the records depend on (layout, order, world_size, gpus_per_node, nodes)
  * must come before "ranks", as rankmap writes them.
  */
-#include "mapio.h"
-#include "sha256.h"
+#include "map/mapio.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +57,7 @@ typedef struct sr {
 	unsigned char *buf;
 	size_t bpos, blen;
 	bool eof;
-	rmi_sha256 sha;
+	rm_sha256_ctx sha;
 	bool hash;                   /* only when the caller wants it */
 	unsigned long line, col;
 	/* JSON */
@@ -122,7 +122,7 @@ static int refill(sr *S)
 		return 0;
 	}
 	if (S->hash)
-		rmi_sha256_add(&S->sha, S->buf, (size_t)n);
+		rm_sha256_add(&S->sha, S->buf, (size_t)n);
 	S->bpos = 0;
 	S->blen = (size_t)n;
 	return 1;
@@ -400,7 +400,7 @@ static rm_status lex(sr *S, int *t, size_t *len, unsigned long *line,
 	    strcmp(S->tok, "null")) {
 		char q[80];
 		return fail(S, *line, *col, "%s is not a JSON value",
-			    rmi_quote(S->tok, n, q, sizeof(q)));
+			    rm_quote(S->tok, n, q, sizeof(q)));
 	}
 	*t = T_PLAIN;
 	return RM_OK;
@@ -640,7 +640,7 @@ static rm_status dup_keys(sr *S, rmi_ynode *const *item, size_t pairs)
 				char q[160];
 				return fail(S, b->line, b->col,
 					    "duplicate key %s (first at line %lu)",
-					    rmi_quote(b->str, b->len, q,
+					    rm_quote(b->str, b->len, q,
 						      sizeof(q)),
 					    a->line);
 			}
@@ -924,7 +924,7 @@ static rm_status stream_from(sr *S, rm_map **out, char *hex)
 		/* the rest of the file counts too (trailing space) */
 		while (refill(S) > 0)
 			;
-		rmi_sha256_hex(&S->sha, hex);
+		rm_sha256_end_hex(&S->sha, hex);
 	}
 	sr_free(S);
 	return st;
@@ -941,7 +941,7 @@ rm_status rmi_map_stream_text(const char *text, size_t len, const char *name,
 	S.fd = -1;
 	S.text = text ? text : "";
 	S.tlen = text ? len : 0;
-	rmi_sha256_init(&S.sha);
+	rm_sha256_init(&S.sha);
 	return stream_from(&S, out, NULL);
 }
 
@@ -965,7 +965,7 @@ rm_status rmi_map_read_file(const char *path, rm_map **out, char *hex,
 		close(fd);
 		char *text = NULL;
 		size_t len = 0;
-		if ((st = rmi_read_file(path, &text, &len, err)))
+		if ((st = rm_file_read(path, &text, &len, err)))
 			return st;
 		if (hex)
 			rm_sha256_hex(text, len, hex);
@@ -979,7 +979,7 @@ rm_status rmi_map_read_file(const char *path, rm_map **out, char *hex,
 	S.err = err;
 	S.fd = fd;
 	S.hash = hex != NULL;
-	rmi_sha256_init(&S.sha);
+	rm_sha256_init(&S.sha);
 	st = stream_from(&S, out, hex);
 	close(fd);
 	return st;

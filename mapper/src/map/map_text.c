@@ -3,7 +3,7 @@
  * tier, and whether the rules hold. Machines read the JSON; this is for the
  * person deciding whether to launch.
  */
-#include "mapio.h"
+#include "map/mapio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +47,18 @@ static int64_t intern(char *const *names, uint32_t n, int64_t *id)
 	return k ? distinct + 1 : 0;
 }
 
-static void line(rmi_buf *b, const char *label)
+static void line(rm_buf *b, const char *label)
 {
-	rmi_buf_printf(b, "  %-16s", label);
+	rm_buf_printf(b, "  %-16s", label);
 }
 
-static void rule(rmi_buf *b, bool ok, const char *what)
+static void rule(rm_buf *b, bool ok, const char *what)
 {
-	rmi_buf_printf(b, "  %s  %s", ok ? "PASS" : "FAIL", what);
+	rm_buf_printf(b, "  %s  %s", ok ? "PASS" : "FAIL", what);
 }
 
 /* Replicas (one DP index each) whole inside one leaf vs spread. */
-static void replicas(rmi_buf *b, const rm_map *m, const int64_t *leaf)
+static void replicas(rm_buf *b, const rm_map *m, const int64_t *leaf)
 {
 	uint32_t n = m->layout.size[RM_AXIS_DP];
 	int64_t *first = malloc((n ? n : 1) * sizeof(*first));
@@ -84,25 +84,25 @@ static void replicas(rmi_buf *b, const rm_map *m, const int64_t *leaf)
 	for (uint32_t i = 0; i < n; i++)
 		nsplit += split[i];
 	line(b, "replicas");
-	rmi_buf_printf(b, "%u (one per DP index): %u whole in one leaf, "
+	rm_buf_printf(b, "%u (one per DP index): %u whole in one leaf, "
 		       "%u spread over leaves\n", n, n - nsplit, nsplit);
 	free(first);
 	free(split);
 }
 
-static void placement(rmi_buf *b, const rm_map *m)
+static void placement(rm_buf *b, const rm_map *m)
 {
 	const rm_report *r = &m->report;
 	line(b, "nodes");
-	rmi_buf_printf(b, "%u used, %u GPUs each, %u spare", m->nhost,
+	rm_buf_printf(b, "%u used, %u GPUs each, %u spare", m->nhost,
 		       m->gpus_per_node, m->nspare);
 	char *spares = NULL;
 	if (m->nspare &&
 	    rm_hostlist_format((const char *const *)m->spare, m->nspare,
 			       &spares, NULL) == RM_OK && spares)
-		rmi_buf_printf(b, ": %s", spares);
+		rm_buf_printf(b, ": %s", spares);
 	free(spares);
-	rmi_buf_puts(b, "\n");
+	rm_buf_puts(b, "\n");
 
 	int64_t *leaf = malloc(((size_t)m->nhost + 1) * sizeof(*leaf));
 	int64_t *unit = malloc(((size_t)m->nhost + 1) * sizeof(*unit));
@@ -110,18 +110,18 @@ static void placement(rmi_buf *b, const rm_map *m)
 	int64_t nunit = unit ? intern(m->host_unit, m->nhost, unit) : -1;
 	line(b, "leaves");
 	if (nleaf > 0)
-		rmi_buf_printf(b, "%lld used", (long long)nleaf);
+		rm_buf_printf(b, "%lld used", (long long)nleaf);
 	else
-		rmi_buf_puts(b, "not known (no topology)");
+		rm_buf_puts(b, "not known (no topology)");
 	if (nunit > 0)
-		rmi_buf_printf(b, ", %lld rail units", (long long)nunit);
-	rmi_buf_puts(b, "\n");
+		rm_buf_printf(b, ", %lld rail units", (long long)nunit);
+	rm_buf_puts(b, "\n");
 	line(b, "NVLink domain");
-	rmi_buf_printf(b, "%llu TP groups, %llu leave their domain\n",
+	rm_buf_printf(b, "%llu TP groups, %llu leave their domain\n",
 		       (unsigned long long)r->tp_groups,
 		       (unsigned long long)r->tp_split);
 	line(b, "pipeline");
-	rmi_buf_printf(b, "%llu neighbour pairs: %llu same node, %llu same "
+	rm_buf_printf(b, "%llu neighbour pairs: %llu same node, %llu same "
 		       "leaf, %llu same rail, %llu cross (lower bound %llu)\n",
 		       (unsigned long long)r->pp_pairs,
 		       (unsigned long long)r->pp_same_node,
@@ -131,7 +131,7 @@ static void placement(rmi_buf *b, const rm_map *m)
 		       (unsigned long long)r->pp_cross_lower_bound);
 	if (r->tops > 1 || r->pp_cross_top) {
 		line(b, "pods");
-		rmi_buf_printf(b, "%llu PP pairs leave their top-level subtree "
+		rm_buf_printf(b, "%llu PP pairs leave their top-level subtree "
 			       "(lower bound %llu)\n",
 			       (unsigned long long)r->pp_cross_top,
 			       (unsigned long long)r->pp_cross_top_lower_bound);
@@ -141,19 +141,19 @@ static void placement(rmi_buf *b, const rm_map *m)
 	free(leaf);
 	free(unit);
 	line(b, "data parallel");
-	rmi_buf_printf(b, "%u DP groups span at most %u leaves (mean %.2f) "
+	rm_buf_printf(b, "%u DP groups span at most %u leaves (mean %.2f) "
 		       "and %u top-level subtrees (mean %.2f)\n", r->dp_groups,
 		       r->dp_leaves_max, r->dp_leaves_mean, r->dp_tops_max,
 		       r->dp_tops_mean);
 	line(b, "rail alignment");
-	rmi_buf_printf(b, "PP %llu of %llu pairs, DP %llu of %llu pairs\n",
+	rm_buf_printf(b, "PP %llu of %llu pairs, DP %llu of %llu pairs\n",
 		       (unsigned long long)r->pp_rail_aligned,
 		       (unsigned long long)r->pp_pairs,
 		       (unsigned long long)r->dp_rail_aligned,
 		       (unsigned long long)r->dp_pairs);
 }
 
-static void rules(rmi_buf *b, const rm_report *r)
+static void rules(rm_buf *b, const rm_report *r)
 {
 	char what[160];
 	snprintf(what, sizeof(what),
@@ -175,52 +175,52 @@ static void rules(rmi_buf *b, const rm_report *r)
 	}
 	/* A should-rule: reported, never failed. */
 	bool best = r->pp_cross <= r->pp_cross_lower_bound;
-	rmi_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu: %s\n",
+	rm_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu: %s\n",
 		       best ? "BEST" : "MORE", (unsigned long long)r->pp_cross,
 		       (unsigned long long)r->pp_cross_lower_bound,
 		       best ? "optimal" : "not proven optimal");
-	rmi_buf_printf(b, "  all must-rules hold: %s\n",
+	rm_buf_printf(b, "  all must-rules hold: %s\n",
 		       r->must_ok ? "yes" : "NO");
 }
 
-rm_status rmi_map_text(const rm_map *m, rmi_buf *b, rm_error *err)
+rm_status rmi_map_text(const rm_map *m, rm_buf *b, rm_error *err)
 {
 	char layout[256], order[128];
 	rm_layout_format(&m->layout, layout, sizeof(layout));
 	rm_order_format(&m->order, order, sizeof(order));
-	rmi_buf_printf(b, "rankmap: %s = %u GPUs, rank order %s (%s)\n",
+	rm_buf_printf(b, "rankmap: %s = %u GPUs, rank order %s (%s)\n",
 		       layout, m->world, m->order.name, order);
-	rmi_buf_puts(b, "\nplacement\n");
+	rm_buf_puts(b, "\nplacement\n");
 	placement(b, m);
-	rmi_buf_puts(b, "\nrules\n");
+	rm_buf_puts(b, "\nrules\n");
 	rules(b, &m->report);
 	if (m->report.nwarning) {
-		rmi_buf_puts(b, "\nwarnings\n");
+		rm_buf_puts(b, "\nwarnings\n");
 		for (size_t i = 0; i < m->report.nwarning; i++)
-			rmi_buf_printf(b, "  - %s\n", m->report.warning[i]);
+			rm_buf_printf(b, "  - %s\n", m->report.warning[i]);
 	}
-	rmi_buf_printf(b, "\ninputs sha256 %s\n", m->inputs_sha256);
+	rm_buf_printf(b, "\ninputs sha256 %s\n", m->inputs_sha256);
 	(void)err;
 	return RM_OK;
 }
 
-static void row_u(rmi_buf *b, const char *label, uint64_t x, uint64_t y)
+static void row_u(rm_buf *b, const char *label, uint64_t x, uint64_t y)
 {
-	rmi_buf_printf(b, "  %-32s %12llu %12llu\n", label,
+	rm_buf_printf(b, "  %-32s %12llu %12llu\n", label,
 		       (unsigned long long)x, (unsigned long long)y);
 }
 
-static void row_f(rmi_buf *b, const char *label, double x, double y)
+static void row_f(rm_buf *b, const char *label, double x, double y)
 {
-	rmi_buf_printf(b, "  %-32s %12.2f %12.2f\n", label, x, y);
+	rm_buf_printf(b, "  %-32s %12.2f %12.2f\n", label, x, y);
 }
 
-void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
+void rm_report_compare_text(rm_buf *b, const rm_report *a,
 			     const char *name_a, const rm_report *c,
 			     const char *name_c)
 {
-	rmi_buf_printf(b, "  %-32s %12.12s %12.12s\n", "", name_a, name_c);
-	rmi_buf_printf(b, "  %-32s %12s %12s\n", "all must-rules hold",
+	rm_buf_printf(b, "  %-32s %12.12s %12.12s\n", "", name_a, name_c);
+	rm_buf_printf(b, "  %-32s %12s %12s\n", "all must-rules hold",
 		       a->must_ok ? "yes" : "NO", c->must_ok ? "yes" : "NO");
 	row_u(b, "world size", a->world, c->world);
 	row_u(b, "TP groups", a->tp_groups, c->tp_groups);

@@ -2,35 +2,35 @@
  * map_write.c - rm_map_write: pick the renderer, plus the two small
  * formats (csv for spreadsheets and scripts, env for shells).
  */
-#include "mapio.h"
-#include "sha256.h"
+#include "map/mapio.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-static void csv_field(rmi_buf *b, const char *s)
+static void csv_field(rm_buf *b, const char *s)
 {
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\r\n")) {
-		rmi_buf_puts(b, s);
+		rm_buf_puts(b, s);
 		return;
 	}
-	rmi_buf_add(b, "\"", 1);
+	rm_buf_add(b, "\"", 1);
 	for (const char *p = s; *p; p++) {
 		if (*p == '"')
-			rmi_buf_add(b, "\"\"", 2);
+			rm_buf_add(b, "\"\"", 2);
 		else
-			rmi_buf_add(b, p, 1);
+			rm_buf_add(b, p, 1);
 	}
-	rmi_buf_add(b, "\"", 1);
+	rm_buf_add(b, "\"", 1);
 }
 
 /* Column order: rank,host,local_gpu, then the coordinates the JSON map
  * shows (tp[,cp][,ep,etp,edp],pp,dp[,dp_replicate,dp_shard]), leaf[,unit]
  * - the first three are what `rankmap check --assignment` reads back. */
-static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
+static rm_status csv(const rm_map *m, rm_buf *b, rm_error *err)
 {
 	rm_group_kind cols[RMI_MAX_KINDS];
 	rmi_coord co[RMI_MAX_KINDS];
@@ -44,12 +44,12 @@ static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
 	bool units = false;
 	for (uint32_t h = 0; m->host_unit && h < m->nhost; h++)
 		units |= m->host_unit[h] != NULL;
-	rmi_buf_puts(b, "rank,host,local_gpu");
+	rm_buf_puts(b, "rank,host,local_gpu");
 	for (unsigned i = 0; i < ncols; i++) {
-		rmi_buf_add(b, ",", 1);
-		rmi_buf_puts(b, rm_group_kind_name(cols[i]));
+		rm_buf_add(b, ",", 1);
+		rm_buf_puts(b, rm_group_kind_name(cols[i]));
 	}
-	rmi_buf_puts(b, units ? ",leaf,unit\n" : ",leaf\n");
+	rm_buf_puts(b, units ? ",leaf,unit\n" : ",leaf\n");
 	for (uint32_t r = 0; r < m->world; r++) {
 		const rm_rank *rk = &m->rank[r];
 		if (rk->node >= m->nhost)
@@ -57,32 +57,32 @@ static rm_status csv(const rm_map *m, rmi_buf *b, rm_error *err)
 				       "rank %u sits on node index %u, but the "
 				       "map has %u nodes", r, rk->node,
 				       m->nhost);
-		rmi_buf_u64(b, r);
-		rmi_buf_add(b, ",", 1);
+		rm_buf_u64(b, r);
+		rm_buf_add(b, ",", 1);
 		csv_field(b, m->host[rk->node]);
-		rmi_buf_add(b, ",", 1);
-		rmi_buf_u64(b, rk->local_gpu);
+		rm_buf_add(b, ",", 1);
+		rm_buf_u64(b, rk->local_gpu);
 		for (unsigned i = 0; i < ncols; i++) {
-			rmi_buf_add(b, ",", 1);
-			rmi_buf_u64(b, rmi_coord_of(&co[i], r));
+			rm_buf_add(b, ",", 1);
+			rm_buf_u64(b, rmi_coord_of(&co[i], r));
 		}
-		rmi_buf_add(b, ",", 1);
+		rm_buf_add(b, ",", 1);
 		if (m->host_leaf)
 			csv_field(b, m->host_leaf[rk->node]);
 		if (units) {
-			rmi_buf_add(b, ",", 1);
+			rm_buf_add(b, ",", 1);
 			csv_field(b, m->host_unit[rk->node]);
 		}
-		rmi_buf_add(b, "\n", 1);
+		rm_buf_add(b, "\n", 1);
 	}
 	return RM_OK;
 }
 
-static void env_u64(rmi_buf *b, const char *k, uint64_t v)
+static void env_u64(rm_buf *b, const char *k, uint64_t v)
 {
 	char num[24];
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-	rmi_buf_env(b, k, num);
+	rm_buf_env(b, k, num);
 }
 
 static void upper(char *dst, size_t n, const char *pre, const char *axis,
@@ -105,7 +105,7 @@ bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
 	return true;
 }
 
-rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
+rm_status rmi_map_env(const rm_map *m, int64_t rank, rm_buf *b,
 		      rm_error *err)
 {
 	if (rank >= (int64_t)m->world)
@@ -114,16 +114,16 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 			       (long long)rank, m->world);
 	/* The map file's own digest: what the plugin exports as
 	 * RANKMAP_MAP_SHA256 when it writes the JSON map. */
-	rmi_buf json;
-	rmi_buf_init(&json);
+	rm_buf json;
+	rm_buf_init(&json);
 	rm_status st = rmi_map_json(m, false, &json, err);
 	if (st != RM_OK) {
-		rmi_buf_free(&json);
+		rm_buf_free(&json);
 		return st;
 	}
 	char digest[65], text[256], name[64];
 	rm_sha256_hex(json.data, json.len, digest);
-	rmi_buf_free(&json);
+	rm_buf_free(&json);
 	rm_group_kind kind[RMI_MAX_KINDS];
 	rmi_coord co[RMI_MAX_KINDS];
 	unsigned nk = rmi_map_kinds(&m->layout, kind);
@@ -146,7 +146,7 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 		env_u64(b, "LOCAL_RANK", rk->local_gpu);
 		env_u64(b, "LOCAL_WORLD_SIZE", local);
 		env_u64(b, "RANKMAP_NODE_INDEX", rk->node);
-		rmi_buf_env(b, "RANKMAP_HOST", m->host[rk->node]);
+		rm_buf_env(b, "RANKMAP_HOST", m->host[rk->node]);
 		for (unsigned i = 0; i < nk; i++)
 			if (rmi_kind_env(&m->layout, kind[i])) {
 				upper(name, sizeof(name), "RANKMAP_",
@@ -155,11 +155,11 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 					rmi_coord_of(&co[i], (uint64_t)rank));
 			}
 		if (m->host_leaf && m->host_leaf[rk->node])
-			rmi_buf_env(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
+			rm_buf_env(b, "RANKMAP_LEAF", m->host_leaf[rk->node]);
 	}
 	env_u64(b, "WORLD_SIZE", m->world);
 	if (m->world && m->rank[0].node < m->nhost)
-		rmi_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
+		rm_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
 	for (unsigned i = 0; i < nk; i++)
 		if (rmi_kind_env(&m->layout, kind[i])) {
 			upper(name, sizeof(name), "RANKMAP_",
@@ -167,11 +167,11 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
 			env_u64(b, name, rmi_kind_size(&m->layout, kind[i]));
 		}
 	rm_layout_format(&m->layout, text, sizeof(text));
-	rmi_buf_env(b, "RANKMAP_LAYOUT", text);
+	rm_buf_env(b, "RANKMAP_LAYOUT", text);
 	rm_order_format(&m->order, text, sizeof(text));
-	rmi_buf_env(b, "RANKMAP_ORDER", text);
-	rmi_buf_env(b, "RANKMAP_ORDER_NAME", m->order.name);
-	rmi_buf_env(b, "RANKMAP_MAP_SHA256", digest);
+	rm_buf_env(b, "RANKMAP_ORDER", text);
+	rm_buf_env(b, "RANKMAP_ORDER_NAME", m->order.name);
+	rm_buf_env(b, "RANKMAP_MAP_SHA256", digest);
 	return RM_OK;
 }
 
@@ -183,22 +183,22 @@ rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
 		*len = 0;
 	if (!m || (m->world && !m->rank) || (m->nhost && !m->host))
 		return rmi_err(err, RM_EINPUT, "no map to write");
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	for (uint32_t r = 0; r < m->world; r++) {
 		if (m->rank[r].node >= m->nhost) {
-			rmi_buf_free(&b);
+			rm_buf_free(&b);
 			return rmi_err(err, RM_EINPUT,
 				       "rank %u sits on node index %u, but "
 				       "the map has %u nodes", r,
 				       m->rank[r].node, m->nhost);
 		}
-		rmi_buf_puts(&b, m->host[m->rank[r].node]);
-		rmi_buf_add(&b, "\n", 1);
+		rm_buf_puts(&b, m->host[m->rank[r].node]);
+		rm_buf_add(&b, "\n", 1);
 	}
-	if (!b.oom && (*out = rmi_buf_take(&b, len)))
+	if (!b.oom && (*out = rm_buf_take(&b, len)))
 		return RM_OK;
-	rmi_buf_free(&b);
+	rm_buf_free(&b);
 	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
 }
 
@@ -212,7 +212,7 @@ static size_t slen(const char *s)
  * touching fresh memory: on a virtual machine every 4 KiB page fault is
  * expensive, so a buffer of several MiB asks for transparent huge pages.
  */
-static void presize(rmi_buf *b, const rm_map *m, rm_format fmt)
+static void presize(rm_buf *b, const rm_map *m, rm_format fmt)
 {
 	size_t names = 0, host = 0;
 	for (uint32_t h = 0; h < m->nhost; h++) {
@@ -245,26 +245,27 @@ static void presize(rmi_buf *b, const rm_map *m, rm_format fmt)
 			return;
 		}
 	}
-	rmi_buf_reserve(b, want);
+	rm_buf_reserve(b, want);
 }
 
-rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
-		       size_t *len, rm_error *err)
+/* rank: the task whose variables RM_FMT_ENV adds, -1 for none. */
+static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
+			   char **out, size_t *len, rm_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (!map || (map->world && !map->rank) || (map->nhost && !map->host))
 		return rmi_err(err, RM_EINPUT, "no map to write");
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	presize(&b, map, fmt);
 	rm_status st;
 	switch (fmt) {
 	case RM_FMT_JSON: st = rmi_map_json(map, false, &b, err); break;
 	case RM_FMT_YAML: st = rmi_map_json(map, true, &b, err); break;
 	case RM_FMT_CSV: st = csv(map, &b, err); break;
-	case RM_FMT_ENV: st = rmi_map_env(map, -1, &b, err); break;
+	case RM_FMT_ENV: st = rmi_map_env(map, rank, &b, err); break;
 	case RM_FMT_TEXT: st = rmi_map_text(map, &b, err); break;
 	case RM_FMT_HTML:
 	case RM_FMT_SVG:
@@ -277,10 +278,22 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 	if (st == RM_OK && b.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
 	if (st != RM_OK) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return st;
 	}
-	*out = rmi_buf_take(&b, len);
+	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK
 		    : rmi_err(err, RM_ENOMEM, "out of memory writing the map");
+}
+
+rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
+		       size_t *len, rm_error *err)
+{
+	return write_fmt(map, fmt, -1, out, len, err);
+}
+
+rm_status rm_map_write_env(const rm_map *map, int64_t rank, char **out,
+			   size_t *len, rm_error *err)
+{
+	return write_fmt(map, RM_FMT_ENV, rank, out, len, err);
 }

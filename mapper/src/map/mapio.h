@@ -1,6 +1,6 @@
 /*
- * mapio.h - shared between the map writers and readers (map_*.c) and the
- * CLI's report printing. Not installed.
+ * mapio.h - shared between the map writers and readers (map/) and the
+ * picture, which embeds a map's report. Not installed.
  */
 #ifndef RANKMAP_MAPIO_H
 #define RANKMAP_MAPIO_H
@@ -12,24 +12,18 @@
 RMI_HIDDEN bool rmi_map_axis_shown(const rm_layout *l, rm_axis a);
 
 /* Rendering per format (map_json.c, map_text.c, map_write.c). */
-RMI_HIDDEN rm_status rmi_map_json(const rm_map *m, bool yaml, rmi_buf *b,
+RMI_HIDDEN rm_status rmi_map_json(const rm_map *m, bool yaml, rm_buf *b,
 				  rm_error *err);
-RMI_HIDDEN rm_status rmi_map_text(const rm_map *m, rmi_buf *b, rm_error *err);
+RMI_HIDDEN rm_status rmi_map_text(const rm_map *m, rm_buf *b, rm_error *err);
 /* KEY=value lines: the job-wide variables, then (rank >= 0) those of the
  * task playing `rank`, as the SPANK plugin would set them. */
-RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank, rmi_buf *b,
+RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank, rm_buf *b,
 				 rm_error *err);
 
-/* The validation object of a map file, as one JSON object at `indent`. */
-RMI_HIDDEN void rmi_report_json(rmi_buf *b, const rm_report *r, int indent);
 /* The validation object of a map file back into `rp` (warnings are
  * malloc'd; rm_map_free releases them with the map). */
 RMI_HIDDEN rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 				     rm_report *rp, rm_error *err);
-/* Two reports side by side for people ("rankmap" vs "baseline"). */
-RMI_HIDDEN void rmi_report_compare_text(rmi_buf *b, const rm_report *a,
-					const char *name_a, const rm_report *c,
-					const char *name_c);
 
 /* rm_map_read and rm_map_read_assignment over text in memory; `name`
  * stands for the file in messages. */
@@ -71,12 +65,6 @@ RMI_HIDDEN rm_status rmi_map_stream_text(const char *text, size_t len,
 					 const char *name, rm_map **out,
 					 rm_error *err);
 
-/* Fill in the leaf and unit names of hosts that have none (an assignment
- * read without a fabric), as the planner names them. */
-RMI_HIDDEN rm_status rmi_map_locate(rm_map *m, const rm_fabric *f,
-				    rm_error *err);
 
-/* A JSON/YAML double-quoted string: both read the same escapes. */
-RMI_HIDDEN void rmi_buf_qstr(rmi_buf *b, const char *s);
 
 #endif

@@ -1,5 +1,5 @@
 /* model_compute.c - compute time from GEMM shapes, attention and HBM traffic. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 

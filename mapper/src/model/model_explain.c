@@ -1,27 +1,27 @@
 /* model_explain.c - the explain report as a table to check by hand. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <string.h>
 
 #define GIB(x) ((x) / RMI_GIB)
 
-static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       const rm_train *t, const rm_estimate *e)
 {
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"model     %s: layers L=%u, hidden h=%u, ffn f=%u (%s), heads a=%u, "
 		"kv_heads %u, head_dim %u, vocab V=%u, seq s=%u\n",
 		m->name, m->layers, m->hidden, m->ffn,
 		m->swiglu ? "gated, 3 matrices" : "2 matrices", m->heads,
 		m->kv_heads, m->head_dim, m->vocab, rmi_seq(m, t));
 	double lp = rmi_model_layer_params(m);
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"params    N = %.4e %s = L x %.5e per layer + embedding %.5e + "
 		"head/norm %.5e\n",
 		m->params, m->params_given ? "(given)" : "(derived)", lp,
 		rmi_model_edge_params(m, true), rmi_model_edge_params(m, false));
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"hardware  %s: HBM %.1f GiB, %.0f TFLOP/s dense bf16, NVLink "
 		"%.0f GB/s per direction x %u GPUs, NIC %.0f GB/s\n",
 		hw->name, GIB(hw->hbm_bytes), hw->peak_flops / 1e12,
@@ -33,12 +33,12 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		else
 			snprintf(span, sizeof(span), "%llu",
 				 (unsigned long long)hw->tier[i].span_gpus);
-		rmi_buf_printf(b, "          tier %-6s %8s GPUs per switch, %.0f GB/s per GPU, "
+		rm_buf_printf(b, "          tier %-6s %8s GPUs per switch, %.0f GB/s per GPU, "
 			       "oversubscription %.3g:1\n", hw->tier[i].name, span,
 			       hw->tier[i].gbytes_per_s,
 			       hw->tier[i].oversubscription);
 	}
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"training  batch %llu tokens = %llu seqs x %u; micro-batch b=%u; "
 		"m = %llu / (dp %u x b %u) = %llu micro-batches\n",
 		(unsigned long long)t->batch_tokens,
@@ -46,11 +46,11 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		(unsigned long long)e->seqs, e->layout.size[RM_AXIS_DP],
 		t->micro_batch, (unsigned long long)e->m);
 	char rl[24];
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"          schedule %s", rm_schedule_name(t->schedule));
 	if (t->schedule == RM_SCHED_INTERLEAVED)
-		rmi_buf_printf(b, ":%u", t->vchunks);
-	rmi_buf_printf(b,
+		rm_buf_printf(b, ":%u", t->vchunks);
+	rm_buf_printf(b,
 		", recompute %s, sharding %s, grad_bytes %g, flash %s, "
 		"seq_parallel %s\n"
 		"          layers per stage: first %u, last %u, fullest %u%s; "
@@ -64,7 +64,7 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		t->dp_overlap, rmi_tp_overlap(hw, t), GIB(t->mem_reserve_bytes));
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		"calibration (%s; --set overrides): gemm_eff %.3g, gemm_dim0 %.4g, "
 		"attn_eff %.3g, hbm_eff %.3g, nvlink_eff %.3g, net_eff %.3g; "
 		"HBM %.0f GB/s\n\n",
@@ -72,42 +72,42 @@ static void put_inputs(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		c.nvlink_eff, c.net_eff, hw->hbm_gbytes_per_s);
 }
 
-static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
+static void put_memory(rm_buf *b, const rm_model *m, const rm_train *t,
 		       const rm_estimate *e)
 {
 	const double *bp = e->bytes_per_param;
-	rmi_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
-	rmi_buf_printf(b, "  parameters (%2u, %2u layers/tp + edge/tp) %11.4e %11.4e\n",
+	rm_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
+	rm_buf_printf(b, "  parameters (%2u, %2u layers/tp + edge/tp) %11.4e %11.4e\n",
 		       e->layers_first, e->layers_last, e->params_first, e->params_last);
-	rmi_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
+	rm_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
 		       bp[0], GIB(e->params_first * bp[0]), GIB(e->params_last * bp[0]));
-	rmi_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
+	rm_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
 		       bp[1], GIB(e->params_first * bp[1]), GIB(e->params_last * bp[1]));
-	rmi_buf_printf(b, "  optimizer  %6.3f B/param                %11.2f %11.2f\n",
+	rm_buf_printf(b, "  optimizer  %6.3f B/param                %11.2f %11.2f\n",
 		       bp[2], GIB(e->params_first * bp[2]), GIB(e->params_last * bp[2]));
 	if (t->sharding == RM_SHARD_FSDP)
-		rmi_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
+		rm_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]),
 			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]));
-	rmi_buf_printf(b, "  activations: %.4f GiB per layer and micro-batch, %.2f / %.2f "
+	rm_buf_printf(b, "  activations: %.4f GiB per layer and micro-batch, %.2f / %.2f "
 		       "micro-batches in flight%s\n"
 		       "                                           %11.2f %11.2f\n",
 		       GIB(e->act_layer), e->inflight_first, e->inflight_last,
 		       e->inflight_w > 0 ? ", + one pending W" : "",
 		       GIB(e->act_first), GIB(e->act_last));
 	if (e->act_work > 0)
-		rmi_buf_printf(b, "  recomputed layer (all its tensors)       %11.2f %11.2f\n",
+		rm_buf_printf(b, "  recomputed layer (all its tensors)       %11.2f %11.2f\n",
 			       GIB(e->act_work), GIB(e->act_work));
 	bool lf = e->layout.size[RM_AXIS_PP] <= 1 || e->schedule == RM_SCHED_ZBV;
-	rmi_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
+	rm_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
 		       lf ? GIB(e->logits) : 0.0, GIB(e->logits));
-	rmi_buf_printf(b, "  reserve (context, NCCL, fragmentation)   %11.2f %11.2f\n",
+	rm_buf_printf(b, "  reserve (context, NCCL, fragmentation)   %11.2f %11.2f\n",
 		       GIB(e->reserve), GIB(e->reserve));
-	rmi_buf_printf(b, "  total                                    %11.2f %11.2f\n",
+	rm_buf_printf(b, "  total                                    %11.2f %11.2f\n",
 		       GIB(e->mem_first), GIB(e->mem_last));
 	if (e->stage_first_col > 0) {
 		const rm_layout *l = &e->layout;
-		rmi_buf_printf(b, "  (first column's activations and total: stage %u, %u "
+		rm_buf_printf(b, "  (first column's activations and total: stage %u, %u "
 			       "layers with %.2f micro-batches in flight, holds more "
 			       "than the first)\n", e->stage_first_col,
 			       rmi_stage_layers(m, t, l->size[RM_AXIS_PP],
@@ -115,14 +115,14 @@ static void put_memory(rmi_buf *b, const rm_model *m, const rm_train *t,
 			       e->inflight_first);
 	}
 	if (e->fits)
-		rmi_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
+		rm_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
 			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));
 	else
-		rmi_buf_printf(b, "  HBM %.1f GiB: DOES NOT FIT, short by %.1f GiB\n\n",
+		rm_buf_printf(b, "  HBM %.1f GiB: DOES NOT FIT, short by %.1f GiB\n\n",
 			       GIB(e->hbm), GIB(e->mem_peak - e->hbm));
 }
 
-static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			const rm_train *t, const rm_estimate *e)
 {
 	char rl[24];
@@ -132,16 +132,16 @@ static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	double tp = e->layout.size[RM_AXIS_TP], cp = e->layout.size[RM_AXIS_CP];
 	double T = (double)e->micro_batch * rmi_seq(m, t) / cp;
 	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
-	rmi_buf_printf(b, "compute\n");
-	rmi_buf_printf(b, "  model FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
+	rm_buf_printf(b, "compute\n");
+	rm_buf_printf(b, "  model FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
 		       6.0 * m->params, attn, e->flops_token);
-	rmi_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e; "
+	rm_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e; "
 		       "at peak %.3f s\n",
 		       (double)e->seqs * rmi_seq(m, t), e->flops_step,
 		       (unsigned long long)e->gpus, e->flops_gpu, e->t_peak);
-	rmi_buf_printf(b, "  one layer, one micro-batch (T = b*s/cp = %.0f tokens), "
+	rm_buf_printf(b, "  one layer, one micro-batch (T = b*s/cp = %.0f tokens), "
 		       "forward:\n", T);
-	rmi_buf_printf(b, "    GEMMs  %.4e FLOPs, m x n x k: %.0fx%.0fx%u, %.0fx%ux%.0f, "
+	rm_buf_printf(b, "    GEMMs  %.4e FLOPs, m x n x k: %.0fx%.0fx%u, %.0fx%ux%.0f, "
 		       "%.0fx%.0fx%u, %.0fx%ux%.0f\n"
 		       "           each at gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0): "
 		       "%.4f ms (%.1f%% of peak)\n",
@@ -151,30 +151,30 @@ static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		       T, (m->swiglu ? 2.0 : 1.0) * m->ffn / tp, m->hidden, T,
 		       m->hidden, m->ffn / tp, 1e3 * e->t_gemm,
 		       100 * e->gemm_flops / (e->t_gemm * hw->peak_flops));
-	rmi_buf_printf(b, "    attention 4*b*(s/cp)*s*(a/t)*(h/a)%s = %.4e FLOPs at "
+	rm_buf_printf(b, "    attention 4*b*(s/cp)*s*(a/t)*(h/a)%s = %.4e FLOPs at "
 		       "attn_eff: %.4f ms\n",
 		       t->flash ? " x 1/2 (flash, causal)" : "", e->attn_flops,
 		       1e3 * e->t_attn);
-	rmi_buf_printf(b, "    elementwise %.4e bytes (norms, residuals 20h%s, "
+	rm_buf_printf(b, "    elementwise %.4e bytes (norms, residuals 20h%s, "
 		       "activation %s)%s at HBM x hbm_eff: %.4f ms\n",
 		       e->mem_bytes, t->seq_parallel ? "/t" : "",
 		       m->swiglu ? "6f/t" : "4f/t",
 		       t->flash ? "" : " + s x s scores 6 B each", 1e3 * e->t_mem);
-	rmi_buf_printf(b, "  forward %.4f + backward %.4f (weight gradients %.4f) + "
+	rm_buf_printf(b, "  forward %.4f + backward %.4f (weight gradients %.4f) + "
 		       "recompute %s %.4f = %.4f ms per layer\n",
 		       1e3 * e->t_fwd, 1e3 * e->t_bwd, 1e3 * e->t_wgrad,
 		       rmi_recompute_label(t->recompute, t->recompute_layers, rl),
 		       1e3 * e->t_recomp,
 		       1e3 * layer);
-	rmi_buf_printf(b, "  output layer (logits GEMM x3 + fp32 loss) %.4f ms on the "
+	rm_buf_printf(b, "  output layer (logits GEMM x3 + fp32 loss) %.4f ms on the "
 		       "last stage; embedding %.4f ms on the first\n",
 		       1e3 * e->t_head, 1e3 * e->t_embed);
-	rmi_buf_printf(b, "  slowest stage (first %u, last %u, fullest %u layers) %.4f ms "
+	rm_buf_printf(b, "  slowest stage (first %u, last %u, fullest %u layers) %.4f ms "
 		       "per micro-batch, imbalance %.4f; x m %llu = %.3f s\n",
 		       e->layers_first, e->layers_last, e->layers_stage,
 		       1e3 * e->t_stage, e->imbalance, (unsigned long long)e->m,
 		       e->t_compute);
-	rmi_buf_printf(b, "  optimizer step (%s): %.4e params x (%.0f + grad_bytes) B "
+	rm_buf_printf(b, "  optimizer step (%s): %.4e params x (%.0f + grad_bytes) B "
 		       "at HBM x hbm_eff = %.3f s\n\n",
 		       rm_sharding_name(t->sharding),
 		       t->sharding == RM_SHARD_NONE ? rmi_params_peak(m, e) :
@@ -182,22 +182,22 @@ static void put_compute(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		       26.0, e->t_optim);
 }
 
-static void put_axes(rmi_buf *b, const rm_estimate *e)
+static void put_axes(rm_buf *b, const rm_estimate *e)
 {
-	rmi_buf_printf(b, "per axis, per GPU per step\n");
-	rmi_buf_printf(b, "  axis  size collective                          bytes     calls  link     GB/s    time  exposed  hops off NVLink/leaf\n");
+	rm_buf_printf(b, "per axis, per GPU per step\n");
+	rm_buf_printf(b, "  axis  size collective                          bytes     calls  link     GB/s    time  exposed  hops off NVLink/leaf\n");
 	for (int a = 0; a < RM_NAXES; a++) {
 		const rm_axis_cost *c = &e->axis[a];
 		if (!c->used)
 			continue;
-		rmi_buf_printf(b, "  %-4s %5u %-32s %8.2f GB %7.0f  %-7s %5.0f %7.3f %7.3f  %3.0f%%/%3.0f%%  %s\n",
+		rm_buf_printf(b, "  %-4s %5u %-32s %8.2f GB %7.0f  %-7s %5.0f %7.3f %7.3f  %3.0f%%/%3.0f%%  %s\n",
 			       rm_axis_name((rm_axis)a), c->group, c->collective,
 			       c->bytes / 1e9, c->calls, c->link, c->gbytes_per_s,
 			       c->seconds, c->exposed, 100 * c->off_nvlink,
 			       100 * c->off_leaf,
 			       c->overlappable ? "overlaps" : "critical path");
 	}
-	rmi_buf_puts(b,
+	rm_buf_puts(b,
 		"  tp: (10 sequence parallel, 8 not; +4 full recompute) x 2 B x b*s*h*(t-1)/t x layers x m\n"
 		"  cp: (3, +1 with full recompute) x (cp-1) x K,V block 2 x 2 B x b*s/cp*kv_dim/t x layers x m\n"
 		"  pp: 2 directions x 2 B x b*s*h/t x m x chunks\n"
@@ -245,20 +245,20 @@ bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	return true;
 }
 
-static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+static void put_bubble(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       const rm_train *t, const rm_estimate *e)
 {
 	uint32_t p = e->layout.size[RM_AXIS_PP];
-	rmi_buf_printf(b, "pipeline bubble (p=%u, m=%llu)\n", p,
+	rm_buf_printf(b, "pipeline bubble (p=%u, m=%llu)\n", p,
 		       (unsigned long long)e->m);
 	if (p < 2) {
-		rmi_buf_puts(b, "  no pipeline (pp=1): no bubble\n\n");
+		rm_buf_puts(b, "  no pipeline (pp=1): no bubble\n\n");
 		return;
 	}
-	rmi_buf_printf(b, "  F, B, W per layer (forward; input gradient + recompute; weight gradient): %.4f, %.4f, %.4f ms\n",
+	rm_buf_printf(b, "  F, B, W per layer (forward; input gradient + recompute; weight gradient): %.4f, %.4f, %.4f ms\n",
 		       1e3 * e->t_fwd, 1e3 * (e->t_bwd - e->t_wgrad + e->t_recomp),
 		       1e3 * e->t_wgrad);
-	rmi_buf_printf(b, "  schedule         formula            fraction  bubble s  step s    MFU  peak GiB\n");
+	rm_buf_printf(b, "  schedule         formula            fraction  bubble s  step s    MFU  peak GiB\n");
 	char name[24];
 	const char *f;
 	bool chosen;
@@ -268,41 +268,41 @@ static void put_bubble(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		if (i >= 4 && xe.code && (1u << (i - 3)) > e->layers_stage)
 			continue;
 		if (xe.code) {
-			rmi_buf_printf(b, "  %c %-14s %-18s not here: %s\n",
+			rm_buf_printf(b, "  %c %-14s %-18s not here: %s\n",
 				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
-		rmi_buf_printf(b, "  %c %-14s %-18s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+		rm_buf_printf(b, "  %c %-14s %-18s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
 			       chosen ? '*' : ' ', name, f, x.bubble_frac,
 			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
 			       x.fits ? "" : " does not fit");
 	}
-	rmi_buf_puts(b, "\n");
+	rm_buf_puts(b, "\n");
 }
 
-static void put_step(rmi_buf *b, const rm_hw *hw, const rm_train *t,
+static void put_step(rm_buf *b, const rm_hw *hw, const rm_train *t,
 		     const rm_estimate *e)
 {
 	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
 		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed;
-	rmi_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f = %.3f s\n",
+	rm_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f = %.3f s\n",
 		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
 		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed,
 		       path);
-	rmi_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
+	rm_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
 		       e->bubble_frac, path, e->t_bubble,
 		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
-	rmi_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n\n",
+	rm_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n\n",
 		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
 		       100 * e->mfu, e->tokens_per_s);
-	rmi_buf_printf(b, "goodput (Young/Daly)\n"
+	rm_buf_printf(b, "goodput (Young/Daly)\n"
 		       "  %.3g interruptions per GPU per day x %llu GPUs = %.2f per day "
 		       "(MTBF %.2f h)\n",
 		       t->fail_per_gpu_day, (unsigned long long)e->gpus,
 		       e->fails_per_day,
 		       e->fails_per_day > 0 ? 24.0 / e->fails_per_day : 0.0);
 	if (e->fails_per_day > 0)
-		rmi_buf_printf(b, "  checkpoint every sqrt(2 x %.0f s x MTBF) = %.0f s "
+		rm_buf_printf(b, "  checkpoint every sqrt(2 x %.0f s x MTBF) = %.0f s "
 			       "(%.0f steps); restart %.0f s\n"
 			       "  effective training fraction %.1f%% "
 			       "(writes %.1f%%, lost work and restarts %.1f%%)\n\n",
@@ -313,7 +313,7 @@ static void put_step(rmi_buf *b, const rm_hw *hw, const rm_train *t,
 			       100 * (1 - e->goodput) - 100 * t->ckpt_write_s /
 			       (e->ckpt_interval_s + t->ckpt_write_s));
 	else
-		rmi_buf_puts(b, "  no failures assumed: effective training fraction 100%\n\n");
+		rm_buf_puts(b, "  no failures assumed: effective training fraction 100%\n\n");
 }
 
 /* Size-1 axes in between change no stride: only the others move. */
@@ -328,25 +328,25 @@ unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES])
 
 /* Why this nesting: the axis that would lose most on the network goes
  * innermost; every adjacent swap is priced by the same model. */
-static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+static void put_order(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		      const rm_train *t, const rm_estimate *e)
 {
 	rmi_cal cal;
 	rmi_cal_of(hw, t, &cal);
-	rmi_buf_printf(b, "axis order\n  on the network (NIC %.0f GB/s x %.2f) each axis would cost:\n",
+	rm_buf_printf(b, "axis order\n  on the network (NIC %.0f GB/s x %.2f) each axis would cost:\n",
 		       hw->nic_gbytes_per_s, cal.net_eff);
 	for (int a = 0; a < RM_NAXES; a++) {
 		const rm_axis_cost *c = &e->axis[a];
 		if (!c->used)
 			continue;
 		double s = c->bytes / (hw->nic_gbytes_per_s * cal.net_eff * 1e9);
-		rmi_buf_printf(b, "    %-3s %9.2f GB in %6.0f calls = %.3f s/step, %s\n",
+		rm_buf_printf(b, "    %-3s %9.2f GB in %6.0f calls = %.3f s/step, %s\n",
 			       rm_axis_name((rm_axis)a), c->bytes / 1e9, c->calls,
 			       s, c->overlappable ?
 			       "latency-tolerant, overlaps compute" :
 			       "blocking, latency-sensitive");
 	}
-	rmi_buf_puts(b, "  so: blocking axes with most bytes innermost (NVLink), "
+	rm_buf_puts(b, "  so: blocking axes with most bytes innermost (NVLink), "
 			"the overlappable once-per-step dp outermost\n"
 			"  each adjacent swap, priced with ideal nesting:\n");
 	const rm_layout *l = &e->layout;
@@ -359,7 +359,7 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_estimate x;
 		if (rm_estimate_run(m, hw, t, &s, &x, NULL))
 			continue;
-		rmi_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
+		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
 			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
 			       x.t_step - e->t_step, rm_axis_name(a0),
 			       e->axis[a0].link, x.axis[a0].link,
@@ -367,8 +367,8 @@ static void put_order(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 			       x.axis[a1].link);
 	}
 	if (n < 2)
-		rmi_buf_puts(b, "  (one axis only: nothing to swap)\n");
-	rmi_buf_printf(b, "\nnote: %s\n", e->note);
+		rm_buf_puts(b, "  (one axis only: nothing to swap)\n");
+	rm_buf_printf(b, "\nnote: %s\n", e->note);
 }
 
 rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
@@ -376,15 +376,15 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			    rm_format fmt, char **out, size_t *len,
 			    rm_error *err)
 {
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	*out = NULL;
 	if (fmt == RM_FMT_JSON) {
 		rmi_explain_json(&b, m, hw, t, e);
 	} else if (fmt == RM_FMT_TEXT) {
 		char lay[128];
 		rm_layout_format(&e->layout, lay, sizeof(lay));
-		rmi_buf_printf(&b, "rankmap explain: %s on %llu x %s, layout %s\n"
+		rm_buf_printf(&b, "rankmap explain: %s on %llu x %s, layout %s\n"
 			       "(GB = 1e9 bytes, GiB = 2^30 bytes, s = seconds per step)\n\n",
 			       m->name, (unsigned long long)e->gpus, hw->name, lay);
 		put_inputs(&b, m, hw, t, e);
@@ -399,9 +399,9 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			       "explain writes text or json only");
 	}
 	if (b.oom) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	*out = rmi_buf_take(&b, len);
+	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

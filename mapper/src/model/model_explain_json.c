@@ -1,29 +1,29 @@
 /* model_explain_json.c - the explain report as JSON (rankmap-explain/1). */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <string.h>
 
-static void json_num(rmi_buf *b, const char *k, double v, bool comma)
+static void json_num(rm_buf *b, const char *k, double v, bool comma)
 {
-	rmi_buf_printf(b, "\"%s\": %.10g%s", k, isfinite(v) ? v : 0.0,
+	rm_buf_printf(b, "\"%s\": %.10g%s", k, isfinite(v) ? v : 0.0,
 		       comma ? ", " : "");
 }
 
-void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_train *t, const rm_estimate *e)
 {
 	char lay[128];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
-	rmi_buf_puts(b, "{\"schema\": \"rankmap-explain/1\", \"model\": ");
-	rmi_buf_json_str(b, m->name);
-	rmi_buf_puts(b, ", \"hardware\": ");
-	rmi_buf_json_str(b, hw->name);
-	rmi_buf_puts(b, ", \"layout\": ");
-	rmi_buf_json_str(b, lay);
-	rmi_buf_printf(b, ", \"gpus\": %llu, \"params\": %.6g,\n \"training\": {",
+	rm_buf_puts(b, "{\"schema\": \"rankmap-explain/1\", \"model\": ");
+	rm_buf_json_str(b, m->name);
+	rm_buf_puts(b, ", \"hardware\": ");
+	rm_buf_json_str(b, hw->name);
+	rm_buf_puts(b, ", \"layout\": ");
+	rm_buf_json_str(b, lay);
+	rm_buf_printf(b, ", \"gpus\": %llu, \"params\": %.6g,\n \"training\": {",
 		       (unsigned long long)e->gpus, m->params);
-	rmi_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
+	rm_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
 		       "\"schedule\": \"%s\", \"vchunks\": %u, \"recompute\": \"%s\", "
 		       "\"sharding\": \"%s\", ",
 		       (unsigned long long)t->batch_tokens, rmi_seq(m, t),
@@ -40,16 +40,16 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "net_eff", kc.net_eff, true);
 	json_num(b, "dp_overlap", t->dp_overlap, true);
 	json_num(b, "tp_overlap", kc.tp_overlap, true);
-	rmi_buf_printf(b, "\"flash\": %s, \"seq_parallel\": %s, ",
+	rm_buf_printf(b, "\"flash\": %s, \"seq_parallel\": %s, ",
 		       t->flash ? "true" : "false",
 		       t->seq_parallel ? "true" : "false");
 	json_num(b, "fail_per_gpu_day", t->fail_per_gpu_day, true);
 	json_num(b, "ckpt_write_s", t->ckpt_write_s, true);
 	json_num(b, "restart_s", t->restart_s, true);
 	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
-	rmi_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
+	rm_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
 		       (unsigned long long)e->m, e->layers_stage);
-	rmi_buf_puts(b, "\"memory\": {");
+	rm_buf_puts(b, "\"memory\": {");
 	json_num(b, "weights", e->weights, true);
 	json_num(b, "grads", e->grads, true);
 	json_num(b, "optimizer", e->optim, true);
@@ -61,12 +61,12 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "logits", e->logits, true);
 	json_num(b, "reserve", e->reserve, true);
 	/* "first_stage" is the fullest stage before the last, this one */
-	rmi_buf_printf(b, "\"first_stage_index\": %u, ", e->stage_first_col);
+	rm_buf_printf(b, "\"first_stage_index\": %u, ", e->stage_first_col);
 	json_num(b, "first_stage", e->mem_first, true);
 	json_num(b, "last_stage", e->mem_last, true);
 	json_num(b, "peak", e->mem_peak, true);
 	json_num(b, "hbm", e->hbm, true);
-	rmi_buf_printf(b, "\"fits\": %s},\n \"compute\": {", e->fits ? "true" : "false");
+	rm_buf_printf(b, "\"fits\": %s},\n \"compute\": {", e->fits ? "true" : "false");
 	json_num(b, "flops_per_token", e->flops_token, true);
 	json_num(b, "hw_flops_per_token", e->hw_flops_token, true);
 	json_num(b, "flops_per_step", e->flops_step, true);
@@ -87,18 +87,18 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "stage_seconds", e->t_stage, true);
 	json_num(b, "optimizer_seconds", e->t_optim, true);
 	json_num(b, "seconds", e->t_compute, false);
-	rmi_buf_puts(b, "},\n \"axes\": [");
+	rm_buf_puts(b, "},\n \"axes\": [");
 	bool first = true;
 	for (int a = 0; a < RM_NAXES; a++) {
 		const rm_axis_cost *c = &e->axis[a];
 		if (!c->used)
 			continue;
-		rmi_buf_printf(b, "%s\n  {\"axis\": \"%s\", \"group\": %u, \"collective\": ",
+		rm_buf_printf(b, "%s\n  {\"axis\": \"%s\", \"group\": %u, \"collective\": ",
 			       first ? "" : ",", rm_axis_name((rm_axis)a), c->group);
-		rmi_buf_json_str(b, c->collective);
-		rmi_buf_puts(b, ", \"link\": ");
-		rmi_buf_json_str(b, c->link);
-		rmi_buf_puts(b, ", ");
+		rm_buf_json_str(b, c->collective);
+		rm_buf_puts(b, ", \"link\": ");
+		rm_buf_json_str(b, c->link);
+		rm_buf_puts(b, ", ");
 		json_num(b, "bytes", c->bytes, true);
 		json_num(b, "calls", c->calls, true);
 		json_num(b, "gbytes_per_s", c->gbytes_per_s, true);
@@ -106,13 +106,13 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		json_num(b, "exposed", c->exposed, true);
 		json_num(b, "off_nvlink", c->off_nvlink, true);
 		json_num(b, "off_leaf", c->off_leaf, true);
-		rmi_buf_printf(b, "\"overlappable\": %s}", c->overlappable ? "true" : "false");
+		rm_buf_printf(b, "\"overlappable\": %s}", c->overlappable ? "true" : "false");
 		first = false;
 	}
-	rmi_buf_puts(b, "],\n \"bubble\": {");
+	rm_buf_puts(b, "],\n \"bubble\": {");
 	json_num(b, "fraction", e->bubble_frac, true);
 	json_num(b, "seconds", e->t_bubble, false);
-	rmi_buf_puts(b, "},\n \"schedules\": [");
+	rm_buf_puts(b, "},\n \"schedules\": [");
 	char name[24];
 	const char *f;
 	bool chosen, first_row = true;
@@ -121,18 +121,18 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 	for (uint32_t i = 0; rmi_variant(m, hw, t, e, i, name, &f, &chosen, &x, &xe); i++) {
 		if (xe.code)
 			continue;
-		rmi_buf_printf(b, "%s\n  {\"schedule\": \"%s\", \"formula\": \"%s\", ",
+		rm_buf_printf(b, "%s\n  {\"schedule\": \"%s\", \"formula\": \"%s\", ",
 			       first_row ? "" : ",", name, f);
 		json_num(b, "fraction", x.bubble_frac, true);
 		json_num(b, "bubble_seconds", x.t_bubble, true);
 		json_num(b, "step_seconds", x.t_step, true);
 		json_num(b, "mfu", x.mfu, true);
 		json_num(b, "mem_peak", x.mem_peak, true);
-		rmi_buf_printf(b, "\"fits\": %s, \"chosen\": %s}",
+		rm_buf_printf(b, "\"fits\": %s, \"chosen\": %s}",
 			       x.fits ? "true" : "false", chosen ? "true" : "false");
 		first_row = false;
 	}
-	rmi_buf_puts(b, "],\n \"swaps\": [");
+	rm_buf_puts(b, "],\n \"swaps\": [");
 	first_row = true;
 	const rm_layout *l = &e->layout;
 	unsigned pos[RM_NAXES], n = rmi_used_nest(l, pos);
@@ -142,24 +142,24 @@ void rmi_explain_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		sw.nest[pos[k + 1]] = l->nest[pos[k]];
 		if (rm_estimate_run(m, hw, t, &sw, &x, NULL))
 			continue;
-		rmi_buf_printf(b, "%s\n  {\"inner\": \"%s\", \"outer\": \"%s\", ",
+		rm_buf_printf(b, "%s\n  {\"inner\": \"%s\", \"outer\": \"%s\", ",
 			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),
 			       rm_axis_name(l->nest[pos[k + 1]]));
 		json_num(b, "step_seconds", x.t_step, true);
 		json_num(b, "delta_seconds", x.t_step - e->t_step, false);
-		rmi_buf_puts(b, "}");
+		rm_buf_puts(b, "}");
 		first_row = false;
 	}
-	rmi_buf_puts(b, "],\n ");
+	rm_buf_puts(b, "],\n ");
 	json_num(b, "step_seconds", e->t_step, true);
 	json_num(b, "mfu", e->mfu, true);
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
-	rmi_buf_puts(b, "\"goodput\": {");
+	rm_buf_puts(b, "\"goodput\": {");
 	json_num(b, "interruptions_per_day", e->fails_per_day, true);
 	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);
 	json_num(b, "fraction", e->goodput, false);
-	rmi_buf_puts(b, "}, ");
-	rmi_buf_puts(b, "\"note\": ");
-	rmi_buf_json_str(b, e->note);
-	rmi_buf_puts(b, "}\n");
+	rm_buf_puts(b, "}, ");
+	rm_buf_puts(b, "\"note\": ");
+	rm_buf_json_str(b, e->note);
+	rm_buf_puts(b, "}\n");
 }

@@ -1,5 +1,5 @@
 /* model_file.c - model and hardware descriptions from YAML (or JSON) files. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -267,7 +267,7 @@ rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err)
 {
 	char *text;
 	size_t len;
-	rm_status st = rmi_read_file(path, &text, &len, err);
+	rm_status st = rm_file_read(path, &text, &len, err);
 	if (st)
 		return st;
 	st = rm_model_parse_yaml(text, len, path, out, err);
@@ -279,7 +279,7 @@ rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err)
 {
 	char *text;
 	size_t len;
-	rm_status st = rmi_read_file(path, &text, &len, err);
+	rm_status st = rm_file_read(path, &text, &len, err);
 	if (st)
 		return st;
 	st = rm_hw_parse_yaml(text, len, path, out, err);

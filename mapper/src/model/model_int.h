@@ -76,7 +76,7 @@ RMI_HIDDEN bool rmi_variant(const rm_model *m, const rm_hw *hw,
 /* Positions in l->nest of the axes larger than 1. */
 RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
 /* The explain report as JSON. */
-RMI_HIDDEN void rmi_explain_json(rmi_buf *b, const rm_model *m,
+RMI_HIDDEN void rmi_explain_json(rm_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,
 				 const rm_estimate *e);
 /* Model chunks per GPU: v interleaved, 2 for ZB-V, else 1. */

@@ -1,5 +1,5 @@
 /* model_map.c - put each axis's traffic on the links a planned map uses. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* model_mem.c - memory per GPU: parameter state, activations, logits. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 

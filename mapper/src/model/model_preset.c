@@ -1,5 +1,5 @@
 /* model_preset.c - model and hardware presets, parameter derivation, checks. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -109,7 +109,7 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 	return rmi_err(err, RM_ENOTFOUND,
 		       "unknown model preset %s (known: llama3-8b, llama3-70b, "
 		       "llama3-405b, gpt3-175b; or a .yaml file)",
-		       rmi_quote(name, strlen(name), q, sizeof(q)));
+		       rm_quote(name, strlen(name), q, sizeof(q)));
 }
 
 /*
@@ -195,7 +195,7 @@ rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err)
 	return rmi_err(err, RM_ENOTFOUND,
 		       "unknown hardware preset %s (known: a100-sxm-80gb, "
 		       "h100-sxm-80gb, h200, gb200-nvl72; or a .yaml file)",
-		       rmi_quote(name, strlen(name), q, sizeof(q)));
+		       rm_quote(name, strlen(name), q, sizeof(q)));
 }
 
 rm_status rm_model_check(const rm_model *m, rm_error *err)

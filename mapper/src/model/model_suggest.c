@@ -1,5 +1,5 @@
 /* model_suggest.c - enumerate layouts, drop what does not fit, rank the rest. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* model_suggest_text.c - the suggest report (text table or JSON). */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,14 +12,14 @@ static void sched(char *out, size_t n, const rm_estimate *e)
 		snprintf(out, n, "%s", rm_schedule_name(e->schedule));
 }
 
-static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
+static void row(rm_buf *b, const char *tag, const rm_estimate *e,
 		const rm_estimate *best)
 {
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
 	char rl[24];
-	rmi_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
+	rm_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
 		       tag, lay, e->micro_batch, sc,
 		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m,
@@ -27,15 +27,15 @@ static void row(rmi_buf *b, const char *tag, const rm_estimate *e,
 		       e->bubble_frac, 100 * e->mfu, e->mem_peak / RMI_GIB);
 }
 
-static void cand_json(rmi_buf *b, const rm_candidate *c)
+static void cand_json(rm_buf *b, const rm_candidate *c)
 {
 	char lay[96], sc[24], rl[24];
 	const rm_estimate *e = &c->est;
 	rm_layout_format(&e->layout, lay, sizeof(lay));
 	sched(sc, sizeof(sc), e);
-	rmi_buf_puts(b, "{\"layout\": ");
-	rmi_buf_json_str(b, lay);
-	rmi_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
+	rm_buf_puts(b, "{\"layout\": ");
+	rm_buf_json_str(b, lay);
+	rm_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
 		       "\"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
 		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
 		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mem_peak\": %.10g, "
@@ -48,25 +48,25 @@ static void cand_json(rmi_buf *b, const rm_candidate *c)
 		       e->bubble_frac, e->mfu, e->mem_peak,
 		       e->fits ? "true" : "false");
 	if (c->label[0]) {
-		rmi_buf_puts(b, ", \"neighbour\": ");
-		rmi_buf_json_str(b, c->label);
+		rm_buf_puts(b, ", \"neighbour\": ");
+		rm_buf_json_str(b, c->label);
 	}
 	if (c->why[0]) {
-		rmi_buf_puts(b, ", \"why\": ");
-		rmi_buf_json_str(b, c->why);
+		rm_buf_puts(b, ", \"why\": ");
+		rm_buf_json_str(b, c->why);
 	}
-	rmi_buf_puts(b, "}");
+	rm_buf_puts(b, "}");
 }
 
-static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
+static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_train *t, const rm_suggest_opts *o,
 		     const rm_suggestion *s, size_t top)
 {
-	rmi_buf_puts(b, "{\"schema\": \"rankmap-suggest/1\", \"model\": ");
-	rmi_buf_json_str(b, m->name);
-	rmi_buf_puts(b, ", \"hardware\": ");
-	rmi_buf_json_str(b, hw->name);
-	rmi_buf_printf(b, ", \"gpus\": %llu, \"batch_tokens\": %llu, "
+	rm_buf_puts(b, "{\"schema\": \"rankmap-suggest/1\", \"model\": ");
+	rm_buf_json_str(b, m->name);
+	rm_buf_puts(b, ", \"hardware\": ");
+	rm_buf_json_str(b, hw->name);
+	rm_buf_printf(b, ", \"gpus\": %llu, \"batch_tokens\": %llu, "
 		       "\"recompute\": \"%s\", \"sharding\": \"%s\", "
 		       "\"considered\": %zu, \"rejected_memory\": %zu, "
 		       "\"rejected_other\": %zu,\n \"ranked\": [",
@@ -76,30 +76,30 @@ static void put_json(rmi_buf *b, const rm_model *m, const rm_hw *hw,
 		       rm_sharding_name(t->sharding), s->considered,
 		       s->rejected_mem, s->rejected_other);
 	for (size_t i = 0; i < top; i++) {
-		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		cand_json(b, &s->ranked[i]);
 	}
-	rmi_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
+	rm_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
 	cand_json(b, &s->base);
 	if (s->unbounded_rank) {
-		rmi_buf_printf(b, ",\n \"unbounded_rank\": %zu, \"unbounded\": ",
+		rm_buf_printf(b, ",\n \"unbounded_rank\": %zu, \"unbounded\": ",
 			       s->unbounded_rank);
 		cand_json(b, &s->unbounded);
 	}
-	rmi_buf_puts(b, ",\n \"neighbours\": [");
+	rm_buf_puts(b, ",\n \"neighbours\": [");
 	for (size_t i = 0; i < s->nneighbour; i++) {
-		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		cand_json(b, &s->neighbour[i]);
 	}
-	rmi_buf_puts(b, "],\n \"rejected\": [");
+	rm_buf_puts(b, "],\n \"rejected\": [");
 	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
-		rmi_buf_puts(b, i ? ",\n  " : "\n  ");
+		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		rm_candidate c = s->rejected[i];
 		snprintf(c.why, sizeof(c.why), "short by %.1f GiB",
 			 (c.est.mem_peak - c.est.hbm) / RMI_GIB);
 		cand_json(b, &c);
 	}
-	rmi_buf_puts(b, "]}\n");
+	rm_buf_puts(b, "]}\n");
 }
 
 rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
@@ -107,8 +107,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			      const rm_suggestion *s, rm_format fmt,
 			      char **out, size_t *len, rm_error *err)
 {
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	*out = NULL;
 	size_t top = o->top ? o->top : 10;
 	if (top > s->nranked)
@@ -118,7 +118,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 	} else if (fmt == RM_FMT_TEXT) {
 		rmi_cal k;
 		rmi_cal_of(hw, t, &k);
-		rmi_buf_printf(&b,
+		rm_buf_printf(&b,
 			"rankmap suggest: %s on %llu x %s, batch %llu tokens of %u\n"
 			"recompute %s, sharding %s, grad_bytes %g, flash %s, "
 			"seq_parallel %s, tp_overlap %.2g; calibration of %s: gemm_eff %.3g, "
@@ -137,7 +137,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
 			s->considered, s->nranked, s->rejected_mem,
 			s->rejected_other);
-		rmi_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
+		rm_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
 			char tag[24];
 			snprintf(tag, sizeof(tag), "%zu", i + 1);
@@ -150,7 +150,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		       1.01 * s->ranked[0].est.t_step)
 			tie++;
 		if (tie > 1)
-			rmi_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "
+			rm_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "
 				       "a tie at this model's accuracy\n", tie);
 		/* make check holds the model to a 5 % mean error on published
 		 * runs: rows closer than that are not told apart by it */
@@ -159,31 +159,31 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		       1.05 * s->ranked[0].est.t_step)
 			near++;
 		if (near > tie)
-			rmi_buf_printf(&b, "  #1 to #%zu are within 5 %%, the model's mean "
+			rm_buf_printf(&b, "  #1 to #%zu are within 5 %%, the model's mean "
 				       "error on published runs: measure before choosing "
 				       "among them\n", near);
 		if (s->base_rank == 1) {
-			rmi_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
+			rm_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
 		} else {
 			char lay[96];
 			rm_layout_format(&s->base.est.layout, lay, sizeof(lay));
 			if (s->base_rank)
-				rmi_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1\n",
+				rm_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1\n",
 					       lay, s->base_rank,
 					       s->base.est.t_step - s->ranked[0].est.t_step);
 			else
-				rmi_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
+				rm_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
 					       s->base.why);
 			row(&b, "it", &s->base.est, &s->ranked[0].est);
 			if (s->unbounded_rank) {
 				const rm_estimate *u = &s->unbounded.est;
-				rmi_buf_printf(&b, "  with more memory it would rank #%zu: "
+				rm_buf_printf(&b, "  with more memory it would rank #%zu: "
 					       "it needs %.1f GiB, %.1f GiB over HBM, as\n",
 					       s->unbounded_rank, u->mem_peak / RMI_GIB,
 					       (u->mem_peak - u->hbm) / RMI_GIB);
 				row(&b, "then", u, &s->ranked[0].est);
 			}
-			rmi_buf_printf(&b, "\nneighbours of %s%s and why they lose to it\n",
+			rm_buf_printf(&b, "\nneighbours of %s%s and why they lose to it\n",
 				       lay, s->unbounded_rank ?
 				       " (as it would run with more memory)" : "");
 		}
@@ -191,16 +191,16 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			const rm_candidate *c = &s->neighbour[i];
 			char lay[96];
 			rm_layout_format(&c->est.layout, lay, sizeof(lay));
-			rmi_buf_printf(&b, "  %-6s %-26s mb %-3u %s\n", c->label,
+			rm_buf_printf(&b, "  %-6s %-26s mb %-3u %s\n", c->label,
 				       lay, c->est.micro_batch, c->why);
 		}
 		if (s->nrejected) {
-			rmi_buf_puts(&b, "\nclosest layouts that do not fit memory\n");
+			rm_buf_puts(&b, "\nclosest layouts that do not fit memory\n");
 			for (size_t i = 0; i < s->nrejected && i < 5; i++) {
 				const rm_estimate *e = &s->rejected[i].est;
 				char lay[96];
 				rm_layout_format(&e->layout, lay, sizeof(lay));
-				rmi_buf_printf(&b, "  %-26s needs %.1f GiB > %.1f GiB HBM "
+				rm_buf_printf(&b, "  %-26s needs %.1f GiB > %.1f GiB HBM "
 					       "(state %.1f GiB: %.4e params x %.3g B)\n",
 					       lay, e->mem_peak / RMI_GIB,
 					       e->hbm / RMI_GIB,
@@ -214,6 +214,6 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "suggest writes text or json only");
 	}
-	*out = rmi_buf_take(&b, len);
+	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

@@ -1,5 +1,5 @@
 /* model_time.c - compute, per-axis communication, bubble, step time. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* model_train.c - training assumptions: defaults and key=value settings. */
-#include "model_int.h"
+#include "model/model_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -104,7 +104,7 @@ static rm_status bad(rm_error *err, const char *key, const char *val,
 {
 	char q[96];
 	return rmi_err(err, RM_EINPUT, "%s=%s: expected %s", key,
-		       rmi_quote(val, strlen(val), q, sizeof(q)), want);
+		       rm_quote(val, strlen(val), q, sizeof(q)), want);
 }
 
 /* Whole number with an optional binary suffix: 16M = 16 * 2^20. */
@@ -301,7 +301,7 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "recompute_layers, "
 			       "first_layers, last_layers, fail_per_gpu_day, "
 			       "ckpt_write_s, restart_s)",
-			       rmi_quote(key, strlen(key), q, sizeof(q)));
+			       rm_quote(key, strlen(key), q, sizeof(q)));
 	}
 	return RM_OK;
 }

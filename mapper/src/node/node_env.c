@@ -3,7 +3,7 @@
  * whole node (NCCL's maintainers warn against per-rank NCCL_IB_HCA) and the
  * few variables that differ per local rank.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +60,11 @@ static rm_status env_set(rm_env *e, const char *k, const char *v, rm_error *err)
 	return RM_OK;
 }
 
-static void add_port_name(rmi_buf *b, const rmi_port *p, bool comma)
+static void add_port_name(rm_buf *b, const rmi_port *p, bool comma)
 {
 	if (comma)
-		rmi_buf_add(b, ",", 1);
-	rmi_buf_printf(b, "%s:%u", p->name, p->port);
+		rm_buf_add(b, ",", 1);
+	rm_buf_printf(b, "%s:%u", p->name, p->port);
 }
 
 /* "=mlx5_0:1,mlx5_3:1,...": exact match (a bare mlx5_1 would also match
@@ -75,9 +75,9 @@ static char *ib_hca(const rm_node_hw *hw)
 	bool *seen = calloc(hw->nport ? hw->nport : 1, sizeof(*seen));
 	if (!seen)
 		return NULL;
-	rmi_buf b;
-	rmi_buf_init(&b);
-	rmi_buf_add(&b, "=", 1);
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_add(&b, "=", 1);
 	size_t n = 0;
 	for (size_t g = 0; g < hw->ngpu; g++)
 		for (size_t j = 0; j < hw->gpu[g].nnic; j++) {
@@ -92,10 +92,10 @@ static char *ib_hca(const rm_node_hw *hw)
 			add_port_name(&b, &hw->port[i], n++ > 0);
 	free(seen);
 	if (n == 0 || b.oom) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return NULL;
 	}
-	return rmi_buf_take(&b, NULL);
+	return rm_buf_take(&b, NULL);
 }
 
 rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
@@ -219,13 +219,13 @@ rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
 	if (!s)
 		s = env_set(out, "RANKMAP_GPU_BUSID", g->busid, err);
 	if (!s && g->nnic) {
-		rmi_buf b;
-		rmi_buf_init(&b);
+		rm_buf b;
+		rm_buf_init(&b);
 		for (size_t j = 0; j < g->nnic; j++)
 			add_port_name(&b, &hw->port[g->nic[j]], j > 0);
 		s = b.oom ? rmi_err(err, RM_ENOMEM, "out of memory")
 			  : env_set(out, "RANKMAP_NIC", b.data, err);
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 	}
 	if (!s)
 		s = env_set(out, "RANKMAP_CPUS", cpus, err);

@@ -2,7 +2,7 @@
  * node_fmt.c - the `rankmap node` report as text tables, JSON or KEY=value
  * lines that a shell can source.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@ static const char *state_word(int32_t st)
 	return w ? w : st == -1 ? "unknown" : "other";
 }
 
-static void port_list(rmi_buf *b, const rm_node_hw *hw, const rmi_gpu *g,
+static void port_list(rm_buf *b, const rm_node_hw *hw, const rmi_gpu *g,
 		      bool json)
 {
 	for (size_t j = 0; j < g->nnic; j++) {
@@ -23,58 +23,58 @@ static void port_list(rmi_buf *b, const rm_node_hw *hw, const rmi_gpu *g,
 		snprintf(tmp, sizeof(tmp), "%s:%u", p->name, p->port);
 		if (json) {
 			if (j)
-				rmi_buf_add(b, ",", 1);
-			rmi_buf_json_str(b, tmp);
+				rm_buf_add(b, ",", 1);
+			rm_buf_json_str(b, tmp);
 		} else {
-			rmi_buf_printf(b, "%s%s", j ? "," : "", tmp);
+			rm_buf_printf(b, "%s%s", j ? "," : "", tmp);
 		}
 	}
 }
 
-static void env_json(rmi_buf *b, const rm_env *e)
+static void env_json(rm_buf *b, const rm_env *e)
 {
-	rmi_buf_add(b, "{", 1);
+	rm_buf_add(b, "{", 1);
 	for (size_t i = 0; i < e->n; i++) {
 		if (i)
-			rmi_buf_add(b, ",", 1);
-		rmi_buf_json_str(b, e->key[i]);
-		rmi_buf_add(b, ":", 1);
-		rmi_buf_json_str(b, e->val[i]);
+			rm_buf_add(b, ",", 1);
+		rm_buf_json_str(b, e->key[i]);
+		rm_buf_add(b, ":", 1);
+		rm_buf_json_str(b, e->val[i]);
 	}
-	rmi_buf_add(b, "}", 1);
+	rm_buf_add(b, "}", 1);
 }
 
-static void text_tables(rmi_buf *b, const rm_node_hw *hw)
+static void text_tables(rm_buf *b, const rm_node_hw *hw)
 {
 	size_t ncomp = 0;
 	for (size_t i = 0; i < hw->nport; i++)
 		ncomp += hw->port[i].compute;
-	rmi_buf_printf(b, "node: %s\nGPUs: %zu   NVSwitches: %zu   NIC ports: %zu (%zu compute)\n",
+	rm_buf_printf(b, "node: %s\nGPUs: %zu   NVSwitches: %zu   NIC ports: %zu (%zu compute)\n",
 		       hw->source, hw->ngpu, hw->nnvswitch, hw->nport, ncomp);
 	if (hw->ngpu == 0)
-		rmi_buf_puts(b, "no GPUs on this node: no GPU-NIC pairs and no NCCL_IB_HCA (CPU-only jobs run as usual)\n");
+		rm_buf_puts(b, "no GPUs on this node: no GPU-NIC pairs and no NCCL_IB_HCA (CPU-only jobs run as usual)\n");
 	if (hw->numa_fallback)
-		rmi_buf_puts(b, "note: no NIC is within PHB of a GPU; the NICs on the GPUs' NUMA nodes are used\n");
+		rm_buf_puts(b, "note: no NIC is within PHB of a GPU; the NICs on the GPUs' NUMA nodes are used\n");
 	if (hw->ngpu) {
-		rmi_buf_printf(b, "\n%-4s %-13s %-9s %-4s %-24s %-28s %s\n", "GPU",
+		rm_buf_printf(b, "\n%-4s %-13s %-9s %-4s %-24s %-28s %s\n", "GPU",
 			       "BUS ID", "PCI ID", "NUMA", "CPUS", "NIC", "DIST");
 		for (size_t g = 0; g < hw->ngpu; g++) {
 			const rmi_gpu *x = &hw->gpu[g];
 			char numa[16], ids[16];
 			snprintf(numa, sizeof(numa), x->numa >= 0 ? "%d" : "-", (int)x->numa);
 			snprintf(ids, sizeof(ids), "%04x:%04x", x->vendor, x->device);
-			rmi_buf_printf(b, "%-4zu %-13s %-9s %-4s %-24s ", g, x->busid, ids,
+			rm_buf_printf(b, "%-4zu %-13s %-9s %-4s %-24s ", g, x->busid, ids,
 				       numa, x->cpus);
-			rmi_buf buf;
-			rmi_buf_init(&buf);
+			rm_buf buf;
+			rm_buf_init(&buf);
 			port_list(&buf, hw, x, false);
-			rmi_buf_printf(b, "%-28s %s\n", buf.data ? buf.data : "-",
+			rm_buf_printf(b, "%-28s %s\n", buf.data ? buf.data : "-",
 				       rm_pci_dist_name(x->dist));
-			rmi_buf_free(&buf);
+			rm_buf_free(&buf);
 		}
 	}
 	if (hw->nport) {
-		rmi_buf_printf(b, "\n%-16s %-13s %-16s %-8s %-4s %-4s %-5s %s\n",
+		rm_buf_printf(b, "\n%-16s %-13s %-16s %-8s %-4s %-4s %-5s %s\n",
 			       "NIC PORT", "BUS ID", "NETDEV", "STATE", "NUMA",
 			       "GPU", "DIST", "USE");
 		for (size_t i = 0; i < hw->nport; i++) {
@@ -83,7 +83,7 @@ static void text_tables(rmi_buf *b, const rm_node_hw *hw)
 			snprintf(np, sizeof(np), "%s:%u", p->name, p->port);
 			snprintf(numa, sizeof(numa), p->numa >= 0 ? "%d" : "-", (int)p->numa);
 			snprintf(gpu, sizeof(gpu), p->gpu >= 0 ? "%d" : "-", (int)p->gpu);
-			rmi_buf_printf(b, "%-16s %-13s %-16s %-8s %-4s %-4s %-5s %s%s\n",
+			rm_buf_printf(b, "%-16s %-13s %-16s %-8s %-4s %-4s %-5s %s%s\n",
 				       np, p->busid, *p->netdev ? p->netdev : "-",
 				       state_word(p->state), numa, gpu,
 				       rm_pci_dist_name(p->dist),
@@ -112,44 +112,44 @@ static rm_status rank_envs(const rm_node_hw *hw, uint32_t n, rm_env **out,
 	return RM_OK;
 }
 
-static void json_report(rmi_buf *b, const rm_node_hw *hw, const rm_env *node,
+static void json_report(rm_buf *b, const rm_node_hw *hw, const rm_env *node,
 			const rm_env *rank, uint32_t n)
 {
-	rmi_buf_puts(b, "{\"schema\":\"rankmap-node/1\",\"source\":");
-	rmi_buf_json_str(b, hw->source);
-	rmi_buf_printf(b, ",\"nvswitches\":%zu,\"numa_fallback\":%s,\"gpus\":[",
+	rm_buf_puts(b, "{\"schema\":\"rankmap-node/1\",\"source\":");
+	rm_buf_json_str(b, hw->source);
+	rm_buf_printf(b, ",\"nvswitches\":%zu,\"numa_fallback\":%s,\"gpus\":[",
 		       hw->nnvswitch, hw->numa_fallback ? "true" : "false");
 	for (size_t g = 0; g < hw->ngpu; g++) {
 		const rmi_gpu *x = &hw->gpu[g];
-		rmi_buf_printf(b, "%s{\"index\":%zu,\"busid\":\"%s\",\"pci_id\":\"%04x:%04x\",\"numa\":%d,\"cpus\":",
+		rm_buf_printf(b, "%s{\"index\":%zu,\"busid\":\"%s\",\"pci_id\":\"%04x:%04x\",\"numa\":%d,\"cpus\":",
 			       g ? "," : "", g, x->busid, x->vendor, x->device, (int)x->numa);
-		rmi_buf_json_str(b, x->cpus);
-		rmi_buf_puts(b, ",\"nics\":[");
+		rm_buf_json_str(b, x->cpus);
+		rm_buf_puts(b, ",\"nics\":[");
 		port_list(b, hw, x, true);
-		rmi_buf_printf(b, "],\"dist\":\"%s\"}", rm_pci_dist_name(x->dist));
+		rm_buf_printf(b, "],\"dist\":\"%s\"}", rm_pci_dist_name(x->dist));
 	}
-	rmi_buf_puts(b, "],\"nics\":[");
+	rm_buf_puts(b, "],\"nics\":[");
 	for (size_t i = 0; i < hw->nport; i++) {
 		const rmi_port *p = &hw->port[i];
-		rmi_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-		rmi_buf_json_str(b, p->name);
-		rmi_buf_printf(b, ",\"port\":%u,\"busid\":\"%s\",\"netdev\":", p->port, p->busid);
-		rmi_buf_json_str(b, p->netdev);
-		rmi_buf_printf(b, ",\"state\":\"%s\",\"numa\":%d,\"nearest_gpu\":%d,\"dist\":\"%s\",\"compute\":%s,\"why_not\":",
+		rm_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+		rm_buf_json_str(b, p->name);
+		rm_buf_printf(b, ",\"port\":%u,\"busid\":\"%s\",\"netdev\":", p->port, p->busid);
+		rm_buf_json_str(b, p->netdev);
+		rm_buf_printf(b, ",\"state\":\"%s\",\"numa\":%d,\"nearest_gpu\":%d,\"dist\":\"%s\",\"compute\":%s,\"why_not\":",
 			       state_word(p->state), (int)p->numa, (int)p->gpu,
 			       rm_pci_dist_name(p->dist), p->compute ? "true" : "false");
-		rmi_buf_json_str(b, p->why);
-		rmi_buf_add(b, "}", 1);
+		rm_buf_json_str(b, p->why);
+		rm_buf_add(b, "}", 1);
 	}
-	rmi_buf_puts(b, "],\"nccl_env\":");
+	rm_buf_puts(b, "],\"nccl_env\":");
 	env_json(b, node);
-	rmi_buf_puts(b, ",\"ranks\":[");
+	rm_buf_puts(b, ",\"ranks\":[");
 	for (uint32_t r = 0; r < n; r++) {
-		rmi_buf_printf(b, "%s{\"local_rank\":%u,\"env\":", r ? "," : "", r);
+		rm_buf_printf(b, "%s{\"local_rank\":%u,\"env\":", r ? "," : "", r);
 		env_json(b, &rank[r]);
-		rmi_buf_add(b, "}", 1);
+		rm_buf_add(b, "}", 1);
 	}
-	rmi_buf_puts(b, "]}\n");
+	rm_buf_puts(b, "]}\n");
 }
 
 rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
@@ -173,28 +173,28 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 		rm_env_free(&node);
 		return s;
 	}
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	if (fmt == RM_FMT_JSON) {
 		json_report(&b, hw, &node, rank, n);
 	} else if (fmt == RM_FMT_ENV) {
-		rmi_buf_puts(&b, "# node environment\n");
+		rm_buf_puts(&b, "# node environment\n");
 		for (size_t i = 0; i < node.n; i++)
-			rmi_buf_env(&b, node.key[i], node.val[i]);
+			rm_buf_env(&b, node.key[i], node.val[i]);
 		for (uint32_t r = 0; r < n; r++) {
-			rmi_buf_printf(&b, "# local rank %u\n", r);
+			rm_buf_printf(&b, "# local rank %u\n", r);
 			for (size_t i = 0; i < rank[r].n; i++)
-				rmi_buf_env(&b, rank[r].key[i], rank[r].val[i]);
+				rm_buf_env(&b, rank[r].key[i], rank[r].val[i]);
 		}
 	} else {
 		text_tables(&b, hw);
-		rmi_buf_puts(&b, "\nNCCL environment (whole node):\n");
+		rm_buf_puts(&b, "\nNCCL environment (whole node):\n");
 		if (node.n == 0)
-			rmi_buf_puts(&b, "  (none)\n");
+			rm_buf_puts(&b, "  (none)\n");
 		for (size_t i = 0; i < node.n; i++)
-			rmi_buf_printf(&b, "  %s=%s\n", node.key[i], node.val[i]);
+			rm_buf_printf(&b, "  %s=%s\n", node.key[i], node.val[i]);
 		if (n) {
-			rmi_buf_printf(&b, "\n%-5s %-4s %-24s %s\n", "RANK", "GPU",
+			rm_buf_printf(&b, "\n%-5s %-4s %-24s %s\n", "RANK", "GPU",
 				       "CPUS", "NIC");
 			for (uint32_t r = 0; r < n; r++) {
 				const char *cpus = "", *nic = "-";
@@ -204,7 +204,7 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 					if (!strcmp(rank[r].key[i], "RANKMAP_NIC"))
 						nic = rank[r].val[i];
 				}
-				rmi_buf_printf(&b, "%-5u %-4u %-24s %s\n", r, r, cpus, nic);
+				rm_buf_printf(&b, "%-5u %-4u %-24s %s\n", r, r, cpus, nic);
 			}
 		}
 	}
@@ -213,10 +213,10 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 	free(rank);
 	rm_env_free(&node);
 	if (b.oom) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	*out = rmi_buf_take(&b, len);
+	*out = rm_buf_take(&b, len);
 	if (!*out)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	return RM_OK;

@@ -2,7 +2,7 @@
  * node_info.c - what callers read from a loaded node (accessors) and where
  * a site's cached hwloc XML for a host lives.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,29 +21,29 @@ rm_status rm_node_xml_path(const rm_site *site, const char *host, char **out,
 		memcpy(shortname, host, n);
 		shortname[n] = '\0';
 	}
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	for (const char *p = site->hwloc_xml; *p; p++) {
 		if (p[0] == '%' && p[1] == 'n') {
 			if (!*shortname) {
-				rmi_buf_free(&b);
+				rm_buf_free(&b);
 				return rmi_err(err, RM_EINPUT,
 					       "hwloc_xml '%%n' needs a host name");
 			}
-			rmi_buf_puts(&b, shortname);
+			rm_buf_puts(&b, shortname);
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {
-			rmi_buf_add(&b, "%", 1);
+			rm_buf_add(&b, "%", 1);
 			p++;
 		} else {
-			rmi_buf_add(&b, p, 1);
+			rm_buf_add(&b, p, 1);
 		}
 	}
 	if (b.oom) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	*out = rmi_buf_take(&b, NULL);
+	*out = rm_buf_take(&b, NULL);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }
 

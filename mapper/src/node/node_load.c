@@ -7,7 +7,7 @@
  * must be set before the load; NVSwitches only survive when every PCI device
  * is kept.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -306,7 +306,7 @@ static rm_status check_xml_version(const char *path, const char *text,
 	if (!top)
 		return rmi_err(err, RM_EINPUT,
 			       "%s: not an hwloc XML topology (no <topology> element)",
-			       rmi_quote(path, strlen(path), q, sizeof(q)));
+			       rm_quote(path, strlen(path), q, sizeof(q)));
 	const char *end = strchr(top, '>');
 	const char *v = strstr(top, "version=\"");
 	if (!v || (end && v > end))
@@ -320,8 +320,8 @@ static rm_status check_xml_version(const char *path, const char *text,
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "%s: hwloc XML version %s cannot be read by hwloc %u.x (it reads XML 1.x and 2.x);"
 			       " export it again with hwloc 2.x (lstopo-no-graphics --of xml FILE)",
-			       rmi_quote(path, strlen(path), q, sizeof(q)),
-			       rmi_quote(v, vl, qv, sizeof(qv)), api >> 16);
+			       rm_quote(path, strlen(path), q, sizeof(q)),
+			       rm_quote(v, vl, qv, sizeof(qv)), api >> 16);
 	}
 	return RM_OK;
 }
@@ -334,12 +334,12 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 	size_t len = 0;
 	rm_status s;
 	if (xml_path) {
-		if ((s = rmi_read_file(xml_path, &text, &len, err)))
+		if ((s = rm_file_read(xml_path, &text, &len, err)))
 			return s;
 		if (len == 0) {
 			free(text);
 			return rmi_err(err, RM_EINPUT, "%s: empty hwloc XML file",
-				       rmi_quote(xml_path, strlen(xml_path), q, sizeof(q)));
+				       rm_quote(xml_path, strlen(xml_path), q, sizeof(q)));
 		}
 		if ((s = check_xml_version(xml_path, text, err))) {
 			free(text);
@@ -361,7 +361,7 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 			free(text);
 			return rmi_err(err, RM_EINPUT,
 				       "%s: hwloc cannot parse this XML (%s); truncated, not an hwloc export, or corrupt",
-				       rmi_quote(xml_path, strlen(xml_path), q, sizeof(q)),
+				       rm_quote(xml_path, strlen(xml_path), q, sizeof(q)),
 				       strerror(e ? e : EINVAL));
 		}
 	}
@@ -372,7 +372,7 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 		if (xml_path)
 			return rmi_err(err, RM_EINPUT,
 				       "%s: hwloc could not load this XML (%s)",
-				       rmi_quote(xml_path, strlen(xml_path), q, sizeof(q)),
+				       rm_quote(xml_path, strlen(xml_path), q, sizeof(q)),
 				       strerror(e ? e : EINVAL));
 		return rmi_err(err, RM_EIO, "hwloc: cannot read this machine's topology (%s)",
 			       strerror(e ? e : EIO));

@@ -6,7 +6,7 @@
  * the parent chain ourselves because hwloc_get_common_ancestor_obj() is not
  * safe on I/O objects in hwloc 2.9.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -140,7 +140,7 @@ static bool usable(rmi_port *p, const rm_site *site)
 	const char *pat = excluded_by(p, site);
 	if (pat) {
 		snprintf(p->why, sizeof(p->why), "excluded by the site (%s)",
-			 rmi_quote(pat, strlen(pat), q, sizeof(q)));
+			 rm_quote(pat, strlen(pat), q, sizeof(q)));
 		return false;
 	}
 	return true;

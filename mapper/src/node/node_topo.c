@@ -8,39 +8,39 @@
  * guessed GPU attribute would override the truth: GPUs are bare <pci>
  * elements, as in AWS's published p4d/p5 topology files.
  */
-#include "node_int.h"
+#include "node/node_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct topo_ctx {
 	const rm_node_hw *hw;
-	rmi_buf *b;
+	rm_buf *b;
 } topo_ctx;
 
 /* An attribute value from the hwloc data, which may come from a hostile
  * file: XML-escaped, control characters dropped. */
-static void xml_attr(rmi_buf *b, const char *key, const char *val)
+static void xml_attr(rm_buf *b, const char *key, const char *val)
 {
-	rmi_buf_printf(b, " %s=\"", key);
+	rm_buf_printf(b, " %s=\"", key);
 	for (const unsigned char *p = (const unsigned char *)val; *p; p++) {
 		switch (*p) {
-		case '"': rmi_buf_puts(b, "&quot;"); break;
-		case '&': rmi_buf_puts(b, "&amp;"); break;
-		case '<': rmi_buf_puts(b, "&lt;"); break;
-		case '>': rmi_buf_puts(b, "&gt;"); break;
+		case '"': rm_buf_puts(b, "&quot;"); break;
+		case '&': rm_buf_puts(b, "&amp;"); break;
+		case '<': rm_buf_puts(b, "&lt;"); break;
+		case '>': rm_buf_puts(b, "&gt;"); break;
 		default:
 			if (*p >= 0x20 && *p != 0x7f)
-				rmi_buf_add(b, (const char *)p, 1);
+				rm_buf_add(b, (const char *)p, 1);
 		}
 	}
-	rmi_buf_add(b, "\"", 1);
+	rm_buf_add(b, "\"", 1);
 }
 
-static void indent(rmi_buf *b, unsigned depth)
+static void indent(rm_buf *b, unsigned depth)
 {
 	for (unsigned i = 0; i < depth; i++)
-		rmi_buf_add(b, "  ", 2);
+		rm_buf_add(b, "  ", 2);
 }
 
 static int gpu_index(const rm_node_hw *hw, hwloc_obj_t o)
@@ -73,7 +73,7 @@ static bool wanted(const rm_node_hw *hw, hwloc_obj_t o)
 /* hwloc keeps the link as GB/s; NCCL wants generation and width. Pick the
  * pair whose product matches, preferring the widest link (NCCL multiplies
  * them back, so only the product matters). */
-static void link_attrs(rmi_buf *b, float gbps)
+static void link_attrs(rm_buf *b, float gbps)
 {
 	static const struct { const char *name; double lane; } gen[] = {
 		{ "2.5 GT/s PCIe", 0.25 }, { "5.0 GT/s PCIe", 0.5 },
@@ -95,14 +95,14 @@ static void link_attrs(rmi_buf *b, float gbps)
 				bw = w;
 			}
 		}
-	rmi_buf_printf(b, " link_speed=\"%s\" link_width=\"%u\"", gen[bg].name,
+	rm_buf_printf(b, " link_speed=\"%s\" link_width=\"%u\"", gen[bg].name,
 		       width[bw]);
 }
 
-static void pci_open(rmi_buf *b, const struct hwloc_pcidev_attr_s *a,
+static void pci_open(rm_buf *b, const struct hwloc_pcidev_attr_s *a,
 		     unsigned cls)
 {
-	rmi_buf_printf(b,
+	rm_buf_printf(b,
 		       "<pci busid=\"%04x:%02x:%02x.%x\" class=\"0x%06x\" vendor=\"0x%04x\""
 		       " device=\"0x%04x\" subsystem_vendor=\"0x%04x\" subsystem_device=\"0x%04x\"",
 		       (unsigned)a->domain & 0xffffu, (unsigned)a->bus,
@@ -122,9 +122,9 @@ static void emit_children(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 
 static void emit_nic(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 {
-	rmi_buf *b = c->b;
+	rm_buf *b = c->b;
 	indent(b, depth);
-	rmi_buf_puts(b, "<nic>\n");
+	rm_buf_puts(b, "<nic>\n");
 	unsigned dev = 0;
 	for (size_t i = 0; i < c->hw->nport; i++) {
 		const rmi_port *p = &c->hw->port[i];
@@ -132,19 +132,19 @@ static void emit_nic(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 			continue;
 		if (p->pci == o) {
 			indent(b, depth + 1);
-			rmi_buf_puts(b, "<net");
+			rm_buf_puts(b, "<net");
 			xml_attr(b, "name", p->name);
-			rmi_buf_printf(b, " dev=\"%u\" port=\"%u\"/>\n", dev, p->port);
+			rm_buf_printf(b, " dev=\"%u\" port=\"%u\"/>\n", dev, p->port);
 		}
 		dev++;
 	}
 	indent(b, depth);
-	rmi_buf_puts(b, "</nic>\n");
+	rm_buf_puts(b, "</nic>\n");
 }
 
 static void emit(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 {
-	rmi_buf *b = c->b;
+	rm_buf *b = c->b;
 	if (!wanted(c->hw, o))
 		return;
 	if (o->type == HWLOC_OBJ_BRIDGE) {
@@ -154,10 +154,10 @@ static void emit(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 		}
 		indent(b, depth);
 		pci_open(b, &o->attr->bridge.upstream.pci, 0x060400);
-		rmi_buf_puts(b, ">\n");
+		rm_buf_puts(b, ">\n");
 		emit_children(c, o, depth + 1);
 		indent(b, depth);
-		rmi_buf_puts(b, "</pci>\n");
+		rm_buf_puts(b, "</pci>\n");
 		return;
 	}
 	if (o->type != HWLOC_OBJ_PCI_DEVICE)
@@ -166,21 +166,21 @@ static void emit(topo_ctx *c, hwloc_obj_t o, unsigned depth)
 	indent(b, depth);
 	pci_open(b, &o->attr->pcidev, cls);
 	if (gpu_index(c->hw, o) >= 0) {
-		rmi_buf_puts(b, "/>\n");
+		rm_buf_puts(b, "/>\n");
 		return;
 	}
-	rmi_buf_puts(b, ">\n");
+	rm_buf_puts(b, ">\n");
 	emit_nic(c, o, depth + 1);
 	indent(b, depth);
-	rmi_buf_puts(b, "</pci>\n");
+	rm_buf_puts(b, "</pci>\n");
 }
 
 /* Linux cpumap style, as NCCL reads it: 32-bit hex words, high first. */
-static void affinity(rmi_buf *b, hwloc_const_bitmap_t set)
+static void affinity(rm_buf *b, hwloc_const_bitmap_t set)
 {
 	int last = hwloc_bitmap_last(set);
 	if (last < 0) {
-		rmi_buf_puts(b, "00000000");
+		rm_buf_puts(b, "00000000");
 		return;
 	}
 	unsigned words = (unsigned)last / 32 + 1;
@@ -188,7 +188,7 @@ static void affinity(rmi_buf *b, hwloc_const_bitmap_t set)
 		unsigned long v = hwloc_bitmap_to_ith_ulong(set, w / (sizeof(unsigned long) * 8 / 32));
 		if (sizeof(unsigned long) == 8)
 			v = (w & 1) ? (v >> 32) : (v & 0xffffffffUL);
-		rmi_buf_printf(b, "%08lx%s", v & 0xffffffffUL, w ? "," : "");
+		rm_buf_printf(b, "%08lx%s", v & 0xffffffffUL, w ? "," : "");
 	}
 }
 
@@ -205,7 +205,7 @@ static const char *nccl_arch(const char *a)
 	return NULL;
 }
 
-static void attr_if(rmi_buf *b, const char *key, const char *val)
+static void attr_if(rm_buf *b, const char *key, const char *val)
 {
 	if (val && *val)
 		xml_attr(b, key, val);
@@ -250,9 +250,9 @@ rm_status rm_node_nccl_topo_xml(const rm_node_hw *hw, char **xml, size_t *len,
 	}
 	hwloc_obj_t root = hwloc_get_root_obj(hw->topo);
 	const char *arch = nccl_arch(hwloc_obj_get_info_by_name(root, "Architecture"));
-	rmi_buf b;
-	rmi_buf_init(&b);
-	rmi_buf_puts(&b, "<system version=\"1\">\n");
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_puts(&b, "<system version=\"1\">\n");
 	/* One <cpu> per NUMA node in ascending order; NCCL keys CPUs by
 	 * numaid, so localities on the same node share one element. */
 	bool *done = calloc(nl ? nl : 1, sizeof(*done));
@@ -271,32 +271,32 @@ rm_status rm_node_nccl_topo_xml(const rm_node_hw *hw, char **xml, size_t *len,
 			if (!done[j] && numa_id(local[j]) == id && local[j]->cpuset)
 				hwloc_bitmap_or(aff, aff, local[j]->cpuset);
 		hwloc_obj_t pkg = package_of(hw->topo, local[best]);
-		rmi_buf_printf(&b, "  <cpu numaid=\"%d\" affinity=\"", id);
+		rm_buf_printf(&b, "  <cpu numaid=\"%d\" affinity=\"", id);
 		affinity(&b, aff);
-		rmi_buf_puts(&b, "\"");
+		rm_buf_puts(&b, "\"");
 		attr_if(&b, "arch", arch);
 		if (pkg && arch && !strcmp(arch, "x86_64")) {
 			attr_if(&b, "vendor", hwloc_obj_get_info_by_name(pkg, "CPUVendor"));
 			attr_if(&b, "familyid", hwloc_obj_get_info_by_name(pkg, "CPUFamilyNumber"));
 			attr_if(&b, "modelid", hwloc_obj_get_info_by_name(pkg, "CPUModelNumber"));
 		}
-		rmi_buf_puts(&b, ">\n");
+		rm_buf_puts(&b, ">\n");
 		for (size_t j = 0; j < nl; j++)
 			if (!done[j] && numa_id(local[j]) == id) {
 				done[j] = true;
 				emit_children(&c, local[j], 2);
 			}
-		rmi_buf_puts(&b, "  </cpu>\n");
+		rm_buf_puts(&b, "  </cpu>\n");
 	}
-	rmi_buf_puts(&b, "</system>\n");
+	rm_buf_puts(&b, "</system>\n");
 	bool ok = done && aff && !b.oom;
 	free(done);
 	free(local);
 	hwloc_bitmap_free(aff);
 	if (!ok) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	*xml = rmi_buf_take(&b, len);
+	*xml = rm_buf_take(&b, len);
 	return RM_OK;
 }

@@ -1,25 +1,25 @@
 /* pic.c - rm_map_picture: lay the map (and its baseline) out, then write. */
-#include "pic.h"
+#include "picture/pic.h"
 
 #include <string.h>
 
-void rmi_buf_xml(rmi_buf *b, const char *s)
+void rm_buf_xml(rm_buf *b, const char *s)
 {
 	for (const char *p = s; p && *p; p++) {
 		const char *run = p;
 		while (*p && !strchr("&<>\"'", *p) &&
 		       ((unsigned char)*p >= 0x20 || *p == '\n'))
 			p++;
-		rmi_buf_add(b, run, (size_t)(p - run));
+		rm_buf_add(b, run, (size_t)(p - run));
 		if (!*p)
 			break;
 		switch (*p) {
-		case '&': rmi_buf_puts(b, "&amp;"); break;
-		case '<': rmi_buf_puts(b, "&lt;"); break;
-		case '>': rmi_buf_puts(b, "&gt;"); break;
-		case '"': rmi_buf_puts(b, "&quot;"); break;
-		case '\'': rmi_buf_puts(b, "&#39;"); break;
-		default: rmi_buf_puts(b, "?"); break; /* not allowed in XML */
+		case '&': rm_buf_puts(b, "&amp;"); break;
+		case '<': rm_buf_puts(b, "&lt;"); break;
+		case '>': rm_buf_puts(b, "&gt;"); break;
+		case '"': rm_buf_puts(b, "&quot;"); break;
+		case '\'': rm_buf_puts(b, "&#39;"); break;
+		default: rm_buf_puts(b, "?"); break; /* not allowed in XML */
 		}
 	}
 }
@@ -47,8 +47,8 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
 	rm_layout_format(&map->layout, lay, sizeof(lay));
 	snprintf(title, sizeof(title), "rankmap: %s, order %s%s", lay,
 		 map->order.name, o->baseline ? ", plan vs baseline" : "");
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	const char *t = o->title ? o->title : title;
 	const rmi_pic *bp = o->baseline ? &base : NULL;
 	st = o->format == RM_FMT_SVG ? rmi_pic_svg(&v, bp, t, &b, err)
@@ -57,8 +57,8 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
 	rmi_pic_free(&base);
 	if (st == RM_OK && b.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory drawing the map");
-	if (st == RM_OK && !(*out = rmi_buf_take(&b, len)))
+	if (st == RM_OK && !(*out = rm_buf_take(&b, len)))
 		st = rmi_err(err, RM_ENOMEM, "out of memory drawing the map");
-	rmi_buf_free(&b);
+	rm_buf_free(&b);
 	return st;
 }

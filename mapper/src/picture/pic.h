@@ -8,7 +8,7 @@
 #ifndef RANKMAP_PIC_H
 #define RANKMAP_PIC_H
 
-#include "mapio.h"
+#include "map/mapio.h"
 
 typedef struct rmi_pic_box {
 	const char *name;            /* "" when the tier has no name (flat) */
@@ -59,12 +59,12 @@ RMI_HIDDEN bool rmi_pic_crosses(const rmi_pic *p, uint32_t a, uint32_t b);
 
 /* The writers: into `b`, `base` may be NULL. */
 RMI_HIDDEN rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
-				 const char *title, rmi_buf *b, rm_error *err);
+				 const char *title, rm_buf *b, rm_error *err);
 RMI_HIDDEN rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
-				  const char *title, rmi_buf *b,
+				  const char *title, rm_buf *b,
 				  rm_error *err);
 
 /* Text escaped for XML/HTML content and attribute values. */
-RMI_HIDDEN void rmi_buf_xml(rmi_buf *b, const char *s);
+RMI_HIDDEN void rm_buf_xml(rm_buf *b, const char *s);
 
 #endif

@@ -4,8 +4,8 @@
  * plan and its baseline over one allocation put every node in the same
  * place and differ only in which rank each GPU plays.
  */
-#include "pic.h"
-#include "place.h"
+#include "picture/pic.h"
+#include "place/place.h"
 
 #include <math.h>
 #include <stdlib.h>

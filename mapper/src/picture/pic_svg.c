@@ -4,7 +4,7 @@
  * that leave their leaf drawn as lines; TP groups outside their NVLink
  * domain outlined in red; spares grey; the report's rules above.
  */
-#include "pic.h"
+#include "picture/pic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,25 +14,25 @@
 #define MIN_W 560.0                  /* room for the report text */
 
 /* Stage colours: hues spread by the golden angle, so neighbours differ. */
-static void colour(rmi_buf *b, uint32_t i)
+static void colour(rm_buf *b, uint32_t i)
 {
-	rmi_buf_printf(b, "hsl(%u,65%%,%u%%)", (unsigned)((i * 137.508) + 0.5) % 360,
+	rm_buf_printf(b, "hsl(%u,65%%,%u%%)", (unsigned)((i * 137.508) + 0.5) % 360,
 		       48 + (i / 8 % 3) * 10);
 }
 
-static void text(rmi_buf *b, double x, double y, const char *cls,
+static void text(rm_buf *b, double x, double y, const char *cls,
 		 const char *s)
 {
-	rmi_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x, y);
-	rmi_buf_xml(b, s);
-	rmi_buf_puts(b, "</text>\n");
+	rm_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\">", cls, x, y);
+	rm_buf_xml(b, s);
+	rm_buf_puts(b, "</text>\n");
 }
 
 /* A tier's box with its name in the top-left corner. */
-static void box(rmi_buf *b, const rmi_pic_box *x, const char *cls,
+static void box(rm_buf *b, const rmi_pic_box *x, const char *cls,
 		const char *label_cls)
 {
-	rmi_buf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+	rm_buf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
 		       "width=\"%.1f\" height=\"%.1f\"/>\n", cls, x->x * S,
 		       x->y * S, x->w * S, x->h * S);
 	text(b, x->x * S + 3, x->y * S + 12, label_cls, x->name);
@@ -63,7 +63,7 @@ static unsigned char *tp_split(const rmi_pic *p, const uint64_t *stride,
 	return bad;
 }
 
-static void head(rmi_buf *b, const rmi_pic *p, const char *name,
+static void head(rm_buf *b, const rmi_pic *p, const char *name,
 		 uint64_t crossings)
 {
 	const rm_map *m = p->m;
@@ -99,14 +99,14 @@ static void head(rmi_buf *b, const rmi_pic *p, const char *name,
 	uint32_t pp = m->layout.size[RM_AXIS_PP];
 	for (uint32_t i = 0; i < pp && i < 24; i++) {
 		double x = 150 + i * 16;
-		rmi_buf_printf(b, "<rect x=\"%.1f\" y=\"132\" width=\"12\" "
+		rm_buf_printf(b, "<rect x=\"%.1f\" y=\"132\" width=\"12\" "
 			       "height=\"12\" fill=\"", x);
 		colour(b, i);
-		rmi_buf_printf(b, "\"><title>pp %u</title></rect>\n", i);
+		rm_buf_printf(b, "\"><title>pp %u</title></rect>\n", i);
 	}
 }
 
-static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
+static void view(rm_buf *b, const rmi_pic *p, const char *name, double dx,
 		 rm_status *st, rm_error *err)
 {
 	const rm_map *m = p->m;
@@ -131,12 +131,12 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 		if (m->rank[r].coord[RM_AXIS_PP] + 1 < pp)
 			crossings += rmi_pic_crosses(
 				p, r, (uint32_t)(r + stride[RM_AXIS_PP]));
-	rmi_buf_printf(b, "<g transform=\"translate(%.1f,0)\" role=\"group\" "
+	rm_buf_printf(b, "<g transform=\"translate(%.1f,0)\" role=\"group\" "
 		       "aria-label=\"", dx);
-	rmi_buf_xml(b, name);
-	rmi_buf_puts(b, "\">\n");
+	rm_buf_xml(b, name);
+	rm_buf_puts(b, "\">\n");
 	head(b, p, name, crossings);
-	rmi_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", HEAD);
+	rm_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", HEAD);
 	for (uint32_t t = 0; t < p->ntop; t++)
 		if (*p->top[t].name)
 			box(b, &p->top[t], "top", "t");
@@ -146,35 +146,35 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 		box(b, &p->dom[d], "dom", "l");
 	for (uint32_t h = 0; h < p->nhost; h++) {
 		const rmi_pic_host *x = &p->host[h];
-		rmi_buf_puts(b, "<g class=\"node\" aria-label=\"");
-		rmi_buf_xml(b, x->name);
-		rmi_buf_puts(b, x->spare ? " (spare)\">\n" : "\">\n");
+		rm_buf_puts(b, "<g class=\"node\" aria-label=\"");
+		rm_buf_xml(b, x->name);
+		rm_buf_puts(b, x->spare ? " (spare)\">\n" : "\">\n");
 		for (uint32_t i = 0; i < g; i++) {
 			int64_t r = p->slot[(uint64_t)h * g + i];
 			double cx = (x->x + i % p->cols) * S + 1,
 			       cy = (x->y + i / p->cols) * S + 1;
-			rmi_buf_printf(b, "<rect class=\"gpu%s\" x=\"%.1f\" "
+			rm_buf_printf(b, "<rect class=\"gpu%s\" x=\"%.1f\" "
 				       "y=\"%.1f\" width=\"%.0f\" height=\"%.0f\"",
 				       r < 0 ? " spare" : bad[r] ? " split" : "",
 				       cx, cy, S - 2, S - 2);
 			if (r >= 0) {
-				rmi_buf_puts(b, " fill=\"");
+				rm_buf_puts(b, " fill=\"");
 				colour(b, m->rank[r].coord[RM_AXIS_PP]);
-				rmi_buf_printf(b, "\"><title>rank %lld:",
+				rm_buf_printf(b, "\"><title>rank %lld:",
 					       (long long)r);
 				for (unsigned a = 0; a < nk; a++)
-					rmi_buf_printf(b, " %s=%u",
+					rm_buf_printf(b, " %s=%u",
 						       rm_group_kind_name(kind[a]),
 						       rmi_coord_of(&co[a],
 								    (uint64_t)r));
 			} else {
-				rmi_buf_puts(b, "><title>idle");
+				rm_buf_puts(b, "><title>idle");
 			}
-			rmi_buf_puts(b, ", ");
-			rmi_buf_xml(b, x->name);
-			rmi_buf_printf(b, " GPU %u</title></rect>\n", i);
+			rm_buf_puts(b, ", ");
+			rm_buf_xml(b, x->name);
+			rm_buf_printf(b, " GPU %u</title></rect>\n", i);
 		}
-		rmi_buf_puts(b, "</g>\n");
+		rm_buf_puts(b, "</g>\n");
 	}
 	for (uint32_t r = 0; pp > 1 && r < m->world; r++) {
 		uint32_t q = (uint32_t)(r + stride[RM_AXIS_PP]);
@@ -184,11 +184,11 @@ static void view(rmi_buf *b, const rmi_pic *p, const char *name, double dx,
 		double x1, y1, x2, y2;
 		rmi_pic_cell(p, p->rank_slot[r], &x1, &y1);
 		rmi_pic_cell(p, p->rank_slot[q], &x2, &y2);
-		rmi_buf_printf(b, "<line class=\"cross\" x1=\"%.1f\" y1=\"%.1f\" "
+		rm_buf_printf(b, "<line class=\"cross\" x1=\"%.1f\" y1=\"%.1f\" "
 			       "x2=\"%.1f\" y2=\"%.1f\"/>\n", (x1 + .5) * S,
 			       (y1 + .5) * S, (x2 + .5) * S, (y2 + .5) * S);
 	}
-	rmi_buf_puts(b, "</g>\n</g>\n");
+	rm_buf_puts(b, "</g>\n</g>\n");
 	free(bad);
 }
 
@@ -198,20 +198,20 @@ static double width(const rmi_pic *p)
 }
 
 rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
-		      const char *title, rmi_buf *b, rm_error *err)
+		      const char *title, rm_buf *b, rm_error *err)
 {
 	double w = width(v) + (base ? 40 + width(base) : 0);
 	double h = v->h * S;
 	if (base && base->h * S > h)
 		h = base->h * S;
 	h += HEAD + 10;
-	rmi_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	rm_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		       "<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		       "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		       "role=\"img\" aria-labelledby=\"rm-title rm-desc\">\n"
 		       "<title id=\"rm-title\">", w, h, w, h);
-	rmi_buf_xml(b, title);
-	rmi_buf_puts(b, "</title>\n<desc id=\"rm-desc\">Each square is a GPU "
+	rm_buf_xml(b, title);
+	rm_buf_puts(b, "</title>\n<desc id=\"rm-desc\">Each square is a GPU "
 		     "coloured by pipeline stage, inside its node, leaf switch "
 		     "(or rail unit) and top-level subtree; a dashed box is a "
 		     "multi-node NVLink domain. Lines join pipeline "
@@ -232,6 +232,6 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 	if (base && st == RM_OK)
 		view(b, base, "baseline (Slurm block order)", width(v) + 40, &st,
 		     err);
-	rmi_buf_puts(b, "</svg>\n");
+	rm_buf_puts(b, "</svg>\n");
 	return st;
 }

@@ -3,8 +3,8 @@
  * GPUs the must-rule can use, choose and order the hosts (place_pack.c),
  * number the slots and score the result with rm_check.
  */
-#include "place.h"
-#include "sha256.h"
+#include "place/place.h"
+#include "internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static rm_status check_opts(const rm_plan_opts *o, rm_error *err)
 		if (n > RM_MAX_HOSTNAME)
 			return rmi_err(err, RM_EINPUT,
 				       "plan: node name %s is longer than %d bytes",
-				       rmi_quote(h, n, q, sizeof(q)),
+				       rm_quote(h, n, q, sizeof(q)),
 				       RM_MAX_HOSTNAME);
 	}
 	return RM_OK;
@@ -78,7 +78,7 @@ static rm_status check_missing(const rm_plan_opts *o, const rmi_hostinfo *info,
 			continue;
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
 					shown ? ", " : "",
-					rmi_quote(sh[i].name, strlen(sh[i].name),
+					rm_quote(sh[i].name, strlen(sh[i].name),
 						  q, sizeof(q)));
 		shown++;
 	}
@@ -448,32 +448,32 @@ static rm_status try_snake(plan_ctx *c, rm_map *m, rm_error *err)
 
 static void inputs_digest(const plan_ctx *c, char hex[65])
 {
-	rmi_sha256 h;
+	rm_sha256_ctx h;
 	char buf[256], fd[65];
-	rmi_sha256_init(&h);
+	rm_sha256_init(&h);
 	int k = snprintf(buf, sizeof(buf), "rankmap-inputs/1\nlayout=");
-	rmi_sha256_add(&h, buf, (size_t)k);
+	rm_sha256_add(&h, buf, (size_t)k);
 	rm_layout_format(&c->l, buf, sizeof(buf));
-	rmi_sha256_add(&h, buf, strlen(buf));
+	rm_sha256_add(&h, buf, strlen(buf));
 	rm_order_format(&c->ord, buf, sizeof(buf));
-	rmi_sha256_add(&h, "\norder=", 7);
-	rmi_sha256_add(&h, buf, strlen(buf));
+	rm_sha256_add(&h, "\norder=", 7);
+	rm_sha256_add(&h, buf, strlen(buf));
 	rm_fabric_digest(c->o->fabric, fd);
 	k = snprintf(buf, sizeof(buf),
 		     "\ngpus_per_node=%" PRIu32
 		     "\nexact=%d\nbaseline=%d\nallow_missing=%d\nfabric=%s\nnodes=%zu\n",
 		     c->o->gpus_per_node, c->o->exact, c->o->baseline,
 		     c->o->allow_missing, fd, (size_t)c->n);
-	rmi_sha256_add(&h, buf, (size_t)k);
+	rm_sha256_add(&h, buf, (size_t)k);
 	/* Sorted, except for the baseline, whose result depends on the
 	 * order the nodes were given in. */
 	for (uint32_t i = 0; i < c->n; i++) {
 		const char *name = c->o->baseline ? c->o->nodes[i]
 						  : c->sh[i].name;
-		rmi_sha256_add(&h, name, strlen(name));
-		rmi_sha256_add(&h, "\n", 1);
+		rm_sha256_add(&h, name, strlen(name));
+		rm_sha256_add(&h, "\n", 1);
 	}
-	rmi_sha256_hex(&h, hex);
+	rm_sha256_end_hex(&h, hex);
 }
 
 static void ctx_free(plan_ctx *c)
@@ -500,7 +500,7 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 		if (strcmp(c->sh[i - 1].name, c->sh[i].name) == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "node %s is listed more than once",
-				       rmi_quote(c->sh[i].name,
+				       rm_quote(c->sh[i].name,
 						 strlen(c->sh[i].name), q,
 						 sizeof(q)));
 	rm_status st = rmi_where_init(&c->where, o->fabric, c->n, err);

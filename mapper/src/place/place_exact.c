@@ -18,7 +18,7 @@
  * `need` is final. The memo has a fixed budget; past it the search stops
  * and says it is not exact, and callers fall back to their greedy.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <stdlib.h>
 #include <string.h>

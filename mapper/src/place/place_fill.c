@@ -4,7 +4,7 @@
  * a pipeline crossing), pieces of one replica in one subtree when they
  * can be.
  */
-#include "place_pack.h"
+#include "place/place_pack.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  *  5. replicas are laid out in DFS order of their first cell, so
  *     neighbouring DP ranks sit close together.
  */
-#include "place_pack.h"
+#include "place/place_pack.h"
 
 #include <stdlib.h>
 #include <string.h>

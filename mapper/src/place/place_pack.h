@@ -6,7 +6,7 @@
 #ifndef RANKMAP_PLACE_PACK_H
 #define RANKMAP_PLACE_PACK_H
 
-#include "place.h"
+#include "place/place.h"
 
 typedef struct rmi_key3 {
 	uint64_t a;

@@ -3,7 +3,7 @@
  * numbering strides and the lower bound on pipeline crossings. Shared by
  * the planner and the checker so both judge a map by the same rules.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * own), its top-level subtree and its NVLink domain. Ids double as DFS
  * sort keys so that sorting hosts by them walks the tree.
  */
-#include "place.h"
+#include "place/place.h"
 
 #include <stdlib.h>
 #include <string.h>

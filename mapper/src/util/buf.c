@@ -1,5 +1,5 @@
 /* buf.c - growable text buffer and whole-file reads. */
-#include "internal.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,18 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void rmi_buf_init(rmi_buf *b)
+void rm_buf_init(rm_buf *b)
 {
 	memset(b, 0, sizeof(*b));
 }
 
-void rmi_buf_free(rmi_buf *b)
+void rm_buf_free(rm_buf *b)
 {
 	free(b->data);
-	rmi_buf_init(b);
+	rm_buf_init(b);
 }
 
-bool rmi_buf_reserve(rmi_buf *b, size_t extra)
+bool rm_buf_reserve(rm_buf *b, size_t extra)
 {
 	if (b->oom)
 		return false;
@@ -43,27 +43,27 @@ bool rmi_buf_reserve(rmi_buf *b, size_t extra)
 	return true;
 }
 
-void rmi_buf_add(rmi_buf *b, const char *s, size_t n)
+void rm_buf_add(rm_buf *b, const char *s, size_t n)
 {
-	if (!rmi_buf_reserve(b, n))
+	if (!rm_buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
 }
 
-void rmi_buf_puts(rmi_buf *b, const char *s)
+void rm_buf_puts(rm_buf *b, const char *s)
 {
-	rmi_buf_add(b, s, strlen(s));
+	rm_buf_add(b, s, strlen(s));
 }
 
-void rmi_buf_printf(rmi_buf *b, const char *fmt, ...)
+void rm_buf_printf(rm_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !rmi_buf_reserve(b, (size_t)n))
+	if (n < 0 || !rm_buf_reserve(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -71,7 +71,7 @@ void rmi_buf_printf(rmi_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void rmi_buf_u64(rmi_buf *b, uint64_t v)
+void rm_buf_u64(rm_buf *b, uint64_t v)
 {
 	char tmp[24];
 	int i = 23;
@@ -80,71 +80,79 @@ void rmi_buf_u64(rmi_buf *b, uint64_t v)
 		tmp[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	rmi_buf_add(b, tmp + i, (size_t)(23 - i));
+	rm_buf_add(b, tmp + i, (size_t)(23 - i));
 }
 
-void rmi_buf_json_str(rmi_buf *b, const char *s)
+void rm_buf_json_str(rm_buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
-	rmi_buf_add(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	rm_buf_add(b, "\"", 1);
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		/* Plain runs are copied whole: map files are mostly names. */
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p != 0x7f && *p != '"' && *p != '\\')
+			p++;
+		rm_buf_add(b, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
 		if (*p == '"' || *p == '\\') {
-			char e[2] = { '\\', (char)*p };
-			rmi_buf_add(b, e, 2);
-		} else if (*p < 0x20) {
-			char e[6] = { '\\', 'u', '0', '0', hex[*p >> 4],
-				      hex[*p & 15] };
-			rmi_buf_add(b, e, 6);
+			char esc[2] = { '\\', (char)*p };
+			rm_buf_add(b, esc, 2);
 		} else {
-			rmi_buf_add(b, (const char *)p, 1);
+			/* Control bytes and DEL: YAML refuses them raw. */
+			char esc[6] = { '\\', 'u', '0', '0', hex[*p >> 4],
+					hex[*p & 15] };
+			rm_buf_add(b, esc, 6);
 		}
+		p++;
 	}
-	rmi_buf_add(b, "\"", 1);
+	rm_buf_add(b, "\"", 1);
 }
 
-void rmi_buf_env(rmi_buf *b, const char *key, const char *val)
+void rm_buf_env(rm_buf *b, const char *key, const char *val)
 {
 	/* Single quotes unless the value is made of characters no shell
 	 * treats specially, so `. <(rankmap ... --format env)` is safe;
 	 * control bytes are dropped so one variable stays on one line. */
 	if (!val)
 		val = "";
-	rmi_buf_puts(b, key);
-	rmi_buf_add(b, "=", 1);
+	rm_buf_puts(b, key);
+	rm_buf_add(b, "=", 1);
 	bool plain = *val != '\0';
 	for (const char *p = val; *p && plain; p++)
 		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			       "0123456789_:,=./@%+-", *p) != NULL;
 	if (plain) {
-		rmi_buf_puts(b, val);
+		rm_buf_puts(b, val);
 	} else {
-		rmi_buf_add(b, "'", 1);
+		rm_buf_add(b, "'", 1);
 		for (const char *p = val; *p; p++) {
 			if (*p == '\'')
-				rmi_buf_puts(b, "'\\''");
+				rm_buf_puts(b, "'\\''");
 			else if ((unsigned char)*p >= 0x20)
-				rmi_buf_add(b, p, 1);
+				rm_buf_add(b, p, 1);
 		}
-		rmi_buf_add(b, "'", 1);
+		rm_buf_add(b, "'", 1);
 	}
-	rmi_buf_add(b, "\n", 1);
+	rm_buf_add(b, "\n", 1);
 }
 
-char *rmi_buf_take(rmi_buf *b, size_t *len)
+char *rm_buf_take(rm_buf *b, size_t *len)
 {
 	if (b->oom) {
-		rmi_buf_free(b);
+		rm_buf_free(b);
 		return NULL;
 	}
 	if (!b->data) {
-		if (!rmi_buf_reserve(b, 0))
+		if (!rm_buf_reserve(b, 0))
 			return NULL;
 		b->data[0] = '\0';
 	}
 	char *p = b->data;
 	if (len)
 		*len = b->len;
-	rmi_buf_init(b);
+	rm_buf_init(b);
 	return p;
 }
 
@@ -173,7 +181,7 @@ size_t rmi_copy_out(const char *src, size_t len, char *buf, size_t n)
 	return len;
 }
 
-rm_status rmi_read_file(const char *path, char **out, size_t *len,
+rm_status rm_file_read(const char *path, char **out, size_t *len,
 			rm_error *err)
 {
 	*out = NULL;

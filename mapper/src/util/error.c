@@ -1,5 +1,5 @@
 /* error.c - errors as values: a status and one message line. */
-#include "internal.h"
+#include "util/util.h"
 
 #include <string.h>
 
@@ -63,7 +63,7 @@ rm_status rmi_err_at(rm_error *err, rm_status code, const char *file,
 	return code;
 }
 
-const char *rmi_quote(const char *s, size_t len, char *buf, size_t bufsz)
+const char *rm_quote(const char *s, size_t len, char *buf, size_t bufsz)
 {
 	/* Values come from users and files: never echo control bytes or
 	 * unbounded text into a log line. */

@@ -3,8 +3,8 @@
  * expand, with the size of the expansion known before anything is
  * allocated for it.
  */
-#include "internal.h"
-#include "hostname.h"
+#include "util/util.h"
+#include "util/hostname.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ static rm_status bad(rm_error *err, size_t *col, size_t at, const char *what,
 	*col = at + 1;
 	if (s)
 		return rmi_err(err, RM_EINPUT, "%s %s", what,
-			       rmi_quote(s, len, q, sizeof(q)));
+			       rm_quote(s, len, q, sizeof(q)));
 	return rmi_err(err, RM_EINPUT, "%s", what);
 }
 
@@ -385,10 +385,10 @@ rm_status rm_hostlist_parse(const char *expr, rm_hostlist *out, rm_error *err)
 		char q[96];
 		if (col)
 			return rmi_err(err, st, "hostlist %s, column %zu: %s",
-				       rmi_quote(expr, len, q, sizeof(q)), col,
+				       rm_quote(expr, len, q, sizeof(q)), col,
 				       e.msg);
 		return rmi_err(err, st, "hostlist %s: %s",
-			       rmi_quote(expr, len, q, sizeof(q)), e.msg);
+			       rm_quote(expr, len, q, sizeof(q)), e.msg);
 	}
 	return RM_OK;
 }

@@ -2,8 +2,8 @@
  * hostlist_format.c - natural host order and compressing a list of names
  * back into a Slurm hostlist expression.
  */
-#include "internal.h"
-#include "hostname.h"
+#include "util/util.h"
+#include "util/hostname.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,36 +107,36 @@ static bool fits_width(const struct fname *f, unsigned width)
 	return f->de - f->ds == (width > d ? width : d);
 }
 
-static void emit_group(rmi_buf *b, const struct fname *f, size_t n)
+static void emit_group(rm_buf *b, const struct fname *f, size_t n)
 {
 	if (n == 1 || f[0].de == f[0].ds) {
 		for (size_t i = 0; i < n; i++) {
 			if (i)
-				rmi_buf_add(b, ",", 1);
-			rmi_buf_add(b, f[i].s, f[i].len);
+				rm_buf_add(b, ",", 1);
+			rm_buf_add(b, f[i].s, f[i].len);
 		}
 		return;
 	}
-	rmi_buf_add(b, f[0].s, f[0].ds);
-	rmi_buf_add(b, "[", 1);
+	rm_buf_add(b, f[0].s, f[0].ds);
+	rm_buf_add(b, "[", 1);
 	for (size_t i = 0; i < n;) {
 		unsigned w = (unsigned)(f[i].de - f[i].ds);
 		size_t j = i + 1;
 		while (j < n && f[j].v == f[j - 1].v + 1 && fits_width(&f[j], w))
 			j++;
 		if (i)
-			rmi_buf_add(b, ",", 1);
-		rmi_buf_add(b, f[i].s + f[i].ds, w);
+			rm_buf_add(b, ",", 1);
+		rm_buf_add(b, f[i].s + f[i].ds, w);
 		if (j - i > 1) {
 			char num[24];
-			rmi_buf_add(b, "-", 1);
+			rm_buf_add(b, "-", 1);
 			size_t o = rmi_put_num(num, f[j - 1].v, w);
-			rmi_buf_add(b, num, o);
+			rm_buf_add(b, num, o);
 		}
 		i = j;
 	}
-	rmi_buf_add(b, "]", 1);
-	rmi_buf_add(b, f[0].s + f[0].de, f[0].len - f[0].de);
+	rm_buf_add(b, "]", 1);
+	rm_buf_add(b, f[0].s + f[0].de, f[0].len - f[0].de);
 }
 
 static rm_status check_name(const char *s, size_t i, size_t *len,
@@ -151,12 +151,12 @@ static rm_status check_name(const char *s, size_t i, size_t *len,
 	if (n > RM_MAX_HOSTNAME)
 		return rmi_err(err, RM_EINPUT,
 			       "host %zu: name %s longer than %d bytes", i + 1,
-			       rmi_quote(s, n, q, sizeof(q)), RM_MAX_HOSTNAME);
+			       rm_quote(s, n, q, sizeof(q)), RM_MAX_HOSTNAME);
 	for (size_t k = 0; k < n; k++)
 		if (!rmi_host_char((unsigned char)s[k]))
 			return rmi_err(err, RM_EINPUT,
 				       "host %zu: name %s has a character not allowed in a host name",
-				       i + 1, rmi_quote(s, n, q, sizeof(q)));
+				       i + 1, rm_quote(s, n, q, sizeof(q)));
 	*len = n;
 	return RM_OK;
 }
@@ -224,19 +224,19 @@ rm_status rm_hostlist_format(const char *const *host, size_t n, char **out,
 		i = j;
 	}
 	qsort(g, ng, sizeof(*g), group_cmp);
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	for (size_t i = 0; i < ng; i++) {
 		if (i)
-			rmi_buf_add(&b, ",", 1);
+			rm_buf_add(&b, ",", 1);
 		emit_group(&b, f + g[i].first, g[i].n);
 	}
 	free(f);
 	free(g);
 	if (b.oom) {
-		rmi_buf_free(&b);
+		rm_buf_free(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	*out = rmi_buf_take(&b, NULL);
+	*out = rm_buf_take(&b, NULL);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

@@ -3,7 +3,7 @@
  * The map file carries a digest of its inputs so that two nodes computing
  * the same map independently can prove they started from the same data.
  */
-#include "sha256.h"
+#include "util/util.h"
 
 #include <string.h>
 
@@ -67,7 +67,7 @@ static void compress(uint32_t h[8], const unsigned char *p)
 	h[7] += k;
 }
 
-void rmi_sha256_init(rmi_sha256 *c)
+void rm_sha256_init(rm_sha256_ctx *c)
 {
 	static const uint32_t h0[8] = {
 		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -78,7 +78,7 @@ void rmi_sha256_init(rmi_sha256 *c)
 	c->fill = 0;
 }
 
-void rmi_sha256_add(rmi_sha256 *c, const void *data, size_t len)
+void rm_sha256_add(rm_sha256_ctx *c, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	c->total += len;
@@ -103,9 +103,8 @@ void rmi_sha256_add(rmi_sha256 *c, const void *data, size_t len)
 	}
 }
 
-void rmi_sha256_hex(rmi_sha256 *c, char hex[65])
+void rm_sha256_end(rm_sha256_ctx *c, unsigned char out[RM_SHA256_LEN])
 {
-	static const char digits[] = "0123456789abcdef";
 	uint64_t bits = c->total * 8;
 	unsigned char pad[72];
 	/* A single 0x80 byte, zeros up to 56 mod 64, then the bit length. */
@@ -114,20 +113,28 @@ void rmi_sha256_hex(rmi_sha256 *c, char hex[65])
 	pad[0] = 0x80;
 	for (int i = 0; i < 8; i++)
 		pad[npad + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
-	rmi_sha256_add(c, pad, npad + 8);
+	rm_sha256_add(c, pad, npad + 8);
 	for (int i = 0; i < 8; i++)
-		for (int j = 0; j < 4; j++) {
-			unsigned v = (c->h[i] >> (24 - 8 * j)) & 0xff;
-			hex[8 * i + 2 * j] = digits[v >> 4];
-			hex[8 * i + 2 * j + 1] = digits[v & 15];
-		}
+		for (int j = 0; j < 4; j++)
+			out[4 * i + j] = (unsigned char)(c->h[i] >> (24 - 8 * j));
+}
+
+void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char d[RM_SHA256_LEN];
+	rm_sha256_end(c, d);
+	for (int i = 0; i < RM_SHA256_LEN; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
+	}
 	hex[64] = '\0';
 }
 
 void rm_sha256_hex(const void *data, size_t len, char hex[65])
 {
-	rmi_sha256 c;
-	rmi_sha256_init(&c);
-	rmi_sha256_add(&c, data, len);
-	rmi_sha256_hex(&c, hex);
+	rm_sha256_ctx c;
+	rm_sha256_init(&c);
+	rm_sha256_add(&c, data, len);
+	rm_sha256_end_hex(&c, hex);
 }

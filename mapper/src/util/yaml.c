@@ -8,7 +8,7 @@
  * node counts and NUL bytes are all rejected with a file:line:col message.
  * The tree keeps every node's position so callers can do the same.
  */
-#include "internal.h"
+#include "util/yaml.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -226,12 +226,12 @@ static rm_status check_props(loader *L, const yaml_event_t *ev,
 		return fail_at(
 			L, ev->start_mark,
 			"anchors and aliases are not allowed (anchor %s)",
-			rmi_quote((const char *)anchor,
+			rm_quote((const char *)anchor,
 				  strlen((const char *)anchor), q, sizeof(q)));
 	if (tag)
 		return fail_at(L, ev->start_mark,
 			       "explicit tags are not supported (tag %s)",
-			       rmi_quote((const char *)tag,
+			       rm_quote((const char *)tag,
 					 strlen((const char *)tag), q,
 					 sizeof(q)));
 	return RM_OK;
@@ -344,7 +344,7 @@ static rm_status check_dups(loader *L, rmi_ynode *const *item, size_t n)
 	char q[160];
 	return rmi_err_at(L->err, RM_EINPUT, L->file, dup->line, dup->col,
 			  "duplicate key %s (first at line %lu)",
-			  rmi_quote(dup->str, dup->len, q, sizeof(q)),
+			  rm_quote(dup->str, dup->len, q, sizeof(q)),
 			  first->line);
 }
 
@@ -384,7 +384,7 @@ static rm_status on_event(loader *L, const yaml_event_t *ev, int *docs)
 		const char *a = (const char *)ev->data.alias.anchor;
 		return fail_at(L, ev->start_mark,
 			       "anchors and aliases are not allowed (alias %s)",
-			       rmi_quote(a, a ? strlen(a) : 0, q, sizeof(q)));
+			       rm_quote(a, a ? strlen(a) : 0, q, sizeof(q)));
 	}
 	case YAML_SCALAR_EVENT: return on_scalar(L, ev);
 	case YAML_SEQUENCE_START_EVENT: return on_start(L, ev, RMI_Y_SEQ);

@@ -3,7 +3,7 @@
  * file:line:col, what was being read and the value found, so callers can
  * pass results straight to the user.
  */
-#include "internal.h"
+#include "util/yaml.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,7 +67,7 @@ rm_status rmi_y_keys(const rmi_ynode *map, const char *file, const char *what,
 					      allowed[j]);
 		return rmi_err_at(err, RM_EINPUT, file, k->line, k->col,
 				  "unknown key %s in %s (known: %s)",
-				  rmi_quote(k->str, k->len, q, sizeof(q)), what,
+				  rm_quote(k->str, k->len, q, sizeof(q)), what,
 				  known);
 	}
 	return RM_OK;
@@ -88,7 +88,7 @@ static rm_status plain_scalar(const rmi_ynode *n, const char *file,
 				  "%s must be %s, got the quoted string %s "
 				  "(drop the quotes)",
 				  what, want,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
+				  rm_quote(n->str, n->len, q, sizeof(q)));
 	if (!n->len)
 		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
 				  "%s has no value (expected %s)", what, want);
@@ -121,13 +121,13 @@ rm_status rmi_y_u64(const rmi_ynode *n, const char *file, const char *what,
 				  "%s must be a whole number (decimal digits, "
 				  "no sign or leading zero), got %s",
 				  what,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
+				  rm_quote(n->str, n->len, q, sizeof(q)));
 	if (over || v < min || v > max)
 		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
 				  "%s must be between %llu and %llu, got %s",
 				  what, (unsigned long long)min,
 				  (unsigned long long)max,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
+				  rm_quote(n->str, n->len, q, sizeof(q)));
 	*out = v;
 	return RM_OK;
 }
@@ -150,12 +150,12 @@ rm_status rmi_y_double(const rmi_ynode *n, const char *file, const char *what,
 	if (!ok)
 		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
 				  "%s must be a number, got %s", what,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
+				  rm_quote(n->str, n->len, q, sizeof(q)));
 	if (!(v >= min && v <= max))
 		return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
 				  "%s must be between %g and %g, got %s", what,
 				  min, max,
-				  rmi_quote(n->str, n->len, q, sizeof(q)));
+				  rm_quote(n->str, n->len, q, sizeof(q)));
 	*out = v;
 	return RM_OK;
 }
@@ -183,7 +183,7 @@ rm_status rmi_y_bool(const rmi_ynode *n, const char *file, const char *what,
 	char q[160];
 	return rmi_err_at(err, RM_EINPUT, file, n->line, n->col,
 			  "%s must be true or false, got %s", what,
-			  rmi_quote(n->str, n->len, q, sizeof(q)));
+			  rm_quote(n->str, n->len, q, sizeof(q)));
 }
 
 rm_status rmi_y_str(const rmi_ynode *n, const char *file, const char *what,

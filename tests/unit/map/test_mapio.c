@@ -3,7 +3,7 @@
  * reading of hand-edited maps, users' assignment files, csv/env output and
  * the fabric digest.
  */
-#include "mapio.h"
+#include "map/mapio.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -380,15 +380,15 @@ static void csv_env(void)
 	CHECK_HAS(v, "RANKMAP_LAYOUT=tp=2,pp=2,dp=2\n");
 	CHECK_HAS(v, "RANKMAP_PP_SIZE=2\n");
 	free(v);
-	rmi_buf b;
-	rmi_buf_init(&b);
+	rm_buf b;
+	rm_buf_init(&b);
 	CHECK_INT(rmi_map_env(m, 6, &b, NULL), RM_OK);
 	CHECK_HAS(b.data, "RANK=6\nLOCAL_RANK=2\nLOCAL_WORLD_SIZE=4\n"
 			  "RANKMAP_NODE_INDEX=1\nRANKMAP_HOST='n\"2'\n");
 	CHECK_HAS(b.data, "RANKMAP_TP_RANK=0\nRANKMAP_PP_RANK=1\n"
 			  "RANKMAP_DP_RANK=1\n");
 	CHECK_INT(rmi_map_env(m, 8, &b, NULL), RM_EINPUT);
-	rmi_buf_free(&b);
+	rm_buf_free(&b);
 	char *t = NULL;
 	CHECK_INT(rm_map_write(m, RM_FMT_TEXT, &t, NULL, NULL), RM_OK);
 	CHECK_HAS(t, "1 spare: n3");

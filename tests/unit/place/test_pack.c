@@ -7,7 +7,7 @@
  * solved exactly, with a fill this file checks piece by piece.
  */
 #include "internal.h"
-#include "place.h"
+#include "place/place.h"
 #include "test.h"
 
 #include <stdlib.h>

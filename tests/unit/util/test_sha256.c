@@ -1,5 +1,5 @@
 /* test_sha256.c - SHA-256 against the FIPS 180-4 / NIST example vectors. */
-#include "sha256.h"
+#include "internal.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -51,15 +51,15 @@ static void incremental(void)
 	rm_sha256_hex(data, sizeof(data), one);
 	static const size_t steps[] = { 1, 3, 55, 56, 63, 64, 65, 127, 200 };
 	for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
-		rmi_sha256 c;
-		rmi_sha256_init(&c);
+		rm_sha256_ctx c;
+		rm_sha256_init(&c);
 		for (size_t off = 0; off < sizeof(data); off += steps[s]) {
 			size_t n = sizeof(data) - off;
 			if (n > steps[s])
 				n = steps[s];
-			rmi_sha256_add(&c, data + off, n);
+			rm_sha256_add(&c, data + off, n);
 		}
-		rmi_sha256_hex(&c, parts);
+		rm_sha256_end_hex(&c, parts);
 		CHECK_STR(parts, one);
 	}
 	/* Lengths around the padding boundary (55, 56, 64 bytes). */

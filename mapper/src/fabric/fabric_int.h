@@ -1,0 +1,62 @@
+/*
+ * fabric/fabric_int.h - the rm_fabric object as fabric/ builds it (from
+ * topology.conf and a site file) and place/, map/, picture/ and model/
+ * read it. Never installed.
+ */
+#ifndef RANKMAP_FABRIC_INT_H
+#define RANKMAP_FABRIC_INT_H
+
+#include "util/util.h"
+
+/* ---- fabric internals (fabric.c, topology.c, site.c) ---- */
+typedef struct rmi_switch {
+	char *name;
+	int32_t parent;              /* switch index, -1 = top level */
+	int32_t *child;              /* switch children */
+	uint32_t nchild;
+	uint32_t level;              /* 0 = leaf (has Nodes=), up from there */
+	unsigned long line;          /* where it was defined, for messages */
+} rmi_switch;
+
+typedef struct rmi_fnode {
+	char *name;
+	int32_t leaf;                /* switch whose Nodes= lists it; -1 none */
+	int32_t domain;              /* NVLink block/group; -1 = the node */
+	int32_t unit;                /* rail-optimised unit; -1 none */
+} rmi_fnode;
+
+struct rm_fabric {
+	rmi_switch *sw;
+	uint32_t nsw;
+	rmi_fnode *node;
+	uint32_t nnode;
+	uint32_t *hash;              /* open addressing, node index + 1 */
+	uint32_t hash_cap;
+	uint32_t *sw_hash;           /* same for switch names */
+	uint32_t sw_hash_cap;
+	uint32_t node_cap, sw_cap;   /* allocated entries of node[], sw[] */
+	char **domain_name;          /* NVLink domains (blocks or groups) */
+	uint32_t ndomain;
+	uint32_t *block_sizes;       /* BlockSizes=, if given */
+	uint32_t nblock_sizes;
+	char **unit_name;            /* rail units */
+	uint32_t nunit;
+	uint32_t rails;
+	rm_tier tier[RM_MAX_TIERS];
+	size_t ntiers;
+	uint32_t nvl_domain_gpus;    /* 0 = one node */
+	rm_cross_policy cross_policy;
+	bool has_tree, has_blocks;
+	char *source;                /* topology file name, for messages */
+};
+
+/* Node index for a name, or -1. */
+RMI_HIDDEN int64_t rmi_fabric_find(const rm_fabric *f, const char *name);
+/* Add (or find) a node; returns its index or -1 on allocation failure. */
+RMI_HIDDEN int64_t rmi_fabric_add_node(rm_fabric *f, const char *name);
+/* Add a switch; returns its index or -1 on allocation failure. */
+RMI_HIDDEN int64_t rmi_fabric_add_switch(rm_fabric *f, const char *name);
+RMI_HIDDEN int64_t rmi_fabric_find_switch(const rm_fabric *f,
+					  const char *name);
+
+#endif /* RANKMAP_FABRIC_INT_H */

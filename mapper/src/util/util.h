@@ -1,0 +1,64 @@
+/*
+ * util/util.h - what every part of librankmap leans on: errors as values,
+ * growing arrays, bounded copies. util/ calls nothing else in the library.
+ * Never installed; internal names start with rmi_ and stay out of the
+ * shared library's symbol table.
+ */
+#ifndef RANKMAP_UTIL_H
+#define RANKMAP_UTIL_H
+
+#include "rankmap.h"
+#include "rankmap_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define RMI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define RMI_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define RMI_PRINTF(a, b)
+#define RMI_HIDDEN
+#endif
+
+/* Greatest common divisor (0 with 0 gives 0). */
+static inline uint64_t rmi_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* ---- errors (error.c) ---- */
+/* Fill `err` (may be NULL) and return `code`. */
+RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,
+			     ...) RMI_PRINTF(3, 4);
+/* Same, prefixed "file:line:col: " (line and col 1-based; 0 = omit). */
+RMI_HIDDEN rm_status rmi_err_at(rm_error *err, rm_status code, const char *file,
+				unsigned long line, unsigned long col,
+				const char *fmt, ...) RMI_PRINTF(6, 7);
+
+/* ---- arrays and copies (buf.c) ---- */
+/* Make room for `need` elements of `elsize` bytes in *arr (capacity *cap),
+ * doubling from 16; false, with *arr untouched, when realloc fails. */
+RMI_HIDDEN bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize);
+/* Copy `len` bytes of src into buf[n] as snprintf would (truncated,
+ * NUL-terminated, nothing when n is 0); returns len. */
+RMI_HIDDEN size_t rmi_copy_out(const char *src, size_t len, char *buf,
+			       size_t n);
+
+
+/* ---- hostlists (hostlist.c) ---- */
+/* rm_hostlist_parse over `len` bytes (NULs are bad characters). On error
+ * err->msg has no location and *col is the 1-based byte column in expr
+ * (0 when the whole expression is at fault), so file readers can report
+ * file:line:col. */
+RMI_HIDDEN rm_status rmi_hostlist_parse_n(const char *expr, size_t len,
+					  rm_hostlist *out, size_t *col,
+					  rm_error *err);
+
+
+#endif /* RANKMAP_UTIL_H */

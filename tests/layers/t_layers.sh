@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The layers hold: the CLI, the plugin and nccl/ use only librankmap's
+# public headers, and each folder of mapper/src includes only the folders
+# before it in the data flow (tests/layers/layers.py). The checker is also
+# run on copies of the tree with one violation planted each, so a check
+# that has stopped seeing violations fails here too.
+source "$(dirname "$0")/../lib.sh"
+PY=/usr/bin/python3
+[ -x $PY ] || PY=python3
+CHECK=$RM_ROOT/tests/layers/layers.py
+
+run tree 0 $PY "$CHECK" "$RM_ROOT"
+has tree-summary "$OUT" '^layers: [0-9]+ files, every include within its layer$'
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# plant NAME FILE LINE-TO-ADD PATTERN-EXPECTED
+plant() {
+	local name=$1 file=$2 line=$3 want=$4
+	rm -rf "$T/r"
+	mkdir -p "$T/r"
+	cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
+	printf '%s\n' "$line" >>"$T/r/$file"
+	run "$name" 1 $PY "$CHECK" "$T/r"
+	has "$name-says" "$OUT" "$want"
+}
+plant cli-internal mapper/cli/cmd_check.c '#include "map/mapio.h"' \
+	'^mapper/cli/cmd_check.c:[0-9]+: includes librankmap.s internal header mapper/src/map/mapio.h'
+plant cli-umbrella mapper/cli/main.c '#include "internal.h"' \
+	'^mapper/cli/main.c:[0-9]+: includes .*mapper/src/internal.h'
+plant spank-relative spank/plan.c '#include "../mapper/src/place/place.h"' \
+	'^spank/plan.c:[0-9]+: includes .*mapper/src/place/place.h'
+plant nccl-internal nccl/comm.c '#include "fabric_int.h"' \
+	'^nccl/comm.c:[0-9]+: includes .*mapper/src/fabric/fabric_int.h'
+plant spank-name spank/env.c 'static void f(void) { rmi_err(0, 0, "x"); }' \
+	'^spank/env.c:[0-9]+: uses librankmap.s internal name rmi_err'
+plant util-upward mapper/src/util/buf.c '#include "place/place.h"' \
+	'^mapper/src/util/buf.c:[0-9]+: util/ includes place/place.h \(place/\): util/ may use only util$'
+plant layout-umbrella mapper/src/layout/order.c '#include "internal.h"' \
+	'^mapper/src/layout/order.c:[0-9]+: layout/ includes internal.h \(fabric/\)'
+plant place-map mapper/src/place/place.c '#include "map/mapio.h"' \
+	'^mapper/src/place/place.c:[0-9]+: place/ includes map/mapio.h \(map/\)'
+# A name in a comment or a string is not a use.
+rm -rf "$T/r"; mkdir -p "$T/r"
+cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
+printf '/* rmi_err is internal */\nstatic const char *s = "rmi_err";\n' >>"$T/r/spank/env.c"
+run comment-not-use 0 $PY "$CHECK" "$T/r"
+finish
