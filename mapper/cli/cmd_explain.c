@@ -68,7 +68,22 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
-/* Options of ours that take a value, and the train key they set. */
+/* The options explain and suggest add to the shared ones (M_BOTH), and
+ * those only suggest has; all take a value. */
+enum { M_BOTH = 1, M_SUGGEST = 2 };
+static const rmc_optdef model_opts[] = {
+	{ "--model", true, M_BOTH, 0 }, { "--hw", true, M_BOTH, 0 },
+	{ "--hardware", true, M_BOTH, 0 }, { "--gpus", true, M_BOTH, 0 },
+	{ "--set", true, M_BOTH, 0 }, { "--batch", true, M_BOTH, 0 },
+	{ "--seq", true, M_BOTH, 0 }, { "--micro-batch", true, M_BOTH, 0 },
+	{ "--schedule", true, M_BOTH, 0 }, { "--recompute", true, M_BOTH, 0 },
+	{ "--sharding", true, M_BOTH, 0 }, { "--top", true, M_SUGGEST, 0 },
+	{ "--max-cp", true, M_SUGGEST, 0 }, { "--max-mb", true, M_SUGGEST, 0 },
+	{ "--around", true, M_SUGGEST, 0 },
+	{ "--schedules", true, M_SUGGEST, 0 },
+};
+
+/* Options that set one rm_train key each. */
 static const struct {
 	const char *name, *key;
 } train_opts[] = {
@@ -76,24 +91,6 @@ static const struct {
 	{ "--schedule", "schedule" }, { "--recompute", "recompute" },
 	{ "--sharding", "sharding" },
 };
-
-static bool known(const char *name, bool suggest)
-{
-	static const char *const all[] = { "--model", "--hw", "--hardware",
-					   "--gpus", "--set" };
-	static const char *const sug[] = { "--top", "--max-cp", "--max-mb",
-					   "--around", "--schedules" };
-	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
-		if (!strcmp(name, train_opts[k].name))
-			return true;
-	for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
-		if (!strcmp(name, all[k]))
-			return true;
-	for (size_t k = 0; suggest && k < sizeof(sug) / sizeof(sug[0]); k++)
-		if (!strcmp(name, sug[k]))
-			return true;
-	return false;
-}
 
 static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 		   const char *v)
@@ -174,9 +171,9 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 	unsigned mask = suggest ? RMC_O_FORMAT :
 		RMC_O_FORMAT | RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
 		RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN | RMC_O_MISSING;
+	const char *cmd = suggest ? "suggest" : "explain";
 	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			h(stdout);
 			return RMC_OK;
 		}
@@ -185,27 +182,16 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 			return RMC_USAGE;
 		if (r > 0)
 			continue;
-		char q[96];
-		const char *qa = rm_quote(arg, strlen(arg), q, sizeof(q));
-		const char *cmd = suggest ? "suggest" : "explain";
-		if (strncmp(arg, "--", 2))
-			return rmc_usage("unexpected argument %s (see rankmap "
-					 "help %s)", qa, cmd);
-		char name[32];
-		const char *eq = strchr(arg, '=');
-		size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
-		if (nl >= sizeof(name))
-			return rmc_usage("unknown option %s (see rankmap help "
-					 "%s)", qa, cmd);
-		memcpy(name, arg, nl);
-		name[nl] = '\0';
-		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-		if (!known(name, suggest))
-			return rmc_usage("unknown option %s (see rankmap help "
-					 "%s)", qa, cmd);
-		if (!v)
-			return rmc_usage("%s needs a value", name);
-		int rc = own_opt(a, suggest, name, v);
+		const char *v;
+		int k = rmc_opt_match(model_opts,
+				      sizeof(model_opts) / sizeof(model_opts[0]),
+				      suggest ? M_BOTH | M_SUGGEST : M_BOTH,
+				      argc, argv, &i, &v);
+		if (k == RMC_OPT_BAD)
+			return RMC_USAGE;
+		if (k == RMC_OPT_NOT_OURS)
+			return rmc_unknown(cmd, argv[i]);
+		int rc = own_opt(a, suggest, model_opts[k].name, v);
 		if (rc >= 0)
 			return rc;
 	}

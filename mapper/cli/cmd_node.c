@@ -1,9 +1,8 @@
 /* cmd_node.c - rankmap node: this node's GPUs, NICs, CPU sets and the
  * environment its tasks get. */
-#include "cli.h"
+#include "common.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,63 +58,54 @@ static int write_file(const char *path, const char *data, size_t len)
 	return bad ? -1 : 0;
 }
 
+static const rmc_optdef node_opts[] = {
+	{ "--hwloc-xml", true, 1, 0 }, { "--site", true, 1, 0 },
+	{ "--format", true, 1, 0 },    { "--ranks", true, 1, 0 },
+	{ "--nccl-topo", true, 1, 0 }, { "--timing", false, 1, 0 },
+};
+
 int rmc_node(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hwloc-xml", required_argument, NULL, 'x' },
-		{ "site", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "ranks", required_argument, NULL, 'r' },
-		{ "nccl-topo", required_argument, NULL, 't' },
-		{ "timing", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *xml = NULL, *site_path = NULL, *topo = NULL;
 	rm_format fmt = RM_FMT_TEXT;
 	uint32_t ranks = 0;
 	bool timing = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'x': xml = optarg; break;
-		case 's': site_path = optarg; break;
-		case 't': topo = optarg; break;
-		case 'T': timing = true; break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				fmt = RM_FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = RM_FMT_JSON;
-			else if (!strcmp(optarg, "env"))
-				fmt = RM_FMT_ENV;
-			else {
-				fprintf(stderr, "rankmap node: --format must be text, json or env, not '%.40s'\n",
-					optarg);
-				return RMC_USAGE;
-			}
-			break;
-		case 'r':
-			if (parse_ranks(optarg, &ranks)) {
-				fprintf(stderr, "rankmap node: --ranks wants a whole number from 1, not '%.40s'\n",
-					optarg);
-				return RMC_USAGE;
-			}
-			break;
-		case 'h':
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return RMC_OK;
-		default:
-			fprintf(stderr, "rankmap node: unknown or incomplete option '%.60s' (see rankmap help node)\n",
-				argv[optind - 1]);
-			return RMC_USAGE;
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "rankmap node: unexpected argument '%.60s'\n", argv[optind]);
-		return RMC_USAGE;
+		const char *v;
+		int k = rmc_opt_match(node_opts,
+				      sizeof(node_opts) / sizeof(node_opts[0]),
+				      1, argc, argv, &i, &v);
+		if (k == RMC_OPT_BAD)
+			return RMC_USAGE;
+		if (k == RMC_OPT_NOT_OURS)
+			return rmc_unknown("node", argv[i]);
+		const char *name = node_opts[k].name;
+		if (!strcmp(name, "--hwloc-xml")) {
+			xml = v;
+		} else if (!strcmp(name, "--site")) {
+			site_path = v;
+		} else if (!strcmp(name, "--nccl-topo")) {
+			topo = v;
+		} else if (!strcmp(name, "--timing")) {
+			timing = true;
+		} else if (!strcmp(name, "--format")) {
+			if (!strcmp(v, "text"))
+				fmt = RM_FMT_TEXT;
+			else if (!strcmp(v, "json"))
+				fmt = RM_FMT_JSON;
+			else if (!strcmp(v, "env"))
+				fmt = RM_FMT_ENV;
+			else
+				return rmc_usage("--format must be text, json "
+						 "or env, not '%.40s'", v);
+		} else if (!strcmp(name, "--ranks") && parse_ranks(v, &ranks)) {
+			return rmc_usage("--ranks wants a whole number from "
+					 "1, not '%.40s'", v);
+		}
 	}
 
 	rm_error err = { 0 };

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,117 +72,105 @@ static bool parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return true;
 }
 
-static const struct {
-	const char *name;
-	unsigned mask;
-	bool value;
-} known[] = {
-	{ "--layout", RMC_O_LAYOUT, true },
-	{ "--order", RMC_O_ORDER, true },
-	{ "--nodes", RMC_O_NODES, true },
-	{ "--nodes-file", RMC_O_NODES, true },
-	{ "--topology", RMC_O_TOPOLOGY, true },
-	{ "--site", RMC_O_SITE, true },
-	{ "--gpus-per-node", RMC_O_GPN, true },
-	{ "--allow-missing", RMC_O_MISSING, false },
-	{ "--baseline", RMC_O_BASELINE, false },
-	{ "-o", RMC_O_OUTPUT, true },
-	{ "--output", RMC_O_OUTPUT, true },
-	{ "--format", RMC_O_FORMAT, true },
-	{ "--rank", RMC_O_RANK, true },
-	{ "--task", RMC_O_RANK, true },
-	{ "--slurm-task", RMC_O_RANK, false },
-	{ "--map", RMC_O_MAP, true },
-	{ "--assignment", RMC_O_MAP, true },
+#define STR(f) offsetof(rmc_opts, f)
+static const rmc_optdef known[] = {
+	{ "--layout", true, RMC_O_LAYOUT, STR(layout) },
+	{ "--order", true, RMC_O_ORDER, STR(order) },
+	{ "--nodes", true, RMC_O_NODES, STR(nodes) },
+	{ "--nodes-file", true, RMC_O_NODES, STR(nodes_file) },
+	{ "--topology", true, RMC_O_TOPOLOGY, STR(topology) },
+	{ "--site", true, RMC_O_SITE, STR(site) },
+	{ "--gpus-per-node", true, RMC_O_GPN, STR(gpus_per_node) },
+	{ "--allow-missing", false, RMC_O_MISSING, STR(allow_missing) },
+	{ "--baseline", false, RMC_O_BASELINE, STR(baseline) },
+	{ "-o", true, RMC_O_OUTPUT, STR(output) },
+	{ "--output", true, RMC_O_OUTPUT, STR(output) },
+	{ "--format", true, RMC_O_FORMAT, STR(format) },
+	{ "--rank", true, RMC_O_RANK, STR(rank) },
+	{ "--task", true, RMC_O_RANK, STR(task) },
+	{ "--slurm-task", false, RMC_O_RANK, STR(slurm_task) },
+	{ "--map", true, RMC_O_MAP, STR(map) },
+	{ "--assignment", true, RMC_O_MAP, STR(assignment) },
 };
+#undef STR
 
-static int set(rmc_opts *o, const char *name, const char *v)
+int rmc_opt_match(const rmc_optdef *defs, size_t ndefs, unsigned mask,
+		  int argc, char **argv, int *i, const char **v)
+{
+	const char *arg = argv[*i];
+	const char *eq = strchr(arg, '=');
+	size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+	*v = NULL;
+	for (size_t k = 0; k < ndefs; k++) {
+		const rmc_optdef *d = &defs[k];
+		if (!(d->mask & mask) || strlen(d->name) != nlen ||
+		    strncmp(d->name, arg, nlen))
+			continue;
+		if (d->value) {
+			if (eq)
+				*v = eq + 1;
+			else if (*i + 1 < argc)
+				*v = argv[++*i];
+			else
+				return rmc_usage("%s needs a value", d->name),
+				       RMC_OPT_BAD;
+		} else if (eq) {
+			return rmc_usage("%s takes no value", d->name),
+			       RMC_OPT_BAD;
+		}
+		return (int)k;
+	}
+	return RMC_OPT_NOT_OURS;
+}
+
+int rmc_unknown(const char *cmd, const char *word)
+{
+	char q[96];
+	return rmc_usage("unknown %s %s (see rankmap help %s)",
+			 word[0] == '-' ? "option" : "argument",
+			 rm_quote(word, strlen(word), q, sizeof(q)), cmd);
+}
+
+/* The value of a shared option into its rmc_opts member; 1 when set, -1
+ * after a usage error. */
+static int set(rmc_opts *o, const rmc_optdef *d, const char *v)
 {
 	char q[96];
 	uint64_t n;
-	const char **slot = NULL;
-	if (!strcmp(name, "--layout"))
-		slot = &o->layout;
-	else if (!strcmp(name, "--order"))
-		slot = &o->order;
-	else if (!strcmp(name, "--nodes"))
-		slot = &o->nodes;
-	else if (!strcmp(name, "--nodes-file"))
-		slot = &o->nodes_file;
-	else if (!strcmp(name, "--topology"))
-		slot = &o->topology;
-	else if (!strcmp(name, "--site"))
-		slot = &o->site;
-	else if (!strcmp(name, "-o") || !strcmp(name, "--output"))
-		slot = &o->output;
-	else if (!strcmp(name, "--format"))
-		slot = &o->format;
-	else if (!strcmp(name, "--map"))
-		slot = &o->map;
-	else if (!strcmp(name, "--assignment"))
-		slot = &o->assignment;
-	else if (!strcmp(name, "--task"))
-		slot = &o->task;
-	if (slot) {
-		if (*slot)
-			return rmc_usage("%s given twice", name);
-		*slot = v;
-		return 1;
-	}
-	if (!strcmp(name, "--gpus-per-node")) {
+	char *field = (char *)o + d->field;
+	if (d->field == offsetof(rmc_opts, gpus_per_node)) {
 		if (!parse_num(v, 1, MAX_GPUS_PER_NODE, &n))
 			return rmc_usage("--gpus-per-node %s: expected a whole "
 					 "number from 1 to %d",
 					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 MAX_GPUS_PER_NODE), -1;
 		o->gpus_per_node = (uint32_t)n;
-		return 1;
-	}
-	if (!strcmp(name, "--rank")) {
+	} else if (d->field == offsetof(rmc_opts, rank)) {
 		if (!parse_num(v, 0, RM_MAX_WORLD - 1, &n))
 			return rmc_usage("--rank %s: expected a whole number "
 					 "below %u",
 					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 RM_MAX_WORLD), -1;
 		o->rank = (int64_t)n;
-		return 1;
+	} else if (!d->value) {
+		*(bool *)(void *)field = true;
+	} else {
+		const char **slot = (const char **)(void *)field;
+		if (*slot)
+			return rmc_usage("%s given twice", d->name), -1;
+		*slot = v;
 	}
-	if (!strcmp(name, "--allow-missing"))
-		o->allow_missing = true;
-	else if (!strcmp(name, "--baseline"))
-		o->baseline = true;
-	else if (!strcmp(name, "--slurm-task"))
-		o->slurm_task = true;
 	return 1;
 }
 
 int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i)
 {
-	const char *arg = argv[*i];
-	const char *eq = strchr(arg, '=');
-	size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
-		if (!(known[k].mask & mask) || strlen(known[k].name) != nlen ||
-		    strncmp(known[k].name, arg, nlen))
-			continue;
-		const char *v = NULL;
-		if (known[k].value) {
-			if (eq) {
-				v = eq + 1;
-			} else if (*i + 1 < argc) {
-				v = argv[++*i];
-			} else {
-				rmc_usage("%s needs a value", known[k].name);
-				return -1;
-			}
-		} else if (eq) {
-			rmc_usage("%s takes no value", known[k].name);
-			return -1;
-		}
-		int r = set(o, known[k].name, v);
-		return r == 1 ? 1 : -1;
-	}
-	return 0;
+	const char *v;
+	int k = rmc_opt_match(known, sizeof(known) / sizeof(known[0]), mask,
+			      argc, argv, i, &v);
+	if (k == RMC_OPT_NOT_OURS)
+		return 0;
+	return k >= 0 && set(o, &known[k], v) == 1 ? 1 : -1;
 }
 
 int rmc_command(const char *name, unsigned mask, int argc, char **argv,
@@ -198,15 +187,8 @@ int rmc_command(const char *name, unsigned mask, int argc, char **argv,
 		int r = rmc_opt(&o, mask, argc, argv, &i);
 		if (r < 0)
 			return RMC_USAGE;
-		if (r == 0) {
-			char q[96];
-			const char *arg = rm_quote(argv[i], strlen(argv[i]),
-						    q, sizeof(q));
-			rmc_usage("unknown %s %s (see rankmap help %s)",
-				  argv[i][0] == '-' ? "option" : "argument",
-				  arg, name);
-			return RMC_USAGE;
-		}
+		if (r == 0)
+			return rmc_unknown(name, argv[i]);
 	}
 	rmc_inputs in;
 	rmc_inputs_init(&in);

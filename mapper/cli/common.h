@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -52,11 +53,36 @@ typedef struct rmc_inputs {
 	bool nest_order;             /* no --order, no site order: nesting */
 } rmc_inputs;
 
+/*
+ * One option of a command, for rmc_opt_match: every command spells its
+ * options the same way ("--opt value" or "--opt=value", flags without a
+ * value) and says the same things about them.
+ */
+typedef struct rmc_optdef {
+	const char *name;            /* "--layout", "-o" */
+	bool value;                  /* takes a value */
+	unsigned mask;               /* groups it belongs to (see below) */
+	size_t field;                /* rmc_opt: offsetof its rmc_opts member */
+} rmc_optdef;
+
+enum { RMC_OPT_BAD = -1, RMC_OPT_NOT_OURS = -2 };
+/*
+ * Match argv[*i] against the defs whose mask meets `mask`. Returns the
+ * index of the one taken, *v its value (NULL for a flag) and *i on its
+ * last word; RMC_OPT_NOT_OURS when the word names none of them;
+ * RMC_OPT_BAD after printing "--x needs a value" or "--x takes no value".
+ */
+int rmc_opt_match(const rmc_optdef *defs, size_t ndefs, unsigned mask,
+		  int argc, char **argv, int *i, const char **v);
+/* The usage error for a word no option took: "unknown option '--x' (see
+ * rankmap help CMD)", or "unknown argument" when it is not an option. */
+int rmc_unknown(const char *cmd, const char *word);
+
 void rmc_opts_init(rmc_opts *o);
 /*
- * Try argv[*i] as one of the options in `mask` ("--opt value" or
- * "--opt=value"). Returns 1 when taken (*i is left on its last word),
- * 0 when it is not one of them, -1 after printing a usage error.
+ * Try argv[*i] as one of the shared options in `mask` (RMC_O_*). Returns
+ * 1 when taken (*i is left on its last word), 0 when it is not one of
+ * them, -1 after printing a usage error.
  */
 int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i);
 
