@@ -1,5 +1,6 @@
 /*
- * rankmap.h - the one public header of librankmap.
+ * rankmap.h - the public header of librankmap; rankmap_text.h beside it
+ * adds the text/JSON buffer programs print their reports with.
  *
  * librankmap turns a parallel layout (TP x PP x DP, optionally CP and EP),
  * a node allocation and the fabric those nodes sit in into a rank map, and

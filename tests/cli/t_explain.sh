@@ -10,7 +10,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 case405=(--model llama3-405b --hw h100-sxm-80gb --batch 16M)
 # Narayanan's memory setup (16 B per parameter, full recomputation): the
-# case worked by hand in tests/unit/test_model.c and docs/explain.md
+# case worked by hand in tests/unit/model/test_model.c and docs/explain.md
 classic=(--sharding none --recompute full --set grad_bytes=2)
 
 # 2,048 sequences over dp=128 -> 16 micro-batches; 126 layers as 7 + 14 x 8

@@ -12,6 +12,8 @@ the data flow only:
 
 Usage: layers.py [ROOT]. Prints one line per violation, file:line first,
 and exits 1 when there is any; prints a summary and exits 0 otherwise.
+layers.py --doc [ROOT] checks instead that docs/architecture.md's folder
+table, the folders of mapper/src, their READMEs and ALLOWED agree.
 """
 import os
 import re
@@ -152,8 +154,53 @@ def check(root):
     return nfiles, bad
 
 
+DOC = "docs/architecture.md"
+DOC_ROW = re.compile(r"^\| `mapper/src/([a-z0-9_]+)/` \|[^|]*\| ([^|]*) \|$")
+
+
+def check_doc(root):
+    """docs/architecture.md's folder table, the folders of mapper/src, their
+    READMEs and ALLOWED above must all say the same."""
+    bad = []
+    tree = sorted(d for d in os.listdir(os.path.join(root, LIB))
+                  if os.path.isdir(os.path.join(root, LIB, d)))
+    doc = {}
+    with open(os.path.join(root, DOC)) as f:
+        for n, line in enumerate(f, 1):
+            m = DOC_ROW.match(line.rstrip("\n"))
+            if m:
+                may = {w.strip() for w in m.group(2).split(",")} - {"-", ""}
+                doc[m.group(1)] = (n, may)
+    for d in tree:
+        if d not in doc:
+            bad.append(f"{DOC}: no row for the folder {LIB}/{d}/")
+        if d not in ALLOWED:
+            bad.append(f"{LIB}/{d}/: not in ALLOWED of tests/layers/layers.py")
+        if not os.path.exists(os.path.join(root, LIB, d, "README.md")):
+            bad.append(f"{LIB}/{d}/: no README.md saying what it owns")
+    for d, (n, may) in sorted(doc.items()):
+        if d not in tree:
+            bad.append(f"{DOC}:{n}: {LIB}/{d}/ is not in the tree")
+        elif d in ALLOWED and may != ALLOWED[d] - {d}:
+            bad.append(f"{DOC}:{n}: {d}/ may include "
+                       f"{', '.join(sorted(may)) or '-'} by the page, "
+                       f"{', '.join(sorted(ALLOWED[d] - {d})) or '-'} "
+                       f"by the check")
+    return len(tree), bad
+
+
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    args = sys.argv[1:]
+    if args and args[0] == "--doc":
+        root = args[1] if len(args) > 1 else "."
+        n, bad = check_doc(root)
+        for b in bad:
+            print(b)
+        if bad:
+            return 1
+        print(f"layers: {DOC} matches the {n} folders of {LIB}")
+        return 0
+    root = args[0] if args else "."
     nfiles, bad = check(root)
     for b in bad:
         print(b)

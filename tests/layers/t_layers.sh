@@ -45,4 +45,29 @@ rm -rf "$T/r"; mkdir -p "$T/r"
 cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
 printf '/* rmi_err is internal */\nstatic const char *s = "rmi_err";\n' >>"$T/r/spank/env.c"
 run comment-not-use 0 $PY "$CHECK" "$T/r"
+
+# docs/architecture.md and the tree say the same.
+run doc 0 $PY "$CHECK" --doc "$RM_ROOT"
+has doc-summary "$OUT" '^layers: docs/architecture.md matches the [0-9]+ folders of mapper/src$'
+# doc_plant NAME EXPECTED: run the doc check on the copy in $T/r
+doc_plant() {
+	run "$1" 1 $PY "$CHECK" --doc "$T/r"
+	has "$1-says" "$OUT" "$2"
+}
+fresh() {
+	rm -rf "$T/r"
+	mkdir -p "$T/r"
+	cp -r "$RM_ROOT/mapper" "$RM_ROOT/docs" "$T/r/"
+}
+fresh
+mkdir "$T/r/mapper/src/import"
+doc_plant doc-new-folder '^docs/architecture.md: no row for the folder mapper/src/import/$'
+has doc-new-folder-readme "$OUT" '^mapper/src/import/: no README.md'
+has doc-new-folder-allowed "$OUT" '^mapper/src/import/: not in ALLOWED'
+fresh
+rm "$T/r/mapper/src/node/README.md"
+doc_plant doc-no-readme '^mapper/src/node/: no README.md'
+fresh
+sed -i 's/^| `mapper\/src\/place\/` \(.*\) | util, layout, fabric |$/| `mapper\/src\/place\/` \1 | util, layout, fabric, map |/' "$T/r/docs/architecture.md"
+doc_plant doc-wrong-row '^docs/architecture.md:[0-9]+: place/ may include fabric, layout, map, util by the page, fabric, layout, util by the check$'
 finish

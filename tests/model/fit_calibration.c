@@ -6,7 +6,7 @@
  * `make check` (the test is unit/model published_a100); run by hand from
  * the repository root after `make`:
  *
- *   cc -O2 -std=c11 -Imapper/include -Itests/unit tests/model/fit_calibration.c \
+ *   cc -O2 -std=c11 -Imapper/include -Itests/unit/model tests/model/fit_calibration.c \
  *      build/librankmap.a -lyaml -lhwloc -lm -o build/fit && build/fit
  */
 #include "model_tables.h"
