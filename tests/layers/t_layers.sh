@@ -46,6 +46,26 @@ cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
 printf '/* rmi_err is internal */\nstatic const char *s = "rmi_err";\n' >>"$T/r/spank/env.c"
 run comment-not-use 0 $PY "$CHECK" "$T/r"
 
+# The shared library is the public API: it exports every function the
+# public headers declare and nothing but rm_ names.
+SO=$RM_BUILD/librankmap.so
+if [ -f "$SO" ]; then
+	grep -ohE '^[a-z][a-z0-9_ *]* [*]*rm_[a-z0-9_]+[(]' \
+		"$RM_ROOT"/mapper/include/rankmap.h "$RM_ROOT"/mapper/include/rankmap_text.h |
+		grep -oE 'rm_[a-z0-9_]+[(]$' | tr -d '(' | sort -u >"$T/declared"
+	nm -D --defined-only "$SO" | awk '{print $3}' | sort -u >"$T/exported"
+	missing=$(comm -23 "$T/declared" "$T/exported" | tr '\n' ' ')
+	others=$(grep -v '^rm_' "$T/exported" | head -5 | tr '\n' ' ')
+	if [ "$(wc -l <"$T/declared")" -gt 100 ] && [ -z "$missing" ]; then
+		pass so-exports-public
+	else
+		fail so-exports-public "declared but not exported: ${missing:-none} ($(wc -l <"$T/declared") declared)"
+	fi
+	[ -z "$others" ] && pass so-exports-only-rm || fail so-exports-only-rm "$others"
+else
+	skip so-exports "no $SO (make first)"
+fi
+
 # docs/architecture.md and the tree say the same.
 run doc 0 $PY "$CHECK" --doc "$RM_ROOT"
 has doc-summary "$OUT" '^layers: docs/architecture.md matches the [0-9]+ folders of mapper/src$'
