@@ -2,15 +2,8 @@
 # rankmap check: our own maps pass, a user's assignment is scored the same
 # way, a broken one fails naming the rule, and --baseline compares.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-cat >topo.conf <<'CONF'
-SwitchName=leaf1 Nodes=n[1-4]
-SwitchName=leaf2 Nodes=n[5-8]
-SwitchName=spine Switches=leaf[1-2]
-CONF
+in_tmp
+two_leaves 'n[1-4]' 'n[5-8]' >topo.conf
 P=(--layout 4x2x4 --gpus-per-node 4 --topology topo.conf)
 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format json -o map.json
 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format yaml -o map.yaml

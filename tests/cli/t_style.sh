@@ -4,9 +4,7 @@
 # only with --help, a documented `schema` in every JSON output, and
 # `rankmap site validate` (settings resolved, exit 0/2).
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+in_tmp
 CMDS="plan check node explain suggest site"
 
 run version 0 "$RANKMAP" -V
