@@ -55,3 +55,13 @@ in_tmp() {
 two_leaves() {
 	printf 'SwitchName=leaf1 Nodes=%s\nSwitchName=leaf2 Nodes=%s\nSwitchName=spine Switches=leaf[1-2]\n' "$1" "$2"
 }
+# units_yaml RAILS NAME=NODES... : prints a site file's units: block, one
+# scalable unit per NAME=NODES, each with RAILS rails.
+units_yaml() {
+	local u
+	printf 'units:\n  rails: %s\n  list:\n' "$1"
+	shift
+	for u in "$@"; do
+		printf '    - {name: %s, nodes: "%s"}\n' "${u%%=*}" "${u#*=}"
+	done
+}
