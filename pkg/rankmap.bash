@@ -8,24 +8,22 @@ _rankmap()
 		COMPREPLY=($(compgen -W "$cmds -V --version --help" -- "$cur"))
 		return
 	fi
+	# An option that takes a value completes to that value alone.
+	local values=
 	case $prev in
 	--site|--topology|--nodes-file|--map|--assignment|-o|--output|\
 	--hwloc-xml|--nccl-topo)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--format)
-		COMPREPLY=($(compgen -W "text json yaml csv env" -- "$cur"))
-		return ;;
-	--order)
-		COMPREPLY=($(compgen -W "megatron llama3 torchtitan" -- "$cur"))
-		return ;;
-	--model)
-		COMPREPLY=($(compgen -W "llama3-8b llama3-70b llama3-405b gpt3-175b" -- "$cur"))
-		return ;;
-	--hw)
-		COMPREPLY=($(compgen -W "a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" -- "$cur"))
-		return ;;
+	--format) values="text json yaml csv env" ;;
+	--order) values="megatron llama3 torchtitan" ;;
+	--model) values="llama3-8b llama3-70b llama3-405b gpt3-175b" ;;
+	--hw) values="a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" ;;
 	esac
+	if [ -n "$values" ]; then
+		COMPREPLY=($(compgen -W "$values" -- "$cur"))
+		return
+	fi
 	local opts
 	case ${COMP_WORDS[1]} in
 	plan) opts="--layout --order --nodes --nodes-file --topology --site

@@ -42,3 +42,26 @@ hasnt() {
 	fi
 }
 finish() { rm -f "${OUT:-}" "${ERR:-}"; [ "$T_FAILS" -eq 0 ]; }
+
+# Fixtures several suites share.
+# in_tmp: cd into a fresh folder $T, removed when the suite exits.
+in_tmp() {
+	T=$(mktemp -d)
+	trap 'rm -rf "$T"' EXIT
+	cd "$T" || exit 1
+}
+# two_leaves NODES1 NODES2: prints a topology.conf of leaf1 (NODES1) and
+# leaf2 (NODES2) under one spine, the smallest fabric with a leaf to cross.
+two_leaves() {
+	printf 'SwitchName=leaf1 Nodes=%s\nSwitchName=leaf2 Nodes=%s\nSwitchName=spine Switches=leaf[1-2]\n' "$1" "$2"
+}
+# units_yaml RAILS NAME=NODES... : prints a site file's units: block, one
+# scalable unit per NAME=NODES, each with RAILS rails.
+units_yaml() {
+	local u
+	printf 'units:\n  rails: %s\n  list:\n' "$1"
+	shift
+	for u in "$@"; do
+		printf '    - {name: %s, nodes: "%s"}\n' "${u%%=*}" "${u#*=}"
+	done
+}

@@ -2,15 +2,8 @@
 # Every class of bad input exits 2 with one "rankmap <cmd>: " line naming the
 # file:line:col or the offending value - never a crash, never exit 0/1.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-cat >topo.conf <<'CONF'
-SwitchName=leaf1 Nodes=n[1-4]
-SwitchName=leaf2 Nodes=n[5-8]
-SwitchName=spine Switches=leaf[1-2]
-CONF
+in_tmp
+two_leaves 'n[1-4]' 'n[5-8]' >topo.conf
 P=(--gpus-per-node 4 --topology topo.conf)
 
 # bad NAME PATTERN CMD... : exit 2, exactly one stderr line, prefixed

@@ -2,15 +2,8 @@
 # rankmap check: our own maps pass, a user's assignment is scored the same
 # way, a broken one fails naming the rule, and --baseline compares.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-cat >topo.conf <<'CONF'
-SwitchName=leaf1 Nodes=n[1-4]
-SwitchName=leaf2 Nodes=n[5-8]
-SwitchName=spine Switches=leaf[1-2]
-CONF
+in_tmp
+two_leaves 'n[1-4]' 'n[5-8]' >topo.conf
 P=(--layout 4x2x4 --gpus-per-node 4 --topology topo.conf)
 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format json -o map.json
 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format yaml -o map.yaml
@@ -69,17 +62,10 @@ SwitchName=su1 Nodes=d[01-04]
 SwitchName=su2 Nodes=d[05-08]
 SwitchName=spine Switches=su[1-2]
 CONF
-cat >su.yaml <<'YAML'
-schema: rankmap-site/1
-name: rails
-gpus_per_node: 4
-topology: topo-su.conf
-units:
-  rails: 4
-  list:
-    - {name: su1, nodes: "d[01-04]"}
-    - {name: su2, nodes: "d[05-08]"}
-YAML
+{
+	printf 'schema: rankmap-site/1\nname: rails\ngpus_per_node: 4\ntopology: topo-su.conf\n'
+	units_yaml 4 'su1=d[01-04]' 'su2=d[05-08]'
+} >su.yaml
 run units-plan 0 "$RANKMAP" plan --layout 4x4x2 --site su.yaml --nodes 'd[01-08]' --format yaml -o su-map.yaml
 run units-check 0 "$RANKMAP" check --map su-map.yaml --site su.yaml --format json
 if python3 - su-map.yaml "$OUT" >py.out 2>&1 <<'PY'

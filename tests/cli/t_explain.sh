@@ -12,6 +12,17 @@ case405=(--model llama3-405b --hw h100-sxm-80gb --batch 16M)
 # Narayanan's memory setup (16 B per parameter, full recomputation): the
 # case worked by hand in tests/unit/model/test_model.c and docs/explain.md
 classic=(--sharding none --recompute full --set grad_bytes=2)
+# json_holds NAME ASSERTION: $OUT parses as JSON (d) and the Python
+# ASSERTION on it holds; skipped where there is no python3.
+json_holds() {
+	if ! command -v python3 >/dev/null; then
+		skip "$1" "no python3"
+	elif python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2" "$OUT"; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 300 "$OUT")"
+	fi
+}
 
 # 2,048 sequences over dp=128 -> 16 micro-batches; 126 layers as 7 + 14 x 8
 # + 7; the second stage holds 51.0 GB of state + 15 x 8 x 32 MiB + 0.50
@@ -44,15 +55,7 @@ run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout t
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
 # the memory's first column names its stage (here the second: 8 layers)
 has explain_json_stage "$OUT" '"first_stage_index": 1, '
-if command -v python3 >/dev/null; then
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1' "$OUT"; then
-		pass explain_json_parses
-	else
-		fail explain_json_parses "$(head -c 300 "$OUT")"
-	fi
-else
-	skip explain_json_parses "no python3"
-fi
+json_holds explain_json_parses 'd["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1'
 
 # PP=8 is below the memory floor: exit 1 and say by how much
 run explain_pp8 1 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x8x256
@@ -107,15 +110,7 @@ has suggest_maxcp_why "$OUT" 'outside the searched layouts \(cp <= 8, '
 run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
-if command -v python3 >/dev/null; then
-	if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["ranked"])==3 and any(n["neighbour"]=="tp x2" for n in d["neighbours"])' "$OUT"; then
-		pass suggest_json_parses
-	else
-		fail suggest_json_parses "$(head -c 300 "$OUT")"
-	fi
-else
-	skip suggest_json_parses "no python3"
-fi
+json_holds suggest_json_parses 'len(d["ranked"])==3 and any(n["neighbour"]=="tp x2" for n in d["neighbours"])'
 
 # With a fabric the map's own links count: 4 leaves of 2 nodes; each
 # 2-stage pipeline fits one leaf, each dp ring of 4 spans all 4 leaves.

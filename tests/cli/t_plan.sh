@@ -2,17 +2,10 @@
 # rankmap plan: the output formats agree with each other, parse in Python,
 # do not depend on the order nodes are given in, and obey the hard rules.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-# Two leaves of 4 nodes under one spine, 4 GPUs per node.
-cat >topo.conf <<'CONF'
-# a small tree
-SwitchName=leaf1 Nodes=n[1-4]
-SwitchName=leaf2 Nodes=n[5-8]
-SwitchName=spine Switches=leaf[1-2]
-CONF
+in_tmp
+# Two leaves of 4 nodes under one spine, 4 GPUs per node; the comment line
+# stays so that every plan here also reads past a comment.
+{ echo '# a small tree'; two_leaves 'n[1-4]' 'n[5-8]'; } >topo.conf
 P=(--layout 4x2x3 --gpus-per-node 4 --topology topo.conf)
 
 run json 0 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format json

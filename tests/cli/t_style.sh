@@ -4,9 +4,7 @@
 # only with --help, a documented `schema` in every JSON output, and
 # `rankmap site validate` (settings resolved, exit 0/2).
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
+in_tmp
 CMDS="plan check node explain suggest site"
 
 run version 0 "$RANKMAP" -V
@@ -106,15 +104,10 @@ has site-ok-fabric "$OUT" '^  fabric +4 nodes \(16 GPUs\), 2 switches: 1 leaves,
 has site-ok-order "$OUT" '^  defaults.order +\(none: the layout.s nesting order\)'
 has site-ok-digest "$OUT" '^  fabric sha256 +[0-9a-f]{64}$'
 has site-ok-result "$OUT" '^result: valid, 0 warnings, 0 problems$'
-cat >units.yaml <<'YAML'
-schema: rankmap-site/1
-topology: topo.conf
-units:
-  rails: 2
-  list:
-    - {name: a, nodes: "n[1-2]"}
-    - {name: b, nodes: "n[5-6]"}
-YAML
+{
+	printf 'schema: rankmap-site/1\ntopology: topo.conf\n'
+	units_yaml 2 'a=n[1-2]' 'b=n[5-6]'
+} >units.yaml
 one_line site-problem 2 "$RANKMAP" site validate units.yaml
 has site-problem-says "$OUT" '^  problem: 2 nodes named in the site file but under no switch of the topology \(first: n5\)'
 has site-problem-warns "$OUT" '^  warning: gpus_per_node is not set: 8 is assumed'

@@ -5,15 +5,8 @@
 # report counts) and red outlines exactly on split TP groups; the HTML page
 # is self-contained. The browser checks are in t_browser.sh.
 source "$(dirname "$0")/../lib.sh"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-
-cat >topo.conf <<'CONF'
-SwitchName=leaf1 Nodes=n[1-3]
-SwitchName=leaf2 Nodes=n[4-6]
-SwitchName=spine Switches=leaf[1-2]
-CONF
+in_tmp
+two_leaves 'n[1-3]' 'n[4-6]' >topo.conf
 # Slurm's list interleaves the leaves, so the baseline crosses them.
 P=(--layout 4x3x2 --gpus-per-node 4 --topology topo.conf --nodes 'n1,n4,n2,n5,n3,n6')
 # Count XPath matches in an SVG.
