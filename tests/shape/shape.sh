@@ -6,9 +6,7 @@
 # GPUs, leaves of 3 and 1 nodes (cluster.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
-SUITE=shape-$1
-cd "$RM_ROOT" || exit 1
-PLUGIN=$RM_BUILD/rankmap.so
+cluster_suite "shape-$1"
 T=$RM_ROOT/tests/slurm/task_env.sh
 
 D=$(cluster_tmpdir rankmap-shape)

@@ -38,6 +38,30 @@ cluster_tmpdir() {
 	mktemp -d "${TMPDIR:-/tmp}/$1.$(printf 'X%.0s' 1 2 3 4 5 6)"
 }
 
+# cluster_suite NAME: what every cluster suite starts with - its name in
+# the PASS/FAIL lines, the checkout as working directory, and the plugin
+# and CLI of this build as PLUGIN and CLI.
+cluster_suite() {
+	SUITE=$1
+	cd "$RM_ROOT" || exit 1
+	PLUGIN=$RM_BUILD/rankmap.so
+	CLI=$RM_BUILD/rankmap
+}
+
+# cluster_preflight: SKIP the whole suite (and exit 0) where there is no
+# plugin to build or no local cluster can start, saying which.
+cluster_preflight() {
+	local why
+	if [ ! -f /usr/include/slurm/spank.h ]; then
+		skip plugin "Slurm's spank.h is not installed: no plugin to test"
+		exit 0
+	fi
+	if ! why=$(cluster_tools); then
+		skip cluster "$why"
+		exit 0
+	fi
+}
+
 cluster_tools() {
 	local t
 	for t in munged mungekey slurmctld slurmd srun sbatch salloc scontrol \

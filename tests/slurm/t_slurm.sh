@@ -5,23 +5,12 @@
 # node with a different topology.conf can be staged.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
-SUITE=slurm
-cd "$RM_ROOT" || exit 1
-
-PLUGIN=$RM_BUILD/rankmap.so
-CLI=$RM_BUILD/rankmap
+cluster_suite slurm
 [ -x "$CLI" ] || CLI=$RANKMAP
 T=$RM_ROOT/tests/slurm/task_env.sh
 CHECK="python3 $RM_ROOT/tests/slurm/check_env.py"
 
-if [ ! -f /usr/include/slurm/spank.h ]; then
-	skip plugin "Slurm's spank.h is not installed: no plugin to test"
-	exit 0
-fi
-if ! why=$(cluster_tools); then
-	skip cluster "$why"
-	exit 0
-fi
+cluster_preflight
 if [ ! -f "$PLUGIN" ]; then
 	fail plugin "$PLUGIN was not built"
 	exit 1

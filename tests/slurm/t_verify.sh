@@ -4,18 +4,9 @@
 # them differently stops there with the first differing group.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
-SUITE=verify
-cd "$RM_ROOT" || exit 1
-PLUGIN=$RM_BUILD/rankmap.so
+cluster_suite verify
 
-if [ ! -f /usr/include/slurm/spank.h ]; then
-	skip plugin "Slurm's spank.h is not installed: no plugin to test"
-	exit 0
-fi
-if ! why=$(cluster_tools); then
-	skip cluster "$why"
-	exit 0
-fi
+cluster_preflight
 if ! /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
 	skip torch "/usr/bin/python3 with torch (Debian python3-torch) is not installed"
 	exit 0

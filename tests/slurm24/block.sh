@@ -12,10 +12,7 @@
 #  - templates/lua/cli_filter.lua sizes --segment from the layout.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
-SUITE=block
-cd "$RM_ROOT" || exit 1
-PLUGIN=$RM_BUILD/rankmap.so
-CLI=$RM_BUILD/rankmap
+cluster_suite block
 
 D=$(cluster_tmpdir rankmap-block)
 trap 'cluster_stop "$D"' EXIT
