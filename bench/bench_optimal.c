@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tests/unit/bench_clock.h"
 #include "../tests/unit/xorshift.h"
 
 #define FABRICS 300
@@ -25,14 +26,6 @@ static uint64_t rng = 0x5851f42d4c957f2dull;
 static uint32_t rnd(uint32_t n)
 {
 	return xorshift_below(&rng, n);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
-					   : CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 enum { TWO, PODS, BLOCKS, UNITS, FRAG, NKIND };

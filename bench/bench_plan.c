@@ -6,6 +6,8 @@
  * Then crossings vs lower bound for the fabrics shipped in site/.
  */
 #include "internal.h"
+#include "../tests/unit/bench_clock.h"
+#include "../tests/unit/xorshift.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -16,28 +18,6 @@
 #include <unistd.h>
 
 #define RUNS 7
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	/* CPU time by default: on a shared machine wall time mostly measures
-	 * the neighbours. BENCH_WALL=1 switches to the wall clock. */
-	clock_gettime(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
-					   : CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 /* kB from /proc/self/status ("VmHWM" peak or "VmRSS" now). */
 static long status_kb(const char *key)
@@ -57,10 +37,7 @@ static long status_kb(const char *key)
 static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift_next(&rng);
 }
 
 typedef struct shape {
