@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "../tests/unit/bench_clock.h"
+#include "../tests/unit/fixture.h"
 #include "../tests/unit/xorshift.h"
 
 #define FABRICS 300
@@ -149,14 +150,7 @@ static void one(int kind, tally *t)
 			un[p] = names[p];
 			nodes[p] = fb.unit_nodes[p];
 		}
-		rm_site s;
-		rm_site_init(&s);
-		s.gpus_per_node = fb.gpn;
-		s.unit_name = un;
-		s.unit_nodes = nodes;
-		s.nunits = fb.npod;
-		s.rails = fb.gpn;
-		if (rm_fabric_apply_site(f, &s, &e)) {
+		if (fixture_units(f, fb.gpn, un, nodes, fb.npod, &e)) {
 			fprintf(stderr, "bench: site: %s\n", e.msg);
 			exit(1);
 		}
