@@ -6,26 +6,13 @@
  * schedule; target under 100 ms each.
  */
 #include "rankmap.h"
+#include "../tests/unit/bench_clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define RUNS 5
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
-					   : CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 int main(void)
 {
@@ -52,9 +39,8 @@ int main(void)
 				return 1;
 		ms[r] = (now_ms() - t0) / 1000;
 	}
-	qsort(ms, RUNS, sizeof(ms[0]), cmp);
 	printf("estimate  llama3-405b 8x16x128            %8.4f ms each\n",
-	       ms[RUNS / 2]);
+	       median(ms, RUNS));
 	const struct { uint64_t gpus; const char *seq; unsigned sched; } c[] = {
 		{ 16384, "8192", 0 }, { 16384, "8192", ~0u },
 		{ 131072, "8192", 0 }, { 131072, "8192", ~0u },
@@ -79,11 +65,10 @@ int main(void)
 			considered = s->considered;
 			rm_suggestion_free(s);
 		}
-		qsort(ms, RUNS, sizeof(ms[0]), cmp);
 		printf("suggest   llama3-405b on %6llu GPUs, seq %6s, %-9s %7.1f ms "
 		       "(%zu layout x micro-batch pairs; target < 100 ms)\n",
 		       (unsigned long long)c[g].gpus, c[g].seq,
-		       c[g].sched ? "all sched" : "megatron", ms[RUNS / 2],
+		       c[g].sched ? "all sched" : "megatron", median(ms, RUNS),
 		       considered);
 	}
 	return 0;

@@ -5,6 +5,7 @@
  * hwloc_xml exists because a live scan grows with the PCI tree.
  */
 #include "rankmap.h"
+#include "../tests/unit/bench_clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +14,6 @@
 #include <unistd.h>
 
 #define RUNS 15
-
-static double now_ms(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* Median CPU and wall ms of RUNS loads (and the output step for the
  * whole report); -1 when the source cannot be read. */
@@ -36,7 +24,7 @@ static int measure(const char *label, const char *xml)
 	for (int r = 0; r < RUNS; r++) {
 		rm_error e = { 0 };
 		rm_node_hw *hw = NULL;
-		double w0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+		double w0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 		if (rm_node_load(xml, NULL, &hw, &e) != RM_OK) {
 			printf("%-34s cannot load: %s\n", label, e.msg);
 			return -1;
@@ -44,8 +32,8 @@ static int measure(const char *label, const char *xml)
 		char *out = NULL;
 		if (rm_node_format(hw, NULL, RM_FMT_ENV, 0, &out, NULL, &e) == RM_OK)
 			free(out);
-		cpu[r] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
-		wall[r] = now_ms(CLOCK_MONOTONIC) - w0;
+		cpu[r] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		wall[r] = clock_ms(CLOCK_MONOTONIC) - w0;
 		gpus = rm_node_gpu_count(hw);
 		rm_node_free(hw);
 	}

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../tests/unit/bench_clock.h"
+#include "../tests/unit/fixture.h"
 #include "../tests/unit/xorshift.h"
 
 #define FABRICS 300
@@ -25,14 +27,6 @@ static uint64_t rng = 0x5851f42d4c957f2dull;
 static uint32_t rnd(uint32_t n)
 {
 	return xorshift_below(&rng, n);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
-					   : CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 enum { TWO, PODS, BLOCKS, UNITS, FRAG, NKIND };
@@ -156,14 +150,7 @@ static void one(int kind, tally *t)
 			un[p] = names[p];
 			nodes[p] = fb.unit_nodes[p];
 		}
-		rm_site s;
-		rm_site_init(&s);
-		s.gpus_per_node = fb.gpn;
-		s.unit_name = un;
-		s.unit_nodes = nodes;
-		s.nunits = fb.npod;
-		s.rails = fb.gpn;
-		if (rm_fabric_apply_site(f, &s, &e)) {
+		if (fixture_units(f, fb.gpn, un, nodes, fb.npod, &e)) {
 			fprintf(stderr, "bench: site: %s\n", e.msg);
 			exit(1);
 		}

@@ -6,6 +6,8 @@
  * Then crossings vs lower bound for the fabrics shipped in site/.
  */
 #include "internal.h"
+#include "../tests/unit/bench_clock.h"
+#include "../tests/unit/xorshift.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -16,28 +18,6 @@
 #include <unistd.h>
 
 #define RUNS 7
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	/* CPU time by default: on a shared machine wall time mostly measures
-	 * the neighbours. BENCH_WALL=1 switches to the wall clock. */
-	clock_gettime(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
-					   : CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 /* kB from /proc/self/status ("VmHWM" peak or "VmRSS" now). */
 static long status_kb(const char *key)
@@ -57,10 +37,7 @@ static long status_kb(const char *key)
 static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift_next(&rng);
 }
 
 typedef struct shape {
@@ -123,6 +100,15 @@ static rm_fabric *make_fabric(const shape *s, uint32_t job_nodes,
 	return f;
 }
 
+/* The bench cannot go on past a step that failed (st nonzero). */
+static void must(int st, const char *what, const rm_error *e)
+{
+	if (st) {
+		fprintf(stderr, "bench: %s: %s\n", what, e->msg);
+		exit(1);
+	}
+}
+
 /* What writing the records costs without rankmap: one snprintf each. */
 static double baseline_write(const rm_map *m, size_t *bytes)
 {
@@ -174,20 +160,12 @@ static void one(const shape *s, uint32_t gpus, const char *layout,
 		rm_map *m = NULL;
 		char *out = NULL;
 		double t0 = now_ms();
-		if (rm_plan(&po, &m, &e)) {
-			fprintf(stderr, "bench: plan: %s\n", e.msg);
-			exit(1);
-		}
+		must(rm_plan(&po, &m, &e), "plan", &e);
 		double t1 = now_ms();
-		if (rm_check(m, f, &e)) {
-			fprintf(stderr, "bench: check: %s\n", e.msg);
-			exit(1);
-		}
+		must(rm_check(m, f, &e), "check", &e);
 		double t2 = now_ms();
-		if (rm_map_write(m, RM_FMT_JSON, &out, &map_bytes, &e)) {
-			fprintf(stderr, "bench: write: %s\n", e.msg);
-			exit(1);
-		}
+		must(rm_map_write(m, RM_FMT_JSON, &out, &map_bytes, &e), "write",
+		     &e);
 		double t3 = now_ms();
 		tp[i] = t1 - t0;
 		tc[i] = t2 - t1;
@@ -267,11 +245,8 @@ static void million(void)
 			    .nodes = (const char *const *)alloc,
 			    .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
 	double t0 = now_ms();
-	if (rm_plan(&po, &m, &e) ||
-	    rm_map_write(m, RM_FMT_JSON, &out, &bytes, &e)) {
-		fprintf(stderr, "bench: 1M: %s\n", e.msg);
-		exit(1);
-	}
+	must(rm_plan(&po, &m, &e) ||
+	    rm_map_write(m, RM_FMT_JSON, &out, &bytes, &e), "1M", &e);
 	double t1 = now_ms();
 	size_t w = 0;
 	while (w < bytes) {
@@ -288,15 +263,9 @@ static void million(void)
 	free(out);
 	rm_map_free(m);
 	double t2 = now_ms();
-	if (rm_map_read(path, &back, &e)) {
-		fprintf(stderr, "bench: 1M read: %s\n", e.msg);
-		exit(1);
-	}
+	must(rm_map_read(path, &back, &e), "1M read", &e);
 	double t3 = now_ms();
-	if (rm_check(back, f, &e)) {
-		fprintf(stderr, "bench: 1M check: %s\n", e.msg);
-		exit(1);
-	}
+	must(rm_check(back, f, &e), "1M check", &e);
 	double t4 = now_ms();
 	unlink(path);
 	struct rusage ru;

@@ -11,15 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit/xorshift.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift_next(&rng);
 }
 
 #define MAXSEEDS 256

@@ -575,17 +575,25 @@ ncclResult_t ncclGroupStart(void)
 	return ncclSuccess;
 }
 
+/* Either half of the group's pair: its count and peer, and the
+ * communicator and stream the two share. */
+static ncclResult_t grp_half(size_t *count_to, int *peer_to, size_t count,
+			     int peer, ncclComm_t c, cudaStream_t s)
+{
+	*count_to = count;
+	*peer_to = peer;
+	grp.comm = c;
+	grp.stream = s;
+	return ncclSuccess;
+}
+
 ncclResult_t ncclSend(const void *buf, size_t count, ncclDataType_t t,
 		      int peer, ncclComm_t c, cudaStream_t s)
 {
 	if (!grp.depth || t != ncclUint32)
 		return ncclInvalidUsage;
 	grp.send = buf;
-	grp.scount = count;
-	grp.speer = peer;
-	grp.comm = c;
-	grp.stream = s;
-	return ncclSuccess;
+	return grp_half(&grp.scount, &grp.speer, count, peer, c, s);
 }
 
 ncclResult_t ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer,
@@ -594,11 +602,7 @@ ncclResult_t ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer,
 	if (!grp.depth || t != ncclUint32 || (grp.comm && grp.comm != c))
 		return ncclInvalidUsage;
 	grp.recv = buf;
-	grp.rcount = count;
-	grp.rpeer = peer;
-	grp.comm = c;
-	grp.stream = s;
-	return ncclSuccess;
+	return grp_half(&grp.rcount, &grp.rpeer, count, peer, c, s);
 }
 
 /* Message number `seq` of channel from -> to; created by whoever comes

@@ -58,10 +58,8 @@ static void statistics(void)
 static void links_from_placement(void)
 {
 	fx_map fx;
-	if (!fx_make(&fx, "tp=2,pp=2,dp=4", "megatron", "n[0-3]", 4, TOPO2)) {
-		t_bad++;
+	if (!fx_ready(&fx, "tp=2,pp=2,dp=4", "megatron", "n[0-3]", 4, TOPO2))
 		return;
-	}
 	const rm_map *m = fx.map;
 	/* Find ranks by where they sit, not by numbering. */
 	uint32_t n0a = (uint32_t)rm_map_rank_at(m, 0, 0);

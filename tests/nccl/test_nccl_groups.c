@@ -84,10 +84,8 @@ static void one(const char *layout, const char *order, const char *nodes,
 		uint32_t gpn)
 {
 	fx_map fx;
-	if (!fx_make(&fx, layout, order, nodes, gpn, TOPO)) {
-		t_bad++;
+	if (!fx_ready(&fx, layout, order, nodes, gpn, TOPO))
 		return;
-	}
 	against_file(&fx);
 	fx_free(&fx);
 }
@@ -130,10 +128,8 @@ static void bad_input(void)
 	rmn_error e = { 0 };
 	uint32_t *g = NULL, ng = 0, size = 0;
 	CHECK_INT(rmn_splits(NULL, 0, sp, &e), RMN_EINPUT);
-	if (!fx_make(&fx, "tp=2,pp=2,dp=2", "megatron", "n[0-1]", 4, TOPO)) {
-		t_bad++;
+	if (!fx_ready(&fx, "tp=2,pp=2,dp=2", "megatron", "n[0-1]", 4, TOPO))
 		return;
-	}
 	CHECK_INT(rmn_splits(fx.map, 8, sp, &e), RMN_EINPUT);
 	CHECK_HAS(e.msg, "RANK 8 is outside the map's world of 8");
 	CHECK_INT(rmn_axis_groups(fx.map, (rm_axis)RM_NAXES, &g, &ng, &size,
@@ -243,10 +239,8 @@ static void combined_like_megatron(const char *layout, const char *order,
 	};
 	fx_map fx;
 	rmn_error e = { 0 };
-	if (!fx_make(&fx, layout, order, nodes, gpn, TOPO)) {
-		t_bad++;
+	if (!fx_ready(&fx, layout, order, nodes, gpn, TOPO))
 		return;
-	}
 	const rm_map *m = fx.map;
 	const rm_layout *l = &m->layout;
 	uint32_t dense[RM_NAXES], expert[RM_NAXES];

@@ -82,10 +82,8 @@ static void every_communicator_is_the_maps_group(void)
 {
 	fx_map fx;
 	double took;
-	if (!fx_make(&fx, "tp=2,pp=3,dp=2", "megatron", "n[0-2]", 4, NULL)) {
-		t_bad++;
+	if (!fx_ready(&fx, "tp=2,pp=3,dp=2", "megatron", "n[0-2]", 4, NULL))
 		return;
-	}
 	uint32_t n = fx.map->world;
 	job *j = start(&fx, 5000, &took);
 	for (uint32_t r = 0; r < n; r++) {
@@ -131,10 +129,8 @@ static void dead_after_exchange(int at_init, const char *says)
 {
 	fx_map fx;
 	double took;
-	if (!fx_make(&fx, "tp=2,pp=2,dp=2", "megatron", "n[0-1]", 4, NULL)) {
-		t_bad++;
+	if (!fx_ready(&fx, "tp=2,pp=2,dp=2", "megatron", "n[0-1]", 4, NULL))
 		return;
-	}
 	uint32_t n = fx.map->world;
 	if (at_init)
 		fake_die_at_init = 5;

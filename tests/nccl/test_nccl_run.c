@@ -164,6 +164,17 @@ static void run(const char *layout, const char *order, const char *nodes,
 	free(w.rc);
 }
 
+/* Every axis of the plan was measured, each unit at every size in a time. */
+static void all_measured(const nck_plan *p, const nck_result *r)
+{
+	for (size_t a = 0; a < p->nax; a++) {
+		CHECK(r->ax[a].measured);
+		for (uint32_t u = 0; u < p->ax[a].nunits; u++)
+			for (size_t s = 0; s < p->nsizes; s++)
+				CHECK(r->ax[a].unit[u].seconds[s] > 0);
+	}
+}
+
 static void every_result_exact(void)
 {
 	fx_map fx;
@@ -177,12 +188,7 @@ static void every_result_exact(void)
 		return;
 	CHECK_INT(r.wrong, 0);
 	CHECK_INT(p.nax, 3);
-	for (size_t a = 0; a < p.nax; a++) {
-		CHECK(r.ax[a].measured);
-		for (uint32_t u = 0; u < p.ax[a].nunits; u++)
-			for (size_t s = 0; s < p.nsizes; s++)
-				CHECK(r.ax[a].unit[u].seconds[s] > 0);
-	}
+	all_measured(&p, &r);
 	CHECK_INT(p.ax[1].nunits, 3 * 4);  /* 4 pipelines x 3 pairs */
 	nck_result_free(&p, &r);
 	nck_plan_free(&p);
@@ -269,12 +275,7 @@ static void combined_groups_run_exact(void)
 		return;
 	CHECK_INT(p.nax, 4 + RMN_NGROUPS);   /* tp, cp, pp, dp (ep is 1) */
 	CHECK_INT(r.wrong, 0);
-	for (size_t a = 0; a < p.nax; a++) {
-		CHECK(r.ax[a].measured);
-		for (uint32_t u = 0; u < p.ax[a].nunits; u++)
-			for (size_t s = 0; s < p.nsizes; s++)
-				CHECK(r.ax[a].unit[u].seconds[s] > 0);
-	}
+	all_measured(&p, &r);
 	CHECK_STR(p.ax[4].name, "mp");
 	CHECK_INT(p.ax[4].group_size, 4);
 	CHECK_STR(p.ax[8].name, "embedding");

@@ -53,6 +53,50 @@ static int t_bad, t_total_bad;
 		}                                                          \
 	} while (0)
 
+/*
+ * Table-driven cases: each row's call(in) must return `want`, and then its
+ * outcome must be what the row says. The CHECK lines all point into the
+ * macros below, so a row that fails is also named by its input.
+ */
+#define T_CASES(rows, row_type, call, want, then)                          \
+	do {                                                               \
+		for (size_t t_i = 0; t_i < sizeof(rows) / sizeof((rows)[0]); \
+		     t_i++) {                                              \
+			const row_type *t_c = &(rows)[t_i];                \
+			int t_before = t_bad;                              \
+			CHECK_INT(call(t_c->in), want);                    \
+			then;                                              \
+			if (t_bad != t_before)                             \
+				printf("    (the case \"%s\")\n", t_c->in); \
+		}                                                          \
+	} while (0)
+
+/* An input and what its outcome must be (a parse and its canonical form). */
+typedef struct {
+	const char *in, *out;
+} t_give;
+
+/* Each row: call(in) returns `want` and then `got` is the row's out. */
+#define CHECK_GIVES(call, want, got, rows)                                 \
+	T_CASES(rows, t_give, call, want, CHECK_STR(got, t_c->out))
+
+/* An input and up to four things its message must name (where, the bad
+ * value ...). */
+typedef struct {
+	const char *in;
+	const char *says[4];
+} t_say;
+
+static inline void t_says(const char *msg, const char *const says[4])
+{
+	for (int k = 0; k < 4 && says[k]; k++)
+		CHECK_HAS(msg, says[k]);
+}
+
+/* Each row: call(in) returns `want` and then `msg` names all its says. */
+#define CHECK_SAYS(call, want, msg, rows)                                  \
+	T_CASES(rows, t_say, call, want, t_says(msg, t_c->says))
+
 #define RUN(suite, fn)                                                     \
 	do {                                                               \
 		t_bad = 0;                                                 \

@@ -42,6 +42,14 @@ static const char *parent_of(const char *s)
 	return x->parent >= 0 ? F->sw[x->parent].name : "(top)";
 }
 
+/* What the fabric holds: a switch tree, blocks, both, or neither (flat). */
+static void holds(bool tree, bool blocks)
+{
+	CHECK_INT(F->has_tree, tree);
+	CHECK_INT(F->has_blocks, blocks);
+	CHECK_INT(rm_fabric_is_flat(F), !tree && !blocks);
+}
+
 static void tree(void)
 {
 	CHECK_INT(parse("# a two-level tree\n"
@@ -51,9 +59,7 @@ static void tree(void)
 			"   SwitchName=spine Switches=leaf[1-2]\n"
 			"SwitchName=lone Nodes=m[1-2]\n"),
 		  RM_OK);
-	CHECK(F->has_tree);
-	CHECK(!F->has_blocks);
-	CHECK(!rm_fabric_is_flat(F));
+	holds(true, false);
 	CHECK_STR(F->source, "topo.conf");
 	CHECK_INT(F->nsw, 4);
 	CHECK_INT(F->nnode, 10);
@@ -101,9 +107,7 @@ static void blocks(void)
 			"BlockName=nvl2 Nodes=g[19-36]\n"
 			"BlockSizes=18,36\n"),
 		  RM_OK);
-	CHECK(F->has_blocks);
-	CHECK(!F->has_tree);
-	CHECK(!rm_fabric_is_flat(F));
+	holds(false, true);
 	CHECK_INT(F->ndomain, 2);
 	CHECK_STR(F->domain_name[1], "nvl2");
 	CHECK_INT(F->node[rmi_fabric_find(F, "g18")].domain, 0);
@@ -131,26 +135,27 @@ static void block_rules(void)
 	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\n"
 			"BlockSizes=2,4,8\n"),
 		  RM_OK);
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=2,3\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:14:");
-	CHECK_HAS(E.msg, "'3' is not the base block size 2 times a power of two");
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,12\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'12'");
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=1,65536\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'65536'");
 	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockSizes=1,32768\n"), RM_OK);
-	/* the base block: BlockSizes' first value, else the first block */
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\n"
-			"BlockSizes=8\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:1: block 'b1' has 4 nodes, fewer than the base block size of 8");
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-7]\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:1: block 'b2' has 3 nodes, fewer than the base block size of 4 (the first block's");
 	CHECK_INT(parse("BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-8]\n"),
 		  RM_OK);
-	CHECK_INT(parse("BlockName=b1\nBlockName=b2 Nodes=n[5-8]\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:1: block 'b1' has no Nodes=");
+	static const t_say refused[] = {
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockSizes=2,3\n",
+		  { "topo.conf:2:14:",
+		    "'3' is not the base block size 2 times a power of two" } },
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,12\n",
+		  { "'12'" } },
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockSizes=1,65536\n",
+		  { "'65536'" } },
+		/* the base block: BlockSizes' first value, else the first block */
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\n"
+		  "BlockSizes=8\n",
+		  { "topo.conf:1:1: block 'b1' has 4 nodes, fewer than the base block size of 8" } },
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-7]\n",
+		  { "topo.conf:2:1: block 'b2' has 3 nodes, fewer than the base block size of 4 (the first block's" } },
+		{ "BlockName=b1\nBlockName=b2 Nodes=n[5-8]\n",
+		  { "topo.conf:1:1: block 'b1' has no Nodes=" } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
 }
 
 static void flat(void)
@@ -164,41 +169,38 @@ static void flat(void)
 
 static void bad_syntax(void)
 {
-	CHECK_INT(parse("SwitchName=s1 Nodes=n1 Speed=5\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:24:");
-	CHECK_HAS(E.msg, "unknown key 'Speed'");
-	CHECK_INT(parse("\nSwitchName=s1 Nodes=\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:15:");
-	CHECK_HAS(E.msg, "missing value for 'Nodes'");
-	CHECK_INT(parse("SwitchName=s1 Nodes\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "expected Key=Value, found 'Nodes'");
-	CHECK_INT(parse("Nodes=n1 SwitchName=s1\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:1:");
-	CHECK_HAS(E.msg, "must start with SwitchName=");
-	CHECK_INT(parse("SwitchName=s1 Nodes=a Nodes=b\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "given twice");
-	CHECK_INT(parse("BlockName=b1 Switches=s1\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'Switches' does not belong on a BlockName line");
-	CHECK_INT(parse("SwitchName=s/1 Nodes=a\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:13:");
-	CHECK_HAS(E.msg, "'/'");
-	/* hostlist errors point into the value */
-	CHECK_INT(parse("SwitchName=s1 Nodes=n[5-1]\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:23:");
-	CHECK_HAS(E.msg, "reversed range '5-1'");
-	CHECK_INT(parse("SwitchName=s1 Nodes=n[1-3\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:22:");
-	CHECK_HAS(E.msg, "unbalanced");
-	CHECK_INT(parse("BlockSizes=4,x,16\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:14:");
-	CHECK_HAS(E.msg, "'x'");
-	CHECK_INT(parse("BlockSizes=4,0\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'0'");
-	CHECK_INT(parse("BlockSizes=4,\n"), RM_EINPUT);
-	CHECK_INT(parse("BlockSizes=4\nBlockSizes=8\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:1:");
-	CHECK_INT(parse("SwitchName=s1 Nodes=a\x01\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "control character");
+	static const t_say refused[] = {
+		{ "SwitchName=s1 Nodes=n1 Speed=5\n",
+		  { "topo.conf:1:24:", "unknown key 'Speed'" } },
+		{ "\nSwitchName=s1 Nodes=\n",
+		  { "topo.conf:2:15:", "missing value for 'Nodes'" } },
+		{ "SwitchName=s1 Nodes\n",
+		  { "expected Key=Value, found 'Nodes'" } },
+		{ "Nodes=n1 SwitchName=s1\n",
+		  { "topo.conf:1:1:", "must start with SwitchName=" } },
+		{ "SwitchName=s1 Nodes=a Nodes=b\n",
+		  { "given twice" } },
+		{ "BlockName=b1 Switches=s1\n",
+		  { "'Switches' does not belong on a BlockName line" } },
+		{ "SwitchName=s/1 Nodes=a\n",
+		  { "topo.conf:1:13:", "'/'" } },
+		/* hostlist errors point into the value */
+		{ "SwitchName=s1 Nodes=n[5-1]\n",
+		  { "topo.conf:1:23:", "reversed range '5-1'" } },
+		{ "SwitchName=s1 Nodes=n[1-3\n",
+		  { "topo.conf:1:22:", "unbalanced" } },
+		{ "BlockSizes=4,x,16\n",
+		  { "topo.conf:1:14:", "'x'" } },
+		{ "BlockSizes=4,0\n",
+		  { "'0'" } },
+		{ "BlockSizes=4,\n",
+		  { NULL } },
+		{ "BlockSizes=4\nBlockSizes=8\n",
+		  { "topo.conf:2:1:" } },
+		{ "SwitchName=s1 Nodes=a\x01\n",
+		  { "control character" } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
 
 	char nul[] = "SwitchName=s1 Nodes=a\n#x\0y\n";
 	rm_fabric_free(F);
@@ -222,52 +224,36 @@ static void bad_syntax(void)
 
 static void bad_tree(void)
 {
-	CHECK_INT(parse("SwitchName=s1 Nodes=a\nSwitchName=s1 Nodes=b\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:12:");
-	CHECK_HAS(E.msg, "'s1' defined twice (first on line 1)");
-	CHECK_INT(parse("SwitchName=top Switches=s[1-3]\n"
-			"SwitchName=s1 Nodes=a\nSwitchName=s2 Nodes=b\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:1:25:");
-	CHECK_HAS(E.msg, "'s3'");
-	CHECK_HAS(E.msg, "no SwitchName= line defines");
-	CHECK_INT(parse("SwitchName=t1 Switches=s1\nSwitchName=t2 Switches=s1\n"
-			"SwitchName=s1 Nodes=a\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:");
-	CHECK_HAS(E.msg, "'s1' has two parents: 't1' (line 1) and 't2'");
-	CHECK_INT(parse("SwitchName=a Switches=b\nSwitchName=b Switches=c\n"
-			"SwitchName=c Switches=a\nSwitchName=d Nodes=x\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "cycle");
-	CHECK_HAS(E.msg, "'a'");
-	CHECK_HAS(E.msg, "'b'");
-	CHECK_HAS(E.msg, "'c'");
-	CHECK_INT(parse("SwitchName=a Switches=a\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "lists itself");
-	CHECK_INT(parse("SwitchName=a Switches=b,b\nSwitchName=b\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "listed twice");
-	CHECK_INT(parse("SwitchName=b Nodes=x\n"
-			"SwitchName=a Nodes=n1 Switches=b\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:23:");
-	CHECK_HAS(E.msg, "both Nodes= and Switches=");
-	CHECK_INT(parse("SwitchName=l1 Nodes=n[1-4]\nSwitchName=l2 Nodes=n[4-6]\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:2:21:");
-	CHECK_HAS(E.msg, "'n4' is under two leaf switches: 'l1' (line 1) and 'l2'");
-	CHECK_INT(parse("SwitchName=l1 Nodes=n[1-2],n1\n"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'n1' is listed twice");
-	CHECK_INT(parse("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[3-6]\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "'n3' is in two blocks: 'b1' (line 1) and 'b2'");
-	CHECK_INT(parse("BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
-			"blockname=b1 Nodes=n3\n"),
-		  RM_EINPUT);
-	CHECK_HAS(E.msg, "topo.conf:3:11:");
-	CHECK_HAS(E.msg, "block 'b1' defined twice (first on line 1)");
+	static const t_say refused[] = {
+		{ "SwitchName=s1 Nodes=a\nSwitchName=s1 Nodes=b\n",
+		  { "topo.conf:2:12:", "'s1' defined twice (first on line 1)" } },
+		{ "SwitchName=top Switches=s[1-3]\n"
+		  "SwitchName=s1 Nodes=a\nSwitchName=s2 Nodes=b\n",
+		  { "topo.conf:1:25:", "'s3'", "no SwitchName= line defines" } },
+		{ "SwitchName=t1 Switches=s1\nSwitchName=t2 Switches=s1\n"
+		  "SwitchName=s1 Nodes=a\n",
+		  { "topo.conf:2:", "'s1' has two parents: 't1' (line 1) and 't2'" } },
+		{ "SwitchName=a Switches=b\nSwitchName=b Switches=c\n"
+		  "SwitchName=c Switches=a\nSwitchName=d Nodes=x\n",
+		  { "cycle", "'a'", "'b'", "'c'" } },
+		{ "SwitchName=a Switches=a\n",
+		  { "lists itself" } },
+		{ "SwitchName=a Switches=b,b\nSwitchName=b\n",
+		  { "listed twice" } },
+		{ "SwitchName=b Nodes=x\nSwitchName=a Nodes=n1 Switches=b\n",
+		  { "topo.conf:2:23:", "both Nodes= and Switches=" } },
+		{ "SwitchName=l1 Nodes=n[1-4]\nSwitchName=l2 Nodes=n[4-6]\n",
+		  { "topo.conf:2:21:",
+		    "'n4' is under two leaf switches: 'l1' (line 1) and 'l2'" } },
+		{ "SwitchName=l1 Nodes=n[1-2],n1\n",
+		  { "'n1' is listed twice" } },
+		{ "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[3-6]\n",
+		  { "'n3' is in two blocks: 'b1' (line 1) and 'b2'" } },
+		{ "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\n"
+		  "blockname=b1 Nodes=n3\n",
+		  { "topo.conf:3:11:", "block 'b1' defined twice (first on line 1)" } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
 	/* a fabric takes one topology */
 	CHECK_INT(parse("SwitchName=s1 Nodes=a\n"), RM_OK);
 	CHECK_INT(rm_fabric_parse_topology(F, "SwitchName=s2 Nodes=b", 21, "u",

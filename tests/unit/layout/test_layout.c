@@ -133,68 +133,76 @@ static void format(void)
 
 static void bad_values(void)
 {
-	CHECK_INT(parse("0x16x128"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'0'");
-	CHECK_HAS(E.msg, "at least 1");
-	CHECK_INT(parse("tp=-8,pp=2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'-8'");
-	CHECK_HAS(E.msg, "negative");
-	CHECK_INT(parse("8x1sixx2"), RM_EINPUT);
-	CHECK_INT(parse("8xabcx2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'abc'");
-	CHECK_HAS(E.msg, "not a number");
-	CHECK_INT(parse("tp=+8"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'+8'");
-	CHECK_INT(parse("tp=8.0"), RM_EINPUT);
-	CHECK_INT(parse("8x16x4294967296"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'4294967296'");
-	CHECK_HAS(E.msg, "too large");
-	CHECK_INT(parse("tp=99999999999999999999999"), RM_EINPUT);
-	CHECK_HAS(E.msg, "too large");
-	/* each fits in 32 bits, the product does not fit the limit */
-	CHECK_INT(parse("4096x4096x2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "2^24");
+	static const t_say refused[] = {
+		{ "0x16x128",
+		  { "'0'", "at least 1" } },
+		{ "tp=-8,pp=2",
+		  { "'-8'", "negative" } },
+		{ "8x1sixx2",
+		  { NULL } },
+		{ "8xabcx2",
+		  { "'abc'", "not a number" } },
+		{ "tp=+8",
+		  { "'+8'" } },
+		{ "tp=8.0",
+		  { NULL } },
+		{ "8x16x4294967296",
+		  { "'4294967296'", "too large" } },
+		{ "tp=99999999999999999999999",
+		  { "too large" } },
+		/* each fits in 32 bits, the product does not fit the limit */
+		{ "4096x4096x2",
+		  { "2^24" } },
+		{ "tp=65536,pp=65536,dp=65536",
+		  { "more than 16777216" } },
+		{ "autox2x2",
+		  { "'auto'" } },
+		{ "tp=auto",
+		  { NULL } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
+	/* the limit itself is allowed */
 	CHECK_INT(parse("4096x4096x1"), RM_OK);
-	CHECK_INT(parse("tp=65536,pp=65536,dp=65536"), RM_EINPUT);
-	CHECK_HAS(E.msg, "more than 16777216");
-	CHECK_INT(parse("autox2x2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'auto'");
-	CHECK_INT(parse("tp=auto"), RM_EINPUT);
 }
 
 static void bad_shape(void)
 {
-	CHECK_INT(parse("8x16x"), RM_EINPUT);
-	CHECK_HAS(E.msg, "empty field 3");
-	CHECK_INT(parse("8x16"), RM_EINPUT);
-	CHECK_HAS(E.msg, "exactly three");
-	CHECK_INT(parse("8x16x2x2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "exactly three");
-	CHECK_INT(parse(",tp=8"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 1");
-	CHECK_INT(parse("tp=8,,pp=2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 6");
-	CHECK_INT(parse("tp=8,pp=2,"), RM_EINPUT);
-	CHECK_HAS(E.msg, "empty field");
-	CHECK_INT(parse("tp=8,xp=2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "unknown axis 'xp'");
-	CHECK_INT(parse("tp=8,TP=2"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'TP' given twice");
-	CHECK_INT(parse("8x16,dp=4"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'8x16'");
-	CHECK_HAS(E.msg, "mixed");
-	CHECK_INT(parse("tp=8=2"), RM_EINPUT);
-	CHECK_INT(parse("tp= 8"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 4");
-	CHECK_INT(parse("tp=8,pp"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'pp'");
-	CHECK_INT(parse("tp="), RM_EINPUT);
-	CHECK_HAS(E.msg, "empty size for tp");
-	CHECK_INT(parse(""), RM_EINPUT);
-	CHECK_INT(parse("   "), RM_EINPUT);
 	CHECK_INT(rm_layout_parse(NULL, &L, &E), RM_EINPUT);
-	CHECK_INT(parse("tp=8\x01"), RM_EINPUT);
-	CHECK_HAS(E.msg, "\\x01");
+	static const t_say refused[] = {
+		{ "8x16x",
+		  { "empty field 3" } },
+		{ "8x16",
+		  { "exactly three" } },
+		{ "8x16x2x2",
+		  { "exactly three" } },
+		{ ",tp=8",
+		  { "column 1" } },
+		{ "tp=8,,pp=2",
+		  { "column 6" } },
+		{ "tp=8,pp=2,",
+		  { "empty field" } },
+		{ "tp=8,xp=2",
+		  { "unknown axis 'xp'" } },
+		{ "tp=8,TP=2",
+		  { "'TP' given twice" } },
+		{ "8x16,dp=4",
+		  { "'8x16'", "mixed" } },
+		{ "tp=8=2",
+		  { NULL } },
+		{ "tp= 8",
+		  { "column 4" } },
+		{ "tp=8,pp",
+		  { "'pp'" } },
+		{ "tp=",
+		  { "empty size for tp" } },
+		{ "",
+		  { NULL } },
+		{ "   ",
+		  { NULL } },
+		{ "tp=8\x01",
+		  { "\\x01" } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
 
 	char big[400];
 	memset(big, '1', sizeof(big) - 1);
@@ -209,31 +217,33 @@ static void bad_shape(void)
 	CHECK(rm_layout_equal(&before, &L));
 }
 
+/* `layout` parsed, then resolved for `gpus` (all of them, or spares). */
+static rm_status resolve_on(const char *layout, uint64_t gpus, bool all)
+{
+	CHECK_INT(parse(layout), RM_OK);
+	return rm_layout_resolve(&L, gpus, all, &E);
+}
+
 static void resolve(void)
 {
-	CHECK_INT(parse("tp=8,pp=16,dp=auto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16384, true, &E), RM_OK);
+	CHECK_INT(resolve_on("tp=8,pp=16,dp=auto", 16384, true), RM_OK);
 	CHECK_INT(L.size[RM_AXIS_DP], 128);
 	CHECK(!L.dp_auto);
 	CHECK_INT(rm_layout_world(&L), 16384);
 
 	/* dp=auto: whole replicas that fit, the rest spare; an error only
 	 * when every GPU must be used (docs/layouts.md) */
-	CHECK_INT(parse("8x16xauto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16376, false, &E), RM_OK);
+	CHECK_INT(resolve_on("8x16xauto", 16376, false), RM_OK);
 	CHECK_INT(L.size[RM_AXIS_DP], 127);
-	CHECK_INT(parse("8x16xauto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16376, true, &E), RM_EINPUT);
+	CHECK_INT(resolve_on("8x16xauto", 16376, true), RM_EINPUT);
 	CHECK_HAS(E.msg, "16376");
 	CHECK_HAS(E.msg, "128 GPUs in one replica");
 	CHECK_HAS(E.msg, "dp=127 would use 16256");
 
-	CHECK_INT(parse("8x16xauto"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 64, true, &E), RM_EINPUT);
+	CHECK_INT(resolve_on("8x16xauto", 64, true), RM_EINPUT);
 	CHECK_HAS(E.msg, "at least 128");
 
-	CHECK_INT(parse("8x16x128"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 16376, true, &E), RM_EINPUT);
+	CHECK_INT(resolve_on("8x16x128", 16376, true), RM_EINPUT);
 	CHECK_HAS(E.msg, "tp=8,pp=16,dp=128 needs 16384 GPUs, 16376 available");
 	CHECK_INT(rm_layout_resolve(&L, 16392, true, &E), RM_EINPUT);
 	CHECK_HAS(E.msg, "16392 available");
@@ -242,8 +252,7 @@ static void resolve(void)
 	CHECK_INT(rm_layout_resolve(&L, 16383, false, &E), RM_EINPUT);
 
 	/* dp=auto beyond the world limit */
-	CHECK_INT(parse("tp=8"), RM_OK);
-	CHECK_INT(rm_layout_resolve(&L, 1ull << 30, true, &E), RM_EINPUT);
+	CHECK_INT(resolve_on("tp=8", 1ull << 30, true), RM_EINPUT);
 	CHECK_HAS(E.msg, "16777216");
 }
 

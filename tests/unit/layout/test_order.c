@@ -30,43 +30,40 @@ static const char *fmt(void)
 	return buf;
 }
 
+/* `in` numbers the ranks as `nest`, under the order's `name` where given. */
+static void orders_as(const char *in, const char *nest, const char *name)
+{
+	CHECK_INT(order(in), RM_OK);
+	CHECK_STR(fmt(), nest);
+	if (name)
+		CHECK_STR(O.name, name);
+}
+
 static void named_orders(void)
 {
 	layout("tp=8,pp=16,dp=128");
-	CHECK_INT(order("megatron"), RM_OK);
-	CHECK_STR(fmt(), "tp-dp-pp");
-	CHECK_STR(O.name, "megatron");
-	CHECK_INT(order("LLAMA3"), RM_OK);
-	CHECK_STR(fmt(), "tp-pp-dp");
-	CHECK_STR(O.name, "llama3");
-	CHECK_INT(order("torchtitan"), RM_OK);
-	CHECK_STR(fmt(), "tp-dp-pp");
+	orders_as("megatron", "tp-dp-pp", "megatron");
+	orders_as("LLAMA3", "tp-pp-dp", "llama3");
+	orders_as("torchtitan", "tp-dp-pp", NULL);
 
 	layout("tp=4,cp=2,ep=2,pp=8,dp=4");
-	CHECK_INT(order("megatron"), RM_OK);
-	CHECK_STR(fmt(), "tp-cp-ep-dp-pp");
-	CHECK_INT(order("llama3"), RM_OK);
-	CHECK_STR(fmt(), "tp-cp-ep-pp-dp");
+	orders_as("megatron", "tp-cp-ep-dp-pp", NULL);
+	orders_as("llama3", "tp-cp-ep-pp-dp", NULL);
 	CHECK_INT(order("torchtitan"), RM_EINPUT);
 	CHECK_HAS(E.msg, "ep=2");
 	CHECK_HAS(E.msg, "explicit order");
 
 	/* ep written but 1: torchtitan still fine */
 	layout("tp=4,ep=1,pp=2");
-	CHECK_INT(order("torchtitan"), RM_OK);
-	CHECK_STR(fmt(), "tp-dp-pp");
+	orders_as("torchtitan", "tp-dp-pp", NULL);
 }
 
 static void nest_order(void)
 {
 	layout("pp=4,tp=2,dp=auto");
-	CHECK_INT(order(NULL), RM_OK);
-	CHECK_STR(fmt(), "pp-tp-dp");
-	CHECK_STR(O.name, "nest");
-	CHECK_INT(order(""), RM_OK);
-	CHECK_STR(fmt(), "pp-tp-dp");
-	CHECK_INT(order("Nest"), RM_OK);
-	CHECK_STR(fmt(), "pp-tp-dp");
+	orders_as(NULL, "pp-tp-dp", "nest");
+	orders_as("", "pp-tp-dp", NULL);
+	orders_as("Nest", "pp-tp-dp", NULL);
 	rm_order_from_nest(&L, &O);
 	CHECK_STR(fmt(), "pp-tp-dp");
 }
@@ -74,25 +71,26 @@ static void nest_order(void)
 static void explicit_orders(void)
 {
 	layout("8x16x128");
-	CHECK_INT(order("dp-tp-pp"), RM_OK);
-	CHECK_STR(fmt(), "dp-tp-pp");
-	CHECK_STR(O.name, "custom");
+	orders_as("dp-tp-pp", "dp-tp-pp", "custom");
 	/* size-1 axes may be listed */
-	CHECK_INT(order("tp-cp-pp-ep-dp"), RM_OK);
-	CHECK_STR(fmt(), "tp-cp-pp-ep-dp");
-	CHECK_INT(order("tp-pp"), RM_EINPUT);
-	CHECK_HAS(E.msg, "leaves out dp (size 128)");
-	CHECK_INT(order("tp-pp-dp-tp"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'tp' appears twice");
-	CHECK_INT(order("tp-pp-xx"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'xx'");
-	CHECK_INT(order("megatronx"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'megatronx'");
-	CHECK_INT(order("tp--pp-dp"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 4");
-	CHECK_INT(order("tp-pp-dp-"), RM_EINPUT);
-	CHECK_INT(order("-tp-pp-dp"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 1");
+	orders_as("tp-cp-pp-ep-dp", "tp-cp-pp-ep-dp", NULL);
+	static const t_say refused[] = {
+		{ "tp-pp",
+		  { "leaves out dp (size 128)" } },
+		{ "tp-pp-dp-tp",
+		  { "'tp' appears twice" } },
+		{ "tp-pp-xx",
+		  { "'xx'" } },
+		{ "megatronx",
+		  { "'megatronx'" } },
+		{ "tp--pp-dp",
+		  { "column 4" } },
+		{ "tp-pp-dp-",
+		  { NULL } },
+		{ "-tp-pp-dp",
+		  { "column 1" } },
+	};
+	CHECK_SAYS(order, RM_EINPUT, E.msg, refused);
 	layout("tp=2,pp=2");
 	CHECK_INT(order("tp-pp"), RM_EINPUT);
 	CHECK_HAS(E.msg, "dp (size auto)");
@@ -101,6 +99,22 @@ static void explicit_orders(void)
 	big[sizeof(big) - 1] = '\0';
 	CHECK_INT(order(big), RM_EINPUT);
 	CHECK_HAS(E.msg, "longer than");
+}
+
+/*
+ * Each of the 16 ranks decodes to r % n1 on axis a1, r / n1 % n2 on a2 and
+ * r / (n1 n2) on a3: the order's formula, worked out apart from the library.
+ */
+static void decodes(rm_axis a1, unsigned n1, rm_axis a2, unsigned n2,
+		    rm_axis a3)
+{
+	for (unsigned r = 0; r < 16; r++) {
+		uint32_t c[RM_NAXES];
+		rm_rank_decode(&L, &O, r, c);
+		CHECK_INT(c[a1], r % n1);
+		CHECK_INT(c[a2], (r / n1) % n2);
+		CHECK_INT(c[a3], r / (n1 * n2));
+	}
 }
 
 /*
@@ -113,12 +127,10 @@ static void megatron_example(void)
 	layout("tp=2,pp=4,dp=2");
 	CHECK_INT(order("megatron"), RM_OK);
 	const unsigned TP = 2, PP = 4, DP = 2;
+	decodes(RM_AXIS_TP, TP, RM_AXIS_DP, DP, RM_AXIS_PP);
 	for (unsigned r = 0; r < 16; r++) {
 		uint32_t c[RM_NAXES];
 		rm_rank_decode(&L, &O, r, c);
-		CHECK_INT(c[RM_AXIS_TP], r % TP);
-		CHECK_INT(c[RM_AXIS_DP], (r / TP) % DP);
-		CHECK_INT(c[RM_AXIS_PP], r / (TP * DP));
 		CHECK_INT(c[RM_AXIS_CP], 0);
 		CHECK_INT(c[RM_AXIS_EP], 0);
 		CHECK_INT(rm_rank_encode(&L, &O, c), r);
@@ -145,13 +157,7 @@ static void megatron_example(void)
 
 	/* --use-tp-pp-dp-mapping: rank = tp + pp*TP + dp*TP*PP */
 	CHECK_INT(order("llama3"), RM_OK);
-	for (unsigned r = 0; r < 16; r++) {
-		uint32_t c[RM_NAXES];
-		rm_rank_decode(&L, &O, r, c);
-		CHECK_INT(c[RM_AXIS_TP], r % TP);
-		CHECK_INT(c[RM_AXIS_PP], (r / TP) % PP);
-		CHECK_INT(c[RM_AXIS_DP], r / (TP * PP));
-	}
+	decodes(RM_AXIS_TP, TP, RM_AXIS_PP, PP, RM_AXIS_DP);
 }
 
 /* Encode and decode are inverse over the whole world for every order. */
@@ -187,8 +193,7 @@ static void bijection(void)
 static void expert_orders(void)
 {
 	layout("tp=2,ep=4,pp=2,dp=4");
-	CHECK_INT(order("megatron"), RM_OK);
-	CHECK_STR(fmt(), "tp-ep-dp-pp");
+	orders_as("megatron", "tp-ep-dp-pp", NULL);
 	/* pp before dp: edp (2) differs from dp (4), as Megatron asserts */
 	CHECK_INT(order("llama3"), RM_EINPUT);
 	CHECK(strstr(E.msg, "pipeline groups") || strstr(E.msg, "right before dp"));

@@ -3,6 +3,7 @@
  * does), its rejections of broken maps, and rm_map_group's groups.
  */
 #include "internal.h"
+#include "fixture.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -38,15 +39,7 @@ static rm_map *mk(const char *layout, const char *order, uint32_t g,
 
 static rm_fabric *topo(const char *text)
 {
-	rm_fabric *f = NULL;
-	rm_error e = { 0 };
-	if (rm_fabric_new(&f, &e) ||
-	    rm_fabric_parse_topology(f, text, strlen(text), "t.conf", &e)) {
-		printf("  topology: %s\n", e.msg);
-		rm_fabric_free(f);
-		return NULL;
-	}
-	return f;
+	return fixture_fabric(text, "t.conf");
 }
 
 static void block_order(uint32_t (*w)[2], uint32_t n, uint32_t g)
@@ -131,14 +124,7 @@ static void rails(void)
 	rm_error e = { 0 };
 	rm_fabric_new(&f, &e);
 	char *un[] = { "su1" }, *nodes[] = { "n[1-2]" };
-	rm_site s;
-	rm_site_init(&s);
-	s.gpus_per_node = 2;
-	s.unit_name = un;
-	s.unit_nodes = nodes;
-	s.nunits = 1;
-	s.rails = 2;
-	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	CHECK_INT(fixture_units(f, 2, un, nodes, 1, &e), RM_OK);
 	uint32_t same[2][2] = { { 0, 0 }, { 1, 0 } };
 	uint32_t other[2][2] = { { 0, 0 }, { 1, 1 } };
 	rm_map *m = mk("pp=2,dp=1", NULL, 2, "n1,n2", same);

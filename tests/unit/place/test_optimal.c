@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fixture.h"
 #include "xorshift.h"
 
 #define MAXN 160
@@ -302,14 +303,7 @@ static void one(unsigned iter, tally *t)
 		char *un[4] = { "su0", "su1", "su2", "su3" }, *nodes[4];
 		for (uint32_t p = 0; p < f.npod; p++)
 			nodes[p] = f.unit_nodes[p];
-		rm_site s;
-		rm_site_init(&s);
-		s.gpus_per_node = g;
-		s.unit_name = un;
-		s.unit_nodes = nodes;
-		s.nunits = f.npod;
-		s.rails = g;
-		CHECK_INT(rm_fabric_apply_site(fb, &s, &e), RM_OK);
+		CHECK_INT(fixture_units(fb, g, un, nodes, f.npod, &e), RM_OK);
 	}
 	alloc a;
 	a.n = 0;

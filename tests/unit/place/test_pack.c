@@ -127,6 +127,15 @@ static void to_counts(inst *in, uint64_t *items, uint32_t n)
 	}
 }
 
+/* rmi_split_exact on the instance, within `budget`, asked to beat `below`. */
+static rm_status split(const inst *in, uint64_t budget, uint64_t below,
+		       rmi_xsol *s)
+{
+	rm_error e;
+	return rmi_split_exact(in->val, in->cnt, in->d, in->u, in->need, in->p,
+			       budget, below, s, &e);
+}
+
 static void small_brute(void)
 {
 	unsigned compared = 0;
@@ -151,10 +160,7 @@ static void small_brute(void)
 		b.best = UINT64_MAX;
 		bf(&b, 0, 0);
 		rmi_xsol s;
-		rm_error e;
-		CHECK_INT(rmi_split_exact(in.val, in.cnt, in.d, in.u, in.need,
-					  in.p, RMI_EXACT_BUDGET, UINT64_MAX, &s,
-					  &e), RM_OK);
+		CHECK_INT(split(&in, RMI_EXACT_BUDGET, UINT64_MAX, &s), RM_OK);
 		compared++;
 		if (b.best == UINT64_MAX) {
 			CHECK(!s.exact || s.cost == UINT64_MAX);
@@ -226,49 +232,56 @@ static void parse(const char *c, inst *in)
 	}
 }
 
-static void former_give_ups(void)
+/* `one` on each instance of the list, naming those whose checks fail;
+ * `one` says whether the planner's budget solved it. */
+static void each_case(const char *const *list, size_t n,
+		      bool (*one)(const inst *in))
 {
 	unsigned solved = 0;
-	for (size_t i = 0; i < sizeof(gave_up) / sizeof(*gave_up); i++) {
+	for (size_t i = 0; i < n; i++) {
 		int bad = t_bad;
 		inst in;
-		parse(gave_up[i], &in);
-		rmi_xsol s, below;
-		rm_error e;
-		CHECK_INT(rmi_split_exact(in.val, in.cnt, in.d, in.u, in.need,
-					  in.p, RMI_EXACT_BUDGET, UINT64_MAX, &s,
-					  &e), RM_OK);
-		uint64_t proved = s.lower;
-		CHECK(proved >= in.need);
-		if (!s.exact) {
-			/* past the planner's budget: a larger one finishes,
-			 * and what the small one proved must hold */
-			rmi_xsol_free(&s);
-			CHECK_INT(rmi_split_exact(in.val, in.cnt, in.d, in.u,
-						  in.need, in.p,
-						  RMI_EXACT_BUDGET * 64,
-						  UINT64_MAX, &s, &e), RM_OK);
-			CHECK(proved <= s.cost);
-		} else {
-			solved++;
-		}
-		CHECK(s.exact && s.traced);
-		CHECK(s.cost >= in.need);
-		CHECK(s.lower == s.cost);
-		check_trace(&in, &s);
-		/* asked for anything cheaper, it proves there is none */
-		CHECK_INT(rmi_split_exact(in.val, in.cnt, in.d, in.u, in.need,
-					  in.p, RMI_EXACT_BUDGET * 64, s.cost,
-					  &below, &e), RM_OK);
-		CHECK(below.exact && !below.traced);
-		CHECK_INT(below.cost, s.cost);
+		parse(list[i], &in);
+		solved += one(&in);
 		if (t_bad > bad)
-			printf("  case %zu: %s\n", i, gave_up[i]);
-		rmi_xsol_free(&s);
-		rmi_xsol_free(&below);
+			printf("  case %zu: %s\n", i, list[i]);
 	}
-	printf("  %u of %zu solved within the planner's budget\n", solved,
-	       sizeof(gave_up) / sizeof(*gave_up));
+	printf("  %u of %zu solved within the planner's budget\n", solved, n);
+}
+
+static bool give_up_case(const inst *in)
+{
+	bool solved = false;
+	rmi_xsol s, below;
+	CHECK_INT(split(in, RMI_EXACT_BUDGET, UINT64_MAX, &s), RM_OK);
+	uint64_t proved = s.lower;
+	CHECK(proved >= in->need);
+	if (!s.exact) {
+		/* past the planner's budget: a larger one finishes,
+		 * and what the small one proved must hold */
+		rmi_xsol_free(&s);
+		CHECK_INT(split(in, RMI_EXACT_BUDGET * 64, UINT64_MAX, &s),
+			  RM_OK);
+		CHECK(proved <= s.cost);
+	} else {
+		solved = true;
+	}
+	CHECK(s.exact && s.traced);
+	CHECK(s.cost >= in->need);
+	CHECK(s.lower == s.cost);
+	check_trace(in, &s);
+	/* asked for anything cheaper, it proves there is none */
+	CHECK_INT(split(in, RMI_EXACT_BUDGET * 64, s.cost, &below), RM_OK);
+	CHECK(below.exact && !below.traced);
+	CHECK_INT(below.cost, s.cost);
+	rmi_xsol_free(&s);
+	rmi_xsol_free(&below);
+	return solved;
+}
+
+static void former_give_ups(void)
+{
+	each_case(gave_up, sizeof(gave_up) / sizeof(*gave_up), give_up_case);
 }
 
 /* Residues of random two-level trees of 2,048 nodes (leaves of 1 to 40
@@ -295,40 +308,35 @@ static const char *const big[] = {
 	"13 49 0:12x12 11x10 10x7 9x8 8x6 7x7 6x4 5x8 4x9 3x8 2x5 1x17",
 };
 
+static bool big_case(const inst *in)
+{
+	bool solved = false;
+	rmi_xsol s, any;
+	rm_error e;
+	CHECK_INT(split(in, RMI_EXACT_BUDGET, UINT64_MAX, &s), RM_OK);
+	CHECK(s.lower >= in->need);
+	if (s.exact) {
+		solved = true;
+		CHECK(s.traced);
+		check_trace(in, &s);
+	} else {
+		/* what a stopped search proved holds for any fill */
+		CHECK_INT(rmi_split_search(in->val, in->cnt, in->d, in->u,
+					   in->need, in->p, 1u << 16,
+					   1u << 20, &any, &e),
+			  RM_OK);
+		CHECK(any.traced);
+		check_trace(in, &any);
+		CHECK(s.lower <= any.cost);
+		rmi_xsol_free(&any);
+	}
+	rmi_xsol_free(&s);
+	return solved;
+}
+
 static void two_thousand_nodes(void)
 {
-	unsigned solved = 0;
-	for (size_t i = 0; i < sizeof(big) / sizeof(*big); i++) {
-		int bad = t_bad;
-		inst in;
-		parse(big[i], &in);
-		rmi_xsol s, any;
-		rm_error e;
-		CHECK_INT(rmi_split_exact(in.val, in.cnt, in.d, in.u, in.need,
-					  in.p, RMI_EXACT_BUDGET, UINT64_MAX, &s,
-					  &e), RM_OK);
-		CHECK(s.lower >= in.need);
-		if (s.exact) {
-			solved++;
-			CHECK(s.traced);
-			check_trace(&in, &s);
-		} else {
-			/* what a stopped search proved holds for any fill */
-			CHECK_INT(rmi_split_search(in.val, in.cnt, in.d, in.u,
-						   in.need, in.p, 1u << 16,
-						   1u << 20, &any, &e),
-				  RM_OK);
-			CHECK(any.traced);
-			check_trace(&in, &any);
-			CHECK(s.lower <= any.cost);
-			rmi_xsol_free(&any);
-		}
-		if (t_bad > bad)
-			printf("  case %zu: %s\n", i, big[i]);
-		rmi_xsol_free(&s);
-	}
-	printf("  %u of %zu solved within the planner's budget\n", solved,
-	       sizeof(big) / sizeof(*big));
+	each_case(big, sizeof(big) / sizeof(*big), big_case);
 }
 
 int main(void)

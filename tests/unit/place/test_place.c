@@ -3,6 +3,7 @@
  * bound can be worked out by hand (the reasoning is in each comment).
  */
 #include "internal.h"
+#include "fixture.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -10,15 +11,7 @@
 
 static rm_fabric *topo(const char *text)
 {
-	rm_fabric *f = NULL;
-	rm_error e = { 0 };
-	if (rm_fabric_new(&f, &e) ||
-	    rm_fabric_parse_topology(f, text, strlen(text), "test.conf", &e)) {
-		printf("  topology: %s\n", e.msg);
-		rm_fabric_free(f);
-		return NULL;
-	}
-	return f;
+	return fixture_fabric(text, "test.conf");
 }
 
 typedef struct plan_in {
@@ -516,14 +509,7 @@ static rm_fabric *units_fabric(char **name, char **nodes, size_t n)
 	rm_fabric *f = NULL;
 	rm_error e = { 0 };
 	rm_fabric_new(&f, &e);
-	rm_site s;
-	rm_site_init(&s);
-	s.gpus_per_node = 8;
-	s.unit_name = name;
-	s.unit_nodes = nodes;
-	s.nunits = n;
-	s.rails = 8;
-	CHECK_INT(rm_fabric_apply_site(f, &s, &e), RM_OK);
+	CHECK_INT(fixture_units(f, 8, name, nodes, n, &e), RM_OK);
 	return f;
 }
 

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fixture.h"
 #include "xorshift.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -142,14 +143,11 @@ static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 {
 	world w;
 	make_world(&w);
-	rm_fabric *f = NULL;
 	rm_error e = { 0 };
-	rm_fabric_new(&f, &e);
-	if (rm_fabric_parse_topology(f, w.text, strlen(w.text), "rand.conf",
-				     &e)) {
-		printf("  iter %u: topology: %s\n", iter, e.msg);
+	rm_fabric *f = fixture_fabric(w.text, "rand.conf");
+	if (!f) {
+		printf("  iter %u: the topology above\n", iter);
 		t_bad++;
-		rm_fabric_free(f);
 		free_world(&w);
 		return;
 	}
@@ -158,14 +156,7 @@ static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 		char *un[3] = { "su0", "su1", "su2" }, *nodes[3];
 		for (unsigned p = 0; p < w.npod; p++)
 			nodes[p] = w.unit[p];
-		rm_site s;
-		rm_site_init(&s);
-		s.gpus_per_node = w.gpn;
-		s.unit_name = un;
-		s.unit_nodes = nodes;
-		s.nunits = w.npod;
-		s.rails = w.gpn;
-		if (rm_fabric_apply_site(f, &s, &e)) {
+		if (fixture_units(f, w.gpn, un, nodes, w.npod, &e)) {
 			printf("  iter %u: site: %s\n", iter, e.msg);
 			t_bad++;
 		}

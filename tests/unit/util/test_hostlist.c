@@ -27,97 +27,96 @@ static const char *joined(void)
 	return buf;
 }
 
+/* A list too long to spell out: its length and one host of it. */
+static void expands_to(const char *in, size_t n, size_t at, const char *host)
+{
+	CHECK_INT(parse(in), RM_OK);
+	CHECK_INT(H.n, n);
+	CHECK_STR(H.n > at ? H.host[at] : "(too few)", host);
+}
+
 static void simple(void)
 {
-	CHECK_INT(parse("node1"), RM_OK);
-	CHECK_STR(joined(), "node1");
-	CHECK_INT(parse("a[1,3,5-9],b7"), RM_OK);
-	CHECK_STR(joined(), "a1 a3 a5 a6 a7 a8 a9 b7");
-	CHECK_INT(parse("gpu[0001-0003]"), RM_OK);
-	CHECK_STR(joined(), "gpu0001 gpu0002 gpu0003");
-	CHECK_INT(parse("gpu[0001-2048]"), RM_OK);
-	CHECK_INT(H.n, 2048);
-	CHECK_STR(H.host[2047], "gpu2048");
+	expands_to("gpu[0001-2048]", 2048, 2047, "gpu2048");
 	CHECK_STR(H.host[998], "gpu0999");
-	/* suffix after the bracket, blanks as separators, duplicates kept */
-	CHECK_INT(parse(" n[1-2]-ib , x.y_z  n1-ib "), RM_OK);
-	CHECK_STR(joined(), "n1-ib n2-ib x.y_z n1-ib");
-	CHECK_INT(parse("[7-8]"), RM_OK);
-	CHECK_STR(joined(), "7 8");
+	static const t_give expands[] = {
+		{ "node1", "node1" },
+		{ "a[1,3,5-9],b7", "a1 a3 a5 a6 a7 a8 a9 b7" },
+		{ "gpu[0001-0003]", "gpu0001 gpu0002 gpu0003" },
+		/* suffix after the bracket, blanks as separators, duplicates kept */
+		{ " n[1-2]-ib , x.y_z  n1-ib ", "n1-ib n2-ib x.y_z n1-ib" },
+		{ "[7-8]", "7 8" },
+	};
+	CHECK_GIVES(parse, RM_OK, joined(), expands);
 }
 
 static void cartesian(void)
 {
 	/* leftmost bracket varies slowest, like Slurm */
-	CHECK_INT(parse("r[0-1]n[00-02]"), RM_OK);
-	CHECK_STR(joined(), "r0n00 r0n01 r0n02 r1n00 r1n01 r1n02");
-	CHECK_INT(parse("r[0-3]n[00-15]"), RM_OK);
-	CHECK_INT(H.n, 64);
-	CHECK_STR(H.host[17], "r1n01");
+	static const t_give expands[] = {
+		{ "r[0-1]n[00-02]", "r0n00 r0n01 r0n02 r1n00 r1n01 r1n02" },
+		{ "a[1,3]b[5,7-8]c", "a1b5c a1b7c a1b8c a3b5c a3b7c a3b8c" },
+	};
+	CHECK_GIVES(parse, RM_OK, joined(), expands);
+	expands_to("r[0-3]n[00-15]", 64, 17, "r1n01");
 	CHECK_INT(parse("a[1,3]b[x]"), RM_EINPUT);
-	CHECK_INT(parse("a[1,3]b[5,7-8]c"), RM_OK);
-	CHECK_STR(joined(), "a1b5c a1b7c a1b8c a3b5c a3b7c a3b8c");
 }
 
 static void widths(void)
 {
 	/* the lower bound's width pads every value of the range */
-	CHECK_INT(parse("n[8-10]"), RM_OK);
-	CHECK_STR(joined(), "n8 n9 n10");
-	CHECK_INT(parse("n[08-10]"), RM_OK);
-	CHECK_STR(joined(), "n08 n09 n10");
-	CHECK_INT(parse("n[008-10]"), RM_OK);
-	CHECK_STR(joined(), "n008 n009 n010");
-	CHECK_INT(parse("n[1-010]"), RM_OK);
-	CHECK_INT(H.n, 10);
-	CHECK_STR(H.host[9], "n10");
-	CHECK_INT(parse("n[7,007]"), RM_OK);
-	CHECK_STR(joined(), "n7 n007");
+	static const t_give expands[] = {
+		{ "n[8-10]", "n8 n9 n10" },
+		{ "n[08-10]", "n08 n09 n10" },
+		{ "n[008-10]", "n008 n009 n010" },
+		{ "n[7,007]", "n7 n007" },
+	};
+	CHECK_GIVES(parse, RM_OK, joined(), expands);
+	expands_to("n[1-010]", 10, 9, "n10");
 }
 
 static void bad(void)
 {
-	CHECK_INT(parse("a[1-3"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 2");
-	CHECK_HAS(E.msg, "unbalanced '['");
-	CHECK_INT(parse("a1-3]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 5");
-	CHECK_HAS(E.msg, "unbalanced ']'");
-	CHECK_INT(parse("a[]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 3");
-	CHECK_HAS(E.msg, "empty range");
-	CHECK_INT(parse("a[1,]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "empty range");
-	CHECK_INT(parse("a[9-5]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 3");
-	CHECK_HAS(E.msg, "reversed range '9-5'");
-	CHECK_INT(parse("a[1-x]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 5");
-	CHECK_HAS(E.msg, "non-digit in range '1-x'");
-	CHECK_INT(parse("a[1a]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "'1a'");
-	CHECK_INT(parse("a[[1]]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "nested");
-	CHECK_INT(parse("a,,b"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 3");
-	CHECK_HAS(E.msg, "empty element");
-	CHECK_INT(parse(",a"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 1");
-	CHECK_INT(parse("a,"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 2");
-	CHECK_INT(parse(""), RM_EINPUT);
-	CHECK_HAS(E.msg, "empty hostlist");
-	CHECK_INT(parse("  "), RM_EINPUT);
-	CHECK_INT(parse("node/1"), RM_EINPUT);
-	CHECK_HAS(E.msg, "column 5");
-	CHECK_HAS(E.msg, "'/'");
-	CHECK_INT(parse("a\x7f"), RM_EINPUT);
-	CHECK_HAS(E.msg, "\\x7f");
-	CHECK_INT(parse("a[1-10:2]"), RM_EINPUT);
-	CHECK_INT(parse("a[1234567890123456789]"), RM_EINPUT);
-	CHECK_HAS(E.msg, "too long");
+	static const t_say refused[] = {
+		{ "a[1-3",
+		  { "column 2", "unbalanced '['" } },
+		{ "a1-3]",
+		  { "column 5", "unbalanced ']'" } },
+		{ "a[]",
+		  { "column 3", "empty range" } },
+		{ "a[1,]",
+		  { "empty range" } },
+		{ "a[9-5]",
+		  { "column 3", "reversed range '9-5'" } },
+		{ "a[1-x]",
+		  { "column 5", "non-digit in range '1-x'" } },
+		{ "a[1a]",
+		  { "'1a'" } },
+		{ "a[[1]]",
+		  { "nested" } },
+		{ "a,,b",
+		  { "column 3", "empty element" } },
+		{ ",a",
+		  { "column 1" } },
+		{ "a,",
+		  { "column 2" } },
+		{ "",
+		  { "empty hostlist" } },
+		{ "  ",
+		  { NULL } },
+		{ "node/1",
+		  { "column 5", "'/'" } },
+		{ "a\x7f",
+		  { "\\x7f" } },
+		{ "a[1-10:2]",
+		  { NULL } },
+		{ "a[1234567890123456789]",
+		  { "too long" } },
+	};
+	CHECK_SAYS(parse, RM_EINPUT, E.msg, refused);
 	CHECK_INT(rm_hostlist_parse(NULL, &H, &E), RM_EINPUT);
 	CHECK_INT(H.n, 0);
+
 
 	char name[300];
 	memset(name, 'h', 256);

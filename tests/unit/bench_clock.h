@@ -1,0 +1,36 @@
+/* The clock and the median of the benches (bench/), next to xorshift.h,
+ * the other piece they share with the tests' headers. */
+#ifndef RM_BENCH_CLOCK_H
+#define RM_BENCH_CLOCK_H
+#include <stdlib.h>
+#include <time.h>
+
+/* Milliseconds on clock c. */
+static inline double clock_ms(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time by default: on a shared machine wall time mostly measures the
+ * neighbours. BENCH_WALL=1 switches to the wall clock. */
+static inline double now_ms(void)
+{
+	return clock_ms(getenv("BENCH_WALL") ? CLOCK_MONOTONIC
+					     : CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of n runs; sorts v. */
+static inline double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+#endif
