@@ -6,7 +6,7 @@
  * schedule; target under 100 ms each.
  */
 #include "rankmap.h"
-#include "../tests/unit/bench_clock.h"
+#include "bench_clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

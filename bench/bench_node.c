@@ -5,7 +5,7 @@
  * hwloc_xml exists because a live scan grows with the PCI tree.
  */
 #include "rankmap.h"
-#include "../tests/unit/bench_clock.h"
+#include "bench_clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../tests/unit/bench_clock.h"
+#include "bench_clock.h"
 #include "../tests/unit/fixture.h"
 #include "../tests/unit/xorshift.h"
 

@@ -6,7 +6,7 @@
  * Then crossings vs lower bound for the fabrics shipped in site/.
  */
 #include "internal.h"
-#include "../tests/unit/bench_clock.h"
+#include "bench_clock.h"
 #include "../tests/unit/xorshift.h"
 
 #include <dirent.h>

@@ -5,7 +5,7 @@
 #   bench_optimal  plan quality on a seeded random set of fabrics
 #   bench_model    the cost model (explain, suggest)
 #   bench_node     node hardware: live hwloc scan vs cached XML
-BENCH_HDRS := tests/unit/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
+BENCH_HDRS := bench/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
 
 define bench_bin
 BENCH_BINS += $(BUILD)/bench/$(1)

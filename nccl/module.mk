@@ -15,6 +15,7 @@ NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_msg.c \
 		  nccl/comm_env.c
 NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
 NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)
+NCCL_TEST_HDRS := $(wildcard tests/nccl/*.h)
 NCCL_ALL_SRC   := $(NCCL_LIB_SRC) $(NCCL_CHECK_SRC)
 NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart
 # MUNGE authenticates the id exchange where the cluster runs it; without
@@ -52,7 +53,7 @@ $(BUILD)/asan/librankmap-nccl.a: $(call aobj,$(NCCL_LIB_SRC))
 NCCL_TEST_OBJS := $(call aobj,$(filter-out nccl/check_main.c nccl/check_run.c,\
 		  $(NCCL_CHECK_SRC)))
 
-$(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h \
+$(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h $(NCCL_TEST_HDRS) \
 		$(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
 		$(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
@@ -63,7 +64,7 @@ $(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h \
 # The check's GPU side, run by threads over host-memory CUDA and NCCL
 # stand-ins instead of the real libraries.
 $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
-		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
+		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h $(NCCL_TEST_HDRS) \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
@@ -97,7 +98,7 @@ fuzz: $(BUILD)/fuzz/fuzz_exchange
 # The communicators' set-up (comm.c) over the same stand-ins, with the
 # real id exchange between threads.
 $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
-		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h \
+		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h $(NCCL_TEST_HDRS) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \

@@ -1,5 +1,5 @@
-/* The clock and the median of the benches (bench/), next to xorshift.h,
- * the other piece they share with the tests' headers. */
+/* The clock and the median every bench in bench/ reports with (their
+ * random fabrics come from tests/unit/xorshift.h, shared with the tests). */
 #ifndef RM_BENCH_CLOCK_H
 #define RM_BENCH_CLOCK_H
 #include <stdlib.h>
