@@ -34,28 +34,19 @@ void rm_site_init(rm_site *s)
 	s->max_pp_crossings = -1;
 }
 
-void rmi_site_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rm_site_free(rm_site *s)
 {
 	if (!s)
 		return;
 	free(s->path);
 	free(s->name);
-	rmi_site_strv_free(s->nvl_groups, s->n_nvl_groups);
-	rmi_site_strv_free(s->unit_name, s->nunits);
-	rmi_site_strv_free(s->unit_nodes, s->nunits);
+	rmi_strv_free(s->nvl_groups, s->n_nvl_groups);
+	rmi_strv_free(s->unit_name, s->nunits);
+	rmi_strv_free(s->unit_nodes, s->nunits);
 	free(s->topology);
-	rmi_site_strv_free(s->nic_exclude, s->n_nic_exclude);
-	rmi_site_strv_free(s->nccl_key, s->n_nccl);
-	rmi_site_strv_free(s->nccl_val, s->n_nccl);
+	rmi_strv_free(s->nic_exclude, s->n_nic_exclude);
+	rmi_strv_free(s->nccl_key, s->n_nccl);
+	rmi_strv_free(s->nccl_val, s->n_nccl);
 	free(s->hwloc_xml);
 	rm_site_init(s);
 }
@@ -114,7 +105,7 @@ rmi_site_list(ctx *c, const rmi_ynode *n, const char *what, size_t max,
 		if (!st && check)
 			st = check(c, n->item[i], w);
 		if (st) {
-			rmi_site_strv_free(v, n->n);
+			rmi_strv_free(v, n->n);
 			return st;
 		}
 	}

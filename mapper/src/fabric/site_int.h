@@ -25,7 +25,6 @@ RMI_HIDDEN rm_status rmi_site_oom(ctx *c);
 /* RM_EINPUT at node `n` (NULL: the file as a whole). */
 RMI_HIDDEN rm_status rmi_site_bad(ctx *c, const rmi_ynode *n, const char *fmt,
 				  ...) RMI_PRINTF(3, 4);
-RMI_HIDDEN void rmi_site_strv_free(char **v, size_t n);
 /* A text value: a scalar of 1..max bytes without control characters. */
 RMI_HIDDEN rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 				   size_t max, const char **out);

@@ -171,14 +171,14 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		rm_quote(t, strlen(t), q, sizeof(q));
 		names[i] = strdup(q);
 		if (!names[i]) {
-			rmi_site_strv_free(names, s->n_nvl_groups);
+			rmi_strv_free(names, s->n_nvl_groups);
 			return rmi_site_oom(c);
 		}
 	}
 	st = check_disjoint(c, "nvlink.groups", "group", s->nvl_groups,
 			    (const rmi_ynode *const *)groups->item,
 			    (const char *const *)names, s->n_nvl_groups);
-	rmi_site_strv_free(names, s->n_nvl_groups);
+	rmi_strv_free(names, s->n_nvl_groups);
 	if (st || !s->nvl_domain_gpus || !s->gpus_per_node)
 		return st;
 	/* domain_gpus is a promise about every group: check it. */
@@ -276,7 +276,7 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 			st = check_disjoint(c, "units.list", "unit",
 					    s->unit_nodes, where,
 					    (const char *const *)names, n);
-		rmi_site_strv_free(names, n);
+		rmi_strv_free(names, n);
 	}
 	free(where);
 	return st;

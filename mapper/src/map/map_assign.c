@@ -373,9 +373,7 @@ rm_status rmi_map_parse_assignment(const char *text, size_t len,
 	if (st == RM_OK)
 		st = build(&c, &lay, o, gpus_per_node, &h, r, n, text, len,
 			   out);
-	for (uint32_t i = 0; i < h.n; i++)
-		free(h.name[i]);
-	free(h.name);
+	rmi_strv_free(h.name, h.n);
 	free(h.slot);
 	free(r);
 	return st;

@@ -240,16 +240,6 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	return st;
 }
 
-static char *dup_or_null(const char *s, bool *oom)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*oom = true;
-	return d;
-}
-
 static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
 {
 	uint32_t g = c->o->gpus_per_node;
@@ -275,17 +265,18 @@ static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
 	for (uint32_t i = 0; i < m->nhost; i++) {
 		uint32_t h = c->seq[i];
 		used[h] = true;
-		m->host[i] = dup_or_null(c->sh[h].name, &oom);
-		m->host_leaf[i] = dup_or_null(
+		m->host[i] = rmi_dup_or_null(c->sh[h].name, &oom);
+		m->host_leaf[i] = rmi_dup_or_null(
 			rmi_where_loc_name(&c->where, &c->info[h],
 					   c->sh[h].name),
 			&oom);
-		m->host_unit[i] = dup_or_null(
+		m->host_unit[i] = rmi_dup_or_null(
 			rmi_where_unit_name(&c->where, &c->info[h]), &oom);
 	}
 	for (uint32_t i = 0, s = 0; i < c->n; i++)
 		if (!used[i])
-			m->spare[s++] = dup_or_null(c->sh[i].name, &oom);
+			m->spare[s++] =
+				rmi_dup_or_null(c->sh[i].name, &oom);
 	free(used);
 	if (oom)
 		return rmi_err(err, RM_ENOMEM, "out of memory");

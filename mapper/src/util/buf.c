@@ -1,4 +1,4 @@
-/* buf.c - growable text buffer and whole-file reads. */
+/* buf.c - growable text buffer, string arrays and whole-file reads. */
 #include "util/util.h"
 
 #include <errno.h>
@@ -179,6 +179,25 @@ size_t rmi_copy_out(const char *src, size_t len, char *buf, size_t n)
 		buf[c] = '\0';
 	}
 	return len;
+}
+
+void rmi_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char *rmi_dup_or_null(const char *s, bool *oom)
+{
+	if (!s)
+		return NULL;
+	char *p = strdup(s);
+	if (!p)
+		*oom = true;
+	return p;
 }
 
 rm_status rm_file_read(const char *path, char **out, size_t *len,

@@ -49,6 +49,12 @@ RMI_HIDDEN bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize);
  * NUL-terminated, nothing when n is 0); returns len. */
 RMI_HIDDEN size_t rmi_copy_out(const char *src, size_t len, char *buf,
 			       size_t n);
+/* Free the first `n` strings of `v`, then `v` (NULL is fine): arrays that
+ * failed halfway hold NULLs past the last copy. */
+RMI_HIDDEN void rmi_strv_free(char **v, size_t n);
+/* strdup that passes NULL through and records a failure in *oom, so a
+ * run of copies can be checked once at the end. */
+RMI_HIDDEN char *rmi_dup_or_null(const char *s, bool *oom);
 
 
 /* ---- hostlists (hostlist.c) ---- */
