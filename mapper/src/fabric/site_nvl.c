@@ -8,20 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct owned {
-	const char *host;
-	size_t owner;
-} owned;
-
-static int owned_cmp(const void *a, const void *b)
-{
-	const owned *x = a, *y = b;
-	int r = strcmp(x->host, y->host);
-	if (r)
-		return r;
-	return x->owner < y->owner ? -1 : x->owner > y->owner;
-}
-
 /*
  * Expand each hostlist expr[i] (written at where[i]) and refuse malformed
  * ones, a node listed twice, and a node in two of them. `label` names an
@@ -54,39 +40,39 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 					  (unsigned)SITE_MAX_NAMED);
 		}
 	}
-	owned *o = NULL;
+	rmi_named *o = NULL;
 	if (!st && !(o = malloc((total ? total : 1) * sizeof(*o))))
 		st = rmi_site_oom(c);
 	if (!st) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < hl[i].n; j++)
-				o[k++] = (owned){hl[i].host[j], i};
-		qsort(o, total, sizeof(*o), owned_cmp);
+				o[k++] = (rmi_named){hl[i].host[j], i};
+		qsort(o, total, sizeof(*o), rmi_named_cmp);
 		/* Report the conflict met first in file order. */
 		size_t best = SIZE_MAX, bi = 0;
 		for (size_t i = 1; i < total; i++)
-			if (strcmp(o[i - 1].host, o[i].host) == 0 &&
-			    o[i].owner < best) {
-				best = o[i].owner;
+			if (strcmp(o[i - 1].name, o[i].name) == 0 &&
+			    o[i].ix < best) {
+				best = o[i].ix;
 				bi = i;
 			}
 		if (best != SIZE_MAX) {
-			const owned *a = &o[bi - 1], *b = &o[bi];
-			rm_quote(b->host, strlen(b->host), q, sizeof(q));
-			if (a->owner == b->owner)
+			const rmi_named *a = &o[bi - 1], *b = &o[bi];
+			rm_quote(b->name, strlen(b->name), q, sizeof(q));
+			if (a->ix == b->ix)
 				st = rmi_site_bad(
-					c, where[b->owner],
+					c, where[b->ix],
 					"node %s is listed twice in %s %s", q,
-					label, owner_name[b->owner]);
+					label, owner_name[b->ix]);
 			else
 				st = rmi_site_bad(
-					c, where[b->owner],
+					c, where[b->ix],
 					"node %s is in %s %s and in %s %s "
 					"(line %lu); a node belongs to one %s",
-					q, label, owner_name[a->owner], label,
-					owner_name[b->owner],
-					where[a->owner]->line, label);
+					q, label, owner_name[a->ix], label,
+					owner_name[b->ix],
+					where[a->ix]->line, label);
 		}
 	}
 	free(o);

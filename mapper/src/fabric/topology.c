@@ -425,11 +425,8 @@ static rm_status read_lines(ctx *c, const char *text, size_t len)
 static int block_cmp(const void *pa, const void *pb)
 {
 	const struct rmi_topo_block *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->name, b->name, n);
-	if (c || a->len != b->len)
-		return c ? c : (a->len < b->len ? -1 : 1);
-	return a->line < b->line ? -1 : a->line > b->line;
+	int c = rmi_bytes_cmp(a->name, a->len, b->name, b->len);
+	return c ? c : RMI_CMP(a->line, b->line);
 }
 
 /* slurmctld's topology/block plans in base blocks: the first BlockSizes

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define RMI_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -30,6 +31,18 @@ static inline uint64_t rmi_gcd(uint64_t a, uint64_t b)
 		b = t;
 	}
 	return a;
+}
+
+/* Three-way comparison for qsort callbacks (-1, 0, 1), for any arithmetic
+ * type and without the overflow of a - b. */
+#define RMI_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* Bytes a[0..na) against b[0..nb): memcmp's sign, a proper prefix first. */
+static inline int rmi_bytes_cmp(const char *a, size_t na, const char *b,
+				size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+	return c ? c : RMI_CMP(na, nb);
 }
 
 /* ---- errors (error.c) ---- */
@@ -56,6 +69,18 @@ RMI_HIDDEN void rmi_strv_free(char **v, size_t n);
  * run of copies can be checked once at the end. */
 RMI_HIDDEN char *rmi_dup_or_null(const char *s, bool *oom);
 
+
+/* ---- names in order (hostlist_format.c) ---- */
+/* A name and where it came from: qsort has no context argument in C11,
+ * so the index travels with the name and breaks ties. */
+typedef struct rmi_named {
+	const char *name;
+	size_t ix;
+} rmi_named;
+/* Byte order of the names, then index. */
+RMI_HIDDEN int rmi_named_cmp(const void *a, const void *b);
+/* rm_host_cmp's natural order (a NULL name as ""), then index. */
+RMI_HIDDEN int rmi_named_host_cmp(const void *a, const void *b);
 
 /* ---- hostlists (hostlist.c) ---- */
 /* rm_hostlist_parse over `len` bytes (NULs are bad characters). On error
