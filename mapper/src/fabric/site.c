@@ -15,17 +15,6 @@ rm_status rmi_site_oom(ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-rm_status rmi_site_bad(ctx *c, const rmi_ynode *n, const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(c->err, RM_EINPUT, c->file, n ? n->line : 0,
-			  n ? n->col : 0, "%s", msg);
-}
-
 void rm_site_init(rm_site *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -62,17 +62,6 @@ rm_status rmi_topo_oom(const ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-rm_status rmi_topo_at(ctx *c, unsigned long line, unsigned long col,
-		      const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(c->err, RM_EINPUT, c->file, line, col, "%s", msg);
-}
-
 static const struct tok *get(const struct rec *r, enum key k)
 {
 	for (unsigned i = 0; i < r->n; i++)

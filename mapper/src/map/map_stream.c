@@ -79,18 +79,10 @@ typedef struct sr {
 	size_t scap[RMI_YAML_MAX_DEPTH];
 } sr;
 
-static rm_status fail(sr *S, unsigned long line, unsigned long col,
-		      const char *fmt, ...) RMI_PRINTF(4, 5);
-static rm_status fail(sr *S, unsigned long line, unsigned long col,
-		      const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(S->err, RM_EINPUT, S->file, line, col, "%s", msg);
-}
+/* "file:line:col: message", RM_EINPUT. */
+#define fail(S, line, col, ...)                                              \
+	rmi_err_cut((S)->err, RM_EINPUT, (S)->file, line, col, 512,          \
+		    __VA_ARGS__)
 
 static rm_status oom(sr *S)
 {

@@ -53,6 +53,12 @@ RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,
 RMI_HIDDEN rm_status rmi_err_at(rm_error *err, rm_status code, const char *file,
 				unsigned long line, unsigned long col,
 				const char *fmt, ...) RMI_PRINTF(6, 7);
+/* rmi_err_at with the message cut to `max` - 1 bytes before the prefix
+ * goes on: each file reader keeps the bound its messages always had. */
+RMI_HIDDEN rm_status rmi_err_cut(rm_error *err, rm_status code,
+				 const char *file, unsigned long line,
+				 unsigned long col, size_t max, const char *fmt,
+				 ...) RMI_PRINTF(7, 8);
 
 /* ---- arrays and copies (buf.c) ---- */
 /* Make room for `need` elements of `elsize` bytes in *arr (capacity *cap),

@@ -116,18 +116,11 @@ static void unwind(loader *L)
 	L->root = NULL;
 }
 
-static rm_status fail_at(loader *L, yaml_mark_t m, const char *fmt, ...)
-	RMI_PRINTF(3, 4);
-static rm_status fail_at(loader *L, yaml_mark_t m, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(L->err, RM_EINPUT, L->file, (unsigned long)m.line + 1,
-			  (unsigned long)m.column + 1, "%s", msg);
-}
+/* RM_EINPUT at libyaml's 0-based mark `m`. */
+#define fail_at(L, m, ...)                                                   \
+	rmi_err_cut((L)->err, RM_EINPUT, (L)->file,                          \
+		    (unsigned long)(m).line + 1, (unsigned long)(m).column + 1, \
+		    768, __VA_ARGS__)
 
 /* libyaml's reader errors carry a byte offset, not a mark. */
 static void offset_to_mark(const char *text, size_t len, size_t off,

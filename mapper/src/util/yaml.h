@@ -33,6 +33,15 @@ RMI_HIDDEN rm_status rmi_yaml_load(const char *text, size_t len,
 /* Frees the whole tree; takes the root rmi_yaml_load gave, never a subtree
  * (nodes live in one arena owned by the root). */
 RMI_HIDDEN void rmi_yaml_free(rmi_ynode *n);
+/* Where node `n` starts, for rmi_err_at; 0 (no position) for NULL. */
+static inline unsigned long rmi_y_line(const rmi_ynode *n)
+{
+	return n ? n->line : 0;
+}
+static inline unsigned long rmi_y_col(const rmi_ynode *n)
+{
+	return n ? n->col : 0;
+}
 /* Value of `key` in MAP `map`, or NULL. */
 RMI_HIDDEN const rmi_ynode *rmi_y_get(const rmi_ynode *map, const char *key);
 /* Every key of MAP `map` must be in NULL-terminated `allowed`; otherwise
