@@ -403,19 +403,19 @@ static rm_status rebase(const char *site_path, char **p, rm_error *err)
 	return RM_OK;
 }
 
+static rm_status parse_site(void *s, const char *text, size_t len,
+			    const char *file, rm_error *err)
+{
+	return rm_site_parse(text, len, file, s, err);
+}
+
 rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
 {
 	if (!out || !path)
 		return rmi_err(err, RM_EINPUT, "rm_site_load: no %s given",
 			       out ? "path" : "output");
 	rm_site_init(out);
-	char *buf;
-	size_t len;
-	rm_status st = rm_file_read(path, &buf, &len, err);
-	if (st)
-		return st;
-	st = rm_site_parse(buf, len, path, out, err);
-	free(buf);
+	rm_status st = rmi_parse_file(path, parse_site, out, err);
 	if (!st && ((st = rebase(path, &out->topology, err)) ||
 		    (st = rebase(path, &out->hwloc_xml, err))))
 		rm_site_free(out);

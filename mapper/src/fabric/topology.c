@@ -514,17 +514,16 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 	return st;
 }
 
+static rm_status parse_topology(void *f, const char *text, size_t len,
+				const char *file, rm_error *err)
+{
+	return rm_fabric_parse_topology(f, text, len, file, err);
+}
+
 rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
 				  rm_error *err)
 {
 	if (!f || !path)
 		return rmi_err(err, RM_EINPUT, "topology: no file given");
-	char *text = NULL;
-	size_t len = 0;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_fabric_parse_topology(f, text, len, path, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_topology, f, err);
 }

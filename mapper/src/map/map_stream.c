@@ -15,10 +15,8 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -941,18 +939,12 @@ rm_status rmi_map_read_file(const char *path, rm_map **out, char *hex,
 			    rm_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return rmi_err_at(err, RM_EIO, path, 0, 0, "cannot open: %s",
-				  strerror(errno));
-	struct stat sb;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return rmi_err_at(err, RM_EIO, path, 0, 0,
-				  "not a regular file");
-	}
-	rm_status st;
-	if ((uint64_t)sb.st_size <= RM_MAX_INPUT) {
+	int fd;
+	uint64_t size;
+	rm_status st = rmi_open_file(path, &fd, &size, err);
+	if (st)
+		return st;
+	if (size <= RM_MAX_INPUT) {
 		/* small enough for a whole-document tree */
 		close(fd);
 		char *text = NULL;

@@ -263,28 +263,26 @@ static bool is_file(const char *spec)
 	       (n > 5 && !strcmp(spec + n - 5, ".json"));
 }
 
+static rm_status parse_model(void *m, const char *text, size_t len,
+			     const char *file, rm_error *err)
+{
+	return rm_model_parse_yaml(text, len, file, m, err);
+}
+
 rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err)
 {
-	char *text;
-	size_t len;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_model_parse_yaml(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_model, out, err);
+}
+
+static rm_status parse_hw(void *hw, const char *text, size_t len,
+			  const char *file, rm_error *err)
+{
+	return rm_hw_parse_yaml(text, len, file, hw, err);
 }
 
 rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err)
 {
-	char *text;
-	size_t len;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_hw_parse_yaml(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_hw, out, err);
 }
 
 rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err)

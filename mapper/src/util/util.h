@@ -68,6 +68,19 @@ RMI_HIDDEN bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize);
  * NUL-terminated, nothing when n is 0); returns len. */
 RMI_HIDDEN size_t rmi_copy_out(const char *src, size_t len, char *buf,
 			       size_t n);
+/* ---- files (buf.c) ---- */
+/* Open `path` read-only, refusing anything but a regular file (a FIFO or
+ * a device would block or never end); *size is its size now. */
+RMI_HIDDEN rm_status rmi_open_file(const char *path, int *fd, uint64_t *size,
+				   rm_error *err);
+/* A reader of a whole text into `obj`; `file` names it in messages. */
+typedef rm_status (*rmi_parse_fn)(void *obj, const char *text, size_t len,
+				  const char *file, rm_error *err);
+/* rm_file_read `path`, then `parse` its text into `obj`. */
+RMI_HIDDEN rm_status rmi_parse_file(const char *path, rmi_parse_fn parse,
+				    void *obj, rm_error *err);
+
+/* ---- string arrays (buf.c) ---- */
 /* Free the first `n` strings of `v`, then `v` (NULL is fine): arrays that
  * failed halfway hold NULLs past the last copy. */
 RMI_HIDDEN void rmi_strv_free(char **v, size_t n);
