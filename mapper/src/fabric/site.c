@@ -60,6 +60,32 @@ rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 	return RM_OK;
 }
 
+rm_status rmi_site_word(ctx *c, const rmi_ynode *n, const char *what,
+			const rmi_word *w, int *out)
+{
+	if (!n)
+		return RM_OK;
+	/* A plain `off` is the YAML 1.1 boolean false to Python: read the
+	 * text, whatever its style. */
+	const char *t;
+	rm_status st = rmi_site_text(c, n, what, 16, &t);
+	if (st)
+		return st;
+	int v = rmi_word_find(t, w);
+	if (v >= 0) {
+		*out = v;
+		return RM_OK;
+	}
+	char list[160] = "";
+	size_t len = 0;
+	for (size_t i = 0; w[i].word && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : w[i + 1].word ? ", " : " or ",
+					w[i].word);
+	return rmi_site_bad(c, n, "%s must be %s, got %s", what, list,
+			    rm_quote(t, n->len, (char[160]){0}, 160));
+}
+
 rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what, size_t max,
 		       char **out)
 {
@@ -209,26 +235,20 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 	rm_status st = rmi_y_keys(m, c->file, "policy", keys, c->err);
 	if (st)
 		return st;
-	const rmi_ynode *e = rmi_y_get(m, "enforce");
-	const char *t;
-	if (e) {
-		/* A plain `off` is the YAML 1.1 boolean false to Python:
-		 * read the text, whatever its style. */
-		if ((st = rmi_site_text(c, e, "policy.enforce", 16, &t)))
-			return st;
-		if (strcmp(t, "off") == 0)
-			s->enforce = RM_ENFORCE_OFF;
-		else if (strcmp(t, "warn") == 0)
-			s->enforce = RM_ENFORCE_WARN;
-		else if (strcmp(t, "strict") == 0)
-			s->enforce = RM_ENFORCE_STRICT;
-		else
-			return rmi_site_bad(
-				c, e,
-				"policy.enforce must be off, warn or "
-				"strict, got %s",
-				rm_quote(t, e->len, (char[160]){0}, 160));
-	}
+	static const rmi_word enforce[] = {
+		{"off", RM_ENFORCE_OFF}, {"warn", RM_ENFORCE_WARN},
+		{"strict", RM_ENFORCE_STRICT}, {NULL, 0}};
+	static const rmi_word missing[] = {
+		{"error", false}, {"own-leaf", true}, {NULL, 0}};
+	static const rmi_word cross[] = {
+		{"cheapest", RM_CROSS_CHEAPEST},
+		{"leaves-first", RM_CROSS_LEAVES_FIRST},
+		{"pods-first", RM_CROSS_PODS_FIRST}, {NULL, 0}};
+	int k = (int)s->enforce;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "enforce"), "policy.enforce",
+				enforce, &k)))
+		return st;
+	s->enforce = (rm_enforce)k;
 	const rmi_ynode *x = rmi_y_get(m, "max_pp_crossings");
 	uint64_t v;
 	if (x) {
@@ -237,38 +257,16 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 			return st;
 		s->max_pp_crossings = (int64_t)v;
 	}
-	const rmi_ynode *mn = rmi_y_get(m, "missing_nodes");
-	if (mn) {
-		if ((st = rmi_site_text(c, mn, "policy.missing_nodes", 16, &t)))
-			return st;
-		if (strcmp(t, "error") == 0)
-			s->allow_missing_nodes = false;
-		else if (strcmp(t, "own-leaf") == 0)
-			s->allow_missing_nodes = true;
-		else
-			return rmi_site_bad(
-				c, mn,
-				"policy.missing_nodes must be error or "
-				"own-leaf, got %s",
-				rm_quote(t, mn->len, (char[160]){0}, 160));
-	}
-	const rmi_ynode *cr = rmi_y_get(m, "crossings");
-	if (cr) {
-		if ((st = rmi_site_text(c, cr, "policy.crossings", 16, &t)))
-			return st;
-		if (strcmp(t, "cheapest") == 0)
-			s->cross_policy = RM_CROSS_CHEAPEST;
-		else if (strcmp(t, "leaves-first") == 0)
-			s->cross_policy = RM_CROSS_LEAVES_FIRST;
-		else if (strcmp(t, "pods-first") == 0)
-			s->cross_policy = RM_CROSS_PODS_FIRST;
-		else
-			return rmi_site_bad(
-				c, cr,
-				"policy.crossings must be cheapest, "
-				"leaves-first or pods-first, got %s",
-				rm_quote(t, cr->len, (char[160]){0}, 160));
-	}
+	k = s->allow_missing_nodes;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "missing_nodes"),
+				"policy.missing_nodes", missing, &k)))
+		return st;
+	s->allow_missing_nodes = k;
+	k = (int)s->cross_policy;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "crossings"),
+				"policy.crossings", cross, &k)))
+		return st;
+	s->cross_policy = (rm_cross_policy)k;
 	return RM_OK;
 }
 

@@ -29,6 +29,11 @@ RMI_HIDDEN rm_status rmi_site_oom(ctx *c);
 /* A text value: a scalar of 1..max bytes without control characters. */
 RMI_HIDDEN rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 				   size_t max, const char **out);
+/* A text value that is one of the words of `w`, its value in *out; a NULL
+ * node leaves *out alone. The message lists the words. */
+RMI_HIDDEN rm_status rmi_site_word(ctx *c, const rmi_ynode *n,
+				   const char *what, const rmi_word *w,
+				   int *out);
 /* The same, copied into *out (replacing what was there). */
 RMI_HIDDEN rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what,
 				  size_t max, char **out);

@@ -92,21 +92,14 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		return st;
 	const rmi_ynode *dom = rmi_y_get(m, "domain");
 	const rmi_ynode *groups = rmi_y_get(m, "groups");
-	const char *d = "node";
-	if (dom && (st = rmi_site_text(c, dom, "nvlink.domain", 16, &d)))
+	static const rmi_word kinds[] = {{"node", RM_NVL_NODE},
+					 {"block", RM_NVL_BLOCK},
+					 {"groups", RM_NVL_GROUPS},
+					 {NULL, 0}};
+	int k = RM_NVL_NODE;
+	if ((st = rmi_site_word(c, dom, "nvlink.domain", kinds, &k)))
 		return st;
-	if (strcmp(d, "node") == 0)
-		s->nvl_kind = RM_NVL_NODE;
-	else if (strcmp(d, "block") == 0)
-		s->nvl_kind = RM_NVL_BLOCK;
-	else if (strcmp(d, "groups") == 0)
-		s->nvl_kind = RM_NVL_GROUPS;
-	else
-		return rmi_site_bad(
-			c, dom,
-			"nvlink.domain must be node, block or groups, "
-			"got %s",
-			rm_quote(dom->str, dom->len, (char[160]){0}, 160));
+	s->nvl_kind = (rm_nvl_kind)k;
 	s->nvl_given = dom != NULL;
 	const rmi_ynode *dg = rmi_y_get(m, "domain_gpus");
 	uint64_t v;
@@ -134,7 +127,7 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 			return rmi_site_bad(c, groups,
 					    "nvlink.groups is only read with "
 					    "domain: groups (domain is %s)",
-					    d);
+					    dom ? dom->str : "node");
 		return RM_OK;
 	}
 	if (!groups)

@@ -227,25 +227,24 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 	} else if (!strcmp(key, "schedule")) {
 		return set_schedule(t, v, err);
 	} else if (!strcmp(key, "recompute")) {
-		if (!strcmp(v, "none"))
-			t->recompute = RM_RECOMPUTE_NONE;
-		else if (!strcmp(v, "selective"))
-			t->recompute = RM_RECOMPUTE_SELECTIVE;
-		else if (!strcmp(v, "full"))
-			t->recompute = RM_RECOMPUTE_FULL;
-		else
+		static const rmi_word w[] = {
+			{ "none", RM_RECOMPUTE_NONE },
+			{ "selective", RM_RECOMPUTE_SELECTIVE },
+			{ "full", RM_RECOMPUTE_FULL }, { NULL, 0 } };
+		int k = rmi_word_find(v, w);
+		if (k < 0)
 			return bad(err, key, v, "none, selective or full");
+		t->recompute = (rm_recompute)k;
 	} else if (!strcmp(key, "sharding")) {
-		if (!strcmp(v, "none"))
-			t->sharding = RM_SHARD_NONE;
-		else if (!strcmp(v, "zero1"))
-			t->sharding = RM_SHARD_ZERO1;
-		else if (!strcmp(v, "zero2"))
-			t->sharding = RM_SHARD_ZERO2;
-		else if (!strcmp(v, "fsdp") || !strcmp(v, "zero3"))
-			t->sharding = RM_SHARD_FSDP;
-		else
+		/* zero3 is DeepSpeed's name for what FSDP does. */
+		static const rmi_word w[] = {
+			{ "none", RM_SHARD_NONE }, { "zero1", RM_SHARD_ZERO1 },
+			{ "zero2", RM_SHARD_ZERO2 }, { "fsdp", RM_SHARD_FSDP },
+			{ "zero3", RM_SHARD_FSDP }, { NULL, 0 } };
+		int k = rmi_word_find(v, w);
+		if (k < 0)
 			return bad(err, key, v, "none, zero1, zero2 or fsdp");
+		t->sharding = (rm_sharding)k;
 	} else if (!strcmp(key, "grad_bytes")) {
 		if (!parse_real(v, 1, 8, &x))
 			return bad(err, key, v, "bytes per gradient element in [1, 8]");

@@ -200,6 +200,14 @@ char *rmi_dup_or_null(const char *s, bool *oom)
 	return p;
 }
 
+int rmi_word_find(const char *s, const rmi_word *w)
+{
+	for (; w->word; w++)
+		if (strcmp(s, w->word) == 0)
+			return w->value;
+	return -1;
+}
+
 rm_status rmi_open_file(const char *path, int *fd, uint64_t *size,
 			rm_error *err)
 {

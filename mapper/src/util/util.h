@@ -101,6 +101,16 @@ RMI_HIDDEN int rmi_named_cmp(const void *a, const void *b);
 /* rm_host_cmp's natural order (a NULL name as ""), then index. */
 RMI_HIDDEN int rmi_named_host_cmp(const void *a, const void *b);
 
+/* ---- closed sets of words (buf.c) ---- */
+/* A word a setting may take and the value it stands for; a table ends
+ * with a NULL word. */
+typedef struct rmi_word {
+	const char *word;
+	int value;
+} rmi_word;
+/* Value of `s` in table `w`, or -1 when it is none of the words. */
+RMI_HIDDEN int rmi_word_find(const char *s, const rmi_word *w);
+
 /* ---- hostlists (hostlist.c) ---- */
 /* rm_hostlist_parse over `len` bytes (NULs are bad characters). On error
  * err->msg has no location and *col is the 1-based byte column in expr
