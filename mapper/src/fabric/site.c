@@ -325,18 +325,20 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 				&s->hwloc_xml)) ||
 	     (st = rmi_site_xml_path(c, n))))
 		return st;
-	if ((n = rmi_y_get(root, "nvlink")) && (st = rmi_site_nvlink(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "units")) && (st = rmi_site_units(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "tiers")) && (st = parse_tiers(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "defaults")) && (st = parse_defaults(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "policy")) && (st = parse_policy(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "nccl")) && (st = rmi_site_nccl(c, n)))
-		return st;
+	/* The sections in this order: a file with several mistakes is
+	 * always told about the same one first. */
+	static const struct {
+		const char *key;
+		rm_status (*parse)(ctx *, const rmi_ynode *);
+	} sections[] = {
+		{"nvlink", rmi_site_nvlink}, {"units", rmi_site_units},
+		{"tiers", parse_tiers},	     {"defaults", parse_defaults},
+		{"policy", parse_policy},    {"nccl", rmi_site_nccl},
+	};
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if ((n = rmi_y_get(root, sections[i].key)) &&
+		    (st = sections[i].parse(c, n)))
+			return st;
 	return RM_OK;
 }
 
