@@ -39,12 +39,6 @@ typedef struct ev {
 enum { M_KEY_OR_END, M_KEY, M_COLON, M_VALUE, M_AFTER, S_VALUE_OR_END,
        S_VALUE, S_AFTER, R_VALUE, R_DONE };
 
-typedef struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-} chunk;
-
 typedef struct sr {
 	const char *file;
 	rm_error *err;
@@ -71,7 +65,7 @@ typedef struct sr {
 	int docs;
 	bool nul;                    /* the YAML reader met a NUL byte */
 	/* trees */
-	chunk *arena;
+	rmi_chunk *arena;
 	size_t nodes;
 	rmi_ynode **stack[RMI_YAML_MAX_DEPTH];
 	size_t scap[RMI_YAML_MAX_DEPTH];
@@ -146,28 +140,15 @@ static int get(sr *S)
 
 /* ---- arena for the trees ---- */
 
+/* Fixed 256 KiB chunks: arena_reset drops each rank record's or group
+ * list's tree once it is read, so the arena never grows large. */
 static void *alloc(sr *S, size_t size)
 {
-	size_t a = _Alignof(rmi_ynode);
-	size = (size + a - 1) / a * a;
-	chunk *c = S->arena;
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > (256u << 10) ? size : (256u << 10);
-		chunk *n = malloc(sizeof(*n) + cap);
-		if (!n)
-			return NULL;
-		n->next = c;
-		n->used = 0;
-		n->cap = cap;
-		S->arena = c = n;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += size;
-	return p;
+	return rmi_arena_alloc(&S->arena, size, 256u << 10, 256u << 10);
 }
 
 typedef struct mark {
-	chunk *c;
+	rmi_chunk *c;
 	size_t used, nodes;
 } mark;
 
@@ -180,7 +161,7 @@ static mark arena_mark(const sr *S)
 static void arena_reset(sr *S, mark m)
 {
 	while (S->arena && S->arena != m.c) {
-		chunk *n = S->arena->next;
+		rmi_chunk *n = S->arena->next;
 		free(S->arena);
 		S->arena = n;
 	}

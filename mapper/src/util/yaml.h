@@ -7,6 +7,8 @@
 
 #include "util/util.h"
 
+#include <stddef.h>
+
 /* ---- YAML (yaml.c): a small checked tree over libyaml's event API ----
  * Used by every YAML/JSON reader (site file, model and hardware files, map
  * files). The loader rejects aliases/anchors, duplicate keys, documents
@@ -26,6 +28,21 @@ typedef struct rmi_ynode {
 	struct rmi_ynode **item;     /* MAP: key0,val0,key1,val1...; SEQ: items */
 	size_t n;                    /* MAP: pairs; SEQ: items */
 } rmi_ynode;
+
+/* Trees come from a chunked bump arena: a 15 MB map file is millions of
+ * nodes, and one malloc per node cost more than libyaml's own parsing.
+ * A chunk list is freed whole (rmi_arena_free). */
+typedef struct rmi_chunk {
+	struct rmi_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+} rmi_chunk;
+/* `size` bytes, node-aligned, from the list *head. A full first chunk
+ * gets a new one in front, twice the last one's size from `first` bytes
+ * up to `most`, and never smaller than `size`; NULL when out of memory. */
+RMI_HIDDEN void *rmi_arena_alloc(rmi_chunk **head, size_t size, size_t first,
+				 size_t most);
+RMI_HIDDEN void rmi_arena_free(rmi_chunk *c);
 
 RMI_HIDDEN rm_status rmi_yaml_load(const char *text, size_t len,
 				   const char *file, rmi_ynode **root,
