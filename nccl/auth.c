@@ -54,20 +54,14 @@ bool rmni_nonce(unsigned char n[RMNI_NONCE_LEN])
 static void fields(const rmni_bind *b, char kind, uint32_t status,
 		   uint32_t clen, unsigned char out[FIELDS_LEN])
 {
-	unsigned char *p = out;
-	memcpy(p, LABEL, sizeof(LABEL));
-	p += sizeof(LABEL);
+	unsigned char *p = rmni_put_bytes(out, LABEL, sizeof(LABEL));
 	*p++ = (unsigned char)kind;
 	uint32_t w[6] = { b->mode, b->jobid, b->stepid, b->rank, b->nranks,
 			  b->len };
-	for (int i = 0; i < 6; i++, p += 4)
-		rmni_put32(p, w[i]);
-	memcpy(p, b->digest, RMNI_DIGEST_LEN);
-	p += RMNI_DIGEST_LEN;
-	memcpy(p, b->root_nonce, RMNI_NONCE_LEN);
-	p += RMNI_NONCE_LEN;
-	memcpy(p, b->peer_nonce, RMNI_NONCE_LEN);
-	p += RMNI_NONCE_LEN;
+	p = rmni_put32s(p, w, 6);
+	p = rmni_put_bytes(p, b->digest, RMNI_DIGEST_LEN);
+	p = rmni_put_bytes(p, b->root_nonce, RMNI_NONCE_LEN);
+	p = rmni_put_bytes(p, b->peer_nonce, RMNI_NONCE_LEN);
 	rmni_put32(p, status);
 	rmni_put32(p + 4, clen);
 }

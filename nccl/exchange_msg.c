@@ -21,6 +21,19 @@ uint32_t rmni_get32(const unsigned char *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
+unsigned char *rmni_put32s(unsigned char *p, const uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++, p += 4)
+		rmni_put32(p, w[i]);
+	return p;
+}
+
+unsigned char *rmni_put_bytes(unsigned char *p, const void *src, size_t n)
+{
+	memcpy(p, src, n);
+	return p + n;
+}
+
 void rmni_challenge_write(unsigned char c[CHALLENGE_LEN], uint32_t mode,
 			  const unsigned char nonce[RMNI_NONCE_LEN])
 {
@@ -45,12 +58,9 @@ void rmni_hello_write(unsigned char h[HELLO_HEAD], const rmni_hello *in)
 	uint32_t w[6] = { in->rank, in->nranks, in->len, in->mode, in->jobid,
 			  in->stepid };
 	memcpy(h, MAGIC, MAGIC_LEN);
-	for (int i = 0; i < 6; i++, p += 4)
-		rmni_put32(p, w[i]);
-	memcpy(p, in->digest, DIGEST_LEN);
-	p += DIGEST_LEN;
-	memcpy(p, in->nonce, RMNI_NONCE_LEN);
-	p += RMNI_NONCE_LEN;
+	p = rmni_put32s(p, w, 6);
+	p = rmni_put_bytes(p, in->digest, DIGEST_LEN);
+	p = rmni_put_bytes(p, in->nonce, RMNI_NONCE_LEN);
 	rmni_put32(p, in->prooflen);
 }
 

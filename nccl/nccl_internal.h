@@ -27,6 +27,12 @@ RMNI_HIDDEN rmn_status rmni_from_rm(rmn_error *err, const rm_error *e);
 /* Big-endian words on the wire. */
 RMNI_HIDDEN void rmni_put32(unsigned char *p, uint32_t v);
 RMNI_HIDDEN uint32_t rmni_get32(const unsigned char *p);
+/* n words, then n raw bytes, at p; each returns the byte after them, so
+ * a message is written field after field. */
+RMNI_HIDDEN unsigned char *rmni_put32s(unsigned char *p, const uint32_t *w,
+				       size_t n);
+RMNI_HIDDEN unsigned char *rmni_put_bytes(unsigned char *p, const void *src,
+					  size_t n);
 /* Milliseconds on the monotonic clock. */
 RMNI_HIDDEN int64_t rmni_now_ms(void);
 /* "3, 5-7, 9" for a sorted list of ranks; at most `cap` bytes written,

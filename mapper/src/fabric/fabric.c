@@ -18,13 +18,6 @@ rm_status rm_fabric_new(rm_fabric **out, rm_error *err)
 	return RM_OK;
 }
 
-static void free_names(char **v, uint32_t n)
-{
-	for (uint32_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rm_fabric_free(rm_fabric *f)
 {
 	if (!f)
@@ -39,9 +32,9 @@ void rm_fabric_free(rm_fabric *f)
 	free(f->node);
 	free(f->hash);
 	free(f->sw_hash);
-	free_names(f->domain_name, f->ndomain);
+	rmi_strv_free(f->domain_name, f->ndomain);
 	free(f->block_sizes);
-	free_names(f->unit_name, f->nunit);
+	rmi_strv_free(f->unit_name, f->nunit);
 	free(f->source);
 	free(f);
 }

@@ -15,17 +15,6 @@ rm_status rmi_site_oom(ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-rm_status rmi_site_bad(ctx *c, const rmi_ynode *n, const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(c->err, RM_EINPUT, c->file, n ? n->line : 0,
-			  n ? n->col : 0, "%s", msg);
-}
-
 void rm_site_init(rm_site *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -34,28 +23,19 @@ void rm_site_init(rm_site *s)
 	s->max_pp_crossings = -1;
 }
 
-void rmi_site_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rm_site_free(rm_site *s)
 {
 	if (!s)
 		return;
 	free(s->path);
 	free(s->name);
-	rmi_site_strv_free(s->nvl_groups, s->n_nvl_groups);
-	rmi_site_strv_free(s->unit_name, s->nunits);
-	rmi_site_strv_free(s->unit_nodes, s->nunits);
+	rmi_strv_free(s->nvl_groups, s->n_nvl_groups);
+	rmi_strv_free(s->unit_name, s->nunits);
+	rmi_strv_free(s->unit_nodes, s->nunits);
 	free(s->topology);
-	rmi_site_strv_free(s->nic_exclude, s->n_nic_exclude);
-	rmi_site_strv_free(s->nccl_key, s->n_nccl);
-	rmi_site_strv_free(s->nccl_val, s->n_nccl);
+	rmi_strv_free(s->nic_exclude, s->n_nic_exclude);
+	rmi_strv_free(s->nccl_key, s->n_nccl);
+	rmi_strv_free(s->nccl_val, s->n_nccl);
 	free(s->hwloc_xml);
 	rm_site_init(s);
 }
@@ -78,6 +58,32 @@ rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 				c, n, "%s must not hold control characters: %s",
 				what, rm_quote(n->str, n->len, q, sizeof(q)));
 	return RM_OK;
+}
+
+rm_status rmi_site_word(ctx *c, const rmi_ynode *n, const char *what,
+			const rmi_word *w, int *out)
+{
+	if (!n)
+		return RM_OK;
+	/* A plain `off` is the YAML 1.1 boolean false to Python: read the
+	 * text, whatever its style. */
+	const char *t;
+	rm_status st = rmi_site_text(c, n, what, 16, &t);
+	if (st)
+		return st;
+	int v = rmi_word_find(t, w);
+	if (v >= 0) {
+		*out = v;
+		return RM_OK;
+	}
+	char list[160] = "";
+	size_t len = 0;
+	for (size_t i = 0; w[i].word && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : w[i + 1].word ? ", " : " or ",
+					w[i].word);
+	return rmi_site_bad(c, n, "%s must be %s, got %s", what, list,
+			    rm_quote(t, n->len, (char[160]){0}, 160));
 }
 
 rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what, size_t max,
@@ -114,7 +120,7 @@ rmi_site_list(ctx *c, const rmi_ynode *n, const char *what, size_t max,
 		if (!st && check)
 			st = check(c, n->item[i], w);
 		if (st) {
-			rmi_site_strv_free(v, n->n);
+			rmi_strv_free(v, n->n);
 			return st;
 		}
 	}
@@ -229,26 +235,20 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 	rm_status st = rmi_y_keys(m, c->file, "policy", keys, c->err);
 	if (st)
 		return st;
-	const rmi_ynode *e = rmi_y_get(m, "enforce");
-	const char *t;
-	if (e) {
-		/* A plain `off` is the YAML 1.1 boolean false to Python:
-		 * read the text, whatever its style. */
-		if ((st = rmi_site_text(c, e, "policy.enforce", 16, &t)))
-			return st;
-		if (strcmp(t, "off") == 0)
-			s->enforce = RM_ENFORCE_OFF;
-		else if (strcmp(t, "warn") == 0)
-			s->enforce = RM_ENFORCE_WARN;
-		else if (strcmp(t, "strict") == 0)
-			s->enforce = RM_ENFORCE_STRICT;
-		else
-			return rmi_site_bad(
-				c, e,
-				"policy.enforce must be off, warn or "
-				"strict, got %s",
-				rm_quote(t, e->len, (char[160]){0}, 160));
-	}
+	static const rmi_word enforce[] = {
+		{"off", RM_ENFORCE_OFF}, {"warn", RM_ENFORCE_WARN},
+		{"strict", RM_ENFORCE_STRICT}, {NULL, 0}};
+	static const rmi_word missing[] = {
+		{"error", false}, {"own-leaf", true}, {NULL, 0}};
+	static const rmi_word cross[] = {
+		{"cheapest", RM_CROSS_CHEAPEST},
+		{"leaves-first", RM_CROSS_LEAVES_FIRST},
+		{"pods-first", RM_CROSS_PODS_FIRST}, {NULL, 0}};
+	int k = (int)s->enforce;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "enforce"), "policy.enforce",
+				enforce, &k)))
+		return st;
+	s->enforce = (rm_enforce)k;
 	const rmi_ynode *x = rmi_y_get(m, "max_pp_crossings");
 	uint64_t v;
 	if (x) {
@@ -257,38 +257,16 @@ static rm_status parse_policy(ctx *c, const rmi_ynode *m)
 			return st;
 		s->max_pp_crossings = (int64_t)v;
 	}
-	const rmi_ynode *mn = rmi_y_get(m, "missing_nodes");
-	if (mn) {
-		if ((st = rmi_site_text(c, mn, "policy.missing_nodes", 16, &t)))
-			return st;
-		if (strcmp(t, "error") == 0)
-			s->allow_missing_nodes = false;
-		else if (strcmp(t, "own-leaf") == 0)
-			s->allow_missing_nodes = true;
-		else
-			return rmi_site_bad(
-				c, mn,
-				"policy.missing_nodes must be error or "
-				"own-leaf, got %s",
-				rm_quote(t, mn->len, (char[160]){0}, 160));
-	}
-	const rmi_ynode *cr = rmi_y_get(m, "crossings");
-	if (cr) {
-		if ((st = rmi_site_text(c, cr, "policy.crossings", 16, &t)))
-			return st;
-		if (strcmp(t, "cheapest") == 0)
-			s->cross_policy = RM_CROSS_CHEAPEST;
-		else if (strcmp(t, "leaves-first") == 0)
-			s->cross_policy = RM_CROSS_LEAVES_FIRST;
-		else if (strcmp(t, "pods-first") == 0)
-			s->cross_policy = RM_CROSS_PODS_FIRST;
-		else
-			return rmi_site_bad(
-				c, cr,
-				"policy.crossings must be cheapest, "
-				"leaves-first or pods-first, got %s",
-				rm_quote(t, cr->len, (char[160]){0}, 160));
-	}
+	k = s->allow_missing_nodes;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "missing_nodes"),
+				"policy.missing_nodes", missing, &k)))
+		return st;
+	s->allow_missing_nodes = k;
+	k = (int)s->cross_policy;
+	if ((st = rmi_site_word(c, rmi_y_get(m, "crossings"),
+				"policy.crossings", cross, &k)))
+		return st;
+	s->cross_policy = (rm_cross_policy)k;
 	return RM_OK;
 }
 
@@ -347,18 +325,20 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 				&s->hwloc_xml)) ||
 	     (st = rmi_site_xml_path(c, n))))
 		return st;
-	if ((n = rmi_y_get(root, "nvlink")) && (st = rmi_site_nvlink(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "units")) && (st = rmi_site_units(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "tiers")) && (st = parse_tiers(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "defaults")) && (st = parse_defaults(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "policy")) && (st = parse_policy(c, n)))
-		return st;
-	if ((n = rmi_y_get(root, "nccl")) && (st = rmi_site_nccl(c, n)))
-		return st;
+	/* The sections in this order: a file with several mistakes is
+	 * always told about the same one first. */
+	static const struct {
+		const char *key;
+		rm_status (*parse)(ctx *, const rmi_ynode *);
+	} sections[] = {
+		{"nvlink", rmi_site_nvlink}, {"units", rmi_site_units},
+		{"tiers", parse_tiers},	     {"defaults", parse_defaults},
+		{"policy", parse_policy},    {"nccl", rmi_site_nccl},
+	};
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if ((n = rmi_y_get(root, sections[i].key)) &&
+		    (st = sections[i].parse(c, n)))
+			return st;
 	return RM_OK;
 }
 
@@ -423,19 +403,19 @@ static rm_status rebase(const char *site_path, char **p, rm_error *err)
 	return RM_OK;
 }
 
+static rm_status parse_site(void *s, const char *text, size_t len,
+			    const char *file, rm_error *err)
+{
+	return rm_site_parse(text, len, file, s, err);
+}
+
 rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
 {
 	if (!out || !path)
 		return rmi_err(err, RM_EINPUT, "rm_site_load: no %s given",
 			       out ? "path" : "output");
 	rm_site_init(out);
-	char *buf;
-	size_t len;
-	rm_status st = rm_file_read(path, &buf, &len, err);
-	if (st)
-		return st;
-	st = rm_site_parse(buf, len, path, out, err);
-	free(buf);
+	rm_status st = rmi_parse_file(path, parse_site, out, err);
 	if (!st && ((st = rebase(path, &out->topology, err)) ||
 		    (st = rebase(path, &out->hwloc_xml, err))))
 		rm_site_free(out);

@@ -20,28 +20,18 @@ static rm_status oom(rm_error *err, const char *file)
 	return rmi_err(err, RM_ENOMEM, "%s: out of memory", file);
 }
 
-static void drop_domains(rm_fabric *f)
+/* Empty the rail units (`unit`) or else the NVLink domains before the
+ * site file states its own: no node may keep a set that is gone. */
+static void drop(rm_fabric *f, bool unit)
 {
 	for (uint32_t i = 0; i < f->nnode; i++)
-		f->node[i].domain = -1;
-	for (uint32_t i = 0; i < f->ndomain; i++)
-		free(f->domain_name[i]);
-	free(f->domain_name);
-	f->domain_name = NULL;
-	f->ndomain = 0;
-	f->nvl_domain_gpus = 0;
-}
-
-static void drop_units(rm_fabric *f)
-{
-	for (uint32_t i = 0; i < f->nnode; i++)
-		f->node[i].unit = -1;
-	for (uint32_t i = 0; i < f->nunit; i++)
-		free(f->unit_name[i]);
-	free(f->unit_name);
-	f->unit_name = NULL;
-	f->nunit = 0;
-	f->rails = 0;
+		*(unit ? &f->node[i].unit : &f->node[i].domain) = -1;
+	char ***name = unit ? &f->unit_name : &f->domain_name;
+	uint32_t *n = unit ? &f->nunit : &f->ndomain;
+	rmi_strv_free(*name, *n);
+	*name = NULL;
+	*n = 0;
+	*(unit ? &f->rails : &f->nvl_domain_gpus) = 0;
 }
 
 /*
@@ -87,7 +77,7 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 static rm_status apply_groups(rm_fabric *f, const rm_site *s, const char *file,
 			      rm_error *err)
 {
-	drop_domains(f);
+	drop(f, false);
 	if (!s->n_nvl_groups)
 		return rmi_err_at(err, RM_EINPUT, file, 0, 0,
 				  "nvlink.domain is groups but no groups are "
@@ -117,7 +107,7 @@ static rm_status apply_groups(rm_fabric *f, const rm_site *s, const char *file,
 static rm_status apply_units(rm_fabric *f, const rm_site *s, const char *file,
 			     rm_error *err)
 {
-	drop_units(f);
+	drop(f, true);
 	f->unit_name = calloc(s->nunits, sizeof(char *));
 	if (!f->unit_name)
 		return oom(err, file);
@@ -176,7 +166,7 @@ rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err)
 	switch (s->nvl_kind) {
 	case RM_NVL_NODE:
 		if (s->nvl_given)
-			drop_domains(f);
+			drop(f, false);
 		break;
 	case RM_NVL_BLOCK:
 		if (!f->ndomain)

@@ -23,12 +23,17 @@ typedef rmi_site_ctx ctx;
 
 RMI_HIDDEN rm_status rmi_site_oom(ctx *c);
 /* RM_EINPUT at node `n` (NULL: the file as a whole). */
-RMI_HIDDEN rm_status rmi_site_bad(ctx *c, const rmi_ynode *n, const char *fmt,
-				  ...) RMI_PRINTF(3, 4);
-RMI_HIDDEN void rmi_site_strv_free(char **v, size_t n);
+#define rmi_site_bad(c, n, ...)                                              \
+	rmi_err_cut((c)->err, RM_EINPUT, (c)->file, rmi_y_line(n),           \
+		    rmi_y_col(n), 900, __VA_ARGS__)
 /* A text value: a scalar of 1..max bytes without control characters. */
 RMI_HIDDEN rm_status rmi_site_text(ctx *c, const rmi_ynode *n, const char *what,
 				   size_t max, const char **out);
+/* A text value that is one of the words of `w`, its value in *out; a NULL
+ * node leaves *out alone. The message lists the words. */
+RMI_HIDDEN rm_status rmi_site_word(ctx *c, const rmi_ynode *n,
+				   const char *what, const rmi_word *w,
+				   int *out);
 /* The same, copied into *out (replacing what was there). */
 RMI_HIDDEN rm_status rmi_site_dup(ctx *c, const rmi_ynode *n, const char *what,
 				  size_t max, char **out);

@@ -8,20 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct owned {
-	const char *host;
-	size_t owner;
-} owned;
-
-static int owned_cmp(const void *a, const void *b)
-{
-	const owned *x = a, *y = b;
-	int r = strcmp(x->host, y->host);
-	if (r)
-		return r;
-	return x->owner < y->owner ? -1 : x->owner > y->owner;
-}
-
 /*
  * Expand each hostlist expr[i] (written at where[i]) and refuse malformed
  * ones, a node listed twice, and a node in two of them. `label` names an
@@ -54,39 +40,39 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 					  (unsigned)SITE_MAX_NAMED);
 		}
 	}
-	owned *o = NULL;
+	rmi_named *o = NULL;
 	if (!st && !(o = malloc((total ? total : 1) * sizeof(*o))))
 		st = rmi_site_oom(c);
 	if (!st) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < hl[i].n; j++)
-				o[k++] = (owned){hl[i].host[j], i};
-		qsort(o, total, sizeof(*o), owned_cmp);
+				o[k++] = (rmi_named){hl[i].host[j], i};
+		qsort(o, total, sizeof(*o), rmi_named_cmp);
 		/* Report the conflict met first in file order. */
 		size_t best = SIZE_MAX, bi = 0;
 		for (size_t i = 1; i < total; i++)
-			if (strcmp(o[i - 1].host, o[i].host) == 0 &&
-			    o[i].owner < best) {
-				best = o[i].owner;
+			if (strcmp(o[i - 1].name, o[i].name) == 0 &&
+			    o[i].ix < best) {
+				best = o[i].ix;
 				bi = i;
 			}
 		if (best != SIZE_MAX) {
-			const owned *a = &o[bi - 1], *b = &o[bi];
-			rm_quote(b->host, strlen(b->host), q, sizeof(q));
-			if (a->owner == b->owner)
+			const rmi_named *a = &o[bi - 1], *b = &o[bi];
+			rm_quote(b->name, strlen(b->name), q, sizeof(q));
+			if (a->ix == b->ix)
 				st = rmi_site_bad(
-					c, where[b->owner],
+					c, where[b->ix],
 					"node %s is listed twice in %s %s", q,
-					label, owner_name[b->owner]);
+					label, owner_name[b->ix]);
 			else
 				st = rmi_site_bad(
-					c, where[b->owner],
+					c, where[b->ix],
 					"node %s is in %s %s and in %s %s "
 					"(line %lu); a node belongs to one %s",
-					q, label, owner_name[a->owner], label,
-					owner_name[b->owner],
-					where[a->owner]->line, label);
+					q, label, owner_name[a->ix], label,
+					owner_name[b->ix],
+					where[a->ix]->line, label);
 		}
 	}
 	free(o);
@@ -106,21 +92,14 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		return st;
 	const rmi_ynode *dom = rmi_y_get(m, "domain");
 	const rmi_ynode *groups = rmi_y_get(m, "groups");
-	const char *d = "node";
-	if (dom && (st = rmi_site_text(c, dom, "nvlink.domain", 16, &d)))
+	static const rmi_word kinds[] = {{"node", RM_NVL_NODE},
+					 {"block", RM_NVL_BLOCK},
+					 {"groups", RM_NVL_GROUPS},
+					 {NULL, 0}};
+	int k = RM_NVL_NODE;
+	if ((st = rmi_site_word(c, dom, "nvlink.domain", kinds, &k)))
 		return st;
-	if (strcmp(d, "node") == 0)
-		s->nvl_kind = RM_NVL_NODE;
-	else if (strcmp(d, "block") == 0)
-		s->nvl_kind = RM_NVL_BLOCK;
-	else if (strcmp(d, "groups") == 0)
-		s->nvl_kind = RM_NVL_GROUPS;
-	else
-		return rmi_site_bad(
-			c, dom,
-			"nvlink.domain must be node, block or groups, "
-			"got %s",
-			rm_quote(dom->str, dom->len, (char[160]){0}, 160));
+	s->nvl_kind = (rm_nvl_kind)k;
 	s->nvl_given = dom != NULL;
 	const rmi_ynode *dg = rmi_y_get(m, "domain_gpus");
 	uint64_t v;
@@ -148,7 +127,7 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 			return rmi_site_bad(c, groups,
 					    "nvlink.groups is only read with "
 					    "domain: groups (domain is %s)",
-					    d);
+					    dom ? dom->str : "node");
 		return RM_OK;
 	}
 	if (!groups)
@@ -171,14 +150,14 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		rm_quote(t, strlen(t), q, sizeof(q));
 		names[i] = strdup(q);
 		if (!names[i]) {
-			rmi_site_strv_free(names, s->n_nvl_groups);
+			rmi_strv_free(names, s->n_nvl_groups);
 			return rmi_site_oom(c);
 		}
 	}
 	st = check_disjoint(c, "nvlink.groups", "group", s->nvl_groups,
 			    (const rmi_ynode *const *)groups->item,
 			    (const char *const *)names, s->n_nvl_groups);
-	rmi_site_strv_free(names, s->n_nvl_groups);
+	rmi_strv_free(names, s->n_nvl_groups);
 	if (st || !s->nvl_domain_gpus || !s->gpus_per_node)
 		return st;
 	/* domain_gpus is a promise about every group: check it. */
@@ -276,7 +255,7 @@ rm_status rmi_site_units(ctx *c, const rmi_ynode *m)
 			st = check_disjoint(c, "units.list", "unit",
 					    s->unit_nodes, where,
 					    (const char *const *)names, n);
-		rmi_site_strv_free(names, n);
+		rmi_strv_free(names, n);
 	}
 	free(where);
 	return st;

@@ -62,17 +62,6 @@ rm_status rmi_topo_oom(const ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-rm_status rmi_topo_at(ctx *c, unsigned long line, unsigned long col,
-		      const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(c->err, RM_EINPUT, c->file, line, col, "%s", msg);
-}
-
 static const struct tok *get(const struct rec *r, enum key k)
 {
 	for (unsigned i = 0; i < r->n; i++)
@@ -425,11 +414,8 @@ static rm_status read_lines(ctx *c, const char *text, size_t len)
 static int block_cmp(const void *pa, const void *pb)
 {
 	const struct rmi_topo_block *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->name, b->name, n);
-	if (c || a->len != b->len)
-		return c ? c : (a->len < b->len ? -1 : 1);
-	return a->line < b->line ? -1 : a->line > b->line;
+	int c = rmi_bytes_cmp(a->name, a->len, b->name, b->len);
+	return c ? c : RMI_CMP(a->line, b->line);
 }
 
 /* slurmctld's topology/block plans in base blocks: the first BlockSizes
@@ -528,17 +514,16 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 	return st;
 }
 
+static rm_status parse_topology(void *f, const char *text, size_t len,
+				const char *file, rm_error *err)
+{
+	return rm_fabric_parse_topology(f, text, len, file, err);
+}
+
 rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
 				  rm_error *err)
 {
 	if (!f || !path)
 		return rmi_err(err, RM_EINPUT, "topology: no file given");
-	char *text = NULL;
-	size_t len = 0;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_fabric_parse_topology(f, text, len, path, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_topology, f, err);
 }

@@ -35,8 +35,9 @@ typedef rmi_topo_ctx ctx;
 
 /* "file:line:col: message" (RM_EINPUT; col 0 = none) and "file: out of
  * memory", for both halves of the reader. */
-RMI_HIDDEN rm_status rmi_topo_at(ctx *c, unsigned long line, unsigned long col,
-				 const char *fmt, ...) RMI_PRINTF(4, 5);
+#define rmi_topo_at(c, line, col, ...)                                       \
+	rmi_err_cut((c)->err, RM_EINPUT, (c)->file, line, col, 900,          \
+		    __VA_ARGS__)
 RMI_HIDDEN rm_status rmi_topo_oom(const ctx *c);
 
 /* Link the Switches= values in c->pend to their parents (each switch at

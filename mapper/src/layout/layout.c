@@ -112,22 +112,33 @@ static rm_status check_product(const rm_layout *l, const char *text,
 	return RM_OK;
 }
 
+bool rmi_next_field(const char *t, size_t n, const char *seps, size_t *pos,
+		    const char **f, size_t *len)
+{
+	if (*pos > n)
+		return false;
+	size_t i = *pos, ns = strlen(seps);
+	while (i < n && !memchr(seps, t[i], ns))
+		i++;
+	*f = t + *pos;
+	*len = i - *pos;
+	*pos = i + 1;
+	return true;
+}
+
 static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
 				  rm_error *err)
 {
 	static const rm_axis pos[3] = { RM_AXIS_TP, RM_AXIS_PP, RM_AXIS_DP };
-	size_t start = 0;
+	size_t at = 0, len;
+	const char *f;
 	unsigned field = 0;
 	char q[96];
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && t[i] != 'x' && t[i] != 'X')
-			continue;
+	while (rmi_next_field(t, n, "xX", &at, &f, &len)) {
 		if (field >= 3)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: the positional form has exactly three fields, TPxPPxDP",
 				       rm_quote(t, n, q, sizeof(q)));
-		const char *f = t + start;
-		size_t len = i - start;
 		rm_axis a = pos[field];
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
@@ -144,7 +155,6 @@ static rm_status parse_positional(const char *t, size_t n, rm_layout *l,
 		}
 		l->nest[l->naxes++] = a;
 		field++;
-		start = i + 1;
 	}
 	if (field != 3)
 		return rmi_err(err, RM_EINPUT,
@@ -210,14 +220,10 @@ static rm_status parse_named(const char *t, size_t n, rm_layout *l,
 			     rm_error *err)
 {
 	char q[96], q2[96];
-	size_t start = 0;
+	size_t at = 0, len;
+	const char *f;
 	bool seen[NKEYS] = { false };
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && t[i] != ',')
-			continue;
-		const char *f = t + start;
-		size_t len = i - start;
-		start = i + 1;
+	while (rmi_next_field(t, n, ",", &at, &f, &len)) {
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "layout %s: empty field at column %zu (separators must sit between axis=size pairs)",

@@ -51,4 +51,10 @@ RMI_HIDDEN rm_status rmi_short_text(const char *what, size_t max,
 				    const char **text, size_t *n,
 				    rm_error *err);
 
+/* The field of t[0..n) at *pos, up to the next byte of `seps` (f, len),
+ * with *pos moved past that byte. False once the text is used up; empty
+ * fields count, so "" is one field and "8,,2" three. */
+RMI_HIDDEN bool rmi_next_field(const char *t, size_t n, const char *seps,
+			       size_t *pos, const char **f, size_t *len);
+
 #endif /* RANKMAP_LAYOUT_INT_H */

@@ -137,13 +137,9 @@ static rm_status parse_explicit(const char *t, size_t n, const rm_layout *l,
 {
 	char q[96], q2[96];
 	bool seen[RM_NAXES] = { false };
-	size_t start = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && t[i] != '-')
-			continue;
-		const char *f = t + start;
-		size_t len = i - start;
-		start = i + 1;
+	size_t at = 0, len;
+	const char *f;
+	while (rmi_next_field(t, n, "-", &at, &f, &len)) {
 		if (len == 0)
 			return rmi_err(err, RM_EINPUT,
 				       "order %s: empty axis name at column %zu",

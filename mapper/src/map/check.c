@@ -434,9 +434,7 @@ rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)
 {
 	if (!map)
 		return rmi_err(err, RM_EINPUT, "check: no map given");
-	for (size_t i = 0; i < map->report.nwarning; i++)
-		free(map->report.warning[i]);
-	free(map->report.warning);
+	rmi_strv_free(map->report.warning, map->report.nwarning);
 	memset(&map->report, 0, sizeof(map->report));
 	ck c;
 	memset(&c, 0, sizeof(c));
@@ -464,9 +462,7 @@ rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)
 		rep.nwarning = c.w.n;
 		map->report = rep;
 	} else {
-		for (size_t i = 0; i < c.w.n; i++)
-			free(c.w.v[i]);
-		free(c.w.v);
+		rmi_strv_free(c.w.v, c.w.n);
 	}
 	rmi_where_free(&c.where);
 	free(c.info);

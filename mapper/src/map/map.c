@@ -8,24 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_strs(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rm_map_free(rm_map *map)
 {
 	if (!map)
 		return;
-	free_strs(map->host, map->nhost);
-	free_strs(map->host_leaf, map->nhost);
-	free_strs(map->host_unit, map->nhost);
-	free_strs(map->spare, map->nspare);
-	free_strs(map->report.warning, map->report.nwarning);
+	rmi_strv_free(map->host, map->nhost);
+	rmi_strv_free(map->host_leaf, map->nhost);
+	rmi_strv_free(map->host_unit, map->nhost);
+	rmi_strv_free(map->spare, map->nspare);
+	rmi_strv_free(map->report.warning, map->report.nwarning);
 	free(map->rank);
 	free(map->slot_rank);
 	free(map);

@@ -152,11 +152,10 @@ static rm_status split(ctx *c, unsigned long line, const char *s, size_t n,
 static int cmp_slot(const void *a, const void *b)
 {
 	const rec *x = a, *y = b;
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	if (x->gpu != y->gpu)
-		return x->gpu < y->gpu ? -1 : 1;
-	return (x->line > y->line) - (x->line < y->line);
+	int c;
+	if ((c = RMI_CMP(x->node, y->node)) || (c = RMI_CMP(x->gpu, y->gpu)))
+		return c;
+	return RMI_CMP(x->line, y->line);
 }
 
 static rm_status parse(ctx *c, const char *text, size_t len,
@@ -373,9 +372,7 @@ rm_status rmi_map_parse_assignment(const char *text, size_t len,
 	if (st == RM_OK)
 		st = build(&c, &lay, o, gpus_per_node, &h, r, n, text, len,
 			   out);
-	for (uint32_t i = 0; i < h.n; i++)
-		free(h.name[i]);
-	free(h.name);
+	rmi_strv_free(h.name, h.n);
 	free(h.slot);
 	free(r);
 	return st;

@@ -158,6 +158,18 @@ static void list_end(em *e)
 	}
 }
 
+static void str_list(em *e, const char *k, char *const *v, size_t n)
+{
+	if (!list_begin(e, k, n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		item(e, i);
+		rm_buf_json_str(e->b, v[i]);
+		item_end(e);
+	}
+	list_end(e);
+}
+
 /* Key inside a one-line {...}: `i` is the position (0 = first). */
 static void fkey(em *e, size_t i, const char *k)
 {
@@ -214,14 +226,7 @@ static void report(em *e, const rm_report *r)
 	kv_real(e, "dp_leaves_mean", r->dp_leaves_mean);
 	kv_u64(e, "dp_tops_max", r->dp_tops_max);
 	kv_real(e, "dp_tops_mean", r->dp_tops_mean);
-	if (list_begin(e, "warnings", r->nwarning)) {
-		for (size_t i = 0; i < r->nwarning; i++) {
-			item(e, i);
-			rm_buf_json_str(e->b, r->warning[i]);
-			item_end(e);
-		}
-		list_end(e);
-	}
+	str_list(e, "warnings", r->warning, r->nwarning);
 }
 
 void rm_report_json(rm_buf *b, const rm_report *r, int depth)
@@ -483,14 +488,7 @@ static void nodes(em *e, const rm_map *m)
 		}
 		list_end(e);
 	}
-	if (list_begin(e, "spares", m->nspare)) {
-		for (uint32_t i = 0; i < m->nspare; i++) {
-			item(e, i);
-			rm_buf_json_str(e->b, m->spare[i]);
-			item_end(e);
-		}
-		list_end(e);
-	}
+	str_list(e, "spares", m->spare, m->nspare);
 }
 
 rm_status rmi_map_json(const rm_map *m, bool yaml, rm_buf *b, rm_error *err)

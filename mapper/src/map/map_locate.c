@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_null(const char *s, bool *oom)
-{
-	if (!s)
-		return NULL;
-	char *p = strdup(s);
-	if (!p)
-		*oom = true;
-	return p;
-}
-
 rm_status rm_map_locate(rm_map *m, const rm_fabric *f, rm_error *err)
 {
 	if (!m->nhost)
@@ -41,12 +31,11 @@ rm_status rm_map_locate(rm_map *m, const rm_fabric *f, rm_error *err)
 			continue;
 		rmi_hostinfo hi;
 		rmi_where_host(&w, m->host[h], h, &hi);
-		m->host_leaf[h] = dup_or_null(rmi_where_loc_name(&w, &hi,
-								 m->host[h]),
-					      &oom);
+		m->host_leaf[h] = rmi_dup_or_null(
+			rmi_where_loc_name(&w, &hi, m->host[h]), &oom);
 		free(m->host_unit[h]);
-		m->host_unit[h] = dup_or_null(rmi_where_unit_name(&w, &hi),
-					      &oom);
+		m->host_unit[h] = rmi_dup_or_null(
+			rmi_where_unit_name(&w, &hi), &oom);
 	}
 	rmi_where_free(&w);
 	return oom ? rmi_err(err, RM_ENOMEM, "out of memory") : RM_OK;

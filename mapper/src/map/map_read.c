@@ -32,18 +32,10 @@ static int kind_index(const rd *r, const char *s, size_t len)
 	return -1;
 }
 
-static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
-	RMI_PRINTF(3, 4);
-static rm_status bad(rd *r, const rmi_ynode *n, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(r->err, RM_EINPUT, r->file, n ? n->line : 0,
-			  n ? n->col : 0, "%s", msg);
-}
+/* RM_EINPUT at node `n` (NULL: the file as a whole). */
+#define bad(r, n, ...)                                                       \
+	rmi_err_cut((r)->err, RM_EINPUT, (r)->file, rmi_y_line(n),           \
+		    rmi_y_col(n), 768, __VA_ARGS__)
 
 static rm_status oom(rd *r)
 {

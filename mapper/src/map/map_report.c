@@ -22,69 +22,64 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		NULL
 	};
 	rm_status st = rmi_y_keys(v, file, "validation", keys, err);
+	/* One table, so that the first bad field in this order is the one
+	 * reported, as it always was. */
+	enum { U64, U32, BOOL, REAL };
 	const struct {
 		const char *k;
-		uint64_t *p;
-	} u64s[] = {
-		{ "tp_groups", &rp->tp_groups }, { "tp_split", &rp->tp_split },
-		{ "cp_split", &rp->cp_split }, { "ep_split", &rp->ep_split },
-		{ "pp_pairs", &rp->pp_pairs },
-		{ "pp_same_node", &rp->pp_same_node },
-		{ "pp_same_leaf", &rp->pp_same_leaf },
-		{ "pp_same_rail", &rp->pp_same_rail },
-		{ "pp_cross", &rp->pp_cross },
-		{ "pp_cross_lower_bound", &rp->pp_cross_lower_bound },
-		{ "pp_cross_top", &rp->pp_cross_top },
-		{ "pp_cross_top_lower_bound", &rp->pp_cross_top_lower_bound },
-		{ "pp_rail_aligned", &rp->pp_rail_aligned },
-		{ "dp_pairs", &rp->dp_pairs },
-		{ "dp_rail_aligned", &rp->dp_rail_aligned },
+		int kind;
+		void *p;
+	} f[] = {
+		{ "tp_groups", U64, &rp->tp_groups },
+		{ "tp_split", U64, &rp->tp_split },
+		{ "cp_split", U64, &rp->cp_split },
+		{ "ep_split", U64, &rp->ep_split },
+		{ "pp_pairs", U64, &rp->pp_pairs },
+		{ "pp_same_node", U64, &rp->pp_same_node },
+		{ "pp_same_leaf", U64, &rp->pp_same_leaf },
+		{ "pp_same_rail", U64, &rp->pp_same_rail },
+		{ "pp_cross", U64, &rp->pp_cross },
+		{ "pp_cross_lower_bound", U64, &rp->pp_cross_lower_bound },
+		{ "pp_cross_top", U64, &rp->pp_cross_top },
+		{ "pp_cross_top_lower_bound", U64,
+		  &rp->pp_cross_top_lower_bound },
+		{ "pp_rail_aligned", U64, &rp->pp_rail_aligned },
+		{ "dp_pairs", U64, &rp->dp_pairs },
+		{ "dp_rail_aligned", U64, &rp->dp_rail_aligned },
+		{ "world", U32, &rp->world },
+		{ "dp_groups", U32, &rp->dp_groups },
+		{ "dp_leaves_max", U32, &rp->dp_leaves_max },
+		{ "dp_tops_max", U32, &rp->dp_tops_max },
+		{ "must_ok", BOOL, &rp->must_ok },
+		{ "cp_must", BOOL, &rp->cp_must },
+		{ "ep_must", BOOL, &rp->ep_must },
+		{ "pp_bound_exact", BOOL, &rp->pp_bound_exact },
+		{ "dp_leaves_mean", REAL, &rp->dp_leaves_mean },
+		{ "dp_tops_mean", REAL, &rp->dp_tops_mean },
 	};
-	const struct {
-		const char *k;
-		uint32_t *p;
-	} u32s[] = {
-		{ "world", &rp->world }, { "dp_groups", &rp->dp_groups },
-		{ "dp_leaves_max", &rp->dp_leaves_max },
-		{ "dp_tops_max", &rp->dp_tops_max },
-	};
-	const struct {
-		const char *k;
-		bool *p;
-	} bools[] = {
-		{ "must_ok", &rp->must_ok }, { "cp_must", &rp->cp_must },
-		{ "ep_must", &rp->ep_must },
-		{ "pp_bound_exact", &rp->pp_bound_exact },
-	};
-	const struct {
-		const char *k;
-		double *p;
-	} reals[] = {
-		{ "dp_leaves_mean", &rp->dp_leaves_mean },
-		{ "dp_tops_mean", &rp->dp_tops_mean },
-	};
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 	const rmi_ynode *n;
-	for (size_t i = 0; st == RM_OK && i < COUNT(u64s); i++)
-		if ((n = rmi_y_get(v, u64s[i].k)))
-			st = rmi_y_u64(n, file, u64s[i].k, 0, UINT64_MAX,
-				       u64s[i].p, err);
-	for (size_t i = 0; st == RM_OK && i < COUNT(u32s); i++) {
+	for (size_t i = 0; st == RM_OK && i < sizeof(f) / sizeof(f[0]); i++) {
 		uint64_t x = 0;
-		if ((n = rmi_y_get(v, u32s[i].k)))
-			st = rmi_y_u64(n, file, u32s[i].k, 0, UINT32_MAX, &x,
+		if (!(n = rmi_y_get(v, f[i].k)))
+			continue;
+		switch (f[i].kind) {
+		case U64:
+			st = rmi_y_u64(n, file, f[i].k, 0, UINT64_MAX, f[i].p,
 				       err);
-		if (n && st == RM_OK)
-			*u32s[i].p = (uint32_t)x;
+			break;
+		case U32:
+			st = rmi_y_u64(n, file, f[i].k, 0, UINT32_MAX, &x, err);
+			if (!st)
+				*(uint32_t *)f[i].p = (uint32_t)x;
+			break;
+		case BOOL:
+			st = rmi_y_bool(n, file, f[i].k, f[i].p, err);
+			break;
+		default:
+			st = rmi_y_double(n, file, f[i].k, 0, 1e15, f[i].p,
+					  err);
+		}
 	}
-	for (size_t i = 0; st == RM_OK && i < COUNT(bools); i++)
-		if ((n = rmi_y_get(v, bools[i].k)))
-			st = rmi_y_bool(n, file, bools[i].k, bools[i].p, err);
-	for (size_t i = 0; st == RM_OK && i < COUNT(reals); i++)
-		if ((n = rmi_y_get(v, reals[i].k)))
-			st = rmi_y_double(n, file, reals[i].k, 0, 1e15,
-					  reals[i].p, err);
-#undef COUNT
 	if (st || !(n = rmi_y_get(v, "warnings")))
 		return st;
 	if ((st = rmi_y_kind(n, file, "warnings", RMI_Y_SEQ, err)))

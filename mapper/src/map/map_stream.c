@@ -15,10 +15,8 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -40,12 +38,6 @@ typedef struct ev {
 /* JSON grammar positions, one per open container. */
 enum { M_KEY_OR_END, M_KEY, M_COLON, M_VALUE, M_AFTER, S_VALUE_OR_END,
        S_VALUE, S_AFTER, R_VALUE, R_DONE };
-
-typedef struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-} chunk;
 
 typedef struct sr {
 	const char *file;
@@ -73,24 +65,16 @@ typedef struct sr {
 	int docs;
 	bool nul;                    /* the YAML reader met a NUL byte */
 	/* trees */
-	chunk *arena;
+	rmi_chunk *arena;
 	size_t nodes;
 	rmi_ynode **stack[RMI_YAML_MAX_DEPTH];
 	size_t scap[RMI_YAML_MAX_DEPTH];
 } sr;
 
-static rm_status fail(sr *S, unsigned long line, unsigned long col,
-		      const char *fmt, ...) RMI_PRINTF(4, 5);
-static rm_status fail(sr *S, unsigned long line, unsigned long col,
-		      const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(S->err, RM_EINPUT, S->file, line, col, "%s", msg);
-}
+/* "file:line:col: message", RM_EINPUT. */
+#define fail(S, line, col, ...)                                              \
+	rmi_err_cut((S)->err, RM_EINPUT, (S)->file, line, col, 512,          \
+		    __VA_ARGS__)
 
 static rm_status oom(sr *S)
 {
@@ -156,28 +140,15 @@ static int get(sr *S)
 
 /* ---- arena for the trees ---- */
 
+/* Fixed 256 KiB chunks: arena_reset drops each rank record's or group
+ * list's tree once it is read, so the arena never grows large. */
 static void *alloc(sr *S, size_t size)
 {
-	size_t a = _Alignof(rmi_ynode);
-	size = (size + a - 1) / a * a;
-	chunk *c = S->arena;
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > (256u << 10) ? size : (256u << 10);
-		chunk *n = malloc(sizeof(*n) + cap);
-		if (!n)
-			return NULL;
-		n->next = c;
-		n->used = 0;
-		n->cap = cap;
-		S->arena = c = n;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += size;
-	return p;
+	return rmi_arena_alloc(&S->arena, size, 256u << 10, 256u << 10);
 }
 
 typedef struct mark {
-	chunk *c;
+	rmi_chunk *c;
 	size_t used, nodes;
 } mark;
 
@@ -190,7 +161,7 @@ static mark arena_mark(const sr *S)
 static void arena_reset(sr *S, mark m)
 {
 	while (S->arena && S->arena != m.c) {
-		chunk *n = S->arena->next;
+		rmi_chunk *n = S->arena->next;
 		free(S->arena);
 		S->arena = n;
 	}
@@ -949,18 +920,12 @@ rm_status rmi_map_read_file(const char *path, rm_map **out, char *hex,
 			    rm_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return rmi_err_at(err, RM_EIO, path, 0, 0, "cannot open: %s",
-				  strerror(errno));
-	struct stat sb;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return rmi_err_at(err, RM_EIO, path, 0, 0,
-				  "not a regular file");
-	}
-	rm_status st;
-	if ((uint64_t)sb.st_size <= RM_MAX_INPUT) {
+	int fd;
+	uint64_t size;
+	rm_status st = rmi_open_file(path, &fd, &size, err);
+	if (st)
+		return st;
+	if (size <= RM_MAX_INPUT) {
 		/* small enough for a whole-document tree */
 		close(fd);
 		char *text = NULL;

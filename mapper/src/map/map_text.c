@@ -8,40 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort has no context argument in C11: sort (name, index) pairs. */
-typedef struct named {
-	const char *name;
-	uint32_t idx;
-} named;
-
-static int cmp_named(const void *a, const void *b)
-{
-	const named *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 /*
  * Dense ids for the distinct names in `names` (NULL entries get -1).
  * Returns the number of distinct names, or -1 when out of memory.
  */
 static int64_t intern(char *const *names, uint32_t n, int64_t *id)
 {
-	named *v = malloc((n ? n : 1) * sizeof(*v));
+	rmi_named *v = malloc((n ? n : 1) * sizeof(*v));
 	if (!v)
 		return -1;
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		id[i] = -1;
 		if (names && names[i])
-			v[k++] = (named){ names[i], i };
+			v[k++] = (rmi_named){ names[i], i };
 	}
-	qsort(v, k, sizeof(*v), cmp_named);
+	qsort(v, k, sizeof(*v), rmi_named_cmp);
 	int64_t distinct = 0;
 	for (uint32_t i = 0; i < k; i++) {
 		if (i && strcmp(v[i].name, v[i - 1].name))
 			distinct++;
-		id[v[i].idx] = distinct;
+		id[v[i].ix] = distinct;
 	}
 	free(v);
 	return k ? distinct + 1 : 0;

@@ -40,24 +40,43 @@ static void set_name(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src);
 }
 
+/*
+ * The part model and hardware files share: a map of `keys` whose name
+ * (else the file's) goes to name[n]. *root is NULL when nothing loaded;
+ * otherwise the caller frees it, whatever the status.
+ */
+static rm_status load_doc(const char *text, size_t len, const char *f,
+			  const char *what, const char *const *keys,
+			  char *name, size_t n, rmi_ynode **root,
+			  rm_error *err)
+{
+	*root = NULL;
+	rm_status st = rmi_yaml_load(text, len, f, root, err);
+	if (st)
+		return st;
+	const rmi_ynode *r = *root;
+	st = rmi_y_kind(r, f, what, RMI_Y_MAP, err);
+	if (!st)
+		st = rmi_y_keys(r, f, what, keys, err);
+	const char *s = NULL;
+	if (!st && rmi_y_get(r, "name"))
+		st = rmi_y_str(rmi_y_get(r, "name"), f, "name", &s, err);
+	set_name(name, n, s ? s : f);
+	return st;
+}
+
 rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 			      rm_model *out, rm_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	const char *f = name ? name : "<model>";
 	rmi_ynode *root;
-	rm_status st = rmi_yaml_load(text, len, f, &root, err);
-	if (st)
+	rm_status st = load_doc(text, len, f, "model file", model_keys,
+				out->name, sizeof(out->name), &root, err);
+	if (!root)
 		return st;
 	const rmi_ynode *r = root;
-	st = rmi_y_kind(r, f, "model file", RMI_Y_MAP, err);
-	if (!st)
-		st = rmi_y_keys(r, f, "model file", model_keys, err);
-	const char *s = NULL;
 	out->swiglu = true;
-	if (!st && rmi_y_get(r, "name"))
-		st = rmi_y_str(rmi_y_get(r, "name"), f, "name", &s, err);
-	set_name(out->name, sizeof(out->name), s ? s : f);
 	if (!st)
 		st = get_u32(r, f, "layers", true, 100000, &out->layers, err);
 	if (!st)
@@ -172,17 +191,11 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 	memset(out, 0, sizeof(*out));
 	const char *f = name ? name : "<hardware>";
 	rmi_ynode *root;
-	rm_status st = rmi_yaml_load(text, len, f, &root, err);
-	if (st)
+	rm_status st = load_doc(text, len, f, "hardware file", hw_keys,
+				out->name, sizeof(out->name), &root, err);
+	if (!root)
 		return st;
 	const rmi_ynode *r = root;
-	st = rmi_y_kind(r, f, "hardware file", RMI_Y_MAP, err);
-	if (!st)
-		st = rmi_y_keys(r, f, "hardware file", hw_keys, err);
-	const char *s = NULL;
-	if (!st && rmi_y_get(r, "name"))
-		st = rmi_y_str(rmi_y_get(r, "name"), f, "name", &s, err);
-	set_name(out->name, sizeof(out->name), s ? s : f);
 	double gb = 0, gib = 0, tf = 0;
 	if (!st)
 		st = get_real(r, f, "hbm_gb", false, &gb, err);
@@ -263,28 +276,26 @@ static bool is_file(const char *spec)
 	       (n > 5 && !strcmp(spec + n - 5, ".json"));
 }
 
+static rm_status parse_model(void *m, const char *text, size_t len,
+			     const char *file, rm_error *err)
+{
+	return rm_model_parse_yaml(text, len, file, m, err);
+}
+
 rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err)
 {
-	char *text;
-	size_t len;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_model_parse_yaml(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_model, out, err);
+}
+
+static rm_status parse_hw(void *hw, const char *text, size_t len,
+			  const char *file, rm_error *err)
+{
+	return rm_hw_parse_yaml(text, len, file, hw, err);
 }
 
 rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err)
 {
-	char *text;
-	size_t len;
-	rm_status st = rm_file_read(path, &text, &len, err);
-	if (st)
-		return st;
-	st = rm_hw_parse_yaml(text, len, path, out, err);
-	free(text);
-	return st;
+	return rmi_parse_file(path, parse_hw, out, err);
 }
 
 rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err)

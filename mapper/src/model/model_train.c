@@ -175,33 +175,68 @@ static rm_status set_schedule(rm_train *t, const char *v, rm_error *err)
 	return RM_OK;
 }
 
-/* The settings that are fractions: efficiencies in (0, 1], overlaps in
- * [0, 1]. True when `key` is one of them (*st then says how it went). */
-static bool set_fraction(rm_train *t, const char *key, const char *v,
-			 rm_status *st, rm_error *err)
+/* The settings that are a number in [lo, hi] stored as it is; `zero`
+ * false: 0 is refused too (an efficiency of 0 would divide by it). True
+ * when `key` is one of them (*st then says how it went). */
+static bool set_real(rm_train *t, const char *key, const char *v,
+		     rm_status *st, rm_error *err)
 {
-	static const struct { const char *key; size_t off; bool zero; } f[] = {
-		{ "gemm_eff", offsetof(rm_train, gemm_eff), false },
-		{ "attn_eff", offsetof(rm_train, attn_eff), false },
-		{ "hbm_eff", offsetof(rm_train, hbm_eff), false },
-		{ "nvlink_eff", offsetof(rm_train, nvlink_eff), false },
-		{ "net_eff", offsetof(rm_train, net_eff), false },
-		{ "dp_overlap", offsetof(rm_train, dp_overlap), true },
-		{ "tp_overlap", offsetof(rm_train, tp_overlap), true },
+	static const char frac0[] = "a fraction in [0, 1]",
+			  frac[] = "a fraction in (0, 1]";
+	static const struct {
+		const char *key;
+		size_t off;
+		double lo, hi;
+		bool zero;
+		const char *want;
+	} f[] = {
+		{ "grad_bytes", offsetof(rm_train, grad_bytes), 1, 8, true,
+		  "bytes per gradient element in [1, 8]" },
+		{ "gemm_eff", offsetof(rm_train, gemm_eff), 0, 1, false, frac },
+		{ "attn_eff", offsetof(rm_train, attn_eff), 0, 1, false, frac },
+		{ "hbm_eff", offsetof(rm_train, hbm_eff), 0, 1, false, frac },
+		{ "nvlink_eff", offsetof(rm_train, nvlink_eff), 0, 1, false,
+		  frac },
+		{ "net_eff", offsetof(rm_train, net_eff), 0, 1, false, frac },
+		{ "dp_overlap", offsetof(rm_train, dp_overlap), 0, 1, true,
+		  frac0 },
+		{ "tp_overlap", offsetof(rm_train, tp_overlap), 0, 1, true,
+		  frac0 },
+		{ "gemm_dim0", offsetof(rm_train, gemm_dim0), 0, 65536, true,
+		  "a GEMM dimension in [0, 65536]" },
+		{ "fail_per_gpu_day", offsetof(rm_train, fail_per_gpu_day), 0,
+		  1, true, "interruptions per GPU per day in [0, 1]" },
+		{ "ckpt_write_s", offsetof(rm_train, ckpt_write_s), 0, 1e6,
+		  true, "seconds in [0, 1e6]" },
+		{ "restart_s", offsetof(rm_train, restart_s), 0, 1e6, true,
+		  "seconds in [0, 1e6]" },
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		if (strcmp(key, f[i].key))
 			continue;
 		double x;
-		if (!parse_real(v, 0, 1, &x) || (x == 0 && !f[i].zero))
-			*st = bad(err, key, v, f[i].zero ? "a fraction in [0, 1]"
-							 : "a fraction in (0, 1]");
+		if (!parse_real(v, f[i].lo, f[i].hi, &x) ||
+		    (x == 0 && !f[i].zero))
+			*st = bad(err, key, v, f[i].want);
 		else
 			*st = (*(double *)((char *)t + f[i].off) = x, RM_OK);
 		return true;
 	}
 	return false;
 }
+
+static const rmi_word recompute_words[] = {
+	{ "none", RM_RECOMPUTE_NONE },
+	{ "selective", RM_RECOMPUTE_SELECTIVE },
+	{ "full", RM_RECOMPUTE_FULL },
+	{ NULL, 0 }
+};
+/* zero3 is DeepSpeed's name for what FSDP does. */
+static const rmi_word sharding_words[] = {
+	{ "none", RM_SHARD_NONE }, { "zero1", RM_SHARD_ZERO1 },
+	{ "zero2", RM_SHARD_ZERO2 }, { "fsdp", RM_SHARD_FSDP },
+	{ "zero3", RM_SHARD_FSDP }, { NULL, 0 }
+};
 
 rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
@@ -210,6 +245,7 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 	char q[96];
 	uint64_t n;
 	double x;
+	int k;
 	if (!key || !v)
 		return rmi_err(err, RM_EINPUT, "setting without key or value");
 	if (!strcmp(key, "batch") || !strcmp(key, "batch_tokens")) {
@@ -227,35 +263,15 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 	} else if (!strcmp(key, "schedule")) {
 		return set_schedule(t, v, err);
 	} else if (!strcmp(key, "recompute")) {
-		if (!strcmp(v, "none"))
-			t->recompute = RM_RECOMPUTE_NONE;
-		else if (!strcmp(v, "selective"))
-			t->recompute = RM_RECOMPUTE_SELECTIVE;
-		else if (!strcmp(v, "full"))
-			t->recompute = RM_RECOMPUTE_FULL;
-		else
+		if ((k = rmi_word_find(v, recompute_words)) < 0)
 			return bad(err, key, v, "none, selective or full");
+		t->recompute = (rm_recompute)k;
 	} else if (!strcmp(key, "sharding")) {
-		if (!strcmp(v, "none"))
-			t->sharding = RM_SHARD_NONE;
-		else if (!strcmp(v, "zero1"))
-			t->sharding = RM_SHARD_ZERO1;
-		else if (!strcmp(v, "zero2"))
-			t->sharding = RM_SHARD_ZERO2;
-		else if (!strcmp(v, "fsdp") || !strcmp(v, "zero3"))
-			t->sharding = RM_SHARD_FSDP;
-		else
+		if ((k = rmi_word_find(v, sharding_words)) < 0)
 			return bad(err, key, v, "none, zero1, zero2 or fsdp");
-	} else if (!strcmp(key, "grad_bytes")) {
-		if (!parse_real(v, 1, 8, &x))
-			return bad(err, key, v, "bytes per gradient element in [1, 8]");
-		t->grad_bytes = x;
-	} else if (set_fraction(t, key, v, &st, err)) {
+		t->sharding = (rm_sharding)k;
+	} else if (set_real(t, key, v, &st, err)) {
 		return st;
-	} else if (!strcmp(key, "gemm_dim0")) {
-		if (!parse_real(v, 0, 65536, &x))
-			return bad(err, key, v, "a GEMM dimension in [0, 65536]");
-		t->gemm_dim0 = x;
 	} else if (!strcmp(key, "flash") || !strcmp(key, "seq_parallel")) {
 		bool on = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on");
 		if (!on && strcmp(v, "0") && strcmp(v, "false") && strcmp(v, "off"))
@@ -276,17 +292,6 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			t->first_layers = (uint32_t)n;
 		else
 			t->last_layers = (uint32_t)n;
-	} else if (!strcmp(key, "fail_per_gpu_day")) {
-		if (!parse_real(v, 0, 1, &x))
-			return bad(err, key, v, "interruptions per GPU per day in [0, 1]");
-		t->fail_per_gpu_day = x;
-	} else if (!strcmp(key, "ckpt_write_s") || !strcmp(key, "restart_s")) {
-		if (!parse_real(v, 0, 1e6, &x))
-			return bad(err, key, v, "seconds in [0, 1e6]");
-		if (!strcmp(key, "ckpt_write_s"))
-			t->ckpt_write_s = x;
-		else
-			t->restart_s = x;
 	} else if (!strcmp(key, "mem_reserve_gib")) {
 		if (!parse_real(v, 0, 1e6, &x))
 			return bad(err, key, v, "GiB in [0, 1e6]");

@@ -42,15 +42,11 @@ static void busid_of(hwloc_obj_t o, char out[16])
 static int bus_cmp(hwloc_obj_t a, hwloc_obj_t b)
 {
 	const struct hwloc_pcidev_attr_s *x = &a->attr->pcidev, *y = &b->attr->pcidev;
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	if (x->bus != y->bus)
-		return x->bus < y->bus ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->func != y->func)
-		return x->func < y->func ? -1 : 1;
-	return 0;
+	int c;
+	if ((c = RMI_CMP(x->domain, y->domain)) ||
+	    (c = RMI_CMP(x->bus, y->bus)) || (c = RMI_CMP(x->dev, y->dev)))
+		return c;
+	return RMI_CMP(x->func, y->func);
 }
 
 static int gpu_cmp(const void *a, const void *b)
@@ -62,12 +58,9 @@ static int port_cmp(const void *a, const void *b)
 {
 	const rmi_port *x = a, *y = b;
 	int c = bus_cmp(x->pci, y->pci);
-	if (c)
+	if (c || (c = strcmp(x->name, y->name)))
 		return c;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->port < y->port ? -1 : x->port > y->port;
+	return RMI_CMP(x->port, y->port);
 }
 
 /* The NUMA node of an I/O object's locality, or -1 when it spans several

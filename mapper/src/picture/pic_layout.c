@@ -24,14 +24,12 @@ typedef struct key {
 static int cmp_key(const void *a, const void *b)
 {
 	const key *x = a, *y = b;
-	if (x->top != y->top)
-		return x->top < y->top ? -1 : 1;
-	if (x->loc != y->loc)
-		return x->loc < y->loc ? -1 : 1;
-	if (x->dom != y->dom)
-		return x->dom < y->dom ? -1 : 1;
-	int c = rm_host_cmp(x->name, y->name);
-	return c ? c : (x->ix > y->ix) - (x->ix < y->ix);
+	int c;
+	if ((c = RMI_CMP(x->top, y->top)) || (c = RMI_CMP(x->loc, y->loc)) ||
+	    (c = RMI_CMP(x->dom, y->dom)) ||
+	    (c = rm_host_cmp(x->name, y->name)))
+		return c;
+	return RMI_CMP(x->ix, y->ix);
 }
 
 static const char *top_name(const rmi_where *w, const rmi_hostinfo *h)

@@ -12,19 +12,8 @@
 
 #define RMI_MAX_GPUS_PER_NODE 1024u
 
-typedef struct sorted_host {
-	const char *name;
-	uint32_t in;                 /* index in opts->nodes */
-} sorted_host;
-
-static int cmp_host(const void *a, const void *b)
-{
-	const sorted_host *x = a, *y = b;
-	int c = rm_host_cmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->in < y->in ? -1 : x->in > y->in;
-}
+/* The hosts in natural order, each with its index in opts->nodes. */
+typedef rmi_named sorted_host;
 
 static rm_status check_opts(const rm_plan_opts *o, rm_error *err)
 {
@@ -223,7 +212,7 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 		if (!pos)
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		for (uint32_t i = 0; i < c->n; i++)
-			pos[c->sh[i].in] = i;
+			pos[c->sh[i].ix] = i;
 		for (uint64_t i = 0; i < nodes; i++)
 			c->seq[i] = pos[i];
 		free(pos);
@@ -238,16 +227,6 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	if (!st && c->nseq > nodes)
 		c->nseq = nodes;
 	return st;
-}
-
-static char *dup_or_null(const char *s, bool *oom)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		*oom = true;
-	return d;
 }
 
 static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
@@ -275,17 +254,18 @@ static rm_status build_map(plan_ctx *c, rm_map *m, rm_error *err)
 	for (uint32_t i = 0; i < m->nhost; i++) {
 		uint32_t h = c->seq[i];
 		used[h] = true;
-		m->host[i] = dup_or_null(c->sh[h].name, &oom);
-		m->host_leaf[i] = dup_or_null(
+		m->host[i] = rmi_dup_or_null(c->sh[h].name, &oom);
+		m->host_leaf[i] = rmi_dup_or_null(
 			rmi_where_loc_name(&c->where, &c->info[h],
 					   c->sh[h].name),
 			&oom);
-		m->host_unit[i] = dup_or_null(
+		m->host_unit[i] = rmi_dup_or_null(
 			rmi_where_unit_name(&c->where, &c->info[h]), &oom);
 	}
 	for (uint32_t i = 0, s = 0; i < c->n; i++)
 		if (!used[i])
-			m->spare[s++] = dup_or_null(c->sh[i].name, &oom);
+			m->spare[s++] =
+				rmi_dup_or_null(c->sh[i].name, &oom);
 	free(used);
 	if (oom)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
@@ -494,8 +474,8 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	if (!c->sh || !c->info)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < o->nnodes; i++)
-		c->sh[i] = (sorted_host){ o->nodes[i], (uint32_t)i };
-	qsort(c->sh, o->nnodes, sizeof(*c->sh), cmp_host);
+		c->sh[i] = (sorted_host){ o->nodes[i], i };
+	qsort(c->sh, o->nnodes, sizeof(*c->sh), rmi_named_host_cmp);
 	for (uint32_t i = 1; i < c->n; i++)
 		if (strcmp(c->sh[i - 1].name, c->sh[i].name) == 0)
 			return rmi_err(err, RM_EINPUT,

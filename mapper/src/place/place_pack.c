@@ -23,13 +23,11 @@
 int rmi_key3_cmp(const void *x, const void *y)
 {
 	const rmi_key3 *p = x, *q = y;
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	if (p->b != q->b)
-		return p->b < q->b ? -1 : 1;
-	if (p->c != q->c)
-		return p->c < q->c ? -1 : 1;
-	return p->ix < q->ix ? -1 : p->ix > q->ix;
+	int c;
+	if ((c = RMI_CMP(p->a, q->a)) || (c = RMI_CMP(p->b, q->b)) ||
+	    (c = RMI_CMP(p->c, q->c)))
+		return c;
+	return RMI_CMP(p->ix, q->ix);
 }
 
 rm_status rmi_cells_build(const rmi_hostinfo *info, uint32_t n, uint32_t c,

@@ -9,31 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct named_ix {
-	const char *name;
-	uint32_t ix;
-} named_ix;
-
-static int cmp_named(const void *a, const void *b)
-{
-	const named_ix *x = a, *y = b;
-	int c = rm_host_cmp(x->name ? x->name : "", y->name ? y->name : "");
-	if (c)
-		return c;
-	return x->ix < y->ix ? -1 : x->ix > y->ix;
-}
-
 /* Rank of every name in natural order. */
 static bool rank_names(char **names, uint32_t n, uint32_t *rank)
 {
 	if (!n)
 		return true;
-	named_ix *v = malloc(n * sizeof(*v));
+	rmi_named *v = malloc(n * sizeof(*v));
 	if (!v)
 		return false;
 	for (uint32_t i = 0; i < n; i++)
-		v[i] = (named_ix){ names[i], i };
-	qsort(v, n, sizeof(*v), cmp_named);
+		v[i] = (rmi_named){ names[i], i };
+	qsort(v, n, sizeof(*v), rmi_named_host_cmp);
 	for (uint32_t i = 0; i < n; i++)
 		rank[v[i].ix] = i;
 	free(v);
@@ -45,15 +31,15 @@ static bool rank_names(char **names, uint32_t n, uint32_t *rank)
 static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root)
 {
 	uint32_t n = f->nsw, next = 0;
-	named_ix *v = malloc((n + 1) * sizeof(*v));
+	rmi_named *v = malloc((n + 1) * sizeof(*v));
 	uint32_t *stack = malloc((n + 1) * sizeof(*stack));
 	uint32_t *srank = malloc((n + 1) * sizeof(*srank));
 	bool *queued = calloc(n + 1, sizeof(*queued));
 	bool ok = v && stack && srank && queued;
 	if (ok) {
 		for (uint32_t i = 0; i < n; i++)
-			v[i] = (named_ix){ f->sw[i].name, i };
-		qsort(v, n, sizeof(*v), cmp_named);
+			v[i] = (rmi_named){ f->sw[i].name, i };
+		qsort(v, n, sizeof(*v), rmi_named_host_cmp);
 		for (uint32_t i = 0; i < n; i++)
 			srank[v[i].ix] = i;
 	}

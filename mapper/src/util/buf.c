@@ -1,4 +1,4 @@
-/* buf.c - growable text buffer and whole-file reads. */
+/* buf.c - growable text buffer, string arrays and whole-file reads. */
 #include "util/util.h"
 
 #include <errno.h>
@@ -181,29 +181,69 @@ size_t rmi_copy_out(const char *src, size_t len, char *buf, size_t n)
 	return len;
 }
 
+void rmi_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char *rmi_dup_or_null(const char *s, bool *oom)
+{
+	if (!s)
+		return NULL;
+	char *p = strdup(s);
+	if (!p)
+		*oom = true;
+	return p;
+}
+
+int rmi_word_find(const char *s, const rmi_word *w)
+{
+	for (; w->word; w++)
+		if (strcmp(s, w->word) == 0)
+			return w->value;
+	return -1;
+}
+
+rm_status rmi_open_file(const char *path, int *fd, uint64_t *size,
+			rm_error *err)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0)
+		return rmi_err_at(err, RM_EIO, path, 0, 0, "cannot open: %s",
+				  strerror(errno));
+	struct stat st;
+	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return rmi_err_at(err, RM_EIO, path, 0, 0,
+				  "not a regular file");
+	}
+	*size = (uint64_t)st.st_size;
+	return RM_OK;
+}
+
 rm_status rm_file_read(const char *path, char **out, size_t *len,
 			rm_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return rmi_err_at(err, RM_EIO, path, 0, 0, "cannot open: %s",
-				  strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return rmi_err_at(err, RM_EIO, path, 0, 0,
-				  "not a regular file");
-	}
-	if ((uint64_t)st.st_size > RM_MAX_INPUT) {
+	int fd;
+	uint64_t size;
+	rm_status st = rmi_open_file(path, &fd, &size, err);
+	if (st)
+		return st;
+	if (size > RM_MAX_INPUT) {
 		close(fd);
 		return rmi_err_at(err, RM_EINPUT, path, 0, 0,
 				  "file is %lld bytes, more than the %u allowed",
-				  (long long)st.st_size, RM_MAX_INPUT);
+				  (long long)size, RM_MAX_INPUT);
 	}
-	size_t cap = (size_t)st.st_size + 1, n = 0;
+	size_t cap = (size_t)size + 1, n = 0;
 	char *p = malloc(cap);
 	if (!p) {
 		close(fd);
@@ -249,4 +289,17 @@ rm_status rm_file_read(const char *path, char **out, size_t *len,
 	if (len)
 		*len = n;
 	return RM_OK;
+}
+
+rm_status rmi_parse_file(const char *path, rmi_parse_fn parse, void *obj,
+			 rm_error *err)
+{
+	char *text;
+	size_t len;
+	rm_status st = rm_file_read(path, &text, &len, err);
+	if (st)
+		return st;
+	st = parse(obj, text, len, path, err);
+	free(text);
+	return st;
 }

@@ -91,3 +91,15 @@ const char *rm_quote(const char *s, size_t len, char *buf, size_t bufsz)
 	buf[o] = '\0';
 	return buf;
 }
+
+rm_status rmi_err_cut(rm_error *err, rm_status code, const char *file,
+		      unsigned long line, unsigned long col, size_t max,
+		      const char *fmt, ...)
+{
+	char msg[sizeof(((rm_error *)0)->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, max < sizeof(msg) ? max : sizeof(msg), fmt, ap);
+	va_end(ap);
+	return rmi_err_at(err, code, file, line, col, "%s", msg);
+}

@@ -43,6 +43,20 @@ int rm_host_cmp(const char *a, const char *b)
 	return c < 0 ? -1 : c > 0;
 }
 
+int rmi_named_cmp(const void *a, const void *b)
+{
+	const rmi_named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : RMI_CMP(x->ix, y->ix);
+}
+
+int rmi_named_host_cmp(const void *a, const void *b)
+{
+	const rmi_named *x = a, *y = b;
+	int c = rm_host_cmp(x->name ? x->name : "", y->name ? y->name : "");
+	return c ? c : RMI_CMP(x->ix, y->ix);
+}
+
 /* ---- compressing names back into an expression ---- */
 
 struct fname {
@@ -57,24 +71,15 @@ static int fname_cmp(const void *pa, const void *pb)
 {
 	const struct fname *a = pa, *b = pb;
 	/* Same prefix and suffix first, so every range is one contiguous run. */
-	size_t n = a->ds < b->ds ? a->ds : b->ds;
-	int c = memcmp(a->s, b->s, n);
-	if (c || a->ds != b->ds)
-		return c ? c : (a->ds < b->ds ? -1 : 1);
-	bool an = a->de > a->ds, bn = b->de > b->ds;
-	if (an != bn)
-		return an ? 1 : -1;
-	size_t sa = a->len - a->de, sb = b->len - b->de;
-	n = sa < sb ? sa : sb;
-	c = memcmp(a->s + a->de, b->s + b->de, n);
-	if (c || sa != sb)
-		return c ? c : (sa < sb ? -1 : 1);
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	size_t wa = a->de - a->ds, wb = b->de - b->ds;
-	if (wa != wb)
-		return wa < wb ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	int c = rmi_bytes_cmp(a->s, a->ds, b->s, b->ds);
+	if (c || (c = RMI_CMP(a->de > a->ds, b->de > b->ds)))
+		return c;
+	c = rmi_bytes_cmp(a->s + a->de, a->len - a->de, b->s + b->de,
+			  b->len - b->de);
+	if (c || (c = RMI_CMP(a->v, b->v)) ||
+	    (c = RMI_CMP(a->de - a->ds, b->de - b->ds)))
+		return c;
+	return RMI_CMP(a->idx, b->idx);
 }
 
 static bool same_group(const struct fname *a, const struct fname *b)
@@ -94,9 +99,7 @@ static int group_cmp(const void *pa, const void *pb)
 {
 	const struct group *a = pa, *b = pb;
 	int c = rm_host_cmp(a->name, b->name);
-	if (c)
-		return c;
-	return a->first < b->first ? -1 : a->first > b->first;
+	return c ? c : RMI_CMP(a->first, b->first);
 }
 
 /* Whether `f` prints as itself inside a range whose lower bound has

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define RMI_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -32,6 +33,18 @@ static inline uint64_t rmi_gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* Three-way comparison for qsort callbacks (-1, 0, 1), for any arithmetic
+ * type and without the overflow of a - b. */
+#define RMI_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* Bytes a[0..na) against b[0..nb): memcmp's sign, a proper prefix first. */
+static inline int rmi_bytes_cmp(const char *a, size_t na, const char *b,
+				size_t nb)
+{
+	int c = memcmp(a, b, na < nb ? na : nb);
+	return c ? c : RMI_CMP(na, nb);
+}
+
 /* ---- errors (error.c) ---- */
 /* Fill `err` (may be NULL) and return `code`. */
 RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,
@@ -40,6 +53,12 @@ RMI_HIDDEN rm_status rmi_err(rm_error *err, rm_status code, const char *fmt,
 RMI_HIDDEN rm_status rmi_err_at(rm_error *err, rm_status code, const char *file,
 				unsigned long line, unsigned long col,
 				const char *fmt, ...) RMI_PRINTF(6, 7);
+/* rmi_err_at with the message cut to `max` - 1 bytes before the prefix
+ * goes on: each file reader keeps the bound its messages always had. */
+RMI_HIDDEN rm_status rmi_err_cut(rm_error *err, rm_status code,
+				 const char *file, unsigned long line,
+				 unsigned long col, size_t max, const char *fmt,
+				 ...) RMI_PRINTF(7, 8);
 
 /* ---- arrays and copies (buf.c) ---- */
 /* Make room for `need` elements of `elsize` bytes in *arr (capacity *cap),
@@ -49,7 +68,48 @@ RMI_HIDDEN bool rmi_grow(void **arr, size_t *cap, size_t need, size_t elsize);
  * NUL-terminated, nothing when n is 0); returns len. */
 RMI_HIDDEN size_t rmi_copy_out(const char *src, size_t len, char *buf,
 			       size_t n);
+/* ---- files (buf.c) ---- */
+/* Open `path` read-only, refusing anything but a regular file (a FIFO or
+ * a device would block or never end); *size is its size now. */
+RMI_HIDDEN rm_status rmi_open_file(const char *path, int *fd, uint64_t *size,
+				   rm_error *err);
+/* A reader of a whole text into `obj`; `file` names it in messages. */
+typedef rm_status (*rmi_parse_fn)(void *obj, const char *text, size_t len,
+				  const char *file, rm_error *err);
+/* rm_file_read `path`, then `parse` its text into `obj`. */
+RMI_HIDDEN rm_status rmi_parse_file(const char *path, rmi_parse_fn parse,
+				    void *obj, rm_error *err);
 
+/* ---- string arrays (buf.c) ---- */
+/* Free the first `n` strings of `v`, then `v` (NULL is fine): arrays that
+ * failed halfway hold NULLs past the last copy. */
+RMI_HIDDEN void rmi_strv_free(char **v, size_t n);
+/* strdup that passes NULL through and records a failure in *oom, so a
+ * run of copies can be checked once at the end. */
+RMI_HIDDEN char *rmi_dup_or_null(const char *s, bool *oom);
+
+
+/* ---- names in order (hostlist_format.c) ---- */
+/* A name and where it came from: qsort has no context argument in C11,
+ * so the index travels with the name and breaks ties. */
+typedef struct rmi_named {
+	const char *name;
+	size_t ix;
+} rmi_named;
+/* Byte order of the names, then index. */
+RMI_HIDDEN int rmi_named_cmp(const void *a, const void *b);
+/* rm_host_cmp's natural order (a NULL name as ""), then index. */
+RMI_HIDDEN int rmi_named_host_cmp(const void *a, const void *b);
+
+/* ---- closed sets of words (buf.c) ---- */
+/* A word a setting may take and the value it stands for; a table ends
+ * with a NULL word. */
+typedef struct rmi_word {
+	const char *word;
+	int value;
+} rmi_word;
+/* Value of `s` in table `w`, or -1 when it is none of the words. */
+RMI_HIDDEN int rmi_word_find(const char *s, const rmi_word *w);
 
 /* ---- hostlists (hostlist.c) ---- */
 /* rm_hostlist_parse over `len` bytes (NULs are bad characters). On error

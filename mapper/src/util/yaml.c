@@ -16,18 +16,9 @@
 #include <sys/mman.h>
 #include <yaml.h>
 
-/* Nodes, item arrays and scalar text come from a chunked bump arena owned
- * by the root: a 15 MB map file is millions of nodes, and one malloc per
- * node cost more than libyaml's own parsing. */
-typedef struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-} chunk;
-
 /* What rmi_yaml_load hands out: the root node with the arena behind it. */
 typedef struct ydoc {
-	chunk *arena;
+	rmi_chunk *arena;
 	rmi_ynode root;
 } ydoc;
 
@@ -46,28 +37,28 @@ typedef struct loader {
 	frame stack[RMI_YAML_MAX_DEPTH];
 	size_t depth;
 	size_t nodes;
-	chunk *arena;
+	rmi_chunk *arena;
 	rmi_ynode *root;
 	rm_error *err;
 } loader;
 
 #define HUGE_CHUNK ((size_t)4 << 20)
 
-static void *arena_alloc(loader *L, size_t size)
+void *rmi_arena_alloc(rmi_chunk **head, size_t size, size_t first,
+		      size_t most)
 {
 	/* Every block holds nodes, pointers or text: pointer alignment. */
 	size_t a = _Alignof(rmi_ynode);
 	size = (size + a - 1) / a * a;
-	chunk *c = L->arena;
+	rmi_chunk *c = *head;
 	if (!c || c->cap - c->used < size) {
-		size_t big = HUGE_CHUNK - sizeof(*c);
-		size_t cap = c ? 2 * c->cap : 16384;
-		if (cap > big)
-			cap = big;
+		size_t cap = c ? 2 * c->cap : first;
+		if (cap > most)
+			cap = most;
 		if (cap < size)
 			cap = size;
-		chunk *n;
-		if (cap == big) {
+		rmi_chunk *n;
+		if (sizeof(*n) + cap == HUGE_CHUNK) {
 			/* Big documents touch hundreds of megabytes of fresh
 			 * memory; huge pages cut the page faults that
 			 * otherwise cost as much as the parsing. */
@@ -82,17 +73,23 @@ static void *arena_alloc(loader *L, size_t size)
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
-		L->arena = c = n;
+		*head = c = n;
 	}
 	void *p = (char *)c->data + c->used;
 	c->used += size;
 	return p;
 }
 
-static void arena_free(chunk *c)
+static void *arena_alloc(loader *L, size_t size)
+{
+	return rmi_arena_alloc(&L->arena, size, 16384,
+			       HUGE_CHUNK - sizeof(rmi_chunk));
+}
+
+void rmi_arena_free(rmi_chunk *c)
 {
 	while (c) {
-		chunk *next = c->next;
+		rmi_chunk *next = c->next;
 		free(c);
 		c = next;
 	}
@@ -103,7 +100,7 @@ void rmi_yaml_free(rmi_ynode *n)
 	if (!n)
 		return;
 	ydoc *d = (ydoc *)((char *)n - offsetof(ydoc, root));
-	arena_free(d->arena);
+	rmi_arena_free(d->arena);
 	free(d);
 }
 
@@ -111,23 +108,16 @@ static void unwind(loader *L)
 {
 	for (size_t i = 0; i < RMI_YAML_MAX_DEPTH; i++)
 		free(L->stack[i].item);
-	arena_free(L->arena);
+	rmi_arena_free(L->arena);
 	L->arena = NULL;
 	L->root = NULL;
 }
 
-static rm_status fail_at(loader *L, yaml_mark_t m, const char *fmt, ...)
-	RMI_PRINTF(3, 4);
-static rm_status fail_at(loader *L, yaml_mark_t m, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return rmi_err_at(L->err, RM_EINPUT, L->file, (unsigned long)m.line + 1,
-			  (unsigned long)m.column + 1, "%s", msg);
-}
+/* RM_EINPUT at libyaml's 0-based mark `m`. */
+#define fail_at(L, m, ...)                                                   \
+	rmi_err_cut((L)->err, RM_EINPUT, (L)->file,                          \
+		    (unsigned long)(m).line + 1, (unsigned long)(m).column + 1, \
+		    768, __VA_ARGS__)
 
 /* libyaml's reader errors carry a byte offset, not a mark. */
 static void offset_to_mark(const char *text, size_t len, size_t off,

@@ -7,6 +7,8 @@
 
 #include "util/util.h"
 
+#include <stddef.h>
+
 /* ---- YAML (yaml.c): a small checked tree over libyaml's event API ----
  * Used by every YAML/JSON reader (site file, model and hardware files, map
  * files). The loader rejects aliases/anchors, duplicate keys, documents
@@ -27,12 +29,36 @@ typedef struct rmi_ynode {
 	size_t n;                    /* MAP: pairs; SEQ: items */
 } rmi_ynode;
 
+/* Trees come from a chunked bump arena: a 15 MB map file is millions of
+ * nodes, and one malloc per node cost more than libyaml's own parsing.
+ * A chunk list is freed whole (rmi_arena_free). */
+typedef struct rmi_chunk {
+	struct rmi_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+} rmi_chunk;
+/* `size` bytes, node-aligned, from the list *head. A full first chunk
+ * gets a new one in front, twice the last one's size from `first` bytes
+ * up to `most`, and never smaller than `size`; NULL when out of memory. */
+RMI_HIDDEN void *rmi_arena_alloc(rmi_chunk **head, size_t size, size_t first,
+				 size_t most);
+RMI_HIDDEN void rmi_arena_free(rmi_chunk *c);
+
 RMI_HIDDEN rm_status rmi_yaml_load(const char *text, size_t len,
 				   const char *file, rmi_ynode **root,
 				   rm_error *err);
 /* Frees the whole tree; takes the root rmi_yaml_load gave, never a subtree
  * (nodes live in one arena owned by the root). */
 RMI_HIDDEN void rmi_yaml_free(rmi_ynode *n);
+/* Where node `n` starts, for rmi_err_at; 0 (no position) for NULL. */
+static inline unsigned long rmi_y_line(const rmi_ynode *n)
+{
+	return n ? n->line : 0;
+}
+static inline unsigned long rmi_y_col(const rmi_ynode *n)
+{
+	return n ? n->col : 0;
+}
 /* Value of `key` in MAP `map`, or NULL. */
 RMI_HIDDEN const rmi_ynode *rmi_y_get(const rmi_ynode *map, const char *key);
 /* Every key of MAP `map` must be in NULL-terminated `allowed`; otherwise
