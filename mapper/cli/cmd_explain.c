@@ -35,7 +35,12 @@ static void help(FILE *f)
 	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
 	      "  --gpus-per-node N, --order O, --allow-missing\n"
 	      "                   plan the map as `rankmap plan` does and put each\n"
-	      "                   axis on the links the map really uses\n\n"
+	      "                   axis on the links the map really uses\n"
+	      "  --baseline       also price Slurm's order (what `plan --baseline`\n"
+	      "                   builds) on the same fabric, side by side\n"
+	      "  --map F, --assignment F\n"
+	      "                   also price a map file or a \"rank host gpu\" table\n"
+	      "                   (the nodes default to the map's) against the plan\n\n"
 	      "exit: 0 the layout fits, 1 it does not fit memory, 2 usage or input error\n",
 	      f);
 }
@@ -170,6 +175,7 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 	memset(&e, 0, sizeof(e));
 	unsigned mask = suggest ? RMC_O_FORMAT :
 		RMC_O_FORMAT | RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
+		RMC_O_BASELINE | RMC_O_MAP |
 		RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN | RMC_O_MISSING;
 	const char *cmd = suggest ? "suggest" : "explain";
 	for (int i = 1; i < argc; i++) {
@@ -214,37 +220,107 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 	return -1;
 }
 
-/* With nodes, a topology or a site: plan the map and price its links. */
-static int with_map(rmc_model_args *a, rm_estimate *est)
+/* The map a comparison sets against the plan: Slurm's order as the
+ * framework numbers it (--baseline, what `plan --baseline` builds), a map
+ * file (--map) or a user's assignment (--assignment). *out stays NULL when
+ * none was asked for. */
+static int other_map(const rmc_opts *o, const rmc_inputs *in,
+		     const rm_plan_opts *po, rm_map **out)
 {
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	*out = NULL;
+	rm_status st = RM_OK;
+	if (o->baseline) {
+		rm_plan_opts b = *po;
+		b.baseline = true;
+		st = rm_plan(&b, out, &e);
+	} else if (o->map) {
+		st = rm_map_read(o->map, out, &e);
+	} else if (o->assignment) {
+		st = rm_map_read_assignment(o->assignment, &in->layout,
+					    &in->order, in->gpus_per_node, out,
+					    &e);
+	}
+	return st ? rmc_fail(&e) : RMC_OK;
+}
+
+/* The allocation of a comparison without --nodes: the hosts (and spares)
+ * of the map it compares with. */
+static int nodes_of(const rm_map *m, rmc_inputs *in)
+{
+	size_t n = (size_t)m->nhost + m->nspare;
+	char **v = calloc(n ? n : 1, sizeof(char *));
+	if (!v)
+		return rmc_usage("out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] = strdup(i < m->nhost ? m->host[i]
+						 : m->spare[i - m->nhost]))) {
+			while (i)
+				free(v[--i]);
+			free(v);
+			return rmc_usage("out of memory");
+		}
+	rm_hostlist_free(&in->nodes);
+	in->nodes.host = v;
+	in->nodes.n = n;
+	return RMC_OK;
+}
+
+/* With nodes, a topology or a site: plan the map and price its links;
+ * with a map to compare, price that one on the same fabric too. */
+static int with_map(rmc_model_args *a, rm_estimate *est, rm_estimate *cmp,
+		    bool *compared)
+{
+	const rmc_opts *o = &a->common;
+	bool vs_file = o->map || o->assignment;
 	rmc_inputs in;
 	rmc_inputs_init(&in);
+	rm_map *map = NULL, *other = NULL;
 	int rc;
-	if ((rc = rmc_load_fabric(&a->common, &in)) ||
-	    (rc = rmc_load_layout(&a->common, &in)) ||
-	    (rc = rmc_load_nodes(&a->common, &in, true))) {
-		rmc_inputs_free(&in);
-		return rc;
-	}
+	if ((rc = rmc_load_fabric(o, &in)) || (rc = rmc_load_layout(o, &in)) ||
+	    (rc = rmc_load_nodes(o, &in, !vs_file)))
+		goto out;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rm_plan_opts po = {
 		.layout = &in.layout,
 		.order = &in.order,
-		.nodes = (const char *const *)in.nodes.host,
-		.nnodes = in.nodes.n,
 		.gpus_per_node = in.gpus_per_node,
 		.fabric = in.fabric,
-		.allow_missing = a->common.allow_missing ||
+		.allow_missing = o->allow_missing ||
 				 (in.have_site && in.site.allow_missing_nodes),
 		.exact = false,
 	};
-	rm_map *map = NULL;
+	if (vs_file && (rc = other_map(o, &in, &po, &other)))
+		goto out;
+	if (vs_file && in.nodes.n == 0 && (rc = nodes_of(other, &in)))
+		goto out;
+	po.nodes = (const char *const *)in.nodes.host;
+	po.nnodes = in.nodes.n;
+	if (!vs_file && (rc = other_map(o, &in, &po, &other)))
+		goto out;
 	if (rm_plan(&po, &map, &e) ||
 	    rm_estimate_map(&a->model, &a->hw, &a->train, map, in.fabric, est,
-			    &e))
+			    &e) ||
+	    (other && rm_estimate_map(&a->model, &a->hw, &a->train, other,
+				      in.fabric, cmp, &e))) {
 		rc = rmc_fail(&e);
+		goto out;
+	}
+	if (other && !rm_layout_equal(&map->layout, &other->layout)) {
+		char x[128], y[128];
+		rm_layout_format(&other->layout, x, sizeof(x));
+		rm_layout_format(&map->layout, y, sizeof(y));
+		rc = rmc_usage("%s has layout %s, the plan %s: only maps of one "
+			       "layout compare", o->map ? o->map : o->assignment,
+			       x, y);
+		goto out;
+	}
+	*compared = other != NULL;
+out:
 	rm_map_free(map);
+	rm_map_free(other);
 	rmc_inputs_free(&in);
 	return rc;
 }
@@ -257,10 +333,18 @@ int rmc_explain(int argc, char **argv)
 		return rc;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	rm_estimate est;
+	rm_estimate est, cmp;
+	bool compared = false;
 	const rmc_opts *o = &a.common;
-	if (o->nodes || o->nodes_file || o->topology || o->site) {
-		if ((rc = with_map(&a, &est)))
+	if (o->baseline + !!o->map + !!o->assignment > 1)
+		return rmc_usage("give one of --baseline, --map, --assignment");
+	if (o->baseline && !(o->nodes || o->nodes_file || o->topology ||
+			     o->site || getenv("SLURM_JOB_NODELIST")))
+		return rmc_usage("--baseline needs the allocation: --nodes, "
+				 "--nodes-file, --topology or --site");
+	if (o->nodes || o->nodes_file || o->topology || o->site ||
+	    o->baseline || o->map || o->assignment) {
+		if ((rc = with_map(&a, &est, &cmp, &compared)))
 			return rc;
 	} else {
 		rm_layout l;
@@ -276,8 +360,12 @@ int rmc_explain(int argc, char **argv)
 	}
 	char *text = NULL;
 	size_t len = 0;
-	if (rm_estimate_write(&a.model, &a.hw, &a.train, &est, a.fmt, &text,
-			      &len, &e))
+	const char *other = o->baseline ? "baseline" : "given map";
+	if (compared ? rm_estimate_compare_write(&a.model, &a.hw, &a.train,
+						 &est, "plan", &cmp, other,
+						 a.fmt, &text, &len, &e)
+		     : rm_estimate_write(&a.model, &a.hw, &a.train, &est,
+					 a.fmt, &text, &len, &e))
 		return fail(&e);
 	fwrite(text, 1, len, stdout);
 	free(text);

@@ -831,6 +831,35 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			    rm_format fmt, char **out, size_t *len,
 			    rm_error *err);
 
+/*
+ * One run priced on two maps of the same layout (the plan and Slurm's
+ * order, or a map a job used) by the same model and calibration. The
+ * difference is b - a; `same` when it is within RM_COMPARE_RESOLUTION of
+ * a's step time, the closest two predictions the model tells apart (the
+ * 1 % suggest calls a tie: both maps share every figure but where their
+ * traffic goes, so the model's own error mostly cancels).
+ */
+#define RM_COMPARE_RESOLUTION 0.01
+typedef struct rm_compare {
+	double dt_step;              /* s per step, b - a */
+	double rel;                  /* dt_step / a's step */
+	double steps_day[2];         /* steps a day, around the clock */
+	double gpu_h_1000[2];        /* GPU-hours per 1,000 steps */
+	double gpu_h_day;            /* of a day's GPU-hours, what the slower
+				      * map's extra time costs: gpus x 24 x
+				      * dt / the slower step (signed like dt) */
+	bool same;
+} rm_compare;
+void rm_estimate_compare(const rm_estimate *a, const rm_estimate *b,
+			 rm_compare *out);
+/* The two side by side (text or JSON, schema rankmap-explain-compare/1),
+ * columns named name_a and name_b, with a one-line verdict. */
+rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
+				    const rm_train *t, const rm_estimate *a,
+				    const char *name_a, const rm_estimate *b,
+				    const char *name_b, rm_format fmt,
+				    char **out, size_t *len, rm_error *err);
+
 typedef struct rm_suggest_opts {
 	uint64_t gpus;
 	uint32_t top;                /* 0 = 10 */

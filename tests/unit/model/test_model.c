@@ -890,6 +890,41 @@ static void map_links(void)
 	rm_fabric_free(f);
 }
 
+/* The figures of explain --baseline, worked by hand: 16,384 GPUs at 5 s
+ * against 7.5 s per step. */
+static void compare_figures(void)
+{
+	rm_estimate a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.gpus = b.gpus = 16384;
+	a.t_step = 5.0;
+	b.t_step = 7.5;
+	rm_compare c;
+	rm_estimate_compare(&a, &b, &c);
+	NEAR(c.dt_step, 2.5, 1e-12);
+	NEAR(c.rel, 0.5, 1e-12);
+	NEAR(c.steps_day[0], 17280.0, 1e-12);
+	NEAR(c.steps_day[1], 11520.0, 1e-12);
+	/* 16384 x 5 s x 1000 / 3600 s = 22,755.6 GPU-hours */
+	NEAR(c.gpu_h_1000[0], 16384 * 5.0 * 1000 / 3600, 1e-12);
+	NEAR(c.gpu_h_1000[1], 16384 * 7.5 * 1000 / 3600, 1e-12);
+	/* a third of each 7.5 s step is the difference: 131,072 GPU-hours */
+	NEAR(c.gpu_h_day, 131072.0, 1e-12);
+	CHECK(!c.same);
+	/* the other way round: the same size, the other sign */
+	rm_estimate_compare(&b, &a, &c);
+	NEAR(c.dt_step, -2.5, 1e-12);
+	NEAR(c.gpu_h_day, -131072.0, 1e-12);
+	/* 0.4 % apart is within the model's resolution; 1.5 % is not */
+	b.t_step = 5.02;
+	rm_estimate_compare(&a, &b, &c);
+	CHECK(c.same);
+	b.t_step = 5.075;
+	rm_estimate_compare(&a, &b, &c);
+	CHECK(!c.same);
+}
+
 int main(void)
 {
 	RUN("model", params_of_presets);
@@ -910,5 +945,6 @@ int main(void)
 	RUN("model", bad_input);
 	RUN("model", yaml_files);
 	RUN("model", map_links);
+	RUN("model", compare_figures);
 	TEST_EXIT();
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# rankmap explain --baseline / --map / --assignment: one run priced on two
+# maps by one model. On the shipped Llama 3 RoCE fabric a fragmented
+# allocation makes Slurm's order cost seconds per step; a contiguous one
+# (the README's case) changes nothing, and says so.
+. "$(dirname "$0")/../lib.sh"
+SUITE=cli/compare
+if [ ! -x "$RANKMAP" ]; then
+	skip all "no $RANKMAP (build first)"
+	exit 0
+fi
+in_tmp
+SITE=$RM_ROOT/site/llama3-roce/site.yaml
+# gradients sharded as Meta ran it, so that the layout fits its memory
+run405=(--model llama3-405b --batch 16M --sharding zero2 --layout 8x16x128 --site "$SITE")
+# 2,088 of the fabric's 3,072 nodes, drawn at random and shuffled: what a
+# busy cluster hands a job.
+python3 -c '
+import random
+r = random.Random(7)
+n = r.sample(range(1, 3073), 2088)
+print("\n".join("gpu%04d" % i for i in n))' >frag.txt
+
+# json_holds NAME ASSERTION: $OUT parses as JSON (d) and the Python
+# ASSERTION on it holds.
+json_holds() {
+	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2" "$OUT"; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 300 "$OUT")"
+	fi
+}
+
+run frag 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline
+has frag-columns "$OUT" '^ +plan +baseline +difference$'
+has frag-step "$OUT" '^  step +[0-9.]+ s +[0-9.]+ s +\+[0-9.]+ s \(\+[0-9.]+ %\)$'
+has frag-dp-tier "$OUT" '^  dp exposed +[0-9.]+ [a-z]+ +[0-9.]+ spine'
+has frag-verdict "$OUT" '^verdict: the baseline is [0-9.]+ % slower than the plan: \+[0-9.]+ s per step, [0-9]+ GPU-hours more per 1,000 steps'
+hasnt frag-not-same "$OUT" 'changes nothing'
+
+run frag-json 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline --format json
+cp "$OUT" frag.json
+# the schema, both maps, and a difference that is theirs
+json_holds frag-json-schema 'd["schema"]=="rankmap-explain-compare/1" and [m["name"] for m in d["maps"]]==["plan","baseline"] and d["gpus"]==16384'
+json_holds frag-json-diff 'abs(d["difference"]["step_s"]-(d["maps"][1]["step_s"]-d["maps"][0]["step_s"]))<1e-6 and d["difference"]["step_s"]>0.05*d["maps"][0]["step_s"] and not d["difference"]["same"]'
+json_holds frag-json-hours 'abs(d["maps"][0]["gpu_hours_per_1000_steps"]-16384*d["maps"][0]["step_s"]*1000/3600)<1e-6*d["maps"][0]["gpu_hours_per_1000_steps"]'
+json_holds frag-json-axes 'set(a["axis"] for a in d["maps"][1]["axes"])=={"tp","pp","dp"} and all(a["exposed_s"]<=a["seconds"]+1e-12 for m in d["maps"] for a in m["axes"])'
+
+# The plan's column is what plain `explain` gives for the same inputs.
+run plain-json 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --format json
+cp "$OUT" plain.json
+OUT=frag.json json_holds frag-plan-is-explain "abs(d['maps'][0]['step_s']-json.load(open('$PWD/plain.json'))['step_seconds'])<1e-6"
+
+# --map prices a map file: the baseline written by `plan --baseline` and
+# read back costs what --baseline says it costs.
+run base-map 0 "$RANKMAP" plan --layout 8x16x128 --site "$SITE" --nodes-file frag.txt --baseline --format json -o base.json
+run vs-map 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map base.json --format json
+json_holds vs-map-same-figures "[m['step_s'] for m in d['maps']]==[m['step_s'] for m in json.load(open('$PWD/frag.json'))['maps']] and d['maps'][1]['name']=='given map'"
+# without --nodes the allocation is the map's own
+run vs-map-nodes 0 "$RANKMAP" explain "${run405[@]}" --map base.json --format json
+json_holds vs-map-nodes-same "abs(d['maps'][1]['step_s']-json.load(open('$PWD/frag.json'))['maps'][1]['step_s'])<1e-6"
+
+# --assignment: the same baseline as a "rank host gpu" table
+run base-csv 0 "$RANKMAP" plan --layout 8x16x128 --site "$SITE" --nodes-file frag.txt --baseline --format csv -o base.csv
+run vs-assignment 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --assignment base.csv --format json
+json_holds vs-assignment-same "abs(d['maps'][1]['step_s']-json.load(open('$PWD/frag.json'))['maps'][1]['step_s'])<1e-6"
+
+# The README's case: contiguous nodes, Slurm's order already as good.
+run contiguous 0 "$RANKMAP" explain "${run405[@]}" --nodes 'gpu[0001-2048]' --baseline
+has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.0 % of the plan here: rankmap changes nothing for this job'
+run contiguous-json 0 "$RANKMAP" explain "${run405[@]}" --nodes 'gpu[0001-2048]' --baseline --format json
+json_holds contiguous-json-same 'd["difference"]["same"] and abs(d["difference"]["relative"])<0.01'
+
+# Refusals: one line each, nothing written.
+run two-others 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline --map base.json
+has two-others-msg "$ERR" '^rankmap explain: give one of --baseline, --map, --assignment$'
+run baseline-no-nodes 2 "$RANKMAP" explain --model llama3-405b --layout 8x16x128 --baseline
+has baseline-no-nodes-msg "$ERR" '^rankmap explain: --baseline needs the allocation'
+run other-layout-map 0 "$RANKMAP" plan --layout 8x8x256 --site "$SITE" --nodes-file frag.txt --format json -o other.json
+run other-layout 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map other.json
+has other-layout-msg "$ERR" 'other\.json has layout tp=8,pp=8,dp=256, the plan tp=8,pp=16,dp=128: only maps of one layout compare'
+run missing-map 2 "$RANKMAP" explain "${run405[@]}" --map nowhere.json
+has missing-map-msg "$ERR" 'nowhere\.json'
+finish
