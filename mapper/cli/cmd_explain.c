@@ -40,7 +40,8 @@ static void help(FILE *f)
 	      "                   builds) on the same fabric, side by side\n"
 	      "  --map F, --assignment F\n"
 	      "                   also price a map file or a \"rank host gpu\" table\n"
-	      "                   (the nodes default to the map's) against the plan\n\n"
+	      "                   (the nodes default to the map's) against the plan,\n"
+	      "                   or with --baseline against Slurm's order\n\n"
 	      "exit: 0 the layout fits, 1 it does not fit memory, 2 usage or input error\n",
 	      f);
 }
@@ -220,33 +221,27 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 	return -1;
 }
 
-/* The map a comparison sets against the plan: Slurm's order as the
- * framework numbers it (--baseline, what `plan --baseline` builds), a map
- * file (--map) or a user's assignment (--assignment). *out stays NULL when
- * none was asked for. */
-static int other_map(const rmc_opts *o, const rmc_inputs *in,
-		     const rm_plan_opts *po, rm_map **out)
+/* The map file (--map) or user's assignment (--assignment) to price. */
+static int given_map(const rmc_opts *o, const rmc_inputs *in, rm_map **out)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	*out = NULL;
-	rm_status st = RM_OK;
-	if (o->baseline) {
-		rm_plan_opts b = *po;
-		b.baseline = true;
-		st = rm_plan(&b, out, &e);
-	} else if (o->map) {
-		st = rm_map_read(o->map, out, &e);
-	} else if (o->assignment) {
-		st = rm_map_read_assignment(o->assignment, &in->layout,
-					    &in->order, in->gpus_per_node, out,
-					    &e);
-	}
+	rm_status st = o->map ? rm_map_read(o->map, out, &e)
+			      : rm_map_read_assignment(o->assignment,
+						       &in->layout, &in->order,
+						       in->gpus_per_node, out,
+						       &e);
 	return st ? rmc_fail(&e) : RMC_OK;
 }
 
+static int by_host(const void *a, const void *b)
+{
+	return rm_host_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The allocation of a comparison without --nodes: the hosts (and spares)
- * of the map it compares with. */
+ * of the map it compares with, in the order Slurm lists an allocation
+ * (its hostlists are sorted), which is what Slurm's order numbers. */
 static int nodes_of(const rm_map *m, rmc_inputs *in)
 {
 	size_t n = (size_t)m->nhost + m->nspare;
@@ -261,66 +256,83 @@ static int nodes_of(const rm_map *m, rmc_inputs *in)
 			free(v);
 			return rmc_usage("out of memory");
 		}
+	qsort(v, n, sizeof(char *), by_host);
 	rm_hostlist_free(&in->nodes);
 	in->nodes.host = v;
 	in->nodes.n = n;
 	return RMC_OK;
 }
 
-/* With nodes, a topology or a site: plan the map and price its links;
- * with a map to compare, price that one on the same fabric too. */
-static int with_map(rmc_model_args *a, rm_estimate *est, rm_estimate *cmp,
-		    bool *compared)
+/* What explain prices: one map, or two side by side. */
+typedef struct priced {
+	rm_estimate est[2];
+	const char *name[2];
+	bool two;
+} priced;
+
+/*
+ * With nodes, a topology or a site: plan the map and price its links. A
+ * second column is Slurm's order as the framework numbers it (--baseline,
+ * what `plan --baseline` builds) or a given map (--map, --assignment)
+ * against the plan; both together price the given map against the
+ * baseline - what the order of a job that ran would have cost.
+ */
+static int with_map(rmc_model_args *a, priced *p)
 {
 	const rmc_opts *o = &a->common;
-	bool vs_file = o->map || o->assignment;
+	const char *file = o->map ? o->map : o->assignment;
 	rmc_inputs in;
 	rmc_inputs_init(&in);
-	rm_map *map = NULL, *other = NULL;
+	rm_map *given = NULL, *plan = NULL, *base = NULL;
 	int rc;
 	if ((rc = rmc_load_fabric(o, &in)) || (rc = rmc_load_layout(o, &in)) ||
-	    (rc = rmc_load_nodes(o, &in, !vs_file)))
+	    (rc = rmc_load_nodes(o, &in, !file)))
+		goto out;
+	if (file && ((rc = given_map(o, &in, &given)) ||
+		     (in.nodes.n == 0 && (rc = nodes_of(given, &in)))))
 		goto out;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rm_plan_opts po = {
 		.layout = &in.layout,
 		.order = &in.order,
+		.nodes = (const char *const *)in.nodes.host,
+		.nnodes = in.nodes.n,
 		.gpus_per_node = in.gpus_per_node,
 		.fabric = in.fabric,
 		.allow_missing = o->allow_missing ||
 				 (in.have_site && in.site.allow_missing_nodes),
 		.exact = false,
 	};
-	if (vs_file && (rc = other_map(o, &in, &po, &other)))
-		goto out;
-	if (vs_file && in.nodes.n == 0 && (rc = nodes_of(other, &in)))
-		goto out;
-	po.nodes = (const char *const *)in.nodes.host;
-	po.nnodes = in.nodes.n;
-	if (!vs_file && (rc = other_map(o, &in, &po, &other)))
-		goto out;
-	if (rm_plan(&po, &map, &e) ||
-	    rm_estimate_map(&a->model, &a->hw, &a->train, map, in.fabric, est,
-			    &e) ||
-	    (other && rm_estimate_map(&a->model, &a->hw, &a->train, other,
-				      in.fabric, cmp, &e))) {
+	rm_plan_opts bo = po;
+	bo.baseline = true;
+	if ((!(given && o->baseline) && rm_plan(&po, &plan, &e)) ||
+	    (o->baseline && rm_plan(&bo, &base, &e))) {
 		rc = rmc_fail(&e);
 		goto out;
 	}
-	if (other && !rm_layout_equal(&map->layout, &other->layout)) {
+	const rm_map *col[2] = { plan ? plan : given, base ? base : given };
+	p->name[0] = plan ? "plan" : "given map";
+	p->name[1] = base ? "baseline" : "given map";
+	p->two = col[1] && col[1] != col[0];
+	for (int i = 0; i < 1 + p->two; i++)
+		if (rm_estimate_map(&a->model, &a->hw, &a->train, col[i],
+				    in.fabric, &p->est[i], &e)) {
+			rc = rmc_fail(&e);
+			goto out;
+		}
+	if (p->two && !rm_layout_equal(&col[0]->layout, &col[1]->layout)) {
 		char x[128], y[128];
-		rm_layout_format(&other->layout, x, sizeof(x));
-		rm_layout_format(&map->layout, y, sizeof(y));
-		rc = rmc_usage("%s has layout %s, the plan %s: only maps of one "
-			       "layout compare", o->map ? o->map : o->assignment,
-			       x, y);
-		goto out;
+		rm_layout_format(&given->layout, x, sizeof(x));
+		rm_layout_format(&(plan ? plan : base)->layout, y, sizeof(y));
+		rc = rmc_usage("%s has layout %s, the %s %s: only maps of one "
+			       "layout compare", file, x, plan ? "plan" : "baseline",
+			       y);
 	}
-	*compared = other != NULL;
 out:
-	rm_map_free(map);
-	rm_map_free(other);
+	rm_map_free(given);
+	rm_map_free(plan);
+	rm_map_free(base);
 	rmc_inputs_free(&in);
 	return rc;
 }
@@ -333,18 +345,19 @@ int rmc_explain(int argc, char **argv)
 		return rc;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	rm_estimate est, cmp;
-	bool compared = false;
+	priced p = { .name = { "plan", NULL } };
+	rm_estimate *est = &p.est[0];
 	const rmc_opts *o = &a.common;
-	if (o->baseline + !!o->map + !!o->assignment > 1)
-		return rmc_usage("give one of --baseline, --map, --assignment");
+	if (o->map && o->assignment)
+		return rmc_usage("give one of --map, --assignment");
 	if (o->baseline && !(o->nodes || o->nodes_file || o->topology ||
-			     o->site || getenv("SLURM_JOB_NODELIST")))
+			     o->site || o->map || o->assignment ||
+			     getenv("SLURM_JOB_NODELIST")))
 		return rmc_usage("--baseline needs the allocation: --nodes, "
 				 "--nodes-file, --topology or --site");
 	if (o->nodes || o->nodes_file || o->topology || o->site ||
 	    o->baseline || o->map || o->assignment) {
-		if ((rc = with_map(&a, &est, &cmp, &compared)))
+		if ((rc = with_map(&a, &p)))
 			return rc;
 	} else {
 		rm_layout l;
@@ -355,19 +368,18 @@ int rmc_explain(int argc, char **argv)
 			return rmc_usage("--layout %s: dp=auto needs --gpus",
 					 o->layout);
 		if (rm_layout_resolve(&l, gpus, true, &e) ||
-		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, &est, &e))
+		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, est, &e))
 			return fail(&e);
 	}
 	char *text = NULL;
 	size_t len = 0;
-	const char *other = o->baseline ? "baseline" : "given map";
-	if (compared ? rm_estimate_compare_write(&a.model, &a.hw, &a.train,
-						 &est, "plan", &cmp, other,
-						 a.fmt, &text, &len, &e)
-		     : rm_estimate_write(&a.model, &a.hw, &a.train, &est,
-					 a.fmt, &text, &len, &e))
+	if (p.two ? rm_estimate_compare_write(&a.model, &a.hw, &a.train,
+					      &p.est[0], p.name[0], &p.est[1],
+					      p.name[1], a.fmt, &text, &len, &e)
+		  : rm_estimate_write(&a.model, &a.hw, &a.train, est, a.fmt,
+				      &text, &len, &e))
 		return fail(&e);
 	fwrite(text, 1, len, stdout);
 	free(text);
-	return est.fits ? RMC_OK : RMC_RULE_FAILED;
+	return est->fits ? RMC_OK : RMC_RULE_FAILED;
 }

@@ -13,13 +13,17 @@ in_tmp
 SITE=$RM_ROOT/site/llama3-roce/site.yaml
 # gradients sharded as Meta ran it, so that the layout fits its memory
 run405=(--model llama3-405b --batch 16M --sharding zero2 --layout 8x16x128 --site "$SITE")
-# 2,088 of the fabric's 3,072 nodes, drawn at random and shuffled: what a
-# busy cluster hands a job.
+# 2,088 of the fabric's 3,072 nodes, drawn at random: what a busy cluster
+# hands a job. Slurm lists an allocation in hostname order; here the
+# names follow the wiring, so sorted.txt is Slurm's order at its best.
+# frag.txt lists the same nodes shuffled: Slurm's order where host names
+# do not follow the wiring (renamed, repaired, numbered across racks).
 python3 -c '
 import random
 r = random.Random(7)
 n = r.sample(range(1, 3073), 2088)
 print("\n".join("gpu%04d" % i for i in n))' >frag.txt
+sort frag.txt >sorted.txt
 
 # json_holds NAME ASSERTION: $OUT parses as JSON (d) and the Python
 # ASSERTION on it holds.
@@ -65,15 +69,31 @@ run base-csv 0 "$RANKMAP" plan --layout 8x16x128 --site "$SITE" --nodes-file fra
 run vs-assignment 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --assignment base.csv --format json
 json_holds vs-assignment-same "abs(d['maps'][1]['step_s']-json.load(open('$PWD/frag.json'))['maps'][1]['step_s'])<1e-6"
 
+# --map with --baseline: what a job's own map saved against Slurm's order.
+# The plan written to a file is the plan: the same two columns as
+# --baseline; the baseline's own file against the baseline changes nothing.
+run plan-map 0 "$RANKMAP" plan --layout 8x16x128 --site "$SITE" --nodes-file frag.txt --format json -o plan.json
+run job-vs-base 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map plan.json --baseline --format json
+json_holds job-vs-base-figures "[m['name'] for m in d['maps']]==['given map','baseline'] and [m['step_s'] for m in d['maps']]==[m['step_s'] for m in json.load(open('$PWD/frag.json'))['maps']]"
+run base-vs-base 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map base.json --baseline
+has base-vs-base-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the given map here'
+
+# Without --nodes the allocation is the map's hosts in Slurm's own
+# (hostname) order, where these names follow the wiring: nothing to gain.
+run job-vs-slurm 0 "$RANKMAP" explain "${run405[@]}" --map plan.json --baseline
+has job-vs-slurm-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the given map here'
+run sorted 0 "$RANKMAP" explain "${run405[@]}" --nodes-file sorted.txt --baseline
+has sorted-verdict "$OUT" 'rankmap changes nothing for this job'
+
 # The README's case: contiguous nodes, Slurm's order already as good.
 run contiguous 0 "$RANKMAP" explain "${run405[@]}" --nodes 'gpu[0001-2048]' --baseline
-has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.0 % of the plan here: rankmap changes nothing for this job'
+has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the plan here: rankmap changes nothing for this job'
 run contiguous-json 0 "$RANKMAP" explain "${run405[@]}" --nodes 'gpu[0001-2048]' --baseline --format json
 json_holds contiguous-json-same 'd["difference"]["same"] and abs(d["difference"]["relative"])<0.01'
 
 # Refusals: one line each, nothing written.
-run two-others 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline --map base.json
-has two-others-msg "$ERR" '^rankmap explain: give one of --baseline, --map, --assignment$'
+run two-files 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map base.json --assignment base.csv
+has two-files-msg "$ERR" '^rankmap explain: give one of --map, --assignment$'
 run baseline-no-nodes 2 "$RANKMAP" explain --model llama3-405b --layout 8x16x128 --baseline
 has baseline-no-nodes-msg "$ERR" '^rankmap explain: --baseline needs the allocation'
 run other-layout-map 0 "$RANKMAP" plan --layout 8x8x256 --site "$SITE" --nodes-file frag.txt --format json -o other.json

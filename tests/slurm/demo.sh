@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node,
-# leaves of 3 and 1 nodes), one `sbatch --parallel-layout=8x2x2` job, the
+# two nodes per ToR as in Llama 3's cluster, ToRs joined 4:1 oversubscribed),
+# one `sbatch --parallel-layout=8x2x2 --parallel-order=megatron` job, the
 # map's report as `rankmap plan` prints it for the job's nodes, its picture
 # (build/demo/rankmap-demo.html and .svg, plan beside Slurm's block order),
-# and a table of what every rank got from the plugin. Needs root and Slurm
-# 22.05.
+# a table of what every rank got from the plugin, and what Slurm's order
+# would have cost this job: its own map file read back and priced against
+# the baseline by `rankmap explain`. Needs root and Slurm 22.05.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -23,11 +25,23 @@ fi
 D=$(cluster_tmpdir rankmap-demo)
 trap 'echo "== stopping the cluster"; cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out"
+# Megatron numbers DP inside PP: in Slurm's block order each pipeline's two
+# stages sit on different ToRs and its activations cross the 4:1 spine.
+cat >"$D/topology.conf" <<EOF
+SwitchName=tor1 Nodes=node[1-2]
+SwitchName=tor2 Nodes=node[3-4]
+SwitchName=spine Switches=tor[1-2]
+EOF
+export CLUSTER_TOPOLOGY=$D/topology.conf
 cat >"$D/etc/site.yaml" <<EOF
 schema: rankmap-site/1
 name: demo
 gpus_per_node: 8
 topology: topology.conf
+tiers:
+  - {name: nvlink, bandwidth_gbs: 450}
+  - {name: tor, bandwidth_gbs: 50}
+  - {name: spine, bandwidth_gbs: 50, oversubscription: 4}
 EOF
 echo "== starting 4 slurmd + slurmctld in $D"
 if ! cluster_start "$D" 4 "$BUILD/rankmap.so" "site=$D/etc/site.yaml" enforce=warn; then
@@ -40,9 +54,10 @@ echo "   plugstack.conf: $(cat "$D/etc/plugstack.conf")"
 echo "   topology.conf:"
 sed 's/^/     /' "$D/etc/topology.conf"
 
-cat >"$D/out/job.sh" <<'EOF'
+cat >"$D/out/job.sh" <<EOF
 #!/bin/sh
-srun sh -c 'echo "$RANK $SLURMD_NODENAME $LOCAL_RANK $RANKMAP_TP_RANK $RANKMAP_PP_RANK $RANKMAP_DP_RANK $MASTER_ADDR:$MASTER_PORT $RANKMAP_MAP_SHA256"'
+srun sh -c 'echo "\$RANK \$SLURMD_NODENAME \$LOCAL_RANK \$RANKMAP_TP_RANK \$RANKMAP_PP_RANK \$RANKMAP_DP_RANK \$MASTER_ADDR:\$MASTER_PORT \$RANKMAP_MAP_SHA256";
+	[ "\$RANK" != 0 ] || cp "\$RANKMAP_MAP" "$D/out/job-map.json"'
 EOF
 echo "== sbatch -N4 --ntasks-per-node=8 --parallel-layout=$LAYOUT --parallel-order=$ORDER job.sh"
 t0=$SECONDS
@@ -81,3 +96,13 @@ n=$(grep -cE '^[0-9]' "$D/out/job.out")
 shas=$(awk '/^[0-9]/ { print $8 }' "$D/out/job.out" | sort -u | wc -l)
 echo "   $n ranks, $shas distinct map digest(s)"
 grep -vE '^[0-9]' "$D/out/job.out" | sed 's/^/   job output: /'
+
+echo
+echo "== what Slurm's order would have cost this job: its map file, priced against the baseline"
+echo "   rankmap explain --model llama3-8b --layout $LAYOUT --order $ORDER --site site.yaml --map job-map.json --baseline"
+if [ -f "$D/out/job-map.json" ]; then
+	"$BUILD/rankmap" explain --model llama3-8b --layout "$LAYOUT" --order "$ORDER" \
+		--site "$D/etc/site.yaml" --map "$D/out/job-map.json" --baseline | sed 's/^/   /'
+else
+	echo "demo: rank 0 left no copy of its map file" >&2
+fi

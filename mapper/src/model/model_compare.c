@@ -54,7 +54,7 @@ static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
 		    const rm_estimate *e, const char *nb, const rm_compare *c)
 {
 	if (c->same) {
-		rm_buf_printf(b, "the %s is within %.1f %% of the %s here: rankmap "
+		rm_buf_printf(b, "the %s is within %.2f %% of the %s here: rankmap "
 			       "changes nothing for this job (the model tells "
 			       "apart %.0f %%)", nb, 100 * fabs(c->rel), na,
 			       100 * RM_COMPARE_RESOLUTION);
