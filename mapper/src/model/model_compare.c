@@ -124,7 +124,12 @@ static void put_text(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_printf(b, "  %-24s %10.0f %-7s %10.0f %-7s %+9.0f\n\n",
 		       "GPU-hours / 1,000 steps", c->gpu_h_1000[0], "",
 		       c->gpu_h_1000[1], "", c->gpu_h_1000[1] - c->gpu_h_1000[0]);
-	rm_buf_puts(b, "verdict: ");
+	/* Where each figure came from: a map without a fabric, or a site
+	 * without tier figures, is priced on assumed links - say so. */
+	rm_buf_printf(b, "%s: %s\n", na, a->note);
+	if (strcmp(a->note, e->note))
+		rm_buf_printf(b, "%s: %s\n", nb, e->note);
+	rm_buf_puts(b, "\nverdict: ");
 	verdict(b, a, na, e, nb, c);
 	rm_buf_puts(b, "\n");
 }
@@ -153,7 +158,9 @@ static void json_map(rm_buf *b, const char *name, const rm_estimate *e,
 			       a->seconds, a->exposed);
 		first = false;
 	}
-	rm_buf_puts(b, "]}");
+	rm_buf_puts(b, "], \"note\": ");
+	rm_buf_json_str(b, e->note);
+	rm_buf_puts(b, "}");
 }
 
 static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
