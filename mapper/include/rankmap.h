@@ -443,6 +443,14 @@ rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 rm_status rm_map_write_env(const rm_map *map, int64_t rank, char **out,
 			   size_t *len, rm_error *err);
 /*
+ * The MASTER_PORT of a Slurm step, the one the SPANK plugin sets: the
+ * first port of resv_ports (SLURM_STEP_RESV_PORTS, "12000-12003" or
+ * "12000,12007"; NULL or unusable: ignored), else
+ * 20000 + (jobid * 101 + stepid) % 20000. Always 1-65535.
+ */
+uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
+			const char *resv_ports);
+/*
  * A rank's place in each framework group the environment carries
  * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with
  * experts, pp, dp, and dp_replicate/dp_shard under HSDP, in that order.

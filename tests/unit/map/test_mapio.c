@@ -405,6 +405,27 @@ static void csv_env(void)
 	CHECK_HAS(e.msg, "'xml\\x0a'");
 }
 
+/* The plugin's port rule. */
+static void master_port(void)
+{
+	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
+	CHECK_INT(rm_master_port(100, 0, NULL), 30100);
+	CHECK_INT(rm_master_port(100, 1, NULL), 30101);
+	CHECK_INT(rm_master_port(101, 0, NULL), 30201);
+	CHECK_INT(rm_master_port(199, 0, NULL), 20099);  /* wraps at 40000 */
+	/* No overflow at the largest ids: (2^32-1) * 102 mod 20000. */
+	CHECK_INT(rm_master_port(UINT32_MAX, UINT32_MAX, NULL),
+		  20000 + (uint32_t)((uint64_t)UINT32_MAX * 102 % 20000));
+	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
+	CHECK_INT(rm_master_port(100, 0, "65535"), 65535);
+	CHECK_INT(rm_master_port(100, 0, ""), 30100);
+	CHECK_INT(rm_master_port(100, 0, "x"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "0"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "70000"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "12000:1"), 30100);
+}
+
 static void digest_of(const char *topo, char hex[65])
 {
 	rm_fabric *f = NULL;
@@ -450,6 +471,7 @@ int main(void)
 	RUN("mapio", assignment_ok);
 	RUN("mapio", assignment_bad);
 	RUN("mapio", csv_env);
+	RUN("mapio", master_port);
 	RUN("mapio", digest);
 	TEST_EXIT();
 }
