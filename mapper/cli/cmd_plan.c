@@ -178,7 +178,7 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		st = rm_map_picture(map, &pic, &text, &len, &e);
 		rm_map_free(base);
 	} else if (fmt == RM_FMT_ENV) {
-		st = rm_map_write_env(map, rank, &text, &len, &e);
+		st = rm_map_write_env(map, rank, 0, &text, &len, &e);
 	} else {
 		st = rm_map_write(map, fmt, &text, &len, &e);
 	}
