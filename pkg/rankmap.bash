@@ -28,7 +28,7 @@ _rankmap()
 	case ${COMP_WORDS[1]} in
 	plan) opts="--layout --order --nodes --nodes-file --topology --site
 		--gpus-per-node --allow-missing --baseline -o --output --format --rank
-		--task --slurm-task" ;;
+		--task --slurm-task --master-port" ;;
 	check) opts="--map --assignment --layout --order --gpus-per-node
 		--topology --site --nodes --nodes-file --allow-missing --baseline
 		--format" ;;

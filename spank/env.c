@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* torch's TCPStore wants an unprivileged port. Without ports reserved by
- * Slurm, job and step spread over 20,000 of them: consecutive steps of one
- * job get consecutive ports, consecutive jobs ports 101 apart, so two
- * steps sharing a first node (srun --exact) do not collide. */
-#define PORT_BASE 20000u
-#define PORT_SPAN 20000u
-#define PORT_JOB_STRIDE 101u
-
 void rms_envset_free(rms_envset *e)
 {
 	free(e->kv);
@@ -54,22 +46,6 @@ static bool add_list(rms_envset *e, const rm_env *list, bool overwrite)
 		if (!rms_envset_add(e, list->key[i], list->val[i], overwrite))
 			return false;
 	return true;
-}
-
-uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
-			 const char *resv_ports)
-{
-	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
-	 * or "12000,12007"), the same on every node; the first is ours. */
-	if (resv_ports && *resv_ports) {
-		char *end;
-		unsigned long v = strtoul(resv_ports, &end, 10);
-		if (end != resv_ports && v > 0 && v < 65536 &&
-		    (*end == 0 || *end == '-' || *end == ','))
-			return (uint32_t)v;
-	}
-	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
-	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
 }
 
 /* RANKMAP_<KIND>_RANK and _SIZE: the task's place in each of its
@@ -129,8 +105,8 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 	if (ok) {
 		char port[16];
 		snprintf(port, sizeof(port), "%" PRIu32,
-			 rms_master_port(ids->jobid, ids->stepid,
-					 ids->resv_ports));
+			 rm_master_port(ids->jobid, ids->stepid,
+					ids->resv_ports));
 		ok = rms_envset_add(out, "MASTER_PORT", port, false);
 	}
 	/* --parallel-export=slurm: for frameworks that take the rank from

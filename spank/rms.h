@@ -165,10 +165,6 @@ typedef struct rms_task_ids {
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
 } rms_task_ids;
 
-/* The step's MASTER_PORT: Slurm's first reserved port, else one derived
- * from job and step id. */
-uint32_t rms_master_port(uint32_t jobid, uint32_t stepid,
-			 const char *resv_ports);
 /*
  * The variables of the task playing `local_rank` on map host `host_index`.
  * `nccl` (node-wide, may be NULL) is appended with the job-wins rule unless

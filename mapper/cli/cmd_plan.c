@@ -12,7 +12,8 @@ static void help(FILE *f)
 	      "         [--topology F] [--site F] [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
 	      "         [--format text|json|yaml|csv|env|hostfile|html|svg]\n"
-	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n\n"
+	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n"
+	      "         [--master-port N]\n\n"
 	      "  --layout L         8x16x128 (TP x PP x DP, innermost first) or\n"
 	      "                     tp=8,cp=2,pp=4,dp=auto\n"
 	      "  --order O          rank numbering: megatron, llama3, torchtitan\n"
@@ -37,7 +38,12 @@ static void help(FILE *f)
 	      "  --task HOST:ID     with --format env: those of the task that is\n"
 	      "                     local task ID on HOST (it plays the GPU of\n"
 	      "                     that index); exit 3 when it plays no rank\n"
-	      "  --slurm-task       --task $SLURMD_NODENAME:$SLURM_LOCALID\n\n"
+	      "  --slurm-task       --task $SLURMD_NODENAME:$SLURM_LOCALID\n"
+	      "  --master-port N    with --format env: MASTER_PORT=N (1-65535);\n"
+	      "                     default: the plugin's port for the step\n"
+	      "                     (first of SLURM_STEP_RESV_PORTS, else from\n"
+	      "                     SLURM_JOB_ID and SLURM_STEP_ID; 20000 with\n"
+	      "                     neither)\n\n"
 	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error,\n"
 	      "      3 the task plays no rank (spare node or idle GPU)\n",
 	      f);
@@ -77,6 +83,40 @@ static int task_spec(const rmc_opts *o, char *host, size_t n, uint32_t *local)
 	memcpy(host, spec, hlen);
 	host[hlen] = '\0';
 	*local = (uint32_t)v;
+	return RMC_OK;
+}
+
+/* A Slurm id from the environment; absent is 0, as for a job and step
+ * that do not exist, so that outside Slurm the port is still defined. */
+static int slurm_id(const char *name, uint32_t *id)
+{
+	char q[96];
+	const char *v = getenv(name);
+	uint64_t n = 0;
+	*id = 0;
+	if (!v || !*v)
+		return RMC_OK;
+	if (!rmc_parse_num(v, 0, UINT32_MAX, &n))
+		return rmc_usage("%s=%s: expected a whole number (or give "
+				 "--master-port)", name,
+				 rm_quote(v, strlen(v), q, sizeof(q)));
+	*id = (uint32_t)n;
+	return RMC_OK;
+}
+
+/* MASTER_PORT: --master-port, else the plugin's rule for this step, so
+ * that tasks started with and without the plugin meet on one port. */
+static int master_port(const rmc_opts *o, uint32_t *port)
+{
+	uint32_t job, step;
+	int rc;
+	*port = o->master_port;
+	if (*port)
+		return RMC_OK;
+	if ((rc = slurm_id("SLURM_JOB_ID", &job)) ||
+	    (rc = slurm_id("SLURM_STEP_ID", &step)))
+		return rc;
+	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"));
 	return RMC_OK;
 }
 
@@ -125,14 +165,18 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	unsigned who = (o->rank >= 0) + (o->task != NULL) + o->slurm_task;
 	if (who > 1)
 		return rmc_usage("give one of --rank, --task, --slurm-task");
-	if (who && (fmt != RM_FMT_ENV || hostfile))
+	if ((who || o->master_port) && (fmt != RM_FMT_ENV || hostfile))
 		return rmc_usage("%s goes with --format env",
-				 o->rank >= 0 ? "--rank"
-				 : o->task    ? "--task"
-					      : "--slurm-task");
+				 o->rank >= 0    ? "--rank"
+				 : o->task       ? "--task"
+				 : o->slurm_task ? "--slurm-task"
+						 : "--master-port");
+	uint32_t port = 0;
+	int rc;
+	if (fmt == RM_FMT_ENV && (rc = master_port(o, &port)))
+		return rc;
 	if (!o->layout)
 		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
-	int rc;
 	if ((rc = rmc_load_fabric(o, in)) || (rc = rmc_load_layout(o, in)) ||
 	    (rc = rmc_load_nodes(o, in, true)))
 		return rc;
@@ -178,7 +222,7 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		st = rm_map_picture(map, &pic, &text, &len, &e);
 		rm_map_free(base);
 	} else if (fmt == RM_FMT_ENV) {
-		st = rm_map_write_env(map, rank, &text, &len, &e);
+		st = rm_map_write_env(map, rank, port, &text, &len, &e);
 	} else {
 		st = rm_map_write(map, fmt, &text, &len, &e);
 	}
@@ -198,6 +242,6 @@ int rmc_plan(int argc, char **argv)
 	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
 			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
 			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_OUTPUT |
-			      RMC_O_FORMAT | RMC_O_RANK;
+			      RMC_O_FORMAT | RMC_O_RANK | RMC_O_PORT;
 	return rmc_command("plan", mask, argc, argv, help, plan);
 }

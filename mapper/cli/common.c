@@ -55,8 +55,7 @@ int rmc_fail(const rm_error *e)
 	return e->code == RM_ERULE ? RMC_RULE_FAILED : RMC_USAGE;
 }
 
-/* A whole number in [lo, hi], digits only. */
-static bool parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+bool rmc_parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!s || !*s || strlen(s) > 12)
@@ -89,6 +88,7 @@ static const rmc_optdef known[] = {
 	{ "--rank", true, RMC_O_RANK, STR(rank) },
 	{ "--task", true, RMC_O_RANK, STR(task) },
 	{ "--slurm-task", false, RMC_O_RANK, STR(slurm_task) },
+	{ "--master-port", true, RMC_O_PORT, STR(master_port) },
 	{ "--map", true, RMC_O_MAP, STR(map) },
 	{ "--assignment", true, RMC_O_MAP, STR(assignment) },
 };
@@ -139,19 +139,25 @@ static int set(rmc_opts *o, const rmc_optdef *d, const char *v)
 	uint64_t n;
 	char *field = (char *)o + d->field;
 	if (d->field == offsetof(rmc_opts, gpus_per_node)) {
-		if (!parse_num(v, 1, MAX_GPUS_PER_NODE, &n))
+		if (!rmc_parse_num(v, 1, MAX_GPUS_PER_NODE, &n))
 			return rmc_usage("--gpus-per-node %s: expected a whole "
 					 "number from 1 to %d",
 					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 MAX_GPUS_PER_NODE), -1;
 		o->gpus_per_node = (uint32_t)n;
 	} else if (d->field == offsetof(rmc_opts, rank)) {
-		if (!parse_num(v, 0, RM_MAX_WORLD - 1, &n))
+		if (!rmc_parse_num(v, 0, RM_MAX_WORLD - 1, &n))
 			return rmc_usage("--rank %s: expected a whole number "
 					 "below %u",
 					 rm_quote(v, strlen(v), q, sizeof(q)),
 					 RM_MAX_WORLD), -1;
 		o->rank = (int64_t)n;
+	} else if (d->field == offsetof(rmc_opts, master_port)) {
+		if (!rmc_parse_num(v, 1, 65535, &n))
+			return rmc_usage("--master-port %s: expected a TCP port "
+					 "from 1 to 65535",
+					 rm_quote(v, strlen(v), q, sizeof(q))), -1;
+		o->master_port = (uint32_t)n;
 	} else if (!d->value) {
 		*(bool *)(void *)field = true;
 	} else {

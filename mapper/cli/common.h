@@ -27,6 +27,7 @@ enum {
 	RMC_O_FORMAT = 1u << 9,     /* --format F */
 	RMC_O_RANK = 1u << 10,      /* --rank N */
 	RMC_O_MAP = 1u << 11,       /* --map F, --assignment F */
+	RMC_O_PORT = 1u << 12,      /* --master-port N */
 };
 
 typedef struct rmc_opts {
@@ -37,6 +38,7 @@ typedef struct rmc_opts {
 	int64_t rank;                /* -1: not given */
 	const char *task;            /* --task HOST:LOCALID */
 	bool slurm_task;             /* --slurm-task */
+	uint32_t master_port;        /* --master-port N; 0: not given */
 } rmc_opts;
 
 /* Everything the options point at, loaded and checked. */
@@ -112,6 +114,9 @@ void rmc_prefix(FILE *f);
 void rmc_flat_warning(const rmc_inputs *in, int rc);
 /* After the output: the numbering fell back to the layout's nesting. */
 void rmc_order_warning(const rmc_inputs *in, int rc);
+
+/* A whole number in [lo, hi], digits only (no sign, no spaces). */
+bool rmc_parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
 /* "rankmap <cmd>: <message>" on stderr; the exit code for the error's class
  * (a must-rule that cannot hold is 1, everything else 2). */

@@ -439,9 +439,20 @@ rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
 /* KEY=value lines (shell-quoted): the job-wide variables, then, when
  * rank >= 0, those of the task playing `rank`, as the SPANK plugin sets
- * them. rank -1 is what rm_map_write gives for RM_FMT_ENV. */
-rm_status rm_map_write_env(const rm_map *map, int64_t rank, char **out,
-			   size_t *len, rm_error *err);
+ * them. master_port (1-65535, e.g. from rm_master_port) adds MASTER_PORT
+ * beside MASTER_ADDR; 0 leaves it out. rank -1 and master_port 0 are what
+ * rm_map_write gives for RM_FMT_ENV. */
+rm_status rm_map_write_env(const rm_map *map, int64_t rank,
+			   uint32_t master_port, char **out, size_t *len,
+			   rm_error *err);
+/*
+ * The MASTER_PORT of a Slurm step, the one the SPANK plugin sets: the
+ * first port of resv_ports (SLURM_STEP_RESV_PORTS, "12000-12003" or
+ * "12000,12007"; NULL or unusable: ignored), else
+ * 20000 + (jobid * 101 + stepid) % 20000. Always 1-65535.
+ */
+uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
+			const char *resv_ports);
 /*
  * A rank's place in each framework group the environment carries
  * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with

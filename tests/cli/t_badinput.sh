@@ -93,6 +93,12 @@ bad unknown-option "--frobnicate" "$RANKMAP" plan --frobnicate
 bad format "unknown format 'xml'" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format xml
 bad rank-without-env "--rank goes with --format env" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --rank 3
 bad rank-outside "rank 99" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env --rank 99
+bad port-zero "--master-port '0': expected a TCP port from 1 to 65535" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env --master-port 0
+bad port-big "--master-port '65536'" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env --master-port 65536
+bad port-junk "--master-port '29500x'" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env --master-port=29500x
+bad port-without-env "--master-port goes with --format env" "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format json --master-port 29500
+bad port-job-id "SLURM_JOB_ID='12a'" env SLURM_JOB_ID=12a "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env
+bad port-step-id "SLURM_STEP_ID='-1'" env -u SLURM_JOB_ID SLURM_STEP_ID=-1 "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format env
 bad gpn-zero "--gpus-per-node '0'" "$RANKMAP" plan --gpus-per-node 0 --layout 4x2x2 --nodes 'n[1-8]'
 bad value-missing "--layout needs a value" "$RANKMAP" plan --layout
 bad twice "--layout given twice" "$RANKMAP" plan --layout 4x2x2 --layout 4x2x2

@@ -90,6 +90,20 @@ PY
 then pass env-agrees; else fail env-agrees "$(tail -5 py.out)"; fi
 if sha256sum a.json | grep -q "$(sed -n 's/^RANKMAP_MAP_SHA256=//p' env13)"; then pass env-map-sha; else fail env-map-sha "digest differs"; fi
 
+# MASTER_PORT beside MASTER_ADDR: --master-port, else the plugin's rule
+# for the step in the environment (docs/plugin.md), else job 0 step 0.
+NOSTEP=(env -u SLURM_JOB_ID -u SLURM_STEP_ID -u SLURM_STEP_RESV_PORTS)
+run port-none 0 "${NOSTEP[@]}" "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env
+if grep -A1 '^MASTER_ADDR=' "$OUT" | grep -qx 'MASTER_PORT=20000'; then
+	pass port-none-20000; else fail port-none-20000 "$(grep MASTER "$OUT")"; fi
+run port-rule 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --rank 3
+has port-rule-value "$OUT" "^MASTER_PORT=$((20000 + (4242 * 101 + 2) % 20000))$"
+run port-resv 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 SLURM_STEP_RESV_PORTS=12007,12009 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env
+has port-resv-value "$OUT" '^MASTER_PORT=12007$'
+run port-option 0 env SLURM_JOB_ID=4242 SLURM_STEP_RESV_PORTS=12007 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --master-port 29500
+has port-option-value "$OUT" '^MASTER_PORT=29500$'
+if [ "$(grep -c '^MASTER_PORT=' "$OUT")" = 1 ]; then pass port-once; else fail port-once "$(grep MASTER "$OUT")"; fi
+
 # A numbering that makes Slurm's block order split TP groups: the
 # baseline fails the must-rule (exit 1), rankmap's own plan does not.
 run order-ok 0 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --order dp-pp-tp

@@ -442,15 +442,15 @@ static void expert_env(void)
 static void master_port(void)
 {
 	/* Two steps of one job, and neighbouring jobs, differ. */
-	CHECK(rms_master_port(100, 0, NULL) != rms_master_port(100, 1, NULL));
-	CHECK(rms_master_port(100, 0, NULL) != rms_master_port(101, 0, NULL));
-	CHECK_INT(rms_master_port(0, 0, NULL), 20000);
+	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(100, 1, NULL));
+	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(101, 0, NULL));
+	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
 	/* Slurm's reserved ports (MpiParams=ports) win. */
-	CHECK_INT(rms_master_port(100, 0, "12000-12003"), 12000);
-	CHECK_INT(rms_master_port(100, 0, "12007,12009"), 12007);
-	CHECK_INT(rms_master_port(100, 0, "x"), rms_master_port(100, 0, NULL));
-	CHECK_INT(rms_master_port(100, 0, "70000"),
-		  rms_master_port(100, 0, NULL));
+	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
+	CHECK_INT(rm_master_port(100, 0, "x"), rm_master_port(100, 0, NULL));
+	CHECK_INT(rm_master_port(100, 0, "70000"),
+		  rm_master_port(100, 0, NULL));
 }
 
 int main(void)

@@ -105,13 +105,41 @@ bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
 	return true;
 }
 
-rm_status rmi_map_env(const rm_map *m, int64_t rank, rm_buf *b,
-		      rm_error *err)
+/* torch's TCPStore wants an unprivileged port. Without ports reserved by
+ * Slurm, job and step spread over 20,000 of them: consecutive steps of one
+ * job get consecutive ports, consecutive jobs ports 101 apart, so two
+ * steps sharing a first node (srun --exact) do not collide. */
+#define PORT_BASE 20000u
+#define PORT_SPAN 20000u
+#define PORT_JOB_STRIDE 101u
+
+uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
+			const char *resv_ports)
+{
+	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
+	 * or "12000,12007"), the same on every node; the first is ours. */
+	if (resv_ports && *resv_ports) {
+		char *end;
+		unsigned long v = strtoul(resv_ports, &end, 10);
+		if (end != resv_ports && v > 0 && v < 65536 &&
+		    (*end == 0 || *end == '-' || *end == ','))
+			return (uint32_t)v;
+	}
+	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
+	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
+}
+
+rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
+		      rm_buf *b, rm_error *err)
 {
 	if (rank >= (int64_t)m->world)
 		return rmi_err(err, RM_EINPUT,
 			       "rank %lld is outside the world of %u ranks",
 			       (long long)rank, m->world);
+	if (master_port > 65535)
+		return rmi_err(err, RM_EINPUT,
+			       "master port %u is not a TCP port (1-65535)",
+			       master_port);
 	/* The map file's own digest: what the plugin exports as
 	 * RANKMAP_MAP_SHA256 when it writes the JSON map. */
 	rm_buf json;
@@ -160,6 +188,8 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, rm_buf *b,
 	env_u64(b, "WORLD_SIZE", m->world);
 	if (m->world && m->rank[0].node < m->nhost)
 		rm_buf_env(b, "MASTER_ADDR", m->host[m->rank[0].node]);
+	if (master_port)
+		env_u64(b, "MASTER_PORT", master_port);
 	for (unsigned i = 0; i < nk; i++)
 		if (rmi_kind_env(&m->layout, kind[i])) {
 			upper(name, sizeof(name), "RANKMAP_",
@@ -248,9 +278,11 @@ static void presize(rm_buf *b, const rm_map *m, rm_format fmt)
 	rm_buf_reserve(b, want);
 }
 
-/* rank: the task whose variables RM_FMT_ENV adds, -1 for none. */
+/* rank: the task whose variables RM_FMT_ENV adds, -1 for none;
+ * master_port: RM_FMT_ENV's MASTER_PORT, 0 for none. */
 static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
-			   char **out, size_t *len, rm_error *err)
+			   uint32_t master_port, char **out, size_t *len,
+			   rm_error *err)
 {
 	*out = NULL;
 	if (len)
@@ -265,7 +297,9 @@ static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
 	case RM_FMT_JSON: st = rmi_map_json(map, false, &b, err); break;
 	case RM_FMT_YAML: st = rmi_map_json(map, true, &b, err); break;
 	case RM_FMT_CSV: st = csv(map, &b, err); break;
-	case RM_FMT_ENV: st = rmi_map_env(map, rank, &b, err); break;
+	case RM_FMT_ENV:
+		st = rmi_map_env(map, rank, master_port, &b, err);
+		break;
 	case RM_FMT_TEXT: st = rmi_map_text(map, &b, err); break;
 	case RM_FMT_HTML:
 	case RM_FMT_SVG:
@@ -289,11 +323,12 @@ static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
 rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err)
 {
-	return write_fmt(map, fmt, -1, out, len, err);
+	return write_fmt(map, fmt, -1, 0, out, len, err);
 }
 
-rm_status rm_map_write_env(const rm_map *map, int64_t rank, char **out,
-			   size_t *len, rm_error *err)
+rm_status rm_map_write_env(const rm_map *map, int64_t rank,
+			   uint32_t master_port, char **out, size_t *len,
+			   rm_error *err)
 {
-	return write_fmt(map, RM_FMT_ENV, rank, out, len, err);
+	return write_fmt(map, RM_FMT_ENV, rank, master_port, out, len, err);
 }

@@ -15,9 +15,11 @@ RMI_HIDDEN bool rmi_map_axis_shown(const rm_layout *l, rm_axis a);
 RMI_HIDDEN rm_status rmi_map_json(const rm_map *m, bool yaml, rm_buf *b,
 				  rm_error *err);
 RMI_HIDDEN rm_status rmi_map_text(const rm_map *m, rm_buf *b, rm_error *err);
-/* KEY=value lines: the job-wide variables, then (rank >= 0) those of the
- * task playing `rank`, as the SPANK plugin would set them. */
-RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank, rm_buf *b,
+/* KEY=value lines: the job-wide variables (MASTER_PORT when master_port
+ * is not 0), then (rank >= 0) those of the task playing `rank`, as the
+ * SPANK plugin would set them. */
+RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank,
+				 uint32_t master_port, rm_buf *b,
 				 rm_error *err);
 
 /* The validation object of a map file back into `rp` (warnings are

@@ -379,15 +379,16 @@ static void csv_env(void)
 	CHECK_HAS(v, "MASTER_ADDR=yes\n");
 	CHECK_HAS(v, "RANKMAP_LAYOUT=tp=2,pp=2,dp=2\n");
 	CHECK_HAS(v, "RANKMAP_PP_SIZE=2\n");
+	CHECK(!strstr(v, "MASTER_PORT"));
 	free(v);
 	rm_buf b;
 	rm_buf_init(&b);
-	CHECK_INT(rmi_map_env(m, 6, &b, NULL), RM_OK);
+	CHECK_INT(rmi_map_env(m, 6, 0, &b, NULL), RM_OK);
 	CHECK_HAS(b.data, "RANK=6\nLOCAL_RANK=2\nLOCAL_WORLD_SIZE=4\n"
 			  "RANKMAP_NODE_INDEX=1\nRANKMAP_HOST='n\"2'\n");
 	CHECK_HAS(b.data, "RANKMAP_TP_RANK=0\nRANKMAP_PP_RANK=1\n"
 			  "RANKMAP_DP_RANK=1\n");
-	CHECK_INT(rmi_map_env(m, 8, &b, NULL), RM_EINPUT);
+	CHECK_INT(rmi_map_env(m, 8, 0, &b, NULL), RM_EINPUT);
 	rm_buf_free(&b);
 	char *t = NULL;
 	CHECK_INT(rm_map_write(m, RM_FMT_TEXT, &t, NULL, NULL), RM_OK);
@@ -403,6 +404,50 @@ static void csv_env(void)
 	rm_error e;
 	CHECK_INT(rm_format_parse("xml\n", &f, &e), RM_EINPUT);
 	CHECK_HAS(e.msg, "'xml\\x0a'");
+}
+
+/* The plugin's port rule, and MASTER_PORT beside MASTER_ADDR only when
+ * the caller has one. */
+static void master_port(void)
+{
+	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
+	CHECK_INT(rm_master_port(100, 0, NULL), 30100);
+	CHECK_INT(rm_master_port(100, 1, NULL), 30101);
+	CHECK_INT(rm_master_port(101, 0, NULL), 30201);
+	CHECK_INT(rm_master_port(199, 0, NULL), 20099);  /* wraps at 40000 */
+	/* No overflow at the largest ids: (2^32-1) * 102 mod 20000. */
+	CHECK_INT(rm_master_port(UINT32_MAX, UINT32_MAX, NULL),
+		  20000 + (uint32_t)((uint64_t)UINT32_MAX * 102 % 20000));
+	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
+	CHECK_INT(rm_master_port(100, 0, "65535"), 65535);
+	CHECK_INT(rm_master_port(100, 0, ""), 30100);
+	CHECK_INT(rm_master_port(100, 0, "x"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "0"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "70000"), 30100);
+	CHECK_INT(rm_master_port(100, 0, "12000:1"), 30100);
+
+	rm_map *m = small_map(NULL);
+	char *v = NULL;
+	CHECK_INT(rm_map_write_env(m, -1, 29500, &v, NULL, NULL), RM_OK);
+	CHECK_HAS(v, "\nMASTER_ADDR=yes\nMASTER_PORT=29500\n");
+	free(v);
+	v = NULL;
+	CHECK_INT(rm_map_write_env(m, 6, 65535, &v, NULL, NULL), RM_OK);
+	CHECK_HAS(v, "RANK=6\n");
+	CHECK_HAS(v, "\nMASTER_PORT=65535\n");
+	free(v);
+	v = NULL;
+	CHECK_INT(rm_map_write_env(m, 6, 0, &v, NULL, NULL), RM_OK);
+	CHECK(v && !strstr(v, "MASTER_PORT"));
+	free(v);
+	v = NULL;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(rm_map_write_env(m, -1, 65536, &v, NULL, &e), RM_EINPUT);
+	CHECK(v == NULL);
+	CHECK_HAS(e.msg, "master port 65536");
+	rm_map_free(m);
 }
 
 static void digest_of(const char *topo, char hex[65])
@@ -450,6 +495,7 @@ int main(void)
 	RUN("mapio", assignment_ok);
 	RUN("mapio", assignment_bad);
 	RUN("mapio", csv_env);
+	RUN("mapio", master_port);
 	RUN("mapio", digest);
 	TEST_EXIT();
 }
