@@ -821,6 +821,14 @@ typedef struct rm_estimate {
 	double fails_per_day, ckpt_interval_s, goodput;
 	char note[256];              /* a placement assumption worth saying */
 	uint32_t stage_first_col;    /* the stage memory's first column is */
+	/* Each memory column adds up: mem_first = params_col x (weights +
+	 * gradients + optimizer bytes per parameter) + gathered + act_first +
+	 * act_work + logits_first + reserve; mem_last the same with
+	 * params_last, act_last and logits. */
+	double params_col;           /* parameters of the first column's stage */
+	double gathered;             /* fsdp: one gathered layer + prefetch */
+	double logits_first;         /* logits on the first column's GPU (pp 1,
+				      * zb-v), else 0 */
 } rm_estimate;
 
 /* `layout` must be resolved (no dp=auto); its world is the GPU count. */

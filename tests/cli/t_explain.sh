@@ -55,6 +55,8 @@ run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout t
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
 # the memory's first column names its stage (here the second: 8 layers)
 has explain_json_stage "$OUT" '"first_stage_index": 1, '
+# the first column's total is the sum of its terms, to the byte
+json_holds explain_json_mem_sum 'abs(d["memory"]["params_first_stage"]*sum(d["memory"]["bytes_per_param"]) + d["memory"]["gathered"] + d["memory"]["activations_first"] + d["memory"]["recompute_work"] + d["memory"]["logits_first_stage"] + d["memory"]["reserve"] - d["memory"]["first_stage"]) < 1e-6*d["memory"]["first_stage"] and abs(d["memory"]["params_last_stage"]*sum(d["memory"]["bytes_per_param"]) + d["memory"]["gathered"] + d["memory"]["activations_last"] + d["memory"]["recompute_work"] + d["memory"]["logits"] + d["memory"]["reserve"] - d["memory"]["last_stage"]) < 1e-6*d["memory"]["last_stage"]'
 json_holds explain_json_parses 'd["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1'
 
 # PP=8 is below the memory floor: exit 1 and say by how much
@@ -126,6 +128,37 @@ has explain_map_tp16_msg "$ERR" 'NVLink'
 # bad input
 run bad_preset 2 "$RANKMAP" explain --model llama9 --layout 8x16x128
 has bad_preset_msg "$ERR" "unknown model preset 'llama9'"
+# The memory table adds up column by column: every GiB row shown for a
+# column sums to its total within the rounding of the rows (0.005 each);
+# the parameter count and the activations' heading line carry no GiB.
+mem_adds_up() {
+	if awk '/^memory per GPU/ { on = 1; next }
+		on && /^  parameters|^  activations:/ { next }
+		on && /^  total/ { t1 = $(NF-1); t2 = $NF; done = 1; exit }
+		on { a += $(NF-1); b += $NF; n++ }
+		END { tol = 0.005 * (n + 1) + 1e-9
+		      d1 = a - t1; d2 = b - t2
+		      exit !(done && n >= 5 && d1 * d1 <= tol * tol && d2 * d2 <= tol * tol) }' "$OUT"; then
+		pass "$1"
+	else
+		fail "$1" "$(sed -n '/^memory per GPU/,/^  total/p' "$OUT")"
+	fi
+}
+# a middle stage in the first column (8 layers, no embedding), the
+# classic setup, fsdp's gathered layer, pp 1 and zb-v (logits on the
+# first GPU too), full recomputation's rebuilt layer
+run mem_sum_mid 1 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
+mem_adds_up mem_sum_mid_cols
+run mem_sum_classic 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128
+mem_adds_up mem_sum_classic_cols
+run mem_sum_fsdp 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --sharding fsdp --recompute full
+mem_adds_up mem_sum_fsdp_cols
+has mem_sum_fsdp_row "$OUT" '^  gathered layer \+ prefetch \(fsdp\)'
+run mem_sum_pp1 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8
+mem_adds_up mem_sum_pp1_cols
+run mem_sum_zbv 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule zb-v --recompute full
+mem_adds_up mem_sum_zbv_cols
+
 run bad_hw 2 "$RANKMAP" explain --model llama3-8b --hw tpu9 --layout 8x1x1
 has bad_hw_msg "$ERR" "unknown hardware preset 'tpu9'"
 run bad_product 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --gpus 1000

@@ -72,23 +72,29 @@ static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		c.nvlink_eff, c.net_eff, hw->hbm_gbytes_per_s);
 }
 
+/* Every row of a column is a term of that column's total (the estimate's
+ * params_col, gathered and logits_first say which), so each column adds
+ * up to its total to the printed rounding. */
 static void put_memory(rm_buf *b, const rm_model *m, const rm_train *t,
 		       const rm_estimate *e)
 {
 	const double *bp = e->bytes_per_param;
+	const rm_layout *l = &e->layout;
+	uint32_t lc = e->stage_first_col > 0 ?
+		      rmi_stage_layers(m, t, l->size[RM_AXIS_PP], e->stage_first_col) :
+		      e->layers_first;
 	rm_buf_printf(b, "memory per GPU (GiB)                      first stage  last stage\n");
 	rm_buf_printf(b, "  parameters (%2u, %2u layers/tp + edge/tp) %11.4e %11.4e\n",
-		       e->layers_first, e->layers_last, e->params_first, e->params_last);
+		       lc, e->layers_last, e->params_col, e->params_last);
 	rm_buf_printf(b, "  weights    %6.3f B/param                %11.2f %11.2f\n",
-		       bp[0], GIB(e->params_first * bp[0]), GIB(e->params_last * bp[0]));
+		       bp[0], GIB(e->params_col * bp[0]), GIB(e->params_last * bp[0]));
 	rm_buf_printf(b, "  gradients  %6.3f B/param                %11.2f %11.2f\n",
-		       bp[1], GIB(e->params_first * bp[1]), GIB(e->params_last * bp[1]));
+		       bp[1], GIB(e->params_col * bp[1]), GIB(e->params_last * bp[1]));
 	rm_buf_printf(b, "  optimizer  %6.3f B/param                %11.2f %11.2f\n",
-		       bp[2], GIB(e->params_first * bp[2]), GIB(e->params_last * bp[2]));
-	if (t->sharding == RM_SHARD_FSDP)
+		       bp[2], GIB(e->params_col * bp[2]), GIB(e->params_last * bp[2]));
+	if (e->gathered > 0)
 		rm_buf_printf(b, "  gathered layer + prefetch (fsdp)         %11.2f %11.2f\n",
-			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]),
-			       GIB(4.0 * rmi_model_layer_params(m) / e->layout.size[RM_AXIS_TP]));
+			       GIB(e->gathered), GIB(e->gathered));
 	rm_buf_printf(b, "  activations: %.4f GiB per layer and micro-batch, %.2f / %.2f "
 		       "micro-batches in flight%s\n"
 		       "                                           %11.2f %11.2f\n",
@@ -98,22 +104,16 @@ static void put_memory(rm_buf *b, const rm_model *m, const rm_train *t,
 	if (e->act_work > 0)
 		rm_buf_printf(b, "  recomputed layer (all its tensors)       %11.2f %11.2f\n",
 			       GIB(e->act_work), GIB(e->act_work));
-	bool lf = e->layout.size[RM_AXIS_PP] <= 1 || e->schedule == RM_SCHED_ZBV;
 	rm_buf_printf(b, "  logits 6 x b*s*V/t                       %11.2f %11.2f\n",
-		       lf ? GIB(e->logits) : 0.0, GIB(e->logits));
+		       GIB(e->logits_first), GIB(e->logits));
 	rm_buf_printf(b, "  reserve (context, NCCL, fragmentation)   %11.2f %11.2f\n",
 		       GIB(e->reserve), GIB(e->reserve));
 	rm_buf_printf(b, "  total                                    %11.2f %11.2f\n",
 		       GIB(e->mem_first), GIB(e->mem_last));
-	if (e->stage_first_col > 0) {
-		const rm_layout *l = &e->layout;
-		rm_buf_printf(b, "  (first column's activations and total: stage %u, %u "
-			       "layers with %.2f micro-batches in flight, holds more "
-			       "than the first)\n", e->stage_first_col,
-			       rmi_stage_layers(m, t, l->size[RM_AXIS_PP],
-						e->stage_first_col),
-			       e->inflight_first);
-	}
+	if (e->stage_first_col > 0)
+		rm_buf_printf(b, "  (first column: stage %u, %u layers and no embedding, "
+			       "%.2f micro-batches in flight, holds more than the "
+			       "first)\n", e->stage_first_col, lc, e->inflight_first);
 	if (e->fits)
 		rm_buf_printf(b, "  HBM %.1f GiB: fits, %.1f GiB to spare\n\n",
 			       GIB(e->hbm), GIB(e->hbm - e->mem_peak));

@@ -60,6 +60,14 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "recompute_work", e->act_work, true);
 	json_num(b, "logits", e->logits, true);
 	json_num(b, "reserve", e->reserve, true);
+	/* the terms each column adds up from (with bytes_per_param) */
+	json_num(b, "params_first_stage", e->params_col, true);
+	json_num(b, "params_last_stage", e->params_last, true);
+	rm_buf_printf(b, "\"bytes_per_param\": [%.10g, %.10g, %.10g], ",
+		       e->bytes_per_param[0], e->bytes_per_param[1],
+		       e->bytes_per_param[2]);
+	json_num(b, "gathered", e->gathered, true);
+	json_num(b, "logits_first_stage", e->logits_first, true);
 	/* "first_stage" is the fullest stage before the last, this one */
 	rm_buf_printf(b, "\"first_stage_index\": %u, ", e->stage_first_col);
 	json_num(b, "first_stage", e->mem_first, true);

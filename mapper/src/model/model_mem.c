@@ -196,6 +196,8 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	 * hold more layers; the last holds the head and the logits. */
 	double mf = (double)e->m;
 	e->stage_first_col = 0;
+	e->params_col = e->params_first;
+	e->gathered = gathered;
 	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp, mf, 0);
 	e->act_first = e->inflight_first * lf * e->act_layer + wmem;
 	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
@@ -206,6 +208,7 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			     fixed;
 		if (mem > e->mem_first) {
 			e->stage_first_col = i;
+			e->params_col = n * layer;
 			e->inflight_first = k;
 			e->act_first = k * n * e->act_layer + wmem;
 			e->mem_first = mem;
@@ -216,8 +219,11 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->act_last = e->inflight_last * ll * e->act_layer;
 	e->mem_last = state_last + e->act_last + e->act_work + e->logits +
 		      e->reserve;
-	if (pp <= 1 || e->schedule == RM_SCHED_ZBV)
-		e->mem_first += e->logits;   /* the head lives on this GPU too */
+	e->logits_first = 0;
+	if (pp <= 1 || e->schedule == RM_SCHED_ZBV) {
+		e->logits_first = e->logits;   /* the head lives here too */
+		e->mem_first += e->logits;
+	}
 	e->mem_peak = fmax(e->mem_first, e->mem_last);
 	e->fits = e->mem_peak <= e->hbm;
 }

@@ -182,6 +182,58 @@ static void interleaved_memory(void)
 	NEAR(e.inflight_last, 113.0 / 8, 1e-12);
 }
 
+/*
+ * The memory table's columns add up: each total is the sum of the rows
+ * explain prints for it (state of that column's stage at its bytes per
+ * parameter, the fsdp gathered layer, activations in flight, the rebuilt
+ * layer, logits, reserve), for every sharding, recomputation, schedule and
+ * a spread of layouts - including those whose first column is a middle
+ * stage and pp 1, where the head and logits share the first GPU.
+ */
+static void memory_adds_up(void)
+{
+	static const char *const sh[] = { "none", "zero1", "zero2", "fsdp" };
+	static const char *const rc[] = { "none", "selective", "full" };
+	static const char *const sc[] = { "1f1b", "interleaved:2", "zb-h1",
+					  "zb-h2", "zb-v" };
+	static const uint32_t pl[][3] = { { 8, 1, 16 }, { 8, 2, 8 },
+					  { 4, 1, 1 }, { 8, 1, 2 },
+					  { 8, 1, 32 }, { 2, 4, 16 } };
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e;
+	unsigned checked = 0, middle = 0;
+	for (size_t a = 0; a < 4; a++)
+		for (size_t r = 0; r < 3; r++)
+			for (size_t k = 0; k < 5; k++)
+				for (size_t i = 0; i < 6; i++) {
+					setup_modern(&m, &hw, &t);
+					CHECK_INT(rm_train_set(&t, "sharding", sh[a], NULL), RM_OK);
+					CHECK_INT(rm_train_set(&t, "recompute", rc[r], NULL), RM_OK);
+					CHECK_INT(rm_train_set(&t, "schedule", sc[k], NULL), RM_OK);
+					uint32_t inner = pl[i][0] * pl[i][1] * pl[i][2];
+					rm_layout l = lay(pl[i][0], pl[i][1], pl[i][2], 16384 / inner);
+					if (rm_estimate_run(&m, &hw, &t, &l, &e, NULL))
+						continue;
+					double bp = e.bytes_per_param[0] + e.bytes_per_param[1] +
+						    e.bytes_per_param[2];
+					NEAR(e.params_col * bp + e.gathered + e.act_first +
+					     e.act_work + e.logits_first + e.reserve,
+					     e.mem_first, 1e-12);
+					NEAR(e.params_last * bp + e.gathered + e.act_last +
+					     e.act_work + e.logits + e.reserve,
+					     e.mem_last, 1e-12);
+					NEAR(fmax(e.mem_first, e.mem_last), e.mem_peak, 1e-12);
+					CHECK(e.gathered == 0 || !strcmp(sh[a], "fsdp"));
+					checked++;
+					middle += e.stage_first_col > 0;
+				}
+	/* most of the 360 run, and some put a middle stage in the first column */
+	CHECK(checked > 200);
+	CHECK(middle > 0);
+}
+
 static void collective_volumes(void)
 {
 	/* 405B, 8x16x128, b=1, selective recompute, 16 micro-batches,
@@ -930,6 +982,7 @@ int main(void)
 	RUN("model", params_of_presets);
 	RUN("model", bubble_fractions);
 	RUN("model", interleaved_memory);
+	RUN("model", memory_adds_up);
 	RUN("model", bytes_per_param);
 	RUN("model", activations);
 	RUN("model", collective_volumes);
