@@ -42,11 +42,18 @@ has explain_405b_zb "$OUT" 'zb-h1 +\(p-1\)\(F\+B-W\)/m'
 has explain_405b_goodput "$OUT" '7\.76 per day \(MTBF 3\.09 h\)'
 has explain_405b_swap "$OUT" 'swap tp<->pp: .*tp moves nvlink -> '
 has explain_405b_note "$OUT" 'ideal nesting assumed'
+# the memory floor: pp 8's 16-layer stage holds 95 GiB of state alone,
+# pp 16 fits, and this layout sits at it; tp fills the NVLink domain
+has explain_405b_floor "$OUT" '^  so pp >= 16: with fewer stages the weights, gradients and optimizer state alone exceed HBM; this layout.s pp 16 is at the floor$'
+has explain_405b_floor_pp8 "$OUT" '^  pp   8: stage 1 \(16 layers\) holds 103\.00 GiB > 79\.6 GiB HBM: does not fit$'
+has explain_405b_floor_tp "$OUT" '^  tp <= 8: the NVLink domain of h100-sxm-80gb, .* tp 8 is at that bound \(its groups on nvlink\)$'
 has explain_405b_cal "$OUT" 'calibration \(h100-sxm-80gb; --set overrides\): gemm_eff 0\.725, gemm_dim0 256, attn_eff 0\.75'
 
 # the defaults of a modern run: distributed optimizer, selective recompute
 run explain_defaults 1 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128
 has explain_defaults_echo "$OUT" 'recompute selective, sharding zero1, grad_bytes 4, flash on, seq_parallel on'
+# at the defaults pp 16 does not fit: pp >= 32, and this layout is below
+has explain_defaults_floor "$OUT" '^  so pp >= 32: with fewer stages the state and the activations in flight exceed HBM; this layout.s pp 16 is below the floor: it does not fit$'
 has explain_defaults_bp "$OUT" 'optimizer +0\.094 B/param'
 run explain_nofail 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128 --set fail_per_gpu_day=0
 has explain_nofail_msg "$OUT" 'effective training fraction 100%'
@@ -55,6 +62,8 @@ run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout t
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
 # the memory's first column names its stage (here the second: 8 layers)
 has explain_json_stage "$OUT" '"first_stage_index": 1, '
+# the memory floor in JSON: every pp priced, pp 16 the smallest that fits
+json_holds explain_json_floor 'd["memory_floor"]["pp_min"]==16 and d["memory_floor"]["place"]=="at" and d["memory_floor"]["tp_max"]==8 and d["memory_floor"]["tp_place"]=="at" and [r["pp"] for r in d["memory_floor"]["rows"]]==[1,2,4,8,16,32,64] and [r["fits"] for r in d["memory_floor"]["rows"]][3:5]==[False,True]'
 # the first column's total is the sum of its terms, to the byte
 json_holds explain_json_mem_sum 'abs(d["memory"]["params_first_stage"]*sum(d["memory"]["bytes_per_param"]) + d["memory"]["gathered"] + d["memory"]["activations_first"] + d["memory"]["recompute_work"] + d["memory"]["logits_first_stage"] + d["memory"]["reserve"] - d["memory"]["first_stage"]) < 1e-6*d["memory"]["first_stage"] and abs(d["memory"]["params_last_stage"]*sum(d["memory"]["bytes_per_param"]) + d["memory"]["gathered"] + d["memory"]["activations_last"] + d["memory"]["recompute_work"] + d["memory"]["logits"] + d["memory"]["reserve"] - d["memory"]["last_stage"]) < 1e-6*d["memory"]["last_stage"]'
 json_holds explain_json_parses 'd["micro_batches"]==16 and d["memory"]["fits"] and d["schedules"][0]["fraction"]==0.9375 and d["swaps"][0]["delta_seconds"]>0 and d["compute"]["gemm_flops_layer"]>6.5e12 and 0<d["goodput"]["fraction"]<1'

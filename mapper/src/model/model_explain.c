@@ -122,6 +122,99 @@ static void put_memory(rm_buf *b, const rm_model *m, const rm_train *t,
 			       GIB(e->hbm), GIB(e->mem_peak - e->hbm));
 }
 
+static void put_floor_row(rm_buf *b, const rmi_floor_row *r, double hbm)
+{
+	rm_buf_printf(b, "  pp %3u: stage %u (%u layers) holds %.2f GiB %s %.1f GiB HBM%s\n"
+		       "          = state %.2f (weights %.2f + gradients %.2f + "
+		       "optimizer %.2f) + activations %.2f (%.2f micro-batches in "
+		       "flight) + rebuilt layer, logits and reserve %.2f\n",
+		       r->pp, r->stage, r->layers, GIB(r->mem),
+		       r->fits ? "<=" : ">", GIB(hbm),
+		       r->fits ? ": fits" : ": does not fit",
+		       GIB(r->weights + r->grads + r->optim), GIB(r->weights),
+		       GIB(r->grads), GIB(r->optim), GIB(r->act), r->inflight,
+		       GIB(r->other));
+}
+
+/* What forces each model-parallel degree: pp up to the first that fits
+ * (priced by the model itself at every pp the GPUs allow), tp within the
+ * NVLink domain its blocking collectives need. */
+static void put_floor(rm_buf *b, const rm_model *m, const rm_hw *hw,
+		      const rm_train *t, const rm_estimate *e)
+{
+	const rm_layout *l = &e->layout;
+	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	rmi_floor f;
+	rmi_mem_floor(m, hw, t, e, &f);
+	char rl[24], sc[24];
+	if (t->schedule == RM_SCHED_INTERLEAVED)
+		snprintf(sc, sizeof(sc), "interleaved:%u", t->vchunks);
+	else
+		snprintf(sc, sizeof(sc), "%s", rm_schedule_name(t->schedule));
+	rm_buf_printf(b, "memory floor (tp %u, cp %u, sharding %s, recompute %s, %s, "
+		       "mb %u; pp over the divisors of %llu GPUs / (tp x cp) = %llu, "
+		       "at most the %u layers)\n",
+		       tp, l->size[RM_AXIS_CP], rm_sharding_name(t->sharding),
+		       rmi_recompute_label(t->recompute, t->recompute_layers, rl),
+		       sc, t->micro_batch, (unsigned long long)e->gpus,
+		       (unsigned long long)f.rest, m->layers);
+	const rmi_floor_row *under = NULL, *at = rmi_floor_find(&f, f.pp_min);
+	for (size_t i = 0; i < f.nrow; i++)
+		if (f.pp_min ? f.row[i].pp < f.pp_min :
+		    !under || f.row[i].mem < under->mem)
+			under = &f.row[i];
+	if (under)
+		put_floor_row(b, under, e->hbm);
+	if (at)
+		put_floor_row(b, at, e->hbm);
+	/* the pp these settings cannot price, grouped by why */
+	size_t ns = f.nskipped < 8 ? f.nskipped : 8;
+	for (size_t i = 0; i < ns; i++) {
+		bool head = !i || strcmp(f.skip_why[i], f.skip_why[i - 1]);
+		bool tail = i + 1 == ns || strcmp(f.skip_why[i], f.skip_why[i + 1]);
+		rm_buf_printf(b, "%s%u", !i ? "  not priced: pp " :
+			       head ? "; pp " : ", ", f.skipped[i]);
+		if (tail)
+			rm_buf_printf(b, " (%s)", f.skip_why[i]);
+	}
+	if (ns)
+		rm_buf_printf(b, "%s\n", f.nskipped > ns ? "; ..." : "");
+	const char *place = rmi_floor_place(&f, pp);
+	if (!f.pp_min)
+		rm_buf_printf(b, "  no pp fits at these settings: %s\n",
+			       under && under->weights + under->grads + under->optim >
+			       e->hbm - e->reserve ?
+			       "weights, gradients and optimizer alone exceed HBM" :
+			       "the activations in flight keep every one over");
+	else if (f.pp_min == 1)
+		rm_buf_printf(b, "  so pp >= 1: no pipeline is needed to fit; this "
+			       "layout's pp %u is %s\n", pp,
+			       pp == 1 ? "at the floor" :
+			       "above it, for speed, not memory");
+	else
+		rm_buf_printf(b, "  so pp >= %u: with fewer stages %s exceed HBM; "
+			       "this layout's pp %u is %s\n", f.pp_min,
+			       under && under->weights + under->grads + under->optim +
+			       under->other > e->hbm ?
+			       "the weights, gradients and optimizer state alone" :
+			       "the state and the activations in flight", pp,
+			       !strcmp(place, "at") ? "at the floor" :
+			       !strcmp(place, "above") ?
+			       "above the floor, for speed, not memory" :
+			       "below the floor: it does not fit");
+	const rm_axis_cost *c = &e->axis[RM_AXIS_TP];
+	if (tp > 1)
+		rm_buf_printf(b, "  tp <= %u: the NVLink domain of %s, which TP's %.0f "
+			       "blocking collectives a step need; tp %u is %s (its "
+			       "groups on %s)\n\n", f.tp_max, hw->name, c->calls, tp,
+			       tp == f.tp_max ? "at that bound" :
+			       tp < f.tp_max ? "inside it" : "past it",
+			       c->link);
+	else
+		rm_buf_printf(b, "  tp <= %u: the NVLink domain of %s; tp 1 uses none "
+			       "of it\n\n", f.tp_max, hw->name);
+}
+
 static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			const rm_train *t, const rm_estimate *e)
 {
@@ -389,6 +482,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			       m->name, (unsigned long long)e->gpus, hw->name, lay);
 		put_inputs(&b, m, hw, t, e);
 		put_memory(&b, m, t, e);
+		put_floor(&b, m, hw, t, e);
 		put_compute(&b, m, hw, t, e);
 		put_axes(&b, e);
 		put_bubble(&b, m, hw, t, e);

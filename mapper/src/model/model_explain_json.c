@@ -10,6 +10,44 @@ static void json_num(rm_buf *b, const char *k, double v, bool comma)
 		       comma ? ", " : "");
 }
 
+/* The memory floor (model_floor.c): each pp priced, the smallest that
+ * fits, where this layout's pp and tp sit against it and the NVLink
+ * domain. */
+static void floor_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
+		       const rm_train *t, const rm_estimate *e)
+{
+	rmi_floor f;
+	rmi_mem_floor(m, hw, t, e, &f);
+	uint32_t tp = e->layout.size[RM_AXIS_TP], pp = e->layout.size[RM_AXIS_PP];
+	rm_buf_printf(b, "\"memory_floor\": {\"tp\": %u, \"cp\": %u, \"pp\": %u, "
+		       "\"pp_times_dp\": %llu, \"pp_min\": %u, \"place\": \"%s\", "
+		       "\"rows\": [", tp, e->layout.size[RM_AXIS_CP], pp,
+		       (unsigned long long)f.rest, f.pp_min,
+		       rmi_floor_place(&f, pp));
+	for (size_t i = 0; i < f.nrow; i++) {
+		const rmi_floor_row *r = &f.row[i];
+		rm_buf_printf(b, "%s{\"pp\": %u, \"stage\": %u, \"layers\": %u, ",
+			       i ? ", " : "", r->pp, r->stage, r->layers);
+		json_num(b, "mem_peak", r->mem, true);
+		json_num(b, "weights", r->weights, true);
+		json_num(b, "grads", r->grads, true);
+		json_num(b, "optimizer", r->optim, true);
+		json_num(b, "activations", r->act, true);
+		json_num(b, "inflight", r->inflight, true);
+		json_num(b, "other", r->other, true);
+		rm_buf_printf(b, "\"fits\": %s}", r->fits ? "true" : "false");
+	}
+	rm_buf_puts(b, "], \"not_priced\": [");
+	for (size_t i = 0; i < f.nskipped && i < 8; i++) {
+		rm_buf_printf(b, "%s{\"pp\": %u, \"why\": ", i ? ", " : "",
+			       f.skipped[i]);
+		rm_buf_json_str(b, f.skip_why[i]);
+		rm_buf_puts(b, "}");
+	}
+	rm_buf_printf(b, "], \"tp_max\": %u, \"tp_place\": \"%s\"}", f.tp_max,
+		       tp == f.tp_max ? "at" : tp < f.tp_max ? "inside" : "past");
+}
+
 void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_train *t, const rm_estimate *e)
 {
@@ -74,7 +112,9 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "last_stage", e->mem_last, true);
 	json_num(b, "peak", e->mem_peak, true);
 	json_num(b, "hbm", e->hbm, true);
-	rm_buf_printf(b, "\"fits\": %s},\n \"compute\": {", e->fits ? "true" : "false");
+	rm_buf_printf(b, "\"fits\": %s},\n ", e->fits ? "true" : "false");
+	floor_json(b, m, hw, t, e);
+	rm_buf_puts(b, ",\n \"compute\": {");
 	json_num(b, "flops_per_token", e->flops_token, true);
 	json_num(b, "hw_flops_per_token", e->hw_flops_token, true);
 	json_num(b, "flops_per_step", e->flops_step, true);

@@ -87,6 +87,37 @@ RMI_HIDDEN double rmi_full_share(const rm_train *t, uint32_t ls);
 /* "selective", "full", or "full:K" when K layers per stage. */
 RMI_HIDDEN const char *rmi_recompute_label(rm_recompute r, uint32_t k,
 					   char buf[24]);
+/*
+ * The memory floor of an estimate's layout: every pp dividing its GPUs /
+ * (tp x cp), at most the layers, priced by rm_estimate_run with the same
+ * tp, cp, sharding, recompute, schedule and micro-batch; the smallest
+ * whose fullest GPU fits HBM forces pp >= it. One row per pp priced: the
+ * fullest GPU's total and its terms (they add up to mem_peak).
+ */
+#define RMI_FLOOR_ROWS 64
+typedef struct {
+	uint32_t pp, stage, layers;  /* the fullest GPU: its stage, layers */
+	double mem, weights, grads, optim, act, inflight, other;
+	bool fits;
+} rmi_floor_row;
+typedef struct {
+	uint64_t rest;               /* gpus / (tp x cp): what pp x dp split */
+	uint32_t pp_min;             /* smallest pp that fits; 0 = none */
+	rmi_floor_row row[RMI_FLOOR_ROWS];
+	size_t nrow;
+	uint32_t skipped[8];         /* pp not priced (the first few) */
+	char skip_why[8][96];        /* and why each */
+	size_t nskipped;
+	uint32_t tp_max;             /* the NVLink domain */
+} rmi_floor;
+RMI_HIDDEN void rmi_mem_floor(const rm_model *m, const rm_hw *hw,
+			      const rm_train *t, const rm_estimate *e,
+			      rmi_floor *out);
+/* "below", "at" or "above" the floor for e's pp; "none" when none fits. */
+RMI_HIDDEN const char *rmi_floor_place(const rmi_floor *f, uint32_t pp);
+/* The row of pp in f, or NULL. */
+RMI_HIDDEN const rmi_floor_row *rmi_floor_find(const rmi_floor *f,
+					       uint32_t pp);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

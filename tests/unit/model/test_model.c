@@ -234,6 +234,54 @@ static void memory_adds_up(void)
 	CHECK(middle > 0);
 }
 
+/*
+ * The memory floor is the model's own pricing at each pp: for 405B at
+ * the defaults (ZeRO-1, selective, 1F1B) on 16,384 GPUs with tp 8, pp 16
+ * holds 81.6 GiB on stage 1 and does not fit, pp 32 fits: pp >= 32, and
+ * 8x16x128 is below it. In Narayanan's setup (16 B per parameter, full
+ * recomputation) pp 8's 16-layer stage holds 95 GiB of state alone and
+ * pp 16 fits at 55.75 GiB: 8x16x128 sits at the floor.
+ */
+static void memory_floor(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_estimate e, x;
+	rmi_floor f;
+	setup_modern(&m, &hw, &t);
+	rm_layout l = lay(8, 1, 16, 128);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	rmi_mem_floor(&m, &hw, &t, &e, &f);
+	CHECK_INT(f.rest, 2048);
+	CHECK_INT(f.pp_min, 32);
+	CHECK(!strcmp(rmi_floor_place(&f, 16), "below"));
+	CHECK_INT(f.tp_max, 8);
+	/* pp 1, 2, 4, 8, 16, 32, 64 (128 is more stages than layers) */
+	CHECK_INT(f.nrow, 7);
+	CHECK_INT(f.nskipped, 0);
+	const rmi_floor_row *r = rmi_floor_find(&f, 32);
+	CHECK(r && r->fits);
+	rm_layout l32 = lay(8, 1, 32, 64);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l32, &x, NULL), RM_OK);
+	CHECK(r && r->mem == x.mem_peak);
+	r = rmi_floor_find(&f, 16);
+	CHECK(r && !r->fits && r->mem == e.mem_peak && r->stage == 1 &&
+	      r->layers == 8);
+	for (size_t i = 0; i < f.nrow; i++) {
+		r = &f.row[i];
+		NEAR(r->weights + r->grads + r->optim + r->act + r->other,
+		     r->mem, 1e-12);
+	}
+	setup405(&m, &hw, &t);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	rmi_mem_floor(&m, &hw, &t, &e, &f);
+	CHECK_INT(f.pp_min, 16);
+	CHECK(!strcmp(rmi_floor_place(&f, 16), "at"));
+	r = rmi_floor_find(&f, 8);
+	CHECK(r && !r->fits && r->weights + r->grads + r->optim > hw.hbm_bytes);
+}
+
 static void collective_volumes(void)
 {
 	/* 405B, 8x16x128, b=1, selective recompute, 16 micro-batches,
@@ -983,6 +1031,7 @@ int main(void)
 	RUN("model", bubble_fractions);
 	RUN("model", interleaved_memory);
 	RUN("model", memory_adds_up);
+	RUN("model", memory_floor);
 	RUN("model", bytes_per_param);
 	RUN("model", activations);
 	RUN("model", collective_volumes);
