@@ -85,6 +85,10 @@ has explain_first_msg "$ERR" 'first_layers=100 and last_layers=20'
 run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
 hasnt suggest_405b_megatron "$OUT" ' zb-(v|h1|h2) '
 has suggest_405b_cp16 "$OUT" 'do not fit memory'
+# 8x16x128 is #1's cp /2 neighbour: it loses by memory (recompute and
+# fewer chunks to fit), which the bubble it is left with used to hide
+has suggest_405b_cp1_mem "$OUT" '^  cp /2  tp=8,pp=16,dp=128 .* most of it memory \+1\.26 s: needs recompute full:1 and interleaved:4 to fit 79\.6 GiB'
+hasnt suggest_405b_cp1_bubble "$OUT" '^  cp /2  tp=8,pp=16,dp=128 .*bubble'
 # rows within the model's 5 % mean error are called out as not told apart
 run suggest_near 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 20
 near=$(awk '/^  [0-9]+ /{ if ($1 == 1) t = $7; if ($7 <= 1.05 * t) n = $1 } END { print n }' "$OUT")
@@ -103,7 +107,9 @@ has suggest_partial "$OUT" '^  it +tp=8,pp=16,dp=128 +1 interleaved:4 +full:1 '
 # memory holds it back: its neighbours are priced against how it would run
 # with the memory, and PP=8 loses for memory
 has suggest_nb_head "$OUT" '^neighbours of tp=8,pp=16,dp=128 \(as it would run with more memory\) and why they lose to it'
-has suggest_pp8_mem "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*\(recompute full:[0-9]+: what fits its memory\)'
+has suggest_pp8_mem "$OUT" 'pp /2 +tp=8,pp=8,dp=256 .*most of it memory \+0\.91 s: needs recompute full:1 and interleaved:8 to fit 79\.6 GiB \(recompute selective and interleaved:16 would need 103\.4 GiB\)$'
+# its own line names memory and what memory makes it run with
+has suggest_rank_mem "$OUT" '^tp=8,pp=16,dp=128 ranks #20, \+1\.273 s per step behind #1; memory: needs recompute full:1 and interleaved:4 to fit 79\.6 GiB \(recompute selective and interleaved:8 would need 85\.6 GiB\)$'
 # tp_overlap in force is said (the H100's TE overlap)
 has suggest_tpo "$OUT" 'seq_parallel on, tp_overlap 0\.9; calibration'
 # selective recomputation misses by 5.9 GiB (Megatron's interleaved warm-up

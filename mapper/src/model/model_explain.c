@@ -147,10 +147,7 @@ static void put_floor(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rmi_floor f;
 	rmi_mem_floor(m, hw, t, e, &f);
 	char rl[24], sc[24];
-	if (t->schedule == RM_SCHED_INTERLEAVED)
-		snprintf(sc, sizeof(sc), "interleaved:%u", t->vchunks);
-	else
-		snprintf(sc, sizeof(sc), "%s", rm_schedule_name(t->schedule));
+	rmi_schedule_label(t->schedule, t->vchunks, sc);
 	rm_buf_printf(b, "memory floor (tp %u, cp %u, sharding %s, recompute %s, %s, "
 		       "mb %u; pp over the divisors of %llu GPUs / (tp x cp) = %llu, "
 		       "at most the %u layers)\n",

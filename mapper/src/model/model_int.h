@@ -118,6 +118,9 @@ RMI_HIDDEN const char *rmi_floor_place(const rmi_floor *f, uint32_t pp);
 /* The row of pp in f, or NULL. */
 RMI_HIDDEN const rmi_floor_row *rmi_floor_find(const rmi_floor *f,
 					       uint32_t pp);
+/* "interleaved:V" with its chunks, else the schedule's name. */
+RMI_HIDDEN const char *rmi_schedule_label(rm_schedule s, uint32_t v,
+					  char buf[24]);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 

@@ -180,9 +180,70 @@ static bool push(rm_candidate **v, size_t *n, size_t *cap,
 	return true;
 }
 
-/* Name the biggest loss of `n` against the winner `w`. */
+/*
+ * What memory makes `n` run with, against `u`, the same layout's best with
+ * unlimited HBM: its recomputation, schedule and micro-batch where they
+ * differ ("recompute full:1 and interleaved:4"), and u's ("interleaved:8
+ * and recompute selective"). False when nothing differs.
+ */
+static bool mem_forced(const rm_estimate *n, const rm_estimate *u,
+		       char *nv, char *uv, size_t sz)
+{
+	char a[3][32], b[3][32], rl[24];
+	size_t k = 0;
+	if (n->recompute != u->recompute ||
+	    n->recompute_layers != u->recompute_layers) {
+		snprintf(a[k], sizeof(a[k]), "recompute %s",
+			 rmi_recompute_label(n->recompute, n->recompute_layers, rl));
+		snprintf(b[k++], sizeof(b[0]), "recompute %s",
+			 rmi_recompute_label(u->recompute, u->recompute_layers, rl));
+	}
+	if (n->schedule != u->schedule || n->vchunks != u->vchunks) {
+		snprintf(a[k], sizeof(a[k]), "%s",
+			 rmi_schedule_label(n->schedule, n->vchunks, rl));
+		snprintf(b[k++], sizeof(b[0]), "%s",
+			 rmi_schedule_label(u->schedule, u->vchunks, rl));
+	}
+	if (n->micro_batch != u->micro_batch) {
+		snprintf(a[k], sizeof(a[k]), "micro-batch %u", n->micro_batch);
+		snprintf(b[k++], sizeof(b[0]), "micro-batch %u", u->micro_batch);
+	}
+	if (!k)
+		return false;
+	const char *sep[3][3] = { { "", "", "" }, { "", " and ", "" },
+				  { "", ", ", " and " } };
+	int on = 0, ou = 0;
+	nv[0] = uv[0] = '\0';
+	for (size_t i = 0; i < k; i++) {
+		if (on >= 0 && (size_t)on < sz)
+			on += snprintf(nv + on, sz - (size_t)on, "%s%s",
+				       sep[k - 1][i], a[i]);
+		if (ou >= 0 && (size_t)ou < sz)
+			ou += snprintf(uv + ou, sz - (size_t)ou, "%s%s",
+				       sep[k - 1][i], b[i]);
+	}
+	return true;
+}
+
+/* "memory: needs X to fit H GiB (Y would need M GiB)" when `u` (the same
+ * layout with unlimited HBM) runs faster than `n`; false otherwise. */
+static bool mem_reason(const rm_estimate *n, const rm_estimate *u, char *out,
+		       size_t sz)
+{
+	char nv[96], uv[96];
+	if (!u || u->t_step >= n->t_step || !mem_forced(n, u, nv, uv, sizeof(nv)))
+		return false;
+	snprintf(out, sz, "needs %s to fit %.1f GiB (%s would need %.1f GiB)",
+		 nv, n->hbm / RMI_GIB, uv, u->mem_peak / RMI_GIB);
+	return true;
+}
+
+/* Name the biggest loss of `n` against the winner `w`; `u` (NULL: not
+ * known) is n's layout with unlimited HBM: when what memory costs n is
+ * more than any part, memory is named as the reason. */
 static void why_lost(const rm_hw *hw, const rm_estimate *w,
-		     const rm_estimate *n, char *out, size_t sz)
+		     const rm_estimate *n, const rm_estimate *u, char *out,
+		     size_t sz)
 {
 	struct { const char *what; double d; int axis; } part[] = {
 		{ "compute", n->t_compute - w->t_compute, -1 },
@@ -200,6 +261,13 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 	if (dt <= 0) {
 		snprintf(out, sz, "%.2f s per step faster: it beats the layout "
 			 "it is a neighbour of", -dt);
+		return;
+	}
+	char mr[200];
+	if (u && n->t_step - u->t_step > part[k].d &&
+	    mem_reason(n, u, mr, sizeof(mr))) {
+		snprintf(out, sz, "%+.2f s per step; most of it memory %+.2f s: %s",
+			 dt, n->t_step - u->t_step, mr);
 		return;
 	}
 	int o = snprintf(out, sz, "%+.2f s per step; most of it %s %+.2f s",
@@ -242,6 +310,8 @@ static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		       const rm_estimate *w, rm_suggestion *s)
 {
 	const rm_layout *wl = &w->layout;
+	rm_hw big = *hw;
+	big.hbm_bytes = 1e15;   /* the most rm_hw_check takes */
 	static const struct { const char *label; int axis; int mul; } nb[] = {
 		{ "tp x2", RM_AXIS_TP, 2 }, { "tp /2", RM_AXIS_TP, -2 },
 		{ "pp x2", RM_AXIS_PP, 2 }, { "pp /2", RM_AXIS_PP, -2 },
@@ -272,8 +342,17 @@ static void neighbours(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		c->est.layout = l;
 		c->est.micro_batch = mb;
 		snprintf(c->label, sizeof(c->label), "%s", nb[i].label);
-		if (c->valid)
-			why_lost(hw, w, &c->est, c->why, sizeof(c->why));
+		if (!c->valid)
+			continue;
+		/* the same layout and micro-batch with unlimited HBM: what
+		 * memory costs this neighbour (recompute, interleaving) */
+		rm_candidate u;
+		bool free = best_schedule(m, &big, t, &l, mb, allowed,
+					  recomputes, &u);
+		if (free)
+			u.est.hbm = hw->hbm_bytes;
+		why_lost(hw, w, &c->est, free ? &u.est : NULL, c->why,
+			 sizeof(c->why));
 	}
 }
 
@@ -304,6 +383,12 @@ static void unbounded(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		k++;
 	s->unbounded = best;
 	s->unbounded_rank = k + 1;
+	/* a ranked layout has no why of its own: say what memory makes it
+	 * run with (an unranked one keeps why it is not ranked) */
+	char mr[200];
+	if (s->base_rank && s->base.valid &&
+	    mem_reason(&s->base.est, &best.est, mr, sizeof(mr)))
+		snprintf(s->base.why, sizeof(s->base.why), "memory: %s", mr);
 }
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,

@@ -4,20 +4,12 @@
 #include <math.h>
 #include <string.h>
 
-static void sched(char *out, size_t n, const rm_estimate *e)
-{
-	if (e->schedule == RM_SCHED_INTERLEAVED)
-		snprintf(out, n, "interleaved:%u", e->vchunks);
-	else
-		snprintf(out, n, "%s", rm_schedule_name(e->schedule));
-}
-
 static void row(rm_buf *b, const char *tag, const rm_estimate *e,
 		const rm_estimate *best)
 {
 	char lay[96], sc[24];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
-	sched(sc, sizeof(sc), e);
+	rmi_schedule_label(e->schedule, e->vchunks, sc);
 	char rl[24];
 	rm_buf_printf(b, "  %-6s %-26s %3u %-14s %-9s %5llu %8.3f %+6.1f%% %6.3f %5.1f%% %7.1f\n",
 		       tag, lay, e->micro_batch, sc,
@@ -32,7 +24,7 @@ static void cand_json(rm_buf *b, const rm_candidate *c)
 	char lay[96], sc[24], rl[24];
 	const rm_estimate *e = &c->est;
 	rm_layout_format(&e->layout, lay, sizeof(lay));
-	sched(sc, sizeof(sc), e);
+	rmi_schedule_label(e->schedule, e->vchunks, sc);
 	rm_buf_puts(b, "{\"layout\": ");
 	rm_buf_json_str(b, lay);
 	rm_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
@@ -168,9 +160,10 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			char lay[96];
 			rm_layout_format(&s->base.est.layout, lay, sizeof(lay));
 			if (s->base_rank)
-				rm_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1\n",
+				rm_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1%s%s\n",
 					       lay, s->base_rank,
-					       s->base.est.t_step - s->ranked[0].est.t_step);
+					       s->base.est.t_step - s->ranked[0].est.t_step,
+					       s->base.why[0] ? "; " : "", s->base.why);
 			else
 				rm_buf_printf(&b, "\n%s is not ranked: %s\n", lay,
 					       s->base.why);

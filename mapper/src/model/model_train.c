@@ -88,6 +88,15 @@ const char *rmi_recompute_label(rm_recompute r, uint32_t k, char buf[24])
 	return buf;
 }
 
+const char *rmi_schedule_label(rm_schedule s, uint32_t v, char buf[24])
+{
+	if (s == RM_SCHED_INTERLEAVED)
+		snprintf(buf, 24, "interleaved:%u", v);
+	else
+		snprintf(buf, 24, "%s", rm_schedule_name(s));
+	return buf;
+}
+
 const char *rm_sharding_name(rm_sharding s)
 {
 	switch (s) {

@@ -658,9 +658,32 @@ static void suggest_405b(void)
 	const rm_candidate *pp8m = neighbour(s, "pp /2");
 	CHECK(pp8m && pp8m->valid &&
 	      pp8m->est.t_step > s->unbounded.est.t_step);
+	/* memory is named as the reason, with what it forced: priced with
+	 * unlimited HBM PP=8 would run selective, interleaved:16 */
 	if (pp8m)
-		CHECK_HAS(pp8m->why, "what fits its memory");
+		CHECK_HAS(pp8m->why, "most of it memory +0.91 s: needs recompute "
+			  "full:1 and interleaved:8 to fit 79.6 GiB (recompute "
+			  "selective and interleaved:16 would need 103.4 GiB)");
+	/* and the compared layout's own line says what memory makes it run */
+	CHECK_HAS(s->base.why, "memory: needs recompute full:1 and "
+		  "interleaved:4 to fit 79.6 GiB");
 	rm_suggestion_free(s);
+
+	/* the neighbours of #1 (TP 8 x CP 2): 8x16x128 is its cp /2 and loses
+	 * by memory, not by the bubble memory's interleaved:4 leaves it */
+	o.around = NULL;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	const rm_candidate *cp1 = neighbour(s, "cp /2");
+	CHECK(cp1 && cp1->valid);
+	if (cp1) {
+		CHECK_HAS(cp1->why, "most of it memory +1.26 s: needs recompute "
+			  "full:1 and interleaved:4 to fit 79.6 GiB");
+		CHECK(!strstr(cp1->why, "bubble"));
+	}
+	rm_suggestion_free(s);
+	o.around = &ref;
 
 	/* as Llama 3 ran it, without activation checkpointing: PP=8 does not
 	 * fit (state of 16 layers), TP=16 still loses on the network */
