@@ -171,6 +171,9 @@ mem_adds_up mem_sum_fsdp_cols
 has mem_sum_fsdp_row "$OUT" '^  gathered layer \+ prefetch \(fsdp\)'
 run mem_sum_pp1 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8
 mem_adds_up mem_sum_pp1_cols
+# above the floor: pp 8 fits with full recomputation (pp >= 4 there)
+run floor_above 0 "$RANKMAP" explain "${case405[@]}" --layout 8x8x256 --recompute full
+has floor_above_line "$OUT" '^  so pp >= 4: with fewer stages the weights, gradients and optimizer state alone exceed HBM; this layout.s pp 8 is above the floor: memory does not need its extra stages$'
 run mem_sum_zbv 0 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --schedule zb-v --recompute full
 mem_adds_up mem_sum_zbv_cols
 

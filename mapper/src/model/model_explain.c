@@ -187,7 +187,7 @@ static void put_floor(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_buf_printf(b, "  so pp >= 1: no pipeline is needed to fit; this "
 			       "layout's pp %u is %s\n", pp,
 			       pp == 1 ? "at the floor" :
-			       "above it, for speed, not memory");
+			       "above it: memory needs none of its stages");
 	else
 		rm_buf_printf(b, "  so pp >= %u: with fewer stages %s exceed HBM; "
 			       "this layout's pp %u is %s\n", f.pp_min,
@@ -197,7 +197,7 @@ static void put_floor(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			       "the state and the activations in flight", pp,
 			       !strcmp(place, "at") ? "at the floor" :
 			       !strcmp(place, "above") ?
-			       "above the floor, for speed, not memory" :
+			       "above the floor: memory does not need its extra stages" :
 			       "below the floor: it does not fit");
 	const rm_axis_cost *c = &e->axis[RM_AXIS_TP];
 	if (tp > 1)
