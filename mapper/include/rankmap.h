@@ -388,6 +388,14 @@ typedef struct rm_report {
 	uint32_t leaves, tops;               /* distinct ones the hosts use */
 	char **warning;                      /* human sentences */
 	size_t nwarning;
+	/* pp_cross by the tier the pair meets on: inside its top-level
+	 * subtree (pod) or only above it (spine); the two add up to
+	 * pp_cross, so with pp_same_* every pair is on exactly one tier */
+	uint64_t pp_cross_pod, pp_cross_spine;
+	/* EP groups (the placement axis) as the DP ones: leaves and
+	 * top-level subtrees each spans; all 0 without expert parallelism */
+	uint32_t ep_groups, ep_leaves_max, ep_tops_max;
+	double ep_leaves_mean, ep_tops_mean;
 } rm_report;
 
 typedef struct rm_map {
@@ -503,11 +511,19 @@ void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65]);
 /* ===== END section: plan, check and map ===== */
 
 /* ===== BEGIN section: picture (picture/) ===== */
+struct rm_estimate;                  /* the cost model's, below */
 typedef struct rm_picture_opts {
 	rm_format format;            /* RM_FMT_HTML or RM_FMT_SVG */
 	const rm_fabric *fabric;     /* the fabric the maps were scored on */
 	const rm_map *baseline;      /* drawn beside the map; may be NULL */
 	const char *title;           /* NULL: the layout */
+	/* Seconds per step and MFU one model gives each map
+	 * (rm_estimate_map on `fabric`), shown in its header with the
+	 * baseline's difference to the map; NULL: none (then the header
+	 * holds the counts only). `priced_by` names the model and hardware
+	 * ("llama3-405b on h100-sxm-80gb"); NULL says nothing. */
+	const struct rm_estimate *estimate, *baseline_estimate;
+	const char *priced_by;
 } rm_picture_opts;
 
 /*

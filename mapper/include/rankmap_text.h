@@ -58,6 +58,19 @@ void rm_report_json(rm_buf *b, const rm_report *r, int indent);
 void rm_report_compare_text(rm_buf *b, const rm_report *a,
 			    const char *name_a, const rm_report *c,
 			    const char *name_c);
+/* The same, headed by each map's seconds per step and MFU under one
+ * model (rm_estimate_map on the same fabric) when ea and ec are both
+ * given; NULL for either leaves the prices out. */
+void rm_report_compare_priced_text(rm_buf *b, const rm_report *a,
+				   const rm_estimate *ea, const char *name_a,
+				   const rm_report *c, const rm_estimate *ec,
+				   const char *name_c);
+/* The one-line verdict of rm_estimate_compare_write on two estimates of
+ * one layout (b against a): "the baseline is 15.2 % slower than the plan:
+ * ..." or "... within 0.4 % of the plan here: rankmap changes nothing". */
+void rm_estimate_compare_verdict(rm_buf *b, const rm_estimate *a,
+				 const char *name_a, const rm_estimate *e,
+				 const char *name_b);
 
 #ifdef __cplusplus
 }

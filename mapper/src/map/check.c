@@ -52,6 +52,7 @@ typedef struct ck {
 	rmi_hostinfo *info;          /* hosts, then spares */
 	uint32_t *stamp_a, *stamp_b;
 	uint32_t nids;
+	uint32_t mark;               /* last stamp handed out (spans) */
 	rmi_rules rules;
 	warns w;
 } ck;
@@ -273,57 +274,124 @@ static void score_pp(ck *c, rm_report *rep)
 		const rm_rank *a = &c->m->rank[r], *b = &c->m->rank[r + s];
 		const rmi_hostinfo *x = &c->info[a->node],
 				   *y = &c->info[b->node];
-		bool rail = a->local_gpu == b->local_gpu;
+		bool rail = a->local_gpu == b->local_gpu, near;
 		rep->pp_rail_aligned += rail;
 		if (a->node != b->node && x->top != y->top)
 			rep->pp_cross_top++;
-		if (a->node == b->node)
+		if (a->node == b->node) {
 			rep->pp_same_node++;
-		else if (x->unit >= 0 || y->unit >= 0)
-			rep->pp_same_rail += x->unit == y->unit && rail;
+			continue;
+		}
+		if (x->unit >= 0 || y->unit >= 0)
+			rep->pp_same_rail += near = x->unit == y->unit && rail;
 		else
-			rep->pp_same_leaf += x->loc == y->loc;
+			rep->pp_same_leaf += near = x->loc == y->loc;
+		/* A crossing is priced on the tier where its two ends meet. */
+		if (!near && x->top == y->top)
+			rep->pp_cross_pod++;
+		else if (!near)
+			rep->pp_cross_spine++;
 	}
 	rep->pp_cross = rep->pp_pairs - rep->pp_same_node -
 			rep->pp_same_leaf - rep->pp_same_rail;
+}
+
+/* Leaves and top-level subtrees used by groups, for max and mean. */
+typedef struct spans {
+	uint64_t groups, leaves, tops;
+	uint32_t leaves_max, tops_max, nl, nt;
+} spans;
+
+/* Start a group: its members are stamped with a mark of their own, so
+ * the stamps never need clearing. */
+static void span_begin(ck *c, spans *s)
+{
+	c->mark++;
+	s->nl = s->nt = 0;
+}
+
+static void span_add(ck *c, spans *s, uint64_t rank)
+{
+	const rmi_hostinfo *h = at(c, rank);
+	if (c->stamp_a[h->loc] != c->mark) {
+		c->stamp_a[h->loc] = c->mark;
+		s->nl++;
+	}
+	if (c->stamp_b[h->top] != c->mark) {
+		c->stamp_b[h->top] = c->mark;
+		s->nt++;
+	}
+}
+
+static void span_end(spans *s)
+{
+	s->groups++;
+	s->leaves += s->nl;
+	s->tops += s->nt;
+	if (s->nl > s->leaves_max)
+		s->leaves_max = s->nl;
+	if (s->nt > s->tops_max)
+		s->tops_max = s->nt;
+}
+
+/* The figures the report keeps of them. */
+static void span_put(const spans *s, uint32_t *groups, uint32_t *leaves_max,
+		     double *leaves_mean, uint32_t *tops_max, double *tops_mean)
+{
+	double n = s->groups ? (double)s->groups : 1;
+	*groups = (uint32_t)s->groups;
+	*leaves_max = s->leaves_max;
+	*tops_max = s->tops_max;
+	*leaves_mean = (double)s->leaves / n;
+	*tops_mean = (double)s->tops / n;
 }
 
 static void score_dp(ck *c, rm_report *rep)
 {
 	const rm_layout *l = &c->m->layout;
 	uint32_t dp = l->size[RM_AXIS_DP];
-	uint64_t s = c->stride[RM_AXIS_DP], groups = 0, sl = 0, st = 0;
+	uint64_t s = c->stride[RM_AXIS_DP];
+	spans sp = { 0 };
 	rep->dp_pairs = dp > 1 ? c->world / dp * (dp - 1) : 0;
 	uint32_t coord[RM_NAXES] = { 0 };
 	for (uint64_t r = 0; r < c->world; r++, next_coord(c->m, coord)) {
 		if (coord[RM_AXIS_DP] != 0)
 			continue;
-		uint32_t mark = (uint32_t)++groups, nl = 0, nt = 0;
+		span_begin(c, &sp);
 		for (uint32_t i = 0; i < dp; i++) {
 			uint64_t q = r + i * s;
-			const rmi_hostinfo *h = at(c, q);
-			if (c->stamp_a[h->loc] != mark) {
-				c->stamp_a[h->loc] = mark;
-				nl++;
-			}
-			if (c->stamp_b[h->top] != mark) {
-				c->stamp_b[h->top] = mark;
-				nt++;
-			}
+			span_add(c, &sp, q);
 			if (i + 1 < dp && c->m->rank[q].local_gpu ==
 						  c->m->rank[q + s].local_gpu)
 				rep->dp_rail_aligned++;
 		}
-		if (nl > rep->dp_leaves_max)
-			rep->dp_leaves_max = nl;
-		if (nt > rep->dp_tops_max)
-			rep->dp_tops_max = nt;
-		sl += nl;
-		st += nt;
+		span_end(&sp);
 	}
-	rep->dp_groups = (uint32_t)groups;
-	rep->dp_leaves_mean = groups ? (double)sl / (double)groups : 0;
-	rep->dp_tops_mean = groups ? (double)st / (double)groups : 0;
+	span_put(&sp, &rep->dp_groups, &rep->dp_leaves_max,
+		 &rep->dp_leaves_mean, &rep->dp_tops_max, &rep->dp_tops_mean);
+}
+
+/* The framework's EP groups (Megatron-Core's expert numbering, not the
+ * placement axis): their all-to-all runs on the tiers they span. */
+static rm_status score_ep(ck *c, rm_report *rep, rm_error *err)
+{
+	if (rm_layout_ep(&c->m->layout) <= 1)
+		return RM_OK;
+	rm_groups g;
+	rm_status st = rm_map_groups(c->m, RM_GROUP_EP, &g, err);
+	if (st)
+		return st;
+	spans sp = { 0 };
+	for (uint32_t k = 0; k < g.ngroups; k++) {
+		span_begin(c, &sp);
+		for (uint32_t i = 0; i < g.size; i++)
+			span_add(c, &sp, g.rank[(uint64_t)k * g.size + i]);
+		span_end(&sp);
+	}
+	rm_groups_free(&g);
+	span_put(&sp, &rep->ep_groups, &rep->ep_leaves_max,
+		 &rep->ep_leaves_mean, &rep->ep_tops_max, &rep->ep_tops_mean);
+	return RM_OK;
 }
 
 static rm_status locate(ck *c, rm_error *err)
@@ -389,9 +457,8 @@ static void score(ck *c, rm_report *rep)
 	score_pp(c, rep);
 	score_dp(c, rep);
 
-	/* Distinct leaves and subtrees of the hosts; stamps are reused
-	 * with values above every DP group's. */
-	uint32_t mark = rep->dp_groups + 1;
+	/* Distinct leaves and subtrees of the hosts; a mark of their own. */
+	uint32_t mark = ++c->mark;
 	for (uint32_t i = 0; i < m->nhost; i++) {
 		if (c->stamp_a[c->info[i].loc] != mark) {
 			c->stamp_a[c->info[i].loc] = mark;
@@ -453,7 +520,9 @@ rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)
 		st = locate(&c, err);
 	if (!st) {
 		score(&c, &rep);
-		st = lower_bound(&c, &rep, err);
+		st = score_ep(&c, &rep, err);
+		if (!st)
+			st = lower_bound(&c, &rep, err);
 	}
 	if (!st && c.w.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory");

@@ -226,6 +226,13 @@ static void report(em *e, const rm_report *r)
 	kv_real(e, "dp_leaves_mean", r->dp_leaves_mean);
 	kv_u64(e, "dp_tops_max", r->dp_tops_max);
 	kv_real(e, "dp_tops_mean", r->dp_tops_mean);
+	kv_u64(e, "pp_cross_pod", r->pp_cross_pod);
+	kv_u64(e, "pp_cross_spine", r->pp_cross_spine);
+	kv_u64(e, "ep_groups", r->ep_groups);
+	kv_u64(e, "ep_leaves_max", r->ep_leaves_max);
+	kv_real(e, "ep_leaves_mean", r->ep_leaves_mean);
+	kv_u64(e, "ep_tops_max", r->ep_tops_max);
+	kv_real(e, "ep_tops_mean", r->ep_tops_mean);
 	str_list(e, "warnings", r->warning, r->nwarning);
 }
 

@@ -18,7 +18,9 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		"pp_cross_lower_bound", "pp_bound_exact", "pp_cross_top",
 		"pp_cross_top_lower_bound", "pp_rail_aligned", "dp_pairs",
 		"dp_rail_aligned", "dp_groups", "dp_leaves_max",
-		"dp_leaves_mean", "dp_tops_max", "dp_tops_mean", "warnings",
+		"dp_leaves_mean", "dp_tops_max", "dp_tops_mean",
+		"pp_cross_pod", "pp_cross_spine", "ep_groups", "ep_leaves_max",
+		"ep_leaves_mean", "ep_tops_max", "ep_tops_mean", "warnings",
 		NULL
 	};
 	rm_status st = rmi_y_keys(v, file, "validation", keys, err);
@@ -50,12 +52,19 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		{ "dp_groups", U32, &rp->dp_groups },
 		{ "dp_leaves_max", U32, &rp->dp_leaves_max },
 		{ "dp_tops_max", U32, &rp->dp_tops_max },
+		{ "pp_cross_pod", U64, &rp->pp_cross_pod },
+		{ "pp_cross_spine", U64, &rp->pp_cross_spine },
+		{ "ep_groups", U32, &rp->ep_groups },
+		{ "ep_leaves_max", U32, &rp->ep_leaves_max },
+		{ "ep_tops_max", U32, &rp->ep_tops_max },
 		{ "must_ok", BOOL, &rp->must_ok },
 		{ "cp_must", BOOL, &rp->cp_must },
 		{ "ep_must", BOOL, &rp->ep_must },
 		{ "pp_bound_exact", BOOL, &rp->pp_bound_exact },
 		{ "dp_leaves_mean", REAL, &rp->dp_leaves_mean },
 		{ "dp_tops_mean", REAL, &rp->dp_tops_mean },
+		{ "ep_leaves_mean", REAL, &rp->ep_leaves_mean },
+		{ "ep_tops_mean", REAL, &rp->ep_tops_mean },
 	};
 	const rmi_ynode *n;
 	for (size_t i = 0; st == RM_OK && i < sizeof(f) / sizeof(f[0]); i++) {

@@ -34,6 +34,22 @@ static int64_t intern(char *const *names, uint32_t n, int64_t *id)
 	return k ? distinct + 1 : 0;
 }
 
+const char *rmi_pp_bound_words(const rm_report *r, char *buf, size_t n)
+{
+	uint64_t x = r->pp_cross, lb = r->pp_cross_lower_bound;
+	/* Twice the bound is far enough from it to be worth a placement
+	 * whatever the bound's slack: say so rather than "not proven". */
+	if (x <= lb)
+		snprintf(buf, n, "optimal");
+	else if (lb > 0 && x / 2 >= lb)
+		snprintf(buf, n, "at least twice its lower bound (%llu vs "
+			 "bound %llu)", (unsigned long long)x,
+			 (unsigned long long)lb);
+	else
+		snprintf(buf, n, "not proven optimal");
+	return buf;
+}
+
 static void line(rm_buf *b, const char *label)
 {
 	rm_buf_printf(b, "  %-16s", label);
@@ -116,6 +132,13 @@ static void placement(rm_buf *b, const rm_map *m)
 		       (unsigned long long)r->pp_same_rail,
 		       (unsigned long long)r->pp_cross,
 		       (unsigned long long)r->pp_cross_lower_bound);
+	line(b, "pipeline tiers");
+	rm_buf_printf(b, "%llu in a node, %llu in a leaf or rail, %llu across "
+		       "leaves in a pod, %llu across pods (spine)\n",
+		       (unsigned long long)r->pp_same_node,
+		       (unsigned long long)(r->pp_same_leaf + r->pp_same_rail),
+		       (unsigned long long)r->pp_cross_pod,
+		       (unsigned long long)r->pp_cross_spine);
 	if (r->tops > 1 || r->pp_cross_top) {
 		line(b, "pods");
 		rm_buf_printf(b, "%llu PP pairs leave their top-level subtree "
@@ -132,6 +155,13 @@ static void placement(rm_buf *b, const rm_map *m)
 		       "and %u top-level subtrees (mean %.2f)\n", r->dp_groups,
 		       r->dp_leaves_max, r->dp_leaves_mean, r->dp_tops_max,
 		       r->dp_tops_mean);
+	if (r->ep_groups) {
+		line(b, "expert parallel");
+		rm_buf_printf(b, "%u EP groups span at most %u leaves (mean "
+			       "%.2f) and %u top-level subtrees (mean %.2f)\n",
+			       r->ep_groups, r->ep_leaves_max, r->ep_leaves_mean,
+			       r->ep_tops_max, r->ep_tops_mean);
+	}
 	line(b, "rail alignment");
 	rm_buf_printf(b, "PP %llu of %llu pairs, DP %llu of %llu pairs\n",
 		       (unsigned long long)r->pp_rail_aligned,
@@ -161,11 +191,12 @@ static void rules(rm_buf *b, const rm_report *r)
 		rule(b, r->ep_split == 0, what);
 	}
 	/* A should-rule: reported, never failed. */
-	bool best = r->pp_cross <= r->pp_cross_lower_bound;
+	char words[128];
 	rm_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu: %s\n",
-		       best ? "BEST" : "MORE", (unsigned long long)r->pp_cross,
+		       r->pp_cross <= r->pp_cross_lower_bound ? "BEST" : "MORE",
+		       (unsigned long long)r->pp_cross,
 		       (unsigned long long)r->pp_cross_lower_bound,
-		       best ? "optimal" : "not proven optimal");
+		       rmi_pp_bound_words(r, words, sizeof(words)));
 	rm_buf_printf(b, "  all must-rules hold: %s\n",
 		       r->must_ok ? "yes" : "NO");
 }
@@ -206,7 +237,21 @@ void rm_report_compare_text(rm_buf *b, const rm_report *a,
 			     const char *name_a, const rm_report *c,
 			     const char *name_c)
 {
+	rm_report_compare_priced_text(b, a, NULL, name_a, c, NULL, name_c);
+}
+
+void rm_report_compare_priced_text(rm_buf *b, const rm_report *a,
+				   const rm_estimate *ea, const char *name_a,
+				   const rm_report *c, const rm_estimate *ec,
+				   const char *name_c)
+{
 	rm_buf_printf(b, "  %-32s %12.12s %12.12s\n", "", name_a, name_c);
+	if (ea && ec) {
+		rm_buf_printf(b, "  %-32s %12.3f %12.3f\n", "seconds per step",
+			       ea->t_step, ec->t_step);
+		rm_buf_printf(b, "  %-32s %12.1f %12.1f\n", "MFU, %",
+			       100 * ea->mfu, 100 * ec->mfu);
+	}
 	rm_buf_printf(b, "  %-32s %12s %12s\n", "all must-rules hold",
 		       a->must_ok ? "yes" : "NO", c->must_ok ? "yes" : "NO");
 	row_u(b, "world size", a->world, c->world);
@@ -230,6 +275,13 @@ void rm_report_compare_text(rm_buf *b, const rm_report *a,
 	      c->pp_cross_lower_bound);
 	row_u(b, "PP pairs leaving their pod", a->pp_cross_top,
 	      c->pp_cross_top);
+	row_u(b, "PP pairs per tier: node", a->pp_same_node, c->pp_same_node);
+	row_u(b, "PP pairs per tier: leaf or rail",
+	      a->pp_same_leaf + a->pp_same_rail,
+	      c->pp_same_leaf + c->pp_same_rail);
+	row_u(b, "PP pairs per tier: pod", a->pp_cross_pod, c->pp_cross_pod);
+	row_u(b, "PP pairs per tier: spine", a->pp_cross_spine,
+	      c->pp_cross_spine);
 	row_u(b, "PP pairs rail-aligned", a->pp_rail_aligned,
 	      c->pp_rail_aligned);
 	row_u(b, "DP pairs rail-aligned", a->dp_rail_aligned,
@@ -239,4 +291,21 @@ void rm_report_compare_text(rm_buf *b, const rm_report *a,
 	row_u(b, "DP group top subtrees, max", a->dp_tops_max, c->dp_tops_max);
 	row_f(b, "DP group top subtrees, mean", a->dp_tops_mean,
 	      c->dp_tops_mean);
+	if (a->ep_groups || c->ep_groups) {
+		row_u(b, "EP groups", a->ep_groups, c->ep_groups);
+		row_u(b, "EP group leaves, max", a->ep_leaves_max,
+		      c->ep_leaves_max);
+		row_f(b, "EP group leaves, mean", a->ep_leaves_mean,
+		      c->ep_leaves_mean);
+		row_u(b, "EP group top subtrees, max", a->ep_tops_max,
+		      c->ep_tops_max);
+		row_f(b, "EP group top subtrees, mean", a->ep_tops_mean,
+		      c->ep_tops_mean);
+	}
+	const rm_report *r[2] = { a, c };
+	const char *name[2] = { name_a, name_c };
+	char words[128];
+	for (int i = 0; i < 2; i++)
+		rm_buf_printf(b, "  %s PP crossings: %s\n", name[i],
+			       rmi_pp_bound_words(r[i], words, sizeof(words)));
 }

@@ -22,6 +22,12 @@ RMI_HIDDEN rm_status rmi_map_env(const rm_map *m, int64_t rank,
 				 uint32_t master_port, rm_buf *b,
 				 rm_error *err);
 
+/* pp_cross against its lower bound for people: "optimal", "at least
+ * twice its lower bound (N vs bound B)" or "not proven optimal"; the
+ * text report, the comparison and the picture all say it this way. */
+RMI_HIDDEN const char *rmi_pp_bound_words(const rm_report *r, char *buf,
+					  size_t n);
+
 /* The validation object of a map file back into `rp` (warnings are
  * malloc'd; rm_map_free releases them with the map). */
 RMI_HIDDEN rm_status rmi_report_read(const rmi_ynode *v, const char *file,

@@ -80,6 +80,15 @@ static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
 	rm_buf_free(&pay);
 }
 
+void rm_estimate_compare_verdict(rm_buf *b, const rm_estimate *a,
+				 const char *name_a, const rm_estimate *e,
+				 const char *name_b)
+{
+	rm_compare c;
+	rm_estimate_compare(a, e, &c);
+	verdict(b, a, name_a, e, name_b, &c);
+}
+
 static void row(rm_buf *b, const char *what, double x, double y,
 		const char *unit)
 {

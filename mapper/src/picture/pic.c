@@ -24,6 +24,41 @@ void rm_buf_xml(rm_buf *b, const char *s)
 	}
 }
 
+void rmi_pic_price(rm_buf *b, const rmi_pic *p)
+{
+	const rm_estimate *e = p->est, *r = p->ref;
+	if (!e)
+		return;
+	rm_buf_printf(b, "%.3f s per step, MFU %.1f %%", e->t_step,
+		       100 * e->mfu);
+	if (r && r->t_step > 0)
+		rm_buf_printf(b, " (%+.3f s, %+.1f %% against rankmap)",
+			       e->t_step - r->t_step,
+			       100 * (e->t_step - r->t_step) / r->t_step);
+	if (p->priced_by)
+		rm_buf_printf(b, "; %s", p->priced_by);
+}
+
+void rmi_pic_tiers(rm_buf *b, const rm_report *r)
+{
+	rm_buf_printf(b, "PP pairs per tier: node %llu, leaf %llu, pod %llu, "
+		       "spine %llu", (unsigned long long)r->pp_same_node,
+		       (unsigned long long)(r->pp_same_leaf + r->pp_same_rail),
+		       (unsigned long long)r->pp_cross_pod,
+		       (unsigned long long)r->pp_cross_spine);
+}
+
+void rmi_pic_spans(rm_buf *b, const rm_report *r, const char *axis)
+{
+	bool ep = !strcmp(axis, "EP");
+	rm_buf_printf(b, "%s groups span leaves: max %u, mean %.2f; pods: max "
+		       "%u, mean %.2f", axis,
+		       ep ? r->ep_leaves_max : r->dp_leaves_max,
+		       ep ? r->ep_leaves_mean : r->dp_leaves_mean,
+		       ep ? r->ep_tops_max : r->dp_tops_max,
+		       ep ? r->ep_tops_mean : r->dp_tops_mean);
+}
+
 rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
 			 char **out, size_t *len, rm_error *err)
 {
@@ -43,6 +78,11 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
 		rmi_pic_free(&v);
 		return st;
 	}
+	v.est = o->estimate;
+	v.priced_by = o->priced_by;
+	base.est = o->baseline_estimate;
+	base.ref = o->estimate;
+	base.priced_by = o->priced_by;
 	char lay[128], title[256];
 	rm_layout_format(&map->layout, lay, sizeof(lay));
 	snprintf(title, sizeof(title), "rankmap: %s, order %s%s", lay,

@@ -41,6 +41,11 @@ typedef struct rmi_pic {
 	 * two subtrees still counts as one. */
 	uint32_t *loc;
 	double w, h;                 /* whole picture */
+	/* The header's price (rm_picture_opts): this map's, the one its
+	 * difference is taken against (the baseline's view only) and who
+	 * priced them; NULL when not given. */
+	const rm_estimate *est, *ref;
+	const char *priced_by;
 } rmi_pic;
 
 /* Lay `m` out on fabric `f` (NULL: flat). */
@@ -56,6 +61,12 @@ RMI_HIDDEN void rmi_pic_strides(const rm_map *m, uint64_t stride[RM_NAXES]);
 /* Whether the pipeline pair (a, b) leaves its leaf or rail, by the rule
  * rm_check scores (pp_cross). */
 RMI_HIDDEN bool rmi_pic_crosses(const rmi_pic *p, uint32_t a, uint32_t b);
+
+/* The header's lines that are the same in the SVG and the page: the
+ * price, each PP tier and the group spans (pic.c). */
+RMI_HIDDEN void rmi_pic_price(rm_buf *b, const rmi_pic *p);
+RMI_HIDDEN void rmi_pic_tiers(rm_buf *b, const rm_report *r);
+RMI_HIDDEN void rmi_pic_spans(rm_buf *b, const rm_report *r, const char *axis);
 
 /* The writers: into `b`, `base` may be NULL. */
 RMI_HIDDEN rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,

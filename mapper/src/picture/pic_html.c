@@ -50,6 +50,37 @@ static void view(rm_buf *b, const rmi_pic *p, const char *name)
 	rm_buf_printf(b, ",\"w\":%g,\"h\":%g,\"nspare\":%u,\n\"report\":",
 		       p->w, p->h, p->m->nspare);
 	rm_report_json(b, &p->m->report, 0);
+	/* The header's sentences as the SVG words them, so the two
+	 * pictures never disagree. */
+	const rm_report *r = &p->m->report;
+	char words[128];
+	rm_buf l;
+	rm_buf_init(&l);
+	rmi_pic_price(&l, p);
+	rm_buf_puts(b, ",\n\"price\":");
+	if (p->est)
+		rm_buf_json_str(b, l.data);
+	else
+		rm_buf_puts(b, "null");
+	rm_buf_free(&l);
+	rm_buf_puts(b, ",\"pp_bound\":");
+	rm_buf_json_str(b, rmi_pp_bound_words(r, words, sizeof(words)));
+	rm_buf_init(&l);
+	rmi_pic_tiers(&l, r);
+	rm_buf_puts(b, ",\"tiers\":");
+	rm_buf_json_str(b, l.data);
+	rm_buf_free(&l);
+	rm_buf_puts(b, ",\"spans\":[");
+	for (int ep = 0; ep <= !!r->ep_groups; ep++) {
+		rm_buf_init(&l);
+		rmi_pic_spans(&l, r, ep ? "EP" : "DP");
+		if (ep)
+			rm_buf_add(b, ",", 1);
+		rm_buf_json_str(b, l.data);
+		b->oom |= l.oom;
+		rm_buf_free(&l);
+	}
+	rm_buf_add(b, "]", 1);
 	boxes(b, "tops", p->top, p->ntop);
 	boxes(b, "leaves", p->leaf, p->nleaf);
 	boxes(b, "doms", p->dom, p->ndom);

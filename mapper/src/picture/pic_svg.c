@@ -10,8 +10,7 @@
 #include <string.h>
 
 #define S 12.0                       /* pixels per GPU cell */
-#define HEAD 170.0                   /* report lines above the fabric */
-#define MIN_W 560.0                  /* room for the report text */
+#define MIN_W 680.0                  /* room for the report text */
 
 /* Stage colours: hues spread by the golden angle, so neighbours differ. */
 static void colour(rm_buf *b, uint32_t i)
@@ -63,51 +62,100 @@ static unsigned char *tp_split(const rmi_pic *p, const uint64_t *stride,
 	return bad;
 }
 
+/* One header line composed in `l`, written at the next baseline. */
+static void head_line(rm_buf *b, double *y, const char *cls, rm_buf *l)
+{
+	*y += 20;
+	text(b, 0, *y, cls, l->data ? l->data : "");
+	b->oom |= l->oom;
+	rm_buf_free(l);
+	rm_buf_init(l);
+}
+
+static void rule_line(rm_buf *b, double *y, rm_buf *l, const char *what,
+		      uint64_t split, uint64_t groups)
+{
+	rm_buf_printf(l, "%s  %s groups inside one NVLink domain (%llu of %llu "
+		       "split)", split ? "FAIL" : "PASS", what,
+		       (unsigned long long)split, (unsigned long long)groups);
+	head_line(b, y, split ? "fail" : "pass", l);
+}
+
+/* Lines under the view's name: the price, the must-rules, the pipeline
+ * against its bound and per tier, the group spans. Both views use
+ * head_height(), so their fabrics start level. */
+static unsigned head_lines(const rmi_pic *p)
+{
+	const rm_report *r = &p->m->report;
+	return 7 + !!p->est + r->cp_must + r->ep_must + !!r->ep_groups;
+}
+
+static double head_height(const rmi_pic *v, const rmi_pic *base)
+{
+	unsigned n = head_lines(v);
+	if (base && head_lines(base) > n)
+		n = head_lines(base);
+	return 30.0 + 20.0 * n;
+}
+
 static void head(rm_buf *b, const rmi_pic *p, const char *name,
 		 uint64_t crossings)
 {
 	const rm_map *m = p->m;
 	const rm_report *r = &m->report;
-	char lay[128], line[512];
+	char lay[128], words[128];
 	rm_layout_format(&m->layout, lay, sizeof(lay));
-	text(b, 0, 18, "h", name);
-	snprintf(line, sizeof(line), "%s, order %s, %u GPUs on %u nodes", lay,
-		 m->order.name, m->world, m->nhost);
-	text(b, 0, 38, "r", line);
-	snprintf(line, sizeof(line),
-		 "%s  TP groups inside one NVLink domain (%llu of %llu split)",
-		 r->tp_split ? "FAIL" : "PASS", (unsigned long long)r->tp_split,
-		 (unsigned long long)r->tp_groups);
-	text(b, 0, 60, r->tp_split ? "fail" : "pass", line);
-	snprintf(line, sizeof(line),
-		 "pipeline: %llu of %llu neighbour pairs cross a leaf "
-		 "(lower bound %llu); %llu drawn",
-		 (unsigned long long)r->pp_cross,
-		 (unsigned long long)r->pp_pairs,
-		 (unsigned long long)r->pp_cross_lower_bound,
-		 (unsigned long long)crossings);
-	text(b, 0, 80, "r", line);
-	snprintf(line, sizeof(line),
-		 "data parallel: groups span at most %u leaves, %u subtrees; "
-		 "%u spare nodes",
-		 r->dp_leaves_max, r->dp_tops_max, m->nspare);
-	text(b, 0, 100, "r", line);
-	snprintf(line, sizeof(line), "all must-rules hold: %s",
-		 r->must_ok ? "yes" : "no");
-	text(b, 0, 120, r->must_ok ? "pass" : "fail", line);
-	text(b, 0, 142, "r", "colour: pipeline stage");
+	double y = 18;
+	text(b, 0, y, "h", name);
+	rm_buf l;
+	rm_buf_init(&l);
+	rm_buf_printf(&l, "%s, order %s, %u GPUs on %u nodes", lay,
+		       m->order.name, m->world, m->nhost);
+	head_line(b, &y, "r", &l);
+	if (p->est) {
+		rmi_pic_price(&l, p);
+		head_line(b, &y, "price", &l);
+	}
+	rule_line(b, &y, &l, "TP", r->tp_split, r->tp_groups);
+	if (r->cp_must)
+		rule_line(b, &y, &l, "CP", r->cp_split,
+			  m->world / m->layout.size[RM_AXIS_CP]);
+	if (r->ep_must)
+		rule_line(b, &y, &l, "EP", r->ep_split,
+			  m->world / m->layout.size[RM_AXIS_EP]);
+	rm_buf_printf(&l, "all must-rules hold: %s", r->must_ok ? "yes" : "no");
+	head_line(b, &y, r->must_ok ? "pass" : "fail", &l);
+	rm_buf_printf(&l, "pipeline: %llu of %llu neighbour pairs cross a leaf "
+		       "(lower bound %llu: %s); %llu drawn",
+		       (unsigned long long)r->pp_cross,
+		       (unsigned long long)r->pp_pairs,
+		       (unsigned long long)r->pp_cross_lower_bound,
+		       rmi_pp_bound_words(r, words, sizeof(words)),
+		       (unsigned long long)crossings);
+	head_line(b, &y, "r", &l);
+	rmi_pic_tiers(&l, r);
+	head_line(b, &y, "r", &l);
+	rmi_pic_spans(&l, r, "DP");
+	rm_buf_printf(&l, "; %u spare nodes", m->nspare);
+	head_line(b, &y, "r", &l);
+	if (r->ep_groups) {
+		rmi_pic_spans(&l, r, "EP");
+		head_line(b, &y, "r", &l);
+	}
+	rm_buf_puts(&l, "colour: pipeline stage");
+	head_line(b, &y, "r", &l);
 	uint32_t pp = m->layout.size[RM_AXIS_PP];
 	for (uint32_t i = 0; i < pp && i < 24; i++) {
 		double x = 150 + i * 16;
-		rm_buf_printf(b, "<rect x=\"%.1f\" y=\"132\" width=\"12\" "
-			       "height=\"12\" fill=\"", x);
+		rm_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+			       "height=\"12\" fill=\"", x, y - 10);
 		colour(b, i);
 		rm_buf_printf(b, "\"><title>pp %u</title></rect>\n", i);
 	}
 }
 
 static void view(rm_buf *b, const rmi_pic *p, const char *name, double dx,
-		 rm_status *st, rm_error *err)
+		 double top, rm_status *st, rm_error *err)
 {
 	const rm_map *m = p->m;
 	uint32_t g = m->gpus_per_node, pp = m->layout.size[RM_AXIS_PP];
@@ -136,7 +184,7 @@ static void view(rm_buf *b, const rmi_pic *p, const char *name, double dx,
 	rm_buf_xml(b, name);
 	rm_buf_puts(b, "\">\n");
 	head(b, p, name, crossings);
-	rm_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", HEAD);
+	rm_buf_printf(b, "<g transform=\"translate(0,%.1f)\">\n", top);
 	for (uint32_t t = 0; t < p->ntop; t++)
 		if (*p->top[t].name)
 			box(b, &p->top[t], "top", "t");
@@ -204,7 +252,8 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 	double h = v->h * S;
 	if (base && base->h * S > h)
 		h = base->h * S;
-	h += HEAD + 10;
+	double top = head_height(v, base);
+	h += top + 10;
 	rm_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		       "<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		       "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -220,7 +269,7 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 		     "spare or idle GPUs.</desc>\n"
 		     "<style>text{font-family:sans-serif;font-size:12px;"
 		     "fill:#222}.h{font-size:15px;font-weight:bold}"
-		     ".pass{fill:#17692c}.fail{fill:#b00020;font-weight:bold}"
+		     ".pass{fill:#17692c}.price{font-weight:bold}.fail{fill:#b00020;font-weight:bold}"
 		     ".t{font-size:11px;fill:#555}.l{font-size:9px;fill:#555}"
 		     ".top{fill:#f4f4f4;stroke:#999}.leaf{fill:#fff;"
 		     "stroke:#bbb}.dom{fill:none;stroke:#7b3fb5;"
@@ -228,10 +277,10 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 		     ".split{stroke:#e00000;stroke-width:2}.cross{stroke:#222;"
 		     "stroke-opacity:.45;stroke-width:1}</style>\n");
 	rm_status st = RM_OK;
-	view(b, v, base ? "rankmap" : "map", 0, &st, err);
+	view(b, v, base ? "rankmap" : "map", 0, top, &st, err);
 	if (base && st == RM_OK)
-		view(b, base, "baseline (Slurm block order)", width(v) + 40, &st,
-		     err);
+		view(b, base, "baseline (Slurm block order)", width(v) + 40, top,
+		     &st, err);
 	rm_buf_puts(b, "</svg>\n");
 	return st;
 }

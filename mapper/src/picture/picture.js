@@ -165,7 +165,7 @@ function View(v, index) {
 			}
 		}
 	}
-	var wrap = el('section', 'view');
+	var wrap = this.wrap = el('section', 'view');
 	wrap.setAttribute('aria-label', v.name);
 	wrap.appendChild(el('h2', '', v.name));
 	wrap.appendChild(this.report());
@@ -216,17 +216,19 @@ View.prototype.crosses = function (a, b) {
 View.prototype.report = function () {
 	var R = this.v.report, d = el('div', 'report');
 	function line(cls, text) { var p = el('p', cls, text); d.appendChild(p); return p; }
+	if (this.v.price) line('price', this.v.price);
 	line(R.must_ok ? 'pass' : 'fail', (R.must_ok ? 'PASS' : 'FAIL') + '  all must-rules hold: ' + (R.must_ok ? 'yes' : 'no'));
 	line(R.tp_split ? 'fail' : 'pass', (R.tp_split ? 'FAIL' : 'PASS') + '  TP groups inside one NVLink domain (' +
 		R.tp_split + ' of ' + R.tp_groups + ' split; ' + this.nsplit + ' outlined in red)');
 	if (R.cp_must) line(R.cp_split ? 'fail' : 'pass', 'CP groups inside one NVLink domain: ' + R.cp_split + ' split');
 	if (R.ep_must) line(R.ep_split ? 'fail' : 'pass', 'EP groups inside one NVLink domain: ' + R.ep_split + ' split');
 	var p = line('', 'pipeline: ' + R.pp_cross + ' of ' + R.pp_pairs + ' neighbour pairs cross a leaf, lower bound ' +
-		R.pp_cross_lower_bound + (R.pp_cross === R.pp_cross_lower_bound ? ' (optimal)' : '') + '; drawn: ');
+		R.pp_cross_lower_bound + ' (' + this.v.pp_bound + '); drawn: ');
 	var c = el('span', 'drawn-cross', String(this.cross.length / 2));
 	p.appendChild(c);
-	line('', 'data parallel: groups span at most ' + R.dp_leaves_max + ' leaves (mean ' + R.dp_leaves_mean +
-		') and ' + R.dp_tops_max + ' top-level subtrees; ' + this.v.nspare + ' spare nodes');
+	line('tiers', this.v.tiers);
+	var nspare = this.v.nspare;
+	this.v.spans.forEach(function (t, i) { line('', t + (i ? '' : '; ' + nspare + ' spare nodes')); });
 	(R.warnings || []).slice(0, 3).forEach(function (w) { line('warn', 'warning: ' + w); });
 	return d;
 };
@@ -485,6 +487,8 @@ window.rankmapPicture = {
 			reportCross: x.v.report.pp_cross,
 			tpSplit: x.nsplit,
 			reportTpSplit: x.v.report.tp_split,
+			/* the report above the view, as the reader sees it */
+			header: function () { return x.wrap.querySelector('.report').textContent; },
 			cellCenter: function (r) { return x.cellCenter(r); }
 		};
 	}),

@@ -3,6 +3,7 @@
  * does), its rejections of broken maps, and rm_map_group's groups.
  */
 #include "internal.h"
+#include "map/mapio.h"
 #include "fixture.h"
 #include "test.h"
 
@@ -50,6 +51,19 @@ static void block_order(uint32_t (*w)[2], uint32_t n, uint32_t g)
 	}
 }
 
+/* `layout` in Slurm's block order over `hosts` of g GPUs, checked on f. */
+static rm_map *block_checked(const char *layout, uint32_t g,
+			     const char *hosts, const rm_fabric *f)
+{
+	uint32_t w[64][2];
+	block_order(w, 64, g);
+	rm_map *m = mk(layout, NULL, g, hosts, w);
+	rm_error e;
+	CHECK(m && m->world <= 64);
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	return m;
+}
+
 static void scores_pp_and_dp(void)
 {
 	/* tp=4,pp=2,dp=2 on 4-GPU nodes in block order over n1,n3,n2,n4:
@@ -95,6 +109,68 @@ static void scores_pp_and_dp(void)
 	CHECK_INT(rm_check(m, NULL, &e), RM_OK);
 	CHECK_INT(m->report.nwarning, 1);
 	CHECK_INT(m->report.pp_same_leaf, 8);
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void tiers_and_spans(void)
+{
+	/* Two pods of two leaves of two 2-GPU nodes under one spine;
+	 * tp=2,pp=4,dp=2 in block order over n1,n3,n5,n7,n2,n4,n6,n8: each
+	 * replica goes L1 -> L2 (pod) -> L3 (spine) -> L4 (pod), 2 pairs a
+	 * step. */
+	rm_fabric *f = topo("SwitchName=L1 Nodes=n[1-2]\n"
+			    "SwitchName=L2 Nodes=n[3-4]\n"
+			    "SwitchName=L3 Nodes=n[5-6]\n"
+			    "SwitchName=L4 Nodes=n[7-8]\n"
+			    "SwitchName=P1 Switches=L[1-2]\n"
+			    "SwitchName=P2 Switches=L[3-4]\n"
+			    "SwitchName=S Switches=P[1-2]\n");
+	rm_map *m = block_checked("2x4x2", 2, "n1,n3,n5,n7,n2,n4,n6,n8", f);
+	rm_report *r = &m->report;
+	CHECK_INT(r->pp_pairs, 12);
+	CHECK_INT(r->pp_cross, 12);
+	CHECK_INT(r->pp_cross_pod, 8);
+	CHECK_INT(r->pp_cross_spine, 4);
+	CHECK_INT(r->pp_cross_top, 4);
+	CHECK_INT(r->pp_same_node + r->pp_same_leaf + r->pp_same_rail +
+			  r->pp_cross_pod + r->pp_cross_spine, r->pp_pairs);
+	CHECK_INT(r->ep_groups, 0);
+	/* each chain of 8 GPUs needs two 4-GPU leaves: one change of leaf,
+	 * 2 pairs, per replica; 12 is three times that */
+	CHECK_INT(r->pp_cross_lower_bound, 4);
+	char words[128];
+	CHECK_STR(rmi_pp_bound_words(r, words, sizeof(words)),
+		  "at least twice its lower bound (12 vs bound 4)");
+	rm_report t = { .pp_cross = 7, .pp_cross_lower_bound = 4 };
+	CHECK_STR(rmi_pp_bound_words(&t, words, sizeof(words)),
+		  "not proven optimal");
+	t.pp_cross = 8;
+	CHECK_STR(rmi_pp_bound_words(&t, words, sizeof(words)),
+		  "at least twice its lower bound (8 vs bound 4)");
+	t.pp_cross = 4;
+	CHECK_STR(rmi_pp_bound_words(&t, words, sizeof(words)), "optimal");
+	t.pp_cross = 3;
+	t.pp_cross_lower_bound = 0;
+	CHECK_STR(rmi_pp_bound_words(&t, words, sizeof(words)),
+		  "not proven optimal");
+	rm_map_free(m);
+
+	/* ep=2 carved out of dp=4 (expert groups [0,1] and [2,3]), each
+	 * pair put on n1 and n5: every EP group spans two leaves and both
+	 * pods; in block order each stays on one node. */
+	uint32_t far[4][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 } };
+	rm_error e;
+	m = mk("tp=1,ep=2,pp=1,dp=4", NULL, 2, "n1,n5", far);
+	CHECK_INT(rm_check(m, f, &e), RM_OK);
+	CHECK_INT(m->report.ep_groups, 2);
+	CHECK_INT(m->report.ep_leaves_max, 2);
+	CHECK_INT(m->report.ep_tops_max, 2);
+	CHECK(m->report.ep_tops_mean > 1.99 && m->report.ep_tops_mean < 2.01);
+	rm_map_free(m);
+	m = block_checked("tp=1,ep=2,pp=1,dp=4", 2, "n1,n5", f);
+	CHECK_INT(m->report.ep_leaves_max, 1);
+	CHECK(m->report.ep_leaves_mean > 0.99 && m->report.ep_leaves_mean < 1.01);
 	rm_map_free(m);
 	rm_fabric_free(f);
 }
@@ -295,6 +371,7 @@ static void hostile_maps(void)
 int main(void)
 {
 	RUN("check", scores_pp_and_dp);
+	RUN("check", tiers_and_spans);
 	RUN("check", tp_split);
 	RUN("check", rails);
 	RUN("check", rejects);

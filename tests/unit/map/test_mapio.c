@@ -52,6 +52,12 @@ static rm_map *small_map(const char *order)
 	m->report.dp_groups = 4;
 	m->report.dp_leaves_max = 1;
 	m->report.dp_leaves_mean = 1.0 / 3.0;
+	/* the per-tier fields come back too (the writes must be equal) */
+	m->report.pp_cross_pod = 3;
+	m->report.pp_cross_spine = 1;
+	m->report.ep_groups = 2;
+	m->report.ep_tops_max = 2;
+	m->report.ep_tops_mean = 1.5;
 	m->report.nwarning = 1;
 	m->report.warning = calloc(1, sizeof(char *));
 	m->report.warning[0] = xstrdup("a \"quoted\"\twarning");
@@ -92,6 +98,8 @@ static void roundtrip_fmt(rm_format fmt)
 		CHECK_INT(back->rank[5].node, 1);
 		CHECK_INT(back->rank[5].local_gpu, 1);
 		CHECK_STR(back->report.warning[0], "a \"quoted\"\twarning");
+		CHECK_INT(back->report.pp_cross_spine, 1);
+		CHECK_INT(back->report.ep_groups, 2);
 		CHECK_INT(rm_map_write(back, fmt, &b, &blen, &e), RM_OK);
 		CHECK(b && blen == alen && memcmp(a, b, alen) == 0);
 	}
