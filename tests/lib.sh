@@ -43,6 +43,14 @@ hasnt() {
 }
 finish() { rm -f "${OUT:-}" "${ERR:-}"; [ "$T_FAILS" -eq 0 ]; }
 
+# need_rankmap: skip the whole suite when the CLI is not built.
+need_rankmap() {
+	if [ ! -x "$RANKMAP" ]; then
+		skip all "no $RANKMAP (build first)"
+		exit 0
+	fi
+}
+
 # Fixtures several suites share.
 # in_tmp: cd into a fresh folder $T, removed when the suite exits.
 in_tmp() {
@@ -64,4 +72,22 @@ units_yaml() {
 	for u in "$@"; do
 		printf '    - {name: %s, nodes: "%s"}\n' "${u%%=*}" "${u#*=}"
 	done
+}
+# frag_nodes: prints 2,088 of the llama3-roce fabric's 3,072 nodes, drawn
+# at random (seeded) and shuffled: what a busy cluster hands a job.
+frag_nodes() {
+	python3 -c '
+import random
+r = random.Random(7)
+n = r.sample(range(1, 3073), 2088)
+print("\n".join("gpu%04d" % i for i in n))'
+}
+# json_holds NAME ASSERTION: $OUT parses as JSON (d) and the Python
+# ASSERTION on it holds.
+json_holds() {
+	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2" "$OUT"; then
+		pass "$1"
+	else
+		fail "$1" "$(head -c 300 "$OUT")"
+	fi
 }

@@ -1,5 +1,5 @@
 /* cmd_check.c - `rankmap check`: score a map, ours or a user's. */
-#include "common.h"
+#include "cmd_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,8 @@ static void help(FILE *f)
 	fputs("usage: rankmap check (--map FILE | --assignment FILE --layout L\n"
 	      "         [--order O] [--gpus-per-node N]) [--topology F] [--site F]\n"
 	      "         [--nodes HOSTLIST | --nodes-file F] [--allow-missing]\n"
-	      "         [--baseline] [--format text|json|html|svg] [-o FILE]\n\n"
+	      "         [--baseline] [--format text|json|html|svg] [-o FILE]\n"
+	      "         [--model M [--batch TOKENS] [--hw H] ...]\n\n"
 	      "  --map FILE         a rankmap-map/1 file (JSON or YAML)\n"
 	      "  --assignment FILE  lines of `rank host local_gpu` (whitespace or\n"
 	      "                     commas, '#' comments, optional header line)\n"
@@ -20,7 +21,11 @@ static void help(FILE *f)
 	      "                     (--nodes, else the map's own nodes) side by side\n"
 	      "  --format F         text (default), json; html or svg: a picture\n"
 	      "                     (with --baseline beside the map)\n"
-	      "  -o FILE            write atomically to FILE instead of stdout\n\n"
+	      "  -o FILE            write atomically to FILE instead of stdout\n"
+	      "  --model M          also price each map: seconds per step and MFU\n"
+	      "                     on the links it uses (the model, hardware and\n"
+	      "                     training options of `rankmap explain --help`,\n"
+	      "                     but not --gpus: the map has its GPUs)\n\n"
 	      "exit: 0 all must-rules hold, 1 one fails, 2 usage or input error\n",
 	      f);
 }
@@ -58,18 +63,66 @@ static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 	return RMC_OK;
 }
 
+/* Each map priced by one model (check --model); est[1] is the baseline's. */
+typedef struct priced {
+	const rmc_model_args *a;     /* NULL: no --model */
+	rm_estimate est[2];
+	char by[160];                /* "llama3-405b on h100-sxm-80gb" */
+} priced;
+
+/* The explain report of the map, or both maps compared, as JSON. */
+static rm_status priced_json(rm_buf *b, const priced *p, bool base,
+			     rm_error *e)
+{
+	const rmc_model_args *a = p->a;
+	char *text = NULL;
+	size_t len = 0;
+	rm_status st = base ? rm_estimate_compare_write(&a->model, &a->hw,
+				&a->train, &p->est[0], "checked", &p->est[1],
+				"baseline", RM_FMT_JSON, &text, &len, e)
+			    : rm_estimate_write(&a->model, &a->hw, &a->train,
+						&p->est[0], RM_FMT_JSON, &text,
+						&len, e);
+	if (st)
+		return st;
+	while (len && text[len - 1] == '\n')
+		len--;
+	rm_buf_puts(b, ",\n  \"priced\": ");
+	rm_buf_add(b, text, len);
+	free(text);
+	return RM_OK;
+}
+
+/* Under the text report: what the model makes of the map alone. */
+static void priced_text(rm_buf *b, const priced *p, int i)
+{
+	const rm_estimate *x = &p->est[i];
+	rm_buf_printf(b, "\npriced by %s: %.3f s per step, MFU %.1f %%\n",
+		       p->by, x->t_step, 100 * x->mfu);
+	if (!x->fits)
+		rm_buf_printf(b, "  the layout does not fit memory (%.1f GiB per "
+			       "GPU): see rankmap explain\n",
+			       x->mem_peak / (1024.0 * 1024 * 1024));
+}
+
 static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
-		  const rm_map *base, const rm_fabric *fabric)
+		  const rm_map *base, const rm_fabric *fabric,
+		  const priced *p)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rm_buf b;
 	rm_buf_init(&b);
+	bool has = p->a != NULL;
 	if (fmt == RM_FMT_HTML || fmt == RM_FMT_SVG) {
 		char *pic = NULL;
 		size_t len = 0;
 		rm_picture_opts po = { .format = fmt, .fabric = fabric,
-				       .baseline = base };
+				       .baseline = base,
+				       .estimate = has ? &p->est[0] : NULL,
+				       .baseline_estimate = has && base
+						? &p->est[1] : NULL,
+				       .priced_by = has ? p->by : NULL };
 		if (rm_map_picture(m, &po, &pic, &len, &e) != RM_OK) {
 			rm_buf_free(&b);
 			return rmc_fail(&e);
@@ -86,6 +139,10 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 			rm_buf_puts(&b, ",\n  \"baseline\": ");
 			rm_report_json(&b, &base->report, 1);
 		}
+		if (has && priced_json(&b, p, base != NULL, &e)) {
+			rm_buf_free(&b);
+			return rmc_fail(&e);
+		}
 		rm_buf_puts(&b, "\n}\n");
 	} else {
 		char *text = NULL;
@@ -96,11 +153,27 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		}
 		rm_buf_add(&b, text, len);
 		free(text);
+		if (has && !base)
+			priced_text(&b, p, 0);
 		if (base) {
 			rm_buf_puts(&b, "\ncompared with Slurm's block order "
-					 "over the same nodes\n");
-			rm_report_compare_text(&b, &m->report, "checked",
-						&base->report, "baseline");
+					 "over the same nodes");
+			if (has)
+				rm_buf_printf(&b, ", priced by %s", p->by);
+			rm_buf_puts(&b, "\n");
+			rm_report_compare_priced_text(
+				&b, &m->report, has ? &p->est[0] : NULL,
+				"checked", &base->report,
+				has ? &p->est[1] : NULL, "baseline");
+		}
+		if (has && base) {
+			rm_buf_puts(&b, "verdict: ");
+			rm_estimate_compare_verdict(&b, &p->est[0], "checked map",
+						    &p->est[1], "baseline");
+			rm_buf_puts(&b, "\n");
+			for (int i = 0; i < 2; i++)
+				if (!p->est[i].fits)
+					priced_text(&b, p, i);
 		}
 	}
 	int rc = b.oom ? rmc_usage("out of memory")
@@ -109,7 +182,25 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 	return rc;
 }
 
-static int check(const rmc_opts *o, rmc_inputs *in)
+/* Price both maps on the fabric they were scored on. */
+static int price(priced *p, const rm_map *m, const rm_map *base,
+		 const rm_fabric *fabric)
+{
+	const rmc_model_args *a = p->a;
+	if (!a)
+		return RMC_OK;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	snprintf(p->by, sizeof(p->by), "%s on %s", a->model.name, a->hw.name);
+	if (rm_estimate_map(&a->model, &a->hw, &a->train, m, fabric,
+			    &p->est[0], &e) ||
+	    (base && rm_estimate_map(&a->model, &a->hw, &a->train, base,
+				     fabric, &p->est[1], &e)))
+		return rmc_fail(&e);
+	return RMC_OK;
+}
+
+static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 {
 	rm_format fmt = RM_FMT_TEXT;
 	rm_error e;
@@ -176,7 +267,9 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 			return rmc_fail(&e);
 		}
 	}
-	rc = render(o, fmt, m, base, in->fabric);
+	rc = price(p, m, base, in->fabric);
+	if (!rc)
+		rc = render(o, fmt, m, base, in->fabric, p);
 	bool ok = m->report.must_ok;
 	rm_map_free(m);
 	rm_map_free(base);
@@ -187,9 +280,18 @@ static int check(const rmc_opts *o, rmc_inputs *in)
 
 int rmc_check(int argc, char **argv)
 {
-	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
-			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
-			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_FORMAT |
-			      RMC_O_MAP | RMC_O_OUTPUT;
-	return rmc_command("check", mask, argc, argv, help, check);
+	rmc_model_args a;
+	int rc = rmc_model_parse(argc, argv, RMC_CHECK, &a, help);
+	if (rc >= 0)
+		return rc;
+	priced p;
+	memset(&p, 0, sizeof(p));
+	p.a = a.model_spec ? &a : NULL;
+	rmc_inputs in;
+	rmc_inputs_init(&in);
+	rc = check(&a.common, &in, &p);
+	rmc_flat_warning(&in, rc);
+	rmc_order_warning(&in, rc);
+	rmc_inputs_free(&in);
+	return rc;
 }

@@ -74,16 +74,18 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
-/* The options explain and suggest add to the shared ones (M_BOTH), and
- * those only suggest has; all take a value. */
-enum { M_BOTH = 1, M_SUGGEST = 2 };
+/* The options the model commands add to the shared ones: the model and
+ * its run (M_RUN: explain, suggest, check), the GPU count (M_GPUS: not
+ * check, whose map has one) and those only suggest has; all take a
+ * value. */
+enum { M_RUN = 1, M_GPUS = 2, M_SUGGEST = 4 };
 static const rmc_optdef model_opts[] = {
-	{ "--model", true, M_BOTH, 0 }, { "--hw", true, M_BOTH, 0 },
-	{ "--hardware", true, M_BOTH, 0 }, { "--gpus", true, M_BOTH, 0 },
-	{ "--set", true, M_BOTH, 0 }, { "--batch", true, M_BOTH, 0 },
-	{ "--seq", true, M_BOTH, 0 }, { "--micro-batch", true, M_BOTH, 0 },
-	{ "--schedule", true, M_BOTH, 0 }, { "--recompute", true, M_BOTH, 0 },
-	{ "--sharding", true, M_BOTH, 0 }, { "--top", true, M_SUGGEST, 0 },
+	{ "--model", true, M_RUN, 0 }, { "--hw", true, M_RUN, 0 },
+	{ "--hardware", true, M_RUN, 0 }, { "--gpus", true, M_GPUS, 0 },
+	{ "--set", true, M_RUN, 0 }, { "--batch", true, M_RUN, 0 },
+	{ "--seq", true, M_RUN, 0 }, { "--micro-batch", true, M_RUN, 0 },
+	{ "--schedule", true, M_RUN, 0 }, { "--recompute", true, M_RUN, 0 },
+	{ "--sharding", true, M_RUN, 0 }, { "--top", true, M_SUGGEST, 0 },
 	{ "--max-cp", true, M_SUGGEST, 0 }, { "--max-mb", true, M_SUGGEST, 0 },
 	{ "--around", true, M_SUGGEST, 0 },
 	{ "--schedules", true, M_SUGGEST, 0 },
@@ -104,6 +106,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	uint64_t n;
+	if (strcmp(name, "--model") && !a->train_given)
+		a->train_given = name;
 	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
 		if (!strcmp(name, train_opts[k].name)) {
 			if (!strcmp(name, "--recompute"))
@@ -165,20 +169,34 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 	return -1;
 }
 
-int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
-		    void (*h)(FILE *))
+/* The shared options each model command takes (rmc_opt's mask). */
+static unsigned common_mask(rmc_model_cmd cmd)
 {
+	const unsigned fabric = RMC_O_NODES | RMC_O_TOPOLOGY | RMC_O_SITE |
+				RMC_O_GPN | RMC_O_MISSING | RMC_O_BASELINE |
+				RMC_O_MAP | RMC_O_LAYOUT | RMC_O_ORDER;
+	switch (cmd) {
+	case RMC_SUGGEST: return RMC_O_FORMAT;
+	case RMC_CHECK: return RMC_O_FORMAT | RMC_O_OUTPUT | fabric;
+	default: return RMC_O_FORMAT | fabric;
+	}
+}
+
+int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
+		    rmc_model_args *a, void (*h)(FILE *))
+{
+	bool suggest = cmd == RMC_SUGGEST;
 	memset(a, 0, sizeof(*a));
 	rm_train_init(&a->train);
 	rmc_opts_init(&a->common);
 	a->hw_spec = "h100-sxm-80gb";
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	unsigned mask = suggest ? RMC_O_FORMAT :
-		RMC_O_FORMAT | RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
-		RMC_O_BASELINE | RMC_O_MAP |
-		RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN | RMC_O_MISSING;
-	const char *cmd = suggest ? "suggest" : "explain";
+	unsigned mask = common_mask(cmd);
+	const char *name = cmd == RMC_SUGGEST ? "suggest" :
+			   cmd == RMC_CHECK ? "check" : "explain";
+	unsigned own = M_RUN | (cmd == RMC_CHECK ? 0 : M_GPUS) |
+		       (suggest ? M_SUGGEST : 0);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			h(stdout);
@@ -192,16 +210,24 @@ int rmc_model_parse(int argc, char **argv, bool suggest, rmc_model_args *a,
 		const char *v;
 		int k = rmc_opt_match(model_opts,
 				      sizeof(model_opts) / sizeof(model_opts[0]),
-				      suggest ? M_BOTH | M_SUGGEST : M_BOTH,
-				      argc, argv, &i, &v);
+				      own, argc, argv, &i, &v);
 		if (k == RMC_OPT_BAD)
 			return RMC_USAGE;
 		if (k == RMC_OPT_NOT_OURS)
-			return rmc_unknown(cmd, argv[i]);
+			return rmc_unknown(name, argv[i]);
 		int rc = own_opt(a, suggest, model_opts[k].name, v);
 		if (rc >= 0)
 			return rc;
 	}
+	if (cmd == RMC_CHECK && !a->model_spec && a->train_given)
+		return rmc_usage("%s prices the map with a model: give --model "
+				 "too (e.g. --model llama3-8b)", a->train_given);
+	if (cmd == RMC_CHECK)
+		/* check parses its own formats and loads its own inputs */
+		return a->model_spec && (rm_model_get(a->model_spec, &a->model,
+						      &e) ||
+					 rm_hw_get(a->hw_spec, &a->hw, &e))
+			       ? fail(&e) : -1;
 	if (!a->model_spec)
 		return rmc_usage("--model is required (e.g. --model "
 				 "llama3-8b)");
@@ -340,7 +366,7 @@ out:
 int rmc_explain(int argc, char **argv)
 {
 	rmc_model_args a;
-	int rc = rmc_model_parse(argc, argv, false, &a, help);
+	int rc = rmc_model_parse(argc, argv, RMC_EXPLAIN, &a, help);
 	if (rc >= 0)
 		return rc;
 	rm_error e;

@@ -18,10 +18,20 @@ typedef struct rmc_model_args {
 	uint32_t top, max_cp, max_mb;
 	unsigned schedules;          /* suggest: bits 1 << rm_schedule */
 	bool recompute_given;        /* suggest: else it tries selective, full */
+	const char *train_given;     /* the first training option seen */
 } rmc_model_args;
 
-/* Parse the command line; returns -1 to go on, else the exit code. */
-int rmc_model_parse(int argc, char **argv, bool suggest,
+/* The commands that take the model options, each its own set. */
+typedef enum rmc_model_cmd {
+	RMC_EXPLAIN,                 /* --model and --layout required */
+	RMC_SUGGEST,                 /* --model and --gpus required */
+	RMC_CHECK,                   /* a map's layout: the model optional,
+					no --gpus; text, json, html, svg */
+} rmc_model_cmd;
+
+/* Parse the command line; returns -1 to go on, else the exit code.
+ * a->model_spec stays NULL when RMC_CHECK is given no --model. */
+int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 		    rmc_model_args *a, void (*help)(FILE *));
 
 #endif

@@ -30,7 +30,7 @@ static void help(FILE *f)
 int rmc_suggest(int argc, char **argv)
 {
 	rmc_model_args a;
-	int rc = rmc_model_parse(argc, argv, true, &a, help);
+	int rc = rmc_model_parse(argc, argv, RMC_SUGGEST, &a, help);
 	if (rc >= 0)
 		return rc;
 	rm_error e;

@@ -5,10 +5,7 @@
 # (the README's case) changes nothing, and says so.
 . "$(dirname "$0")/../lib.sh"
 SUITE=cli/compare
-if [ ! -x "$RANKMAP" ]; then
-	skip all "no $RANKMAP (build first)"
-	exit 0
-fi
+need_rankmap
 in_tmp
 SITE=$RM_ROOT/site/llama3-roce/site.yaml
 # gradients sharded as Meta ran it, so that the layout fits its memory
@@ -18,22 +15,8 @@ run405=(--model llama3-405b --batch 16M --sharding zero2 --layout 8x16x128 --sit
 # names follow the wiring, so sorted.txt is Slurm's order at its best.
 # frag.txt lists the same nodes shuffled: Slurm's order where host names
 # do not follow the wiring (renamed, repaired, numbered across racks).
-python3 -c '
-import random
-r = random.Random(7)
-n = r.sample(range(1, 3073), 2088)
-print("\n".join("gpu%04d" % i for i in n))' >frag.txt
+frag_nodes >frag.txt
 sort frag.txt >sorted.txt
-
-# json_holds NAME ASSERTION: $OUT parses as JSON (d) and the Python
-# ASSERTION on it holds.
-json_holds() {
-	if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2" "$OUT"; then
-		pass "$1"
-	else
-		fail "$1" "$(head -c 300 "$OUT")"
-	fi
-}
 
 run frag 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline
 has frag-columns "$OUT" '^ +plan +baseline +difference$'

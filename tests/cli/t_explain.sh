@@ -2,10 +2,7 @@
 # rankmap explain / suggest: the Llama 3 405B case, JSON, bad input.
 . "$(dirname "$0")/../lib.sh"
 SUITE=cli/explain
-if [ ! -x "$RANKMAP" ]; then
-	skip all "no $RANKMAP (build first)"
-	exit 0
-fi
+need_rankmap
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 case405=(--model llama3-405b --hw h100-sxm-80gb --batch 16M)
