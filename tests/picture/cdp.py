@@ -6,14 +6,18 @@ Drives Debian's `chromium` over its DevTools protocol on
 ended by a NUL byte), with nothing but the Python standard library.
 
 usage: cdp.py PAGE.html MAP.json [BASELINE.json] --shot FILE.png [--name N]
+              [--priced CHECK.json]
 
 For each view of the page (the map, then the baseline when given) it checks
 against the map files that `rankmap plan --format json` wrote: no console
 errors or exceptions, one GPU cell drawn per GPU of the allocation, the
 pipeline crossings drawn equal to the report's, the TP groups outlined red
 equal to the report's split count, and that clicking a rank's GPU shows
-that rank's coordinates and host. Prints PASS:/FAIL: lines (tests/run.sh
-counts them) and saves a screenshot.
+that rank's coordinates and host, and that the header above each view
+states the map file's PP pairs per tier, DP (and EP) group spans and
+must-rules, and with --priced (what `rankmap check --model ... --format
+json` wrote for the same maps) each map's seconds per step. Prints
+PASS:/FAIL: lines (tests/run.sh counts them) and saves a screenshot.
 """
 import argparse
 import base64
@@ -169,6 +173,7 @@ def main():
     ap.add_argument("maps", nargs="+")
     ap.add_argument("--shot", required=True)
     ap.add_argument("--name", default="page")
+    ap.add_argument("--priced")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     a = ap.parse_args()
     maps = [json.load(open(p)) for p in a.maps]
@@ -210,9 +215,25 @@ def main():
             check(tag + "/gpu-cells-zoomed", z["detail"] and z["nodes"] > 0 and z["drawn"] == z["nodes"] * g,
                   "zoomed (detail=%s): %s GPU cells for %s nodes" % (z["detail"], z["drawn"], z["nodes"]))
         button("fit")
+        priced = json.load(open(a.priced))["priced"]["maps"] if a.priced else None
         for i, (v, m) in enumerate(zip(views, maps)):
             tag = "%s/%s" % (n, "map" if i == 0 else "baseline")
             val = m["validation"]
+            # The header as the reader sees it: the figures of the map file.
+            head = js("rankmapPicture.views[%d].header()" % i)
+            want = ["PP pairs per tier: node %d, leaf %d, pod %d, spine %d" % (
+                        val["pp_same_node"], val["pp_same_leaf"] + val["pp_same_rail"],
+                        val["pp_cross_pod"], val["pp_cross_spine"]),
+                    "DP groups span leaves: max %d, mean %.2f; pods: max %d, mean %.2f" % (
+                        val["dp_leaves_max"], val["dp_leaves_mean"], val["dp_tops_max"], val["dp_tops_mean"]),
+                    "all must-rules hold: %s" % ("yes" if val["must_ok"] else "no"),
+                    "TP groups inside one NVLink domain (%d of %d split" % (val["tp_split"], val["tp_groups"])]
+            if val["ep_groups"]:
+                want.append("EP groups span leaves: max %d" % val["ep_leaves_max"])
+            if priced:
+                want.append("%.3f s per step, MFU %.1f %%" % (priced[i]["step_s"], 100 * priced[i]["mfu"]))
+            missing = [w for w in want if w not in head]
+            check(tag + "/header", not missing, "%r not in the header %r" % (missing, head[:600]))
             check(tag + "/crossings", v["crossings"] == val["pp_cross"] == v["reportCross"],
                   "drew %s crossing links, report says %s" % (v["crossings"], val["pp_cross"]))
             check(tag + "/tp-split", v["tpSplit"] == val["tp_split"],
