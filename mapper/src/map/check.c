@@ -286,8 +286,9 @@ static void score_pp(ck *c, rm_report *rep)
 			rep->pp_same_rail += near = x->unit == y->unit && rail;
 		else
 			rep->pp_same_leaf += near = x->loc == y->loc;
-		/* A crossing is priced on the tier where its two ends meet. */
-		if (!near && x->top == y->top)
+		/* A crossing is on the tier where its two ends meet: under
+		 * one lone root that is the top tier (the spine) itself. */
+		if (!near && x->top == y->top && c->where.pods)
 			rep->pp_cross_pod++;
 		else if (!near)
 			rep->pp_cross_spine++;

@@ -54,6 +54,10 @@ typedef struct rmi_where {
 	uint32_t *unit_rank, *dom_rank;   /* rank by name */
 	uint32_t nsw, nunit, ndom;
 	uint32_t nown;               /* hosts that may get a leaf of their own */
+	/* The top-level subtrees are pods under a spine (or several roots),
+	 * not one tree under its only root: a pair inside one meets below
+	 * the top tier. */
+	bool pods;
 } rmi_where;
 
 RMI_HIDDEN rm_status rmi_where_init(rmi_where *w, const rm_fabric *f,

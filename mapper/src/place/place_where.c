@@ -28,7 +28,8 @@ static bool rank_names(char **names, uint32_t n, uint32_t *rank)
 
 /* Preorder over the switch forest, roots and children by name; iterative
  * with a queued mark so a malformed parent/child cycle cannot loop. */
-static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root)
+static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root,
+			 bool *pods)
 {
 	uint32_t n = f->nsw, next = 0;
 	rmi_named *v = malloc((n + 1) * sizeof(*v));
@@ -59,6 +60,7 @@ static bool dfs_switches(const rm_fabric *f, uint32_t *pre, uint32_t *root)
 			if (ch >= 0 && (uint32_t)ch < n && f->sw[ch].nchild)
 				split = true;
 		}
+	*pods = split || roots > 1;
 	/* Real roots first, then whatever a cycle left unreached. */
 	for (int pass = 0; ok && pass < 2; pass++) {
 		for (uint32_t k = 0; k < n; k++) {
@@ -120,7 +122,7 @@ rm_status rmi_where_init(rmi_where *w, const rm_fabric *f, uint32_t nown,
 	w->unit_rank = malloc((w->nunit + 1) * sizeof(uint32_t));
 	w->dom_rank = malloc((w->ndom + 1) * sizeof(uint32_t));
 	if (!w->sw_pre || !w->sw_root || !w->unit_rank || !w->dom_rank ||
-	    !dfs_switches(f, w->sw_pre, w->sw_root) ||
+	    !dfs_switches(f, w->sw_pre, w->sw_root, &w->pods) ||
 	    !rank_names(f->unit_name, w->nunit, w->unit_rank) ||
 	    !rank_names(f->domain_name, w->ndom, w->dom_rank)) {
 		rmi_where_free(w);

@@ -87,6 +87,9 @@ static void scores_pp_and_dp(void)
 	CHECK_INT(r->pp_cross, 8);
 	CHECK_INT(r->pp_same_leaf, 0);
 	CHECK_INT(r->pp_cross_lower_bound, 0);
+	/* leaves under one lone spine: every crossing meets at the spine */
+	CHECK_INT(r->pp_cross_spine, 8);
+	CHECK_INT(r->pp_cross_pod, 0);
 	CHECK_INT(r->dp_groups, 8);
 	CHECK_INT(r->dp_pairs, 8);
 	CHECK_INT(r->dp_rail_aligned, 8);

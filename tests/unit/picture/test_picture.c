@@ -126,6 +126,42 @@ static void svg_of_plan_and_baseline(void)
 		CHECK_INT(count(out, "</script"), 2);
 	}
 	free(out);
+	/* Priced: each header says its seconds, the baseline's also as a
+	 * difference to the map; without prices no header does. The
+	 * picture reads only t_step and mfu of an estimate. */
+	rm_estimate pe, be;
+	memset(&pe, 0, sizeof(pe));
+	memset(&be, 0, sizeof(be));
+	pe.t_step = 2.0;
+	pe.mfu = 0.4;
+	be.t_step = 2.5;
+	be.mfu = 0.32;
+	po.estimate = &pe;
+	po.baseline_estimate = &be;
+	po.priced_by = "m on h";
+	for (int fmt = 0; fmt < 2; fmt++) {
+		out = NULL;
+		po.format = fmt ? RM_FMT_HTML : RM_FMT_SVG;
+		CHECK_INT(rm_map_picture(m, &po, &out, &len, &e), RM_OK);
+		if (!out)
+			continue;
+		CHECK_HAS(out, "2.000 s per step, MFU 40.0 %; m on h");
+		CHECK_HAS(out, "2.500 s per step, MFU 32.0 % (+0.500 s, +25.0 % "
+			       "against rankmap); m on h");
+		/* the plan keeps both stages in a leaf; the baseline's 8
+		 * crossings meet above the leaves, in the spine's subtree */
+		CHECK_HAS(out, "PP pairs per tier: node 0, leaf 8, pod 0, spine 0");
+		CHECK_HAS(out, "PP pairs per tier: node 0, leaf 0, pod 0, spine 8");
+		CHECK_HAS(out, "DP groups span leaves: max 2, mean 2.00");
+		free(out);
+	}
+	out = NULL;
+	po.estimate = po.baseline_estimate = NULL;
+	po.format = RM_FMT_SVG;
+	CHECK_INT(rm_map_picture(m, &po, &out, &len, &e), RM_OK);
+	if (out)
+		CHECK(!strstr(out, "s per step"));
+	free(out);
 	rm_map_free(m);
 	rm_map_free(b);
 	rm_fabric_free(f);
