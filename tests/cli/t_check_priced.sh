@@ -42,7 +42,7 @@ OUT=check.json json_holds frag-same-as-explain "[m['step_s'] for m in d['priced'
 # The README's case: contiguous nodes, both maps alike.
 run contiguous-map 0 "$RANKMAP" plan --layout 8x16x128 --site "$SITE" --nodes 'gpu[0001-2048]' --format json -o contiguous.json
 run contiguous 0 "$RANKMAP" check --map contiguous.json --site "$SITE" --baseline "${model[@]}"
-has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.0 % of the checked map here: rankmap changes nothing for this job'
+has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the checked map here: rankmap changes nothing for this job'
 has contiguous-tiers "$OUT" '^  PP pairs per tier: pod +7168 +7168$'
 has contiguous-optimal "$OUT" '^  baseline PP crossings: optimal$'
 run contiguous-json 0 "$RANKMAP" check --map contiguous.json --site "$SITE" --baseline --format json
