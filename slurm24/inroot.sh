@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # slurm24/inroot.sh CMD...: run CMD inside the Debian 13 root made by
-# `make slurm24`, as root, in a mount namespace of its own: /proc, /dev and
-# /sys of this machine, this checkout at the same path (so paths in logs and
-# test output read the same inside and out), /work/shared read-only when it
+# `make slurm24`, as root, in a mount namespace of its own: /proc and /sys
+# of this machine, a private /dev (tests/privdev.sh: a fresh tmpfs with
+# null, zero, full, random, urandom, tty and a devpts of its own, never the
+# host's /dev), this checkout at the same path (so paths in logs and test
+# output read the same inside and out), /work/shared read-only when it
 # exists, and the root's own /tmp. Nothing stays mounted afterwards.
 # Exit 3 (and a line saying so) when there is no usable root.
 set -u
@@ -20,7 +22,8 @@ exec unshare -m --propagation private bash -c '
 	# A mount point at the root, so that unshare --propagation inside works.
 	mount --bind "$root" "$root"
 	mount -t proc proc "$root/proc"
-	mount --rbind /dev "$root/dev"
+	. "$repo/tests/privdev.sh"
+	private_dev "$root"
 	mount --rbind -o ro /sys "$root/sys" 2>/dev/null || mount --rbind /sys "$root/sys"
 	mkdir -p "$root$repo"
 	mount --bind "$repo" "$root$repo"

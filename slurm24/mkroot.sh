@@ -21,15 +21,20 @@ pkgconf python3 hostname procps"
 die() { echo "slurm24: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 
-# in_root DIR CMD...: CMD chrooted into DIR with /proc and /dev, in a mount
-# namespace of its own so that nothing stays mounted afterwards.
+# in_root DIR CMD...: CMD chrooted into DIR with /proc and a private /dev
+# (tests/privdev.sh: a fresh tmpfs with the few device nodes apt and dpkg
+# open, never the host's /dev), in a mount namespace of its own so that
+# nothing stays mounted afterwards.
+PRIVDEV=$(cd "$(dirname "$0")/../tests" && pwd)/privdev.sh
 in_root() {
 	local dir=$1
 	shift
 	unshare -m --propagation private sh -c '
-		mount -t proc proc "$0/proc" && mount --bind /dev "$0/dev" &&
-		exec chroot "$0" env DEBIAN_FRONTEND=noninteractive \
-			PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"' "$dir" "$@"
+		dir=$1 privdev=$2
+		shift 2
+		. "$privdev" && mount -t proc proc "$dir/proc" && private_dev "$dir" &&
+		exec chroot "$dir" env DEBIAN_FRONTEND=noninteractive \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"' in_root "$dir" "$PRIVDEV" "$@"
 }
 
 apt_in() {

@@ -113,12 +113,16 @@ name: deb-check
 gpus_per_node: 8
 YAML
 
-# The overlay: / read-only below, writes land in $T/upper and vanish.
+# The overlay: / read-only below, writes land in $T/upper and vanish; /dev
+# is a private one (tests/privdev.sh), never a bind of the host's.
 unshare -m --propagation private bash -c '
 	set -e
 	T=$1
 	mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$T/root"
-	for d in proc sys dev dev/pts run; do mount --rbind "/$d" "$T/root/$d"; done
+	for d in proc sys run; do mount --rbind "/$d" "$T/root/$d"; done
+	# a private /dev, never the host one: dpkg and maintainer scripts run as root
+	. "$2/tests/privdev.sh"
+	private_dev "$T/root"
 	mount -t tmpfs tmpfs "$T/root/tmp"
 	# A checkout (or build dir) under /tmp, as CI clones may be, would be
 	# hidden by that tmpfs: show it at its own path.

@@ -113,6 +113,11 @@ cluster_start() {
 	cluster_tools || return 2
 	[ -d "$dir" ] || mkdir -p "$dir" || return 1
 	dir=$(cd "$dir" && pwd)
+	# The fake GPUs below are made in DIR/dev, never in this machine's /dev
+	# (inside the slurm24 root, DIR is in the root's own /tmp).
+	case $(cd "$dir" && pwd -P)/ in
+	//|/dev/*) echo "cluster_start: $dir: device nodes would land in /dev"; return 1 ;;
+	esac
 	local i port host
 	host=$(hostname -s)
 	mkdir -p "$dir"/{etc,state,run,log,dev,munge} || return 1
@@ -126,7 +131,7 @@ cluster_start() {
 		--pid-file="$dir/munge/pid" --log-file="$dir/log/munged.log" \
 		--seed-file="$dir/munge/seed" || return 1
 
-	# Eight fake GPUs; one set of device files serves every node.
+	# Eight fake GPUs in DIR/dev; one set of device files serves every node.
 	for i in 0 1 2 3 4 5 6 7; do
 		mknod "$dir/dev/nvidia$i" c 195 "$i" || return 1
 	done
