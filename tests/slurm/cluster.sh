@@ -111,13 +111,13 @@ cluster_start() {
 	local dir=$1 n=${2:-4} plugin=${3:-}
 	shift 3 2>/dev/null || shift $#
 	cluster_tools || return 2
-	[ -d "$dir" ] || mkdir -p "$dir" || return 1
-	dir=$(cd "$dir" && pwd)
 	# The fake GPUs below are made in DIR/dev, never in this machine's /dev
 	# (inside the slurm24 root, DIR is in the root's own /tmp).
-	case $(cd "$dir" && pwd -P)/ in
+	case $(realpath -m -- "$dir")/ in
 	//|/dev/*) echo "cluster_start: $dir: device nodes would land in /dev"; return 1 ;;
 	esac
+	[ -d "$dir" ] || mkdir -p "$dir" || return 1
+	dir=$(cd "$dir" && pwd)
 	local i port host
 	host=$(hostname -s)
 	mkdir -p "$dir"/{etc,state,run,log,dev,munge} || return 1
