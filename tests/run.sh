@@ -20,6 +20,52 @@ filter=${TESTS:-.}
 jobs=${RM_JOBS:-3}
 order=()
 
+# The host's /dev/null must stay a character device 1:3 (issue 21: a chroot
+# given a writable bind of the host's /dev once turned it into a regular
+# file). It is checked before the run, before and after every suite (the
+# result is part of that suite's report) and at the end; nothing is
+# repaired. RM_DEVNULL_PATH points the check at another path, for the
+# harness's own test (tests/harness/t_devnull.sh).
+devnull=${RM_DEVNULL_PATH:-/dev/null}
+devnull_state() { # prints "ok" (exit 0) or what the path is now (exit 1)
+	local s
+	if ! s=$(stat -c '%F %t:%T' -- "$devnull" 2>/dev/null); then
+		echo "missing"
+		return 1
+	fi
+	[ "$s" = "character special file 1:3" ] && { echo ok; return 0; }
+	case $s in
+	*special*) echo "$s" ;;   # a device, but another one
+	*) echo "${s% *}" ;;      # regular (empty) file, directory, link...
+	esac
+	return 1
+}
+devnull_repair="as root: rm -f $devnull && mknod -m 666 $devnull c 1 3"
+# devnull_after NAME: after suite NAME, one FAIL line when the path is
+# broken, naming NAME and every suite that ran at the same time as it.
+devnull_after() {
+	local name=$1 me=$logs/${1//\//_} now b others=()
+	now=$(devnull_state) && return 0
+	for b in "$logs"/*.start; do
+		[ "$b" = "$me.start" ] && continue
+		# overlapped: still running, or ended after this one started
+		if [ ! -e "${b%.start}.end" ] || [ "${b%.start}.end" -nt "$me.start" ]; then
+			others+=("$(cat "$b")")
+		fi
+	done
+	if [ "${#others[@]}" -gt 0 ]; then
+		echo "FAIL: $name: $devnull is no longer a character device 1:3 (now: $now) after this suite; running at the same time: ${others[*]} (any of these may have done it); nothing was repaired ($devnull_repair)"
+	else
+		echo "FAIL: $name: $devnull is no longer a character device 1:3 (now: $now) after this suite, which ran alone; nothing was repaired ($devnull_repair)"
+	fi
+}
+if ! st=$(devnull_state); then
+	echo "FAIL: harness: $devnull is not a character device 1:3 before any suite ran (now: $st); repair it ($devnull_repair) and run again"
+	echo "0 passed, 1 failed, 0 skipped"
+	rmdir "$logs"
+	exit 1
+fi
+
 run_suite() {
 	local name=$1
 	shift
@@ -31,8 +77,16 @@ run_suite() {
 	done
 	(
 		t0=$SECONDS
-		"$@" >"$base.log" 2>&1 </dev/null
-		echo $? >"$base.rc"
+		if st=$(devnull_state); then
+			echo "$name" >"$base.start"
+			"$@" >"$base.log" 2>&1 </dev/null
+			echo $? >"$base.rc"
+			devnull_after "$name" >>"$base.log"
+			: >"$base.end"
+		else # broken by an earlier suite, which says so: do not run on it
+			echo "SKIP: $name: not started: $devnull is not a character device 1:3 (now: $st)" >"$base.log"
+			echo 0 >"$base.rc"
+		fi
 		echo $((SECONDS - t0)) >"$base.time"
 	) &
 }
@@ -91,6 +145,10 @@ wait
 for name in "${order[@]}"; do
 	report_suite "$name"
 done
+if ! st=$(devnull_state) && ! grep -qs "^FAIL: .*$devnull is no longer a character device" "$logs"/*.log; then
+	echo "FAIL: harness: $devnull is no longer a character device 1:3 (now: $st) after the last suite ended; nothing was repaired ($devnull_repair)"
+	fail=$((fail + 1))
+fi
 echo "logs: $logs (wall ${SECONDS}s, $jobs suites at a time)"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
