@@ -835,7 +835,7 @@ typedef struct rm_estimate {
 	uint32_t recompute_layers;   /* full on this many per stage; 0 = all */
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
-	char note[256];              /* a placement assumption worth saying */
+	char note[384];              /* a placement assumption worth saying */
 	uint32_t stage_first_col;    /* the stage memory's first column is */
 	/* Each memory column adds up: mem_first = params_col x (weights +
 	 * gradients + optimizer bytes per parameter) + gathered + act_first +

@@ -134,6 +134,13 @@ has explain_map_tp "$OUT" '^  tp +8 .* nvlink .* 0%/  0%'
 has explain_map_pp "$OUT" '^  pp +2 .* leaf .*100%/  0%'
 has explain_map_dp "$OUT" '^  dp +4 .*100%/100%'
 has explain_map_note "$OUT" 'links from the planned map on the given fabric \(8 hosts\)'
+# The note names the figures that priced the links and where they came
+# from: a topology.conf has none, so the GPU's tiers are the assumption.
+has explain_map_assumed "$OUT" "assumed from h100-sxm-80gb's tiers \\(the fabric names none\\): leaf 50 GB/s 1:1, pod 50 GB/s 1:1, spine 50 GB/s 7:1; x0\\.90 achieved"
+run explain_site_tiers 0 "$RANKMAP" explain --model llama3-8b --batch 1M --layout 8x2x4 --site "$RM_ROOT/site/llama3-roce/site.yaml" --nodes 'gpu[0001-0008]'
+has explain_site_tiers_note "$OUT" "from the site's tiers: tor 50 GB/s 1:1, pod 50 GB/s 1:1, spine 50 GB/s 7:1;"
+run explain_flat_note 0 "$RANKMAP" explain --model llama3-8b --batch 1M --layout 8x2x4 --nodes 'n[0-7]'
+has explain_flat_note_says "$OUT" "one flat switch \\(8 hosts\\); assumed: every host on one switch at the NIC's 50 GB/s, full bisection"
 run explain_map_tp16 1 "$RANKMAP" explain --model llama3-8b --batch 1M --layout 16x1x4 --topology "$T/topo.conf" --nodes 'n[0-7]'
 has explain_map_tp16_msg "$ERR" 'NVLink'
 
