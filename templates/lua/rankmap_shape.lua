@@ -148,7 +148,7 @@ function M.gpu_tres(site)
 	site = site or M.SITE
 	if site.gpu_tres then return site.gpu_tres end
 	-- get_qos_priority came with the TRES names of newer releases; 22.05
-	-- has neither (tested on 22.05 and 24.11 only)
+	-- has neither (tested on 22.05, 24.11 and 26.05)
 	return slurm.get_qos_priority and "gres/gpu" or "gres:gpu"
 end
 
