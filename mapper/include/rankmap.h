@@ -483,9 +483,9 @@ rm_status rm_map_locate(rm_map *map, const rm_fabric *fabric, rm_error *err);
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
 /* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
  * parsed, so that a digest and the map come from one read of the file.
- * Maps of any size are read; past 64 MiB a JSON map is read in one
- * streaming pass with memory bounded by the world size, and its keys must
- * come in the order rankmap writes them (layout and nodes before ranks). */
+ * Maps of any size are read by one streaming reader, with memory bounded
+ * by the world size; keys in another order than rankmap writes them
+ * (layout and nodes before ranks, groups after) cost another pass. */
 rm_status rm_map_read_digest(const char *path, rm_map **out,
 			     char sha256_hex[65], rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
