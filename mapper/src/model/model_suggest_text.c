@@ -144,15 +144,15 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		if (tie > 1)
 			rm_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "
 				       "a tie at this model's accuracy\n", tie);
-		/* make check holds the model to a 5 % mean error on published
-		 * runs: rows closer than that are not told apart by it */
+		/* held out, the model's mean error on published runs is 3-7 %
+		 * (unit/loso): rows closer than 5 % are not told apart by it */
 		size_t near = tie;
 		while (near < s->nranked && s->ranked[near].est.t_step <=
 		       1.05 * s->ranked[0].est.t_step)
 			near++;
 		if (near > tie)
-			rm_buf_printf(&b, "  #1 to #%zu are within 5 %%, the model's mean "
-				       "error on published runs: measure before choosing "
+			rm_buf_printf(&b, "  #1 to #%zu are within 5 %%, about the model's "
+				       "held-out error on published runs: measure before choosing "
 				       "among them\n", near);
 		if (s->base_rank == 1) {
 			rm_buf_puts(&b, "\nneighbours of #1 and why they lost\n");
