@@ -830,7 +830,11 @@ typedef struct rm_estimate {
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
+	/* mfu counts attention whole (non-causal: 12 L a hd s FLOPs per
+	 * token, as Megatron-LM and PaLM do); mfu_causal counts what the GPU
+	 * runs with a causal mask, half of it (flops_token_causal) */
 	double t_step, mfu, tokens_per_s;
+	double flops_token_causal, mfu_causal;
 	rm_recompute recompute;      /* in force for this estimate */
 	uint32_t recompute_layers;   /* full on this many per stage; 0 = all */
 	/* goodput: Young/Daly checkpoint interval under random failures */

@@ -29,6 +29,8 @@ has explain_405b_m "$OUT" 'm = 2048 / \(dp 128 x b 1\) = 16 micro-batches'
 has explain_405b_total "$OUT" 'total +55\.7[0-9] +50\.9[0-9]'
 has explain_405b_fits "$OUT" 'HBM 79\.6 GiB: fits'
 has explain_405b_flops "$OUT" '= 2\.6381e\+12'
+has explain_405b_causal "$OUT" 'causal \(what the GPU runs under the mask\) 6N \+ 6\*L\*a\*\(h/a\)\*s = 2\.5366e\+12'
+has explain_405b_mfus "$OUT" '^  MFU [0-9]+\.[0-9]% non-causal \(attention counted whole, as Megatron-LM and PaLM count it\); [0-9]+\.[0-9]% causal \(the attention the GPU runs\)$'
 has explain_405b_gemm "$OUT" 'GEMMs  6\.5284e\+12 FLOPs, m x n x k: 8192x2304x16384, 8192x16384x2048, 8192x13312x16384, 8192x16384x6656'
 has explain_405b_stage "$OUT" 'slowest stage \(first 7, last 7, fullest 8 layers\)'
 has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +270 '
@@ -57,6 +59,8 @@ has explain_nofail_msg "$OUT" 'effective training fraction 100%'
 
 run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
+# both MFU conventions, named (docs/explain.md "The formulas")
+has explain_json_mfu "$OUT" '"mfu": 0\.[0-9]+, "mfu_causal": 0\.[0-9]+, "mfu_convention": "non-causal", '
 # the memory's first column names its stage (here the second: 8 layers)
 has explain_json_stage "$OUT" '"first_stage_index": 1, '
 # the memory floor in JSON: every pp priced, pp 16 the smallest that fits
@@ -124,6 +128,7 @@ has suggest_maxcp_why "$OUT" 'outside the searched layouts \(cp <= 8, '
 run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
+has suggest_json_mfu "$OUT" '"mfu": 0\.[0-9]+, "mfu_causal": 0\.[0-9]+, '
 json_holds suggest_json_parses 'len(d["ranked"])==3 and any(n["neighbour"]=="tp x2" for n in d["neighbours"])'
 
 # With a fabric the map's own links count: 4 leaves of 2 nodes; each

@@ -30,14 +30,14 @@ static void cand_json(rm_buf *b, const rm_candidate *c)
 	rm_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
 		       "\"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
 		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
-		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mem_peak\": %.10g, "
-		       "\"fits\": %s",
+		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mfu_causal\": %.10g, "
+		       "\"mem_peak\": %.10g, \"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
 		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
 		       e->micro_batch, sc,
 		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m, e->t_step,
-		       e->bubble_frac, e->mfu, e->mem_peak,
+		       e->bubble_frac, e->mfu, e->mfu_causal, e->mem_peak,
 		       e->fits ? "true" : "false");
 	if (c->label[0]) {
 		rm_buf_puts(b, ", \"neighbour\": ");
@@ -135,6 +135,9 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			snprintf(tag, sizeof(tag), "%zu", i + 1);
 			row(&b, tag, &s->ranked[i].est, &s->ranked[0].est);
 		}
+		rm_buf_printf(&b, "  MFU counts attention whole (non-causal, as Megatron-LM "
+			       "and PaLM do); causal, #1 is at %.1f%%\n",
+			       100 * s->ranked[0].est.mfu_causal);
 		/* the model is good to a few per cent (docs/explain.md,
 		 * "Accuracy"): closer than 1 % is a tie, said so */
 		size_t tie = 1;
