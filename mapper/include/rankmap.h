@@ -931,6 +931,13 @@ typedef struct rm_suggestion {
 	 * fits (how far it is from fitting, and where it would rank) */
 	rm_candidate unbounded;
 	size_t unbounded_rank;       /* 0 = none */
+	/* opts.around when memory holds it back: the same search with the
+	 * settings that let it run as it would with more memory (sharded
+	 * gradients, else sharded weights; its recomputation), where it
+	 * ranks among layouts priced so and why its neighbours lose; NULL
+	 * when none is needed or none is enough */
+	struct rm_suggestion *needs;
+	char needs_what[256];        /* the settings that changed, in words */
 } rm_suggestion;
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,

@@ -83,7 +83,23 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		cand_json(b, &s->neighbour[i]);
 	}
-	rm_buf_puts(b, "],\n \"rejected\": [");
+	if (s->needs) {
+		const rm_suggestion *n = s->needs;
+		rm_buf_puts(b, "],\n \"needs\": {\"settings\": ");
+		rm_buf_json_str(b, s->needs_what);
+		rm_buf_printf(b, ", \"base_rank\": %zu, \"ranked\": %zu, \"base\": ",
+			       n->base_rank, n->nranked);
+		cand_json(b, &n->base);
+		rm_buf_puts(b, ", \"best\": ");
+		cand_json(b, &n->ranked[0]);
+		rm_buf_puts(b, ", \"neighbours\": [");
+		for (size_t i = 0; i < n->nneighbour; i++) {
+			rm_buf_puts(b, i ? ",\n  " : "\n  ");
+			cand_json(b, &n->neighbour[i]);
+		}
+		rm_buf_puts(b, "]}");
+	}
+	rm_buf_puts(b, s->needs ? ",\n \"rejected\": [" : "],\n \"rejected\": [");
 	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
 		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		rm_candidate c = s->rejected[i];
@@ -92,6 +108,35 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		cand_json(b, &c);
 	}
 	rm_buf_puts(b, "]}\n");
+}
+
+/* What the compared layout needs to run as it would with more memory,
+ * where it ranks then, and its neighbours priced the same way. */
+static void put_needs(rm_buf *b, const rm_suggestion *s)
+{
+	const rm_suggestion *n = s->needs;
+	char lay[96];
+	rm_layout_format(&n->base.est.layout, lay, sizeof(lay));
+	rm_buf_printf(b, "\nwhat %s needs to run as it would with more memory: "
+		       "%s\n", lay, s->needs_what);
+	rm_buf_printf(b, "  then it fits (%.1f GiB) and ranks #%zu of the %zu "
+		       "layouts that fit so, %.3f s per step", n->base.est.mem_peak /
+		       RMI_GIB, n->base_rank, n->nranked, n->base.est.t_step);
+	if (n->base_rank == 1)
+		rm_buf_puts(b, "\n");
+	else
+		rm_buf_printf(b, ", %+.3f s behind #1 there\n",
+			       n->base.est.t_step - n->ranked[0].est.t_step);
+	row(b, "it", &n->base.est, &n->ranked[0].est);
+	if (n->base_rank != 1)
+		row(b, "#1", &n->ranked[0].est, &n->ranked[0].est);
+	rm_buf_printf(b, "  its neighbours priced so, and why they lose to it\n");
+	for (size_t i = 0; i < n->nneighbour; i++) {
+		const rm_candidate *c = &n->neighbour[i];
+		rm_layout_format(&c->est.layout, lay, sizeof(lay));
+		rm_buf_printf(b, "  %-6s %-26s mb %-3u %s\n", c->label, lay,
+			       c->est.micro_batch, c->why);
+	}
 }
 
 rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
@@ -206,6 +251,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 					       e->bytes_per_param[2]);
 			}
 		}
+		if (s->needs)
+			put_needs(&b, s);
 	} else {
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "suggest writes text or json only");

@@ -667,6 +667,56 @@ static void suggest_405b(void)
 	/* and the compared layout's own line says what memory makes it run */
 	CHECK_HAS(s->base.why, "memory: needs recompute full:1 and "
 		  "interleaved:4 to fit 79.6 GiB");
+	/* what it needs to run as it would with the memory: the gradients
+	 * sharded (the fsdp step is not needed), no recomputation, the
+	 * first and last stage a layer short as Meta split them; under
+	 * those settings the whole search is redone and it is #1 */
+	CHECK(s->needs != NULL);
+	if (s->needs) {
+		const rm_suggestion *n = s->needs;
+		CHECK_HAS(s->needs_what, "sharding zero2 (sharded gradients");
+		CHECK_HAS(s->needs_what, "recompute selective; stages 7 + 14 x 8 + 7");
+		CHECK_INT(n->base_rank, 1);
+		CHECK(n->base.valid && n->base.est.fits &&
+		      n->base.est.recompute == RM_RECOMPUTE_SELECTIVE);
+		CHECK(n->base.est.mem_peak <= hw.hbm_bytes &&
+		      n->base.est.mem_peak > 70 * RMI_GIB);
+		CHECK(!n->needs);
+		/* every neighbour it prints has its reason */
+		CHECK(n->nneighbour >= 4);
+		for (size_t i = 0; i < n->nneighbour; i++)
+			CHECK(n->neighbour[i].why[0] != 0);
+		const rm_candidate *ntp = NULL;
+		for (size_t i = 0; i < n->nneighbour; i++)
+			if (!strcmp(n->neighbour[i].label, "tp x2"))
+				ntp = &n->neighbour[i];
+		CHECK(ntp && strstr(ntp->why, "outside the NVLink domain"));
+		char *nt = NULL;
+		CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_TEXT,
+					      &nt, NULL, &err), RM_OK);
+		CHECK_HAS(nt, "\nwhat tp=8,pp=16,dp=128 needs to run as it "
+			  "would with more memory: sharding zero2");
+		CHECK_HAS(nt, "  then it fits (73.8 GiB) and ranks #1 of the ");
+		free(nt);
+		CHECK_INT(rm_suggestion_write(&m, &hw, &t, &o, s, RM_FMT_JSON,
+					      &nt, NULL, &err), RM_OK);
+		CHECK_HAS(nt, "\"needs\": {\"settings\": \"sharding zero2");
+		free(nt);
+	}
+	rm_suggestion_free(s);
+	/* priced without TP overlap, as the Llama 3 rows are (tests/model/
+	 * h100_llama3_table4.tsv), and with the sharded gradients' traffic
+	 * (every micro-batch's reduce-scatter) that memory needs: 35.1 %,
+	 * below Table 4's 41 % (the rows, priced with ZeRO-1's traffic,
+	 * come to 40.0 %): docs/explain.md says so */
+	rm_train t0 = t;
+	CHECK_INT(rm_train_set(&t0, "tp_overlap", "0", NULL), RM_OK);
+	CHECK_INT(rm_suggest(&m, &hw, &t0, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	CHECK(s->needs && s->needs->base_rank == 1);
+	if (s->needs)
+		CHECK(fabs(s->needs->base.est.mfu - 0.351) < 0.0005);
 	rm_suggestion_free(s);
 
 	/* the neighbours of #1 (TP 8 x CP 2): 8x16x128 is its cp /2 and loses
