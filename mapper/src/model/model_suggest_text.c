@@ -192,7 +192,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		if (tie > 1)
 			rm_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "
 				       "a tie at this model's accuracy\n", tie);
-		/* held out, the model's mean error on published runs is 3-7 %
+		/* held out, the model's mean error on published runs is 3-9 %
 		 * (unit/loso): rows closer than 5 % are not told apart by it */
 		size_t near = tie;
 		while (near < s->nranked && s->ranked[near].est.t_step <=

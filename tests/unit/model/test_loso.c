@@ -15,7 +15,7 @@
 
 typedef struct {
 	double in_mean, in_max, out_mean, out_max;
-	char cal[96];
+	char cal[160];
 } fold;
 
 static fold folds[FIT_NSOURCES];
@@ -43,8 +43,8 @@ static void run_folds(void)
 		CHECK(fit_price(s, &hw, set) == 0);
 		folds[i].out_mean = s->mean;
 		folds[i].out_max = s->max;
-		snprintf(folds[i].cal, sizeof(folds[i].cal), "%s %s %s %s %s %s",
-			 val[0], val[1], val[2], val[3], val[4], val[5]);
+		snprintf(folds[i].cal, sizeof(folds[i].cal), "%s %s %s %s %s %s; %s",
+			 val[0], val[1], val[2], val[3], val[4], val[5], val[6]);
 	}
 }
 
@@ -150,8 +150,9 @@ static void preset_is_fit(void)
 		CHECK_INT(rm_hw_preset(gpus[g], &hw, NULL), RM_OK);
 		double shipped = fit_score(&hw, NULL, use);
 		printf("  %s: preset scores %.4f, the descent over all its "
-		       "sources %.4f (%s %s %s %s %s %s)\n", gpus[g], shipped,
-		       fit, val[0], val[1], val[2], val[3], val[4], val[5]);
+		       "sources %.4f (%s %s %s %s %s %s; tp_overlap %s)\n", gpus[g],
+		       shipped, fit, val[0], val[1], val[2], val[3], val[4],
+		       val[5], val[6]);
 		CHECK(shipped >= 0 && shipped <= fit + 1e-9);
 	}
 }
