@@ -46,6 +46,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	rms_plan_init(&rms_g.plan);
 	rms_g.host_index = -1;
 	rms_g.jobfd = -1;
+	rms_g.notice_fd = -1;
 	rms_g.export_slurm = -1;
 	rms_read_conf(ac, av);
 	if (ctx == S_CTX_SLURMD) {
@@ -75,13 +76,6 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	return rc == 0 && rms_g.have_layout ? rms_local_secret() : rc;
 }
 
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
-{
-	(void)ac;
-	(void)av;
-	return rms_remote_user_init(sp);
-}
-
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
 	(void)ac;
@@ -106,9 +100,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	if (spank_context() == S_CTX_REMOTE)
+	spank_context_t ctx = spank_context();
+	if (ctx == S_CTX_REMOTE) {
 		rms_remote_exit();
-	else
-		rms_conf_free(&rms_g.conf);
+		return 0;
+	}
+	if (ctx == S_CTX_LOCAL)
+		rms_notice_print();
+	rms_conf_free(&rms_g.conf);
 	return 0;
 }

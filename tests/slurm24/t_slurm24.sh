@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# t_slurm24.sh - the Slurm integration suite (tests/slurm/t_slurm.sh, as it
-# is in this checkout) once more against Slurm 24.11: a cluster started
+# t_slurm24.sh - the Slurm integration suites (tests/slurm/t_slurm.sh and
+# t_abort.sh, as they are in this checkout) once more against Slurm 24.11: a
+# cluster started
 # inside the Debian 13 root of `make slurm24` (slurm24/inroot.sh: own mount
 # namespace; the cluster picks its own ports and munge key as usual), with
 # the rankmap.so and CLI built inside that root. Its lines are renamed
@@ -15,6 +16,12 @@ slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" RANKMAP="$B24/rankmap" 
 	sed -E 's#^(PASS|FAIL|SKIP): slurm/#\1: slurm24/#'
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || fail suite "t_slurm.sh exited $rc"
+# ... and issue 21's refusals and runtime directory (tests/slurm/t_abort.sh)
+slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" RANKMAP="$B24/rankmap" \
+	bash tests/slurm/t_abort.sh 2>&1 |
+	sed -E 's#^(PASS|FAIL|SKIP): abort/#\1: slurm24/abort/#'
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] || fail suite "t_abort.sh exited $rc"
 
 # ---- a plugin built for the other release: our line names both releases
 # and the file to install; Slurm's loader refuses it. srun loads plugstack
