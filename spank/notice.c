@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NOTICE_ENV "SLURM_RANKMAP_NOTICE"
@@ -34,6 +35,10 @@
 /* A node gives up on srun after this; only a refusal ever waits on it. */
 #define CONNECT_MS 1000
 #define READ_MS 200
+/* srun's exit reads no more than this (idle connections of a stranger
+ * cannot hold it up for long): refusals were queued long before. */
+#define MAX_CONNS 64
+#define TOTAL_MS 1000
 
 static int listen_on(int family)
 {
@@ -121,8 +126,17 @@ void rms_notice_print(void)
 		return;
 	char shown[MAX_SHOWN][RMS_ERRLEN];
 	size_t nshown = 0, more = 0;
-	for (int c; (c = accept4(rms_g.notice_fd, NULL, NULL,
-				 SOCK_CLOEXEC)) >= 0;) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int c, n = 0; n < MAX_CONNS && (c = accept4(rms_g.notice_fd, NULL,
+						     NULL, SOCK_CLOEXEC)) >= 0;
+	     n++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 > TOTAL_MS) {
+			close(c);
+			break;
+		}
 		char msg[RMS_ERRLEN];
 		bool ok = read_one(c, msg, sizeof(msg));
 		close(c);

@@ -83,7 +83,7 @@ refused() {
 }
 
 odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
-refused site-missing ".*nosuch\\.yaml"
+refused site-missing "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
 printf 'schema: rankmap-site/1\nname: [broken\n' >"$D/etc/site-bad.yaml"
 odd "site=$D/etc/site-bad.yaml" "runtime_dir=$RT"
 refused site-broken ".*site-bad\\.yaml"
