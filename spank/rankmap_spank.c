@@ -8,6 +8,7 @@
 
 #include <slurm/slurm_version.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 SPANK_PLUGIN(rankmap, 1);
@@ -73,7 +74,14 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	int rc = rms_local_user_init(sp);
-	return rc == 0 && rms_g.have_layout ? rms_local_secret() : rc;
+	if (rc != 0 || !rms_g.have_layout)
+		return rc;
+	/* Like every refusal in srun (local.c): the nodes fail the tasks,
+	 * a -1 here would leave the step RUNNING in 22.05. */
+	if (rms_local_secret() != 0 &&
+	    setenv(RMS_STAMP_ENV, RMS_STAMP_REFUSED, 1) != 0)
+		return -1;
+	return 0;
 }
 
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)

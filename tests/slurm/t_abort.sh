@@ -65,7 +65,8 @@ refused() {
 	# when node4 refused (slurmd's log: local time, milliseconds)
 	local at t
 	at=$(tail -n +"$((lines + 1))" "$log" | grep -m1 "rankmap: node node4" | sed -n 's/^\[\([^]]*\)\].*/\1/p')
-	t=$(date -d "$at" +%s.%N 2>/dev/null)
+	t=
+	[ -n "$at" ] && t=$(date -d "$at" +%s.%N 2>/dev/null)
 	if [ -z "$t" ]; then
 		fail "$name-healthy-end-within-5s" "no refusal in node4's log"
 	else
