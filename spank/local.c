@@ -140,5 +140,7 @@ int rms_local_user_init(spank_t sp)
 	 * this callback, so setenv reaches the nodes. */
 	if (!stamped || setenv(RMS_STAMP_ENV, stamp, 1) != 0)
 		return refuse(sp, "cannot pass the plan's stamp to the nodes");
+	/* Without it a refusing node still prints its reason itself. */
+	(void)rms_notice_listen();
 	return 0;
 }

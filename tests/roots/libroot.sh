@@ -13,6 +13,7 @@
 #                      root_release_checks in root NAME, or its SKIP line
 #   root_slurm_suite   tests/slurm/t_slurm.sh inside the root, its lines
 #                      renamed slurm/... -> NAME/...
+#   root_abort_suite   tests/slurm/t_abort.sh the same way (NAME/abort/...)
 #   root_release_checks the plugin of every other release refused in this
 #                      one with our message, this one's quiet, and this
 #                      one refused by the host's Slurm
@@ -52,6 +53,7 @@ root_release_suite() {
 	root_use "$1"
 	root_ready || exit 0
 	root_slurm_suite
+	root_abort_suite
 	root_release_checks
 	finish
 }
@@ -62,6 +64,17 @@ root_slurm_suite() {
 		sed -E "s#^(PASS|FAIL|SKIP): slurm/#\\1: $RNAME/#"
 	rc=${PIPESTATUS[0]}
 	[ "$rc" -eq 0 ] || fail suite "t_slurm.sh exited $rc"
+}
+
+# issue 21's refusals and runtime directory (tests/slurm/t_abort.sh),
+# its lines renamed abort/... -> NAME/abort/...
+root_abort_suite() {
+	local rc
+	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
+		bash tests/slurm/t_abort.sh 2>&1 |
+		sed -E "s#^(PASS|FAIL|SKIP): abort/#\\1: $RNAME/abort/#"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] || fail suite "t_abort.sh exited $rc"
 }
 
 # release_srun WHERE PLUGIN: srun -N1 true under a plugstack with PLUGIN,
