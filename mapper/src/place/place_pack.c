@@ -239,12 +239,8 @@ rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
 	uint64_t w = 0;
 	for (uint64_t i = 0; i < p.nunit; i++) {
 		const unit *un = &p.units[uk[i][1]];
-		for (uint64_t c = 0; c < un->len; c++) {
-			uint32_t cell = p.ord[p.pos[un->off + c]];
-			for (uint32_t j = 0; j < cells->c; j++)
-				seq[w++] = cells->node[(uint64_t)cell *
-							       cells->c + j];
-		}
+		for (uint64_t c = 0; c < un->len; c++)
+			seq[w++] = p.ord[p.pos[un->off + c]];
 	}
 	*nseq = w;
 	free(uk);

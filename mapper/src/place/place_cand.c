@@ -1,0 +1,161 @@
+/*
+ * place_cand.c - what the planner chooses among: placements as lists of
+ * pieces, their crossings counted without building a map, and the
+ * simple fills no plan may lose to (node order, leaf order, best fit).
+ *
+ * Counting on pieces is what makes trying several placements cheap: one
+ * pass over world / bg pieces, where building and checking a map is
+ * several passes over every GPU and a host table each.
+ */
+#include "place/place_pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+rm_status rmi_cells_blocks(uint32_t n, uint32_t g, uint32_t blk,
+			   rmi_cells *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t per = g / blk;
+	out->c = 1;
+	out->blk = blk;
+	out->node = malloc(((size_t)n * per + 1) * sizeof(uint32_t));
+	if (!out->node)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (uint64_t k = 0; k < (uint64_t)n * per; k++)
+		out->node[k] = (uint32_t)(k / per);
+	out->ncell = (uint64_t)n * per;
+	return RM_OK;
+}
+
+uint64_t rmi_cells_pieces(const rmi_cells *cl, const uint32_t *cell,
+			  uint64_t ncell, uint32_t g, uint32_t bg, bool snake,
+			  rmi_piece *out, uint64_t cap)
+{
+	uint64_t w = 0, nodes = 0;
+	uint32_t per = g / bg;
+	for (uint64_t i = 0; i < ncell && w < cap; i++) {
+		uint64_t k = cell[i];
+		if (cl->blk) {
+			out[w++] = (rmi_piece){ cl->node[k],
+						(uint32_t)(k % (g / cl->blk)) *
+							cl->blk };
+			continue;
+		}
+		for (uint32_t j = 0; j < cl->c && w < cap; j++, nodes++) {
+			uint32_t h = cl->node[k * cl->c + j];
+			for (uint32_t b = 0; b < per && w < cap; b++) {
+				uint32_t ob = snake && nodes % 2 ? per - 1 - b : b;
+				out[w++] = (rmi_piece){ h, ob * bg };
+			}
+		}
+	}
+	return w;
+}
+
+void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
+		      uint32_t pp, uint32_t bg, const rmi_hostinfo *info,
+		      uint64_t *cross, uint64_t *top)
+{
+	*cross = *top = 0;
+	if (pp <= 1 || step == 0)
+		return;
+	for (uint64_t b = 0; b + step < n; b++) {
+		if ((b / step) % pp == pp - 1 || p[b].host == p[b + step].host)
+			continue;
+		const rmi_hostinfo *x = &info[p[b].host],
+				   *y = &info[p[b + step].host];
+		bool near = x->unit >= 0 || y->unit >= 0
+				    ? x->unit == y->unit &&
+					      p[b].off == p[b + step].off
+				    : x->loc == y->loc;
+		*cross += near ? 0 : bg;
+		*top += x->top != y->top ? bg : 0;
+	}
+}
+
+/* Best fit over the leaves' runs of the DFS-sorted cells: each unit goes
+ * whole into the leaf with the least room that still holds it; when none
+ * does, the leaf with the most room gives all it has and the rest of the
+ * unit is placed the same way. */
+static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
+			  uint64_t ucells, uint32_t *seq, rm_error *err)
+{
+	uint64_t nrun = 0;
+	uint64_t *start = malloc((ncell + 1) * sizeof(*start));
+	uint64_t *rest = malloc((ncell + 1) * sizeof(*rest));
+	if (!start || !rest) {
+		free(start);
+		free(rest);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint64_t i = 0; i < ncell; i++)
+		if (!i || k[i].b != k[i - 1].b || k[i].a != k[i - 1].a) {
+			start[nrun] = i;
+			rest[nrun++] = 0;
+		}
+	for (uint64_t r = 0; r < nrun; r++)
+		rest[r] = (r + 1 < nrun ? start[r + 1] : ncell) - start[r];
+	uint64_t w = 0;
+	while (w < need) {
+		uint64_t rem = need - w < ucells ? need - w : ucells;
+		while (rem) {
+			uint64_t fit = UINT64_MAX, big = UINT64_MAX;
+			for (uint64_t r = 0; r < nrun; r++) {
+				if (!rest[r])
+					continue;
+				if (rest[r] >= rem &&
+				    (fit == UINT64_MAX || rest[r] < rest[fit]))
+					fit = r;
+				if (big == UINT64_MAX || rest[r] > rest[big])
+					big = r;
+			}
+			uint64_t r = fit != UINT64_MAX ? fit : big;
+			if (r == UINT64_MAX)
+				break;       /* not reached: need <= ncell */
+			uint64_t take = rest[r] < rem ? rest[r] : rem;
+			for (uint64_t t = 0; t < take; t++)
+				seq[w++] = k[start[r]++].ix;
+			rest[r] -= take;
+			rem -= take;
+		}
+		if (rem)
+			break;
+	}
+	free(start);
+	free(rest);
+	if (w < need)
+		return rmi_err(err, RM_ERULE, "internal: best fit placed %llu of %llu cells",
+			       (unsigned long long)w, (unsigned long long)need);
+	return RM_OK;
+}
+
+rm_status rmi_floor_fill(rmi_floor kind, const rmi_hostinfo *info,
+			 const rmi_cells *cells, uint64_t need, uint64_t ucells,
+			 uint32_t *seq, rm_error *err)
+{
+	uint64_t n = cells->ncell;
+	if (need > n)
+		return rmi_err(err, RM_ERULE,
+			       "the plan needs %llu cells, only %llu usable",
+			       (unsigned long long)need, (unsigned long long)n);
+	rmi_key3 *k = malloc((n + 1) * sizeof(*k));
+	if (!k)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t h = cells->node[i * cells->c];
+		k[i] = kind == RMI_FLOOR_NODES
+			       ? (rmi_key3){ 0, 0, h, (uint32_t)i }
+			       : (rmi_key3){ info[h].top, info[h].loc, h,
+					     (uint32_t)i };
+	}
+	qsort(k, n, sizeof(*k), rmi_key3_cmp);
+	rm_status st = RM_OK;
+	if (kind == RMI_FLOOR_BEST_FIT)
+		st = best_fit(k, n, need, ucells ? ucells : 1, seq, err);
+	else
+		for (uint64_t i = 0; i < need; i++)
+			seq[i] = k[i].ix;
+	free(k);
+	return st;
+}

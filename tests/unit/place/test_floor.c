@@ -1,0 +1,114 @@
+/*
+ * test_floor.c - the cases issue 26 found: a plan beaten by a simple
+ * fill (the planner now runs the fills as floors and may leave part of a
+ * node idle), a bound that ignored NVLink domains inside a leaf, and
+ * pods as the second objective.
+ */
+#include "internal.h"
+#include "fixture.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static rm_map *plan_on(const rm_fabric *f, const char *layout,
+		       const char *order, const char *nodes, uint32_t gpn)
+{
+	rm_layout l;
+	rm_order o;
+	rm_hostlist hl = { 0 };
+	rm_error e = { 0 };
+	rm_map *m = NULL;
+	if (rm_layout_parse(layout, &l, &e) ||
+	    rm_order_parse(order, &l, &o, &e) ||
+	    rm_hostlist_parse(nodes, &hl, &e)) {
+		printf("  setup: %s\n", e.msg);
+		t_bad++;
+		rm_hostlist_free(&hl);
+		return NULL;
+	}
+	rm_plan_opts po = { .layout = &l, .order = order ? &o : NULL,
+			    .nodes = (const char *const *)hl.host,
+			    .nnodes = hl.n, .gpus_per_node = gpn, .fabric = f };
+	if (rm_plan(&po, &m, &e)) {
+		printf("  plan: %s\n", e.msg);
+		t_bad++;
+	}
+	rm_hostlist_free(&hl);
+	return m;
+}
+
+/* GPUs of the map's hosts that no rank uses. */
+static uint32_t idle_gpus(const rm_map *m)
+{
+	return m->nhost * m->gpus_per_node - m->world;
+}
+
+static void tiny_case(void)
+{
+	/* 15 nodes of 8 GPUs, tp=4 (half a node), pp=7, dp=4: 28 TP blocks
+	 * in chains of 7. leaf0 holds 18 blocks (two whole chains and 4
+	 * left), leaf1 4, leaf2 8 (one chain and 1 left): three chains
+	 * whole, the fourth 4 blocks in leaf0 and 3 in leaf1, one leaf
+	 * change of 4 pairs. That leaves half of a leaf1 node and half of a
+	 * leaf2 node idle; whole nodes only, the best is 8 (and was). */
+	rm_fabric *f = fixture_fabric(
+		"SwitchName=leaf0 Nodes=h[00003-00005,00008-00010,00013-00015]\n"
+		"SwitchName=leaf1 Nodes=h[00002,00006]\n"
+		"SwitchName=leaf2 Nodes=h[00001,00007,00011-00012]\n"
+		"SwitchName=spine Switches=leaf[0-2]\n",
+		"tiny.conf");
+	rm_map *m = plan_on(f, "tp=4,pp=7,dp=4", "megatron", "h[00001-00015]",
+			    8);
+	if (m) {
+		CHECK_INT(m->report.pp_cross, 4);
+		CHECK_INT(m->report.pp_cross_lower_bound, 4);
+		CHECK(m->report.pp_bound_exact);
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->nhost, 15);
+		CHECK_INT(m->nspare, 0);
+		CHECK_INT(idle_gpus(m), 8);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void nvlink_bound(void)
+{
+	/* Two leaves of 6 nodes of 8 GPUs, NVLink groups of 3 nodes: a
+	 * 16-GPU TP block needs 2 nodes of one group, so a leaf holds 2
+	 * blocks (not its 48 GPUs' 3). tp=16, pp=3: a chain of 3 blocks
+	 * never fits one leaf, one leaf change of 16 pairs is the least,
+	 * and the bound says so. */
+	rm_fabric *f = fixture_fabric("SwitchName=L1 Nodes=a[1-6]\n"
+				      "SwitchName=L2 Nodes=b[1-6]\n"
+				      "SwitchName=S Switches=L[1-2]\n",
+				      "nvl.conf");
+	char *groups[] = { "a[1-3]", "a[4-6]", "b[1-3]", "b[4-6]" };
+	rm_error e;
+	CHECK_INT(fixture_groups(f, 8, groups, 4, &e), RM_OK);
+	rm_map *m = plan_on(f, "tp=16,pp=3,dp=1", NULL, "a[1-6],b[1-6]", 8);
+	if (m) {
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.pp_cross, 16);
+		CHECK_INT(m->report.pp_cross_lower_bound, 16);
+		CHECK(m->report.pp_bound_exact);
+	}
+	rm_map_free(m);
+	/* tp=8 fits one node: each leaf holds 6 blocks, a chain of 3 fits,
+	 * the bound is 0 and the plan reaches it */
+	m = plan_on(f, "tp=8,pp=3,dp=2", NULL, "a[1-6],b[1-6]", 8);
+	if (m) {
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_INT(m->report.pp_cross_lower_bound, 0);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+int main(void)
+{
+	RUN("floor", tiny_case);
+	RUN("floor", nvlink_bound);
+	TEST_EXIT();
+}
