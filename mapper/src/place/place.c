@@ -410,24 +410,35 @@ static rm_status try_pack(plan_ctx *c, const rmi_cells *cl, bool by_top,
 	return st;
 }
 
-static rm_status try_floor(plan_ctx *c, const rmi_cells *cl, rmi_floor kind,
-			   rm_error *err)
+/* The simple fills over `cl`, each considered as it is. */
+static rm_status try_floors(plan_ctx *c, const rmi_cells *cl, rm_error *err)
 {
 	uint64_t cg = cl->blk ? cl->blk : (uint64_t)cl->c * c->o->gpus_per_node;
 	uint64_t world = rm_layout_world(&c->l);
 	uint64_t need = (world + cg - 1) / cg;
 	uint64_t u = unit_cells(replica_gpus(&c->l), cg, need);
-	rm_status st = rmi_floor_fill(kind, c->info, cl, need, u, c->seq, err);
-	if (!st)
+	uint32_t *seq[3], *keep = c->seq;
+	for (int i = 0; i < 3; i++)
+		seq[i] = malloc((need + 1) * sizeof(uint32_t));
+	rm_status st = seq[0] && seq[1] && seq[2]
+			       ? rmi_floor_fill(c->info, cl, need, u, seq, err)
+			       : rmi_err(err, RM_ENOMEM, "out of memory");
+	for (int i = 0; i < 3 && !st; i++) {
+		c->seq = seq[i];
 		st = consider(c, cl, need, false, err);
-	if (!st && !cl->blk && snake_may_help(c))
-		st = consider(c, cl, need, true, err);
+		if (!st && !cl->blk && snake_may_help(c))
+			st = consider(c, cl, need, true, err);
+	}
+	c->seq = keep;
+	for (int i = 0; i < 3; i++)
+		free(seq[i]);
 	return st;
 }
 
 /* The best so far meets both lower bounds: nothing can beat it under any
  * policy. The bounds are those rm_check reports. */
-static rm_status at_bounds(plan_ctx *c, bool *yes, rm_error *err)
+static rm_status at_bounds(plan_ctx *c, bool *yes, bool *top_ok,
+			   rm_error *err)
 {
 	uint32_t nids = rmi_where_nids(&c->where), nd = c->where.ndom + c->n;
 	bool merged, exact;
@@ -445,17 +456,18 @@ static rm_status at_bounds(plan_ctx *c, bool *yes, rm_error *err)
 					    &c->rules, nids, nd, true, c->capt,
 					    &merged, err);
 	}
-	*yes = false;
+	*yes = *top_ok = false;
 	if (st)
 		return st;
-	if (c->score.pp_cross > 0 &&
-	    rmi_pp_lower_bound(&c->l, &c->rules, c->cap, nids,
-			       c->score.pp_cross, &exact) < c->score.pp_cross)
-		return RM_OK;
-	*yes = c->score.pp_cross_top == 0 ||
-	       rmi_pp_lower_bound(&c->l, &c->rules, c->capt, nids,
-				  c->score.pp_cross_top,
-				  &exact) >= c->score.pp_cross_top;
+	*top_ok = c->score.pp_cross_top == 0 ||
+		  rmi_pp_lower_bound(&c->l, &c->rules, c->capt, nids,
+				     c->score.pp_cross_top,
+				     &exact) >= c->score.pp_cross_top;
+	*yes = *top_ok &&
+	       (c->score.pp_cross == 0 ||
+		rmi_pp_lower_bound(&c->l, &c->rules, c->cap, nids,
+				   c->score.pp_cross,
+				   &exact) >= c->score.pp_cross);
 	return RM_OK;
 }
 
@@ -498,12 +510,13 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	if (!c->best || !c->tmp)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	rm_status st = try_pack(c, &c->cells, false, err);
-	bool done = false;
+	bool done = false, top_ok = false;
 	if (!st)
-		st = at_bounds(c, &done, err);
+		st = at_bounds(c, &done, &top_ok, err);
 	if (st || done)
 		return st;
-	bool tops = several_tops(c);
+	/* pods first can only differ where the pods are above their bound */
+	bool tops = several_tops(c) && !top_ok;
 	if (tops && (st = try_pack(c, &c->cells, true, err)))
 		return st;
 	const rmi_cells *fine = &c->cells;
@@ -519,11 +532,8 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 			return st;
 		fine = &c->blocks;
 	}
-	static const rmi_floor floors[] = { RMI_FLOOR_NODES, RMI_FLOOR_LEAVES,
-					    RMI_FLOOR_BEST_FIT };
-	for (size_t i = 0; i < sizeof(floors) / sizeof(floors[0]); i++)
-		if ((st = try_floor(c, fine, floors[i], err)))
-			return st;
+	if ((st = try_floors(c, fine, err)))
+		return st;
 	return RM_OK;
 }
 
@@ -611,7 +621,18 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	}
 	uint64_t stride[RM_NAXES];
 	if ((st = rmi_order_strides(&c->l, &c->ord, stride, err)) ||
-	    (st = choose_hosts(c, err)) || (st = build_map(c, m, err)))
+	    (st = choose_hosts(c, err)))
+		return st;
+	/* what only the choice needed goes before the map is built */
+	free(c->seq);
+	free(c->tmp);
+	free(c->cap);
+	free(c->capt);
+	c->seq = NULL;
+	c->tmp = NULL;
+	c->cap = c->capt = NULL;
+	rmi_cells_free(&c->blocks);
+	if ((st = build_map(c, m, err)))
 		return st;
 	inputs_digest(c, m->inputs_sha256);
 	return rm_check(m, o->fabric, err);

@@ -134,11 +134,11 @@ typedef enum rmi_floor {
 	RMI_FLOOR_LEAVES,            /* leaf by leaf, DFS order */
 	RMI_FLOOR_BEST_FIT           /* each unit into the tightest leaf */
 } rmi_floor;
-/* A simple fill of `need` cells in units of `unit` cells, into
- * seq[need]. */
-RMI_HIDDEN rm_status rmi_floor_fill(rmi_floor kind, const rmi_hostinfo *info,
+/* The three simple fills of `need` cells in units of `unit` cells, into
+ * seq[kind][need]. */
+RMI_HIDDEN rm_status rmi_floor_fill(const rmi_hostinfo *info,
 				    const rmi_cells *cells, uint64_t need,
-				    uint64_t unit, uint32_t *seq,
+				    uint64_t unit, uint32_t *seq[3],
 				    rm_error *err);
 
 /* Lower bound on PP pairs leaving their leaf, from leaf capacities;

@@ -74,6 +74,50 @@ void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
 	}
 }
 
+/* Runs by how many cells they have left: a stack per size and a bitmap
+ * over sizes, so the tightest and the largest are a few word scans
+ * away. */
+typedef struct rooms {
+	uint64_t *head, *next, *bits, max;
+} rooms;
+
+static void room_push(rooms *b, uint64_t r, uint64_t size)
+{
+	b->next[r] = b->head[size];
+	b->head[size] = r + 1;
+	b->bits[size >> 6] |= 1ull << (size & 63);
+}
+
+static uint64_t room_pop(rooms *b, uint64_t size)
+{
+	uint64_t r = b->head[size] - 1;
+	b->head[size] = b->next[r];
+	if (!b->head[size])
+		b->bits[size >> 6] &= ~(1ull << (size & 63));
+	return r;
+}
+
+/* Smallest size >= x with a run (up: true) or largest <= x; 0: none. */
+static uint64_t room_find(const rooms *b, uint64_t x, bool up)
+{
+	if (x > b->max)
+		x = up ? b->max + 1 : b->max;
+	if (up && x > b->max)
+		return 0;
+	uint64_t w = x >> 6, nw = (b->max >> 6) + 1;
+	uint64_t m = b->bits[w] & (up ? ~0ull << (x & 63)
+				      : (x & 63) == 63 ? ~0ull
+						       : (1ull << ((x & 63) + 1)) - 1);
+	for (;;) {
+		if (m)
+			return up ? w * 64 + (uint64_t)__builtin_ctzll(m)
+				  : w * 64 + 63 - (uint64_t)__builtin_clzll(m);
+		if (up ? ++w >= nw : w-- == 0)
+			return 0;
+		m = b->bits[w];
+	}
+}
+
 /* Best fit over the leaves' runs of the DFS-sorted cells: each unit goes
  * whole into the leaf with the least room that still holds it; when none
  * does, the leaf with the most room gives all it has and the rest of the
@@ -83,56 +127,58 @@ static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
 {
 	uint64_t nrun = 0;
 	uint64_t *start = malloc((ncell + 1) * sizeof(*start));
-	uint64_t *rest = malloc((ncell + 1) * sizeof(*rest));
-	if (!start || !rest) {
+	rooms b = { 0 };
+	b.next = malloc((ncell + 1) * sizeof(uint64_t));
+	b.head = calloc(ncell + 2, sizeof(uint64_t));
+	b.bits = calloc((ncell >> 6) + 2, sizeof(uint64_t));
+	b.max = ncell;
+	if (!start || !b.next || !b.head || !b.bits) {
 		free(start);
-		free(rest);
+		free(b.next);
+		free(b.head);
+		free(b.bits);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	for (uint64_t i = 0; i < ncell; i++)
-		if (!i || k[i].b != k[i - 1].b || k[i].a != k[i - 1].a) {
-			start[nrun] = i;
-			rest[nrun++] = 0;
-		}
-	for (uint64_t r = 0; r < nrun; r++)
-		rest[r] = (r + 1 < nrun ? start[r + 1] : ncell) - start[r];
+		if (!i || k[i].b != k[i - 1].b || k[i].a != k[i - 1].a)
+			start[nrun++] = i;
+	/* pushed last = popped first: DFS order within a size */
+	for (uint64_t r = nrun; r-- > 0;)
+		room_push(&b, r, (r + 1 < nrun ? start[r + 1] : ncell) - start[r]);
 	uint64_t w = 0;
 	while (w < need) {
 		uint64_t rem = need - w < ucells ? need - w : ucells;
 		while (rem) {
-			uint64_t fit = UINT64_MAX, big = UINT64_MAX;
-			for (uint64_t r = 0; r < nrun; r++) {
-				if (!rest[r])
-					continue;
-				if (rest[r] >= rem &&
-				    (fit == UINT64_MAX || rest[r] < rest[fit]))
-					fit = r;
-				if (big == UINT64_MAX || rest[r] > rest[big])
-					big = r;
-			}
-			uint64_t r = fit != UINT64_MAX ? fit : big;
-			if (r == UINT64_MAX)
+			uint64_t size = room_find(&b, rem, true);
+			if (!size)
+				size = room_find(&b, b.max, false);
+			if (!size)
 				break;       /* not reached: need <= ncell */
-			uint64_t take = rest[r] < rem ? rest[r] : rem;
+			uint64_t r = room_pop(&b, size);
+			uint64_t take = size < rem ? size : rem;
 			for (uint64_t t = 0; t < take; t++)
 				seq[w++] = k[start[r]++].ix;
-			rest[r] -= take;
+			if (size > take)
+				room_push(&b, r, size - take);
 			rem -= take;
 		}
 		if (rem)
 			break;
 	}
 	free(start);
-	free(rest);
+	free(b.next);
+	free(b.head);
+	free(b.bits);
 	if (w < need)
-		return rmi_err(err, RM_ERULE, "internal: best fit placed %llu of %llu cells",
+		return rmi_err(err, RM_ERULE,
+			       "internal: best fit placed %llu of %llu cells",
 			       (unsigned long long)w, (unsigned long long)need);
 	return RM_OK;
 }
 
-rm_status rmi_floor_fill(rmi_floor kind, const rmi_hostinfo *info,
-			 const rmi_cells *cells, uint64_t need, uint64_t ucells,
-			 uint32_t *seq, rm_error *err)
+rm_status rmi_floor_fill(const rmi_hostinfo *info, const rmi_cells *cells,
+			 uint64_t need, uint64_t ucells, uint32_t *seq[3],
+			 rm_error *err)
 {
 	uint64_t n = cells->ncell;
 	if (need > n)
@@ -142,20 +188,26 @@ rm_status rmi_floor_fill(rmi_floor kind, const rmi_hostinfo *info,
 	rmi_key3 *k = malloc((n + 1) * sizeof(*k));
 	if (!k)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
+	bool sorted = true;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t h = cells->node[i * cells->c];
-		k[i] = kind == RMI_FLOOR_NODES
-			       ? (rmi_key3){ 0, 0, h, (uint32_t)i }
-			       : (rmi_key3){ info[h].top, info[h].loc, h,
-					     (uint32_t)i };
+		k[i] = (rmi_key3){ 0, 0, h, (uint32_t)i };
+		sorted = sorted && (!i || h >= k[i - 1].c);
+	}
+	if (!sorted)
+		qsort(k, n, sizeof(*k), rmi_key3_cmp);
+	for (uint64_t i = 0; i < need; i++)
+		seq[RMI_FLOOR_NODES][i] = k[i].ix;
+	/* one DFS sort for the other two */
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t h = cells->node[i * cells->c];
+		k[i] = (rmi_key3){ info[h].top, info[h].loc, h, (uint32_t)i };
 	}
 	qsort(k, n, sizeof(*k), rmi_key3_cmp);
-	rm_status st = RM_OK;
-	if (kind == RMI_FLOOR_BEST_FIT)
-		st = best_fit(k, n, need, ucells ? ucells : 1, seq, err);
-	else
-		for (uint64_t i = 0; i < need; i++)
-			seq[i] = k[i].ix;
+	for (uint64_t i = 0; i < need; i++)
+		seq[RMI_FLOOR_LEAVES][i] = k[i].ix;
+	rm_status st = best_fit(k, n, need, ucells ? ucells : 1,
+				seq[RMI_FLOOR_BEST_FIT], err);
 	free(k);
 	return st;
 }
