@@ -394,14 +394,14 @@ static rm_status consider(plan_ctx *c, const rmi_cells *cl, uint64_t ncell,
 
 /* Pack `cl` (pods first when by_top) and consider it, rails also with
  * every other node's blocks reversed. */
-static rm_status try_pack(plan_ctx *c, const rmi_cells *cl, bool by_top,
-			  rm_error *err)
+static rm_status try_pack_on(plan_ctx *c, const rmi_hostinfo *info,
+			     const rmi_cells *cl, bool by_top, rm_error *err)
 {
 	uint64_t cg = cl->blk ? cl->blk : (uint64_t)cl->c * c->o->gpus_per_node;
 	uint64_t world = rm_layout_world(&c->l);
 	uint64_t need = (world + cg - 1) / cg, nseq = 0;
 	uint64_t u = unit_cells(replica_gpus(&c->l), cg, need);
-	rm_status st = rmi_pack(c->info, cl, need, u, by_top, c->seq, &nseq,
+	rm_status st = rmi_pack(info, cl, need, u, by_top, c->seq, &nseq,
 				err);
 	if (!st)
 		st = consider(c, cl, nseq, false, err);
@@ -411,6 +411,30 @@ static rm_status try_pack(plan_ctx *c, const rmi_cells *cl, bool by_top,
 }
 
 /* The simple fills over `cl`, each considered as it is. */
+static rm_status try_pack(plan_ctx *c, const rmi_cells *cl, bool by_top,
+			  rm_error *err)
+{
+	return try_pack_on(c, c->info, cl, by_top, err);
+}
+
+/* Rails, must-blocks as cells: a pipeline stays on its rail only inside
+ * a node or at one offset, so packing each node as a leaf of its own
+ * keeps whole replicas inside nodes. */
+static rm_status try_pack_nodes(plan_ctx *c, rm_error *err)
+{
+	rmi_hostinfo *own = malloc(((size_t)c->n + 1) * sizeof(*own));
+	if (!own)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	uint32_t base = rmi_where_nids(&c->where);
+	for (uint32_t h = 0; h < c->n; h++) {
+		own[h] = c->info[h];
+		own[h].loc = base + h;
+	}
+	rm_status st = try_pack_on(c, own, &c->blocks, false, err);
+	free(own);
+	return st;
+}
+
 static rm_status try_floors(plan_ctx *c, const rmi_cells *cl, rm_error *err)
 {
 	uint64_t cg = cl->blk ? cl->blk : (uint64_t)cl->c * c->o->gpus_per_node;
@@ -528,7 +552,9 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		if ((st = rmi_cells_blocks(c->n, g, c->bg, &c->blocks, err)) ||
 		    (st = try_pack(c, &c->blocks, false, err)) ||
-		    (tops && (st = try_pack(c, &c->blocks, true, err))))
+		    (tops && (st = try_pack(c, &c->blocks, true, err))) ||
+		    (c->o->fabric && c->o->fabric->nunit > 0 &&
+		     (st = try_pack_nodes(c, err))))
 			return st;
 		fine = &c->blocks;
 	}

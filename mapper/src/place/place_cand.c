@@ -60,8 +60,16 @@ void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
 	*cross = *top = 0;
 	if (pp <= 1 || step == 0)
 		return;
+	/* the stage of piece b is (b / step) % pp, kept by two counters */
+	uint64_t in = 0;
+	uint32_t stage = 0;
 	for (uint64_t b = 0; b + step < n; b++) {
-		if ((b / step) % pp == pp - 1 || p[b].host == p[b + step].host)
+		bool last = stage == pp - 1;
+		if (++in == step) {
+			in = 0;
+			stage = stage + 1 == pp ? 0 : stage + 1;
+		}
+		if (last || p[b].host == p[b + step].host)
 			continue;
 		const rmi_hostinfo *x = &info[p[b].host],
 				   *y = &info[p[b + step].host];
@@ -142,6 +150,12 @@ static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
 	for (uint64_t i = 0; i < ncell; i++)
 		if (!i || k[i].b != k[i - 1].b || k[i].a != k[i - 1].a)
 			start[nrun++] = i;
+	/* the largest leaf bounds every scan */
+	b.max = 0;
+	for (uint64_t r = 0; r < nrun; r++) {
+		uint64_t len = (r + 1 < nrun ? start[r + 1] : ncell) - start[r];
+		b.max = len > b.max ? len : b.max;
+	}
 	/* pushed last = popped first: DFS order within a size */
 	for (uint64_t r = nrun; r-- > 0;)
 		room_push(&b, r, (r + 1 < nrun ? start[r + 1] : ncell) - start[r]);
@@ -195,7 +209,7 @@ rm_status rmi_floor_fill(const rmi_hostinfo *info, const rmi_cells *cells,
 		sorted = sorted && (!i || h >= k[i - 1].c);
 	}
 	if (!sorted)
-		qsort(k, n, sizeof(*k), rmi_key3_cmp);
+		rmi_key3_sort(k, n);
 	for (uint64_t i = 0; i < need; i++)
 		seq[RMI_FLOOR_NODES][i] = k[i].ix;
 	/* one DFS sort for the other two */
@@ -203,7 +217,7 @@ rm_status rmi_floor_fill(const rmi_hostinfo *info, const rmi_cells *cells,
 		uint32_t h = cells->node[i * cells->c];
 		k[i] = (rmi_key3){ info[h].top, info[h].loc, h, (uint32_t)i };
 	}
-	qsort(k, n, sizeof(*k), rmi_key3_cmp);
+	rmi_key3_sort(k, n);
 	for (uint64_t i = 0; i < need; i++)
 		seq[RMI_FLOOR_LEAVES][i] = k[i].ix;
 	rm_status st = best_fit(k, n, need, ucells ? ucells : 1,

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "fixture.h"
 #include "test.h"
+#include "xorshift.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,100 @@ static void nvlink_bound(void)
 	rm_fabric_free(f);
 }
 
+/* Leaf changes x 8 of the node sequence `leaf` cut into replicas of r
+ * nodes: tp=8 on 8-GPU nodes, so each change is 8 PP pairs. */
+static uint64_t chain_cost(const int *leaf, uint32_t n, uint32_t r)
+{
+	uint64_t c = 0;
+	for (uint32_t i = 1; i < n; i++)
+		c += i % r && leaf[i] != leaf[i - 1] ? 8 : 0;
+	return c;
+}
+
+/* Best fit written here: each replica whole into the leaf with the
+ * fewest nodes that still holds it, else all of the largest leaf and
+ * the rest the same way. */
+static uint64_t best_fit(const uint32_t *size, uint32_t nl, uint32_t need,
+			 uint32_t r)
+{
+	uint32_t left[256];
+	int seq[2048];
+	uint32_t w = 0;
+	memcpy(left, size, nl * sizeof(*left));
+	while (w < need) {
+		uint32_t rem = need - w < r ? need - w : r;
+		while (rem) {
+			int fit = -1, big = -1;
+			for (uint32_t l = 0; l < nl; l++) {
+				if (!left[l])
+					continue;
+				if (left[l] >= rem && (fit < 0 || left[l] < left[fit]))
+					fit = (int)l;
+				if (big < 0 || left[l] > left[big])
+					big = (int)l;
+			}
+			int l = fit >= 0 ? fit : big;
+			uint32_t take = left[l] < rem ? left[l] : rem;
+			for (uint32_t t = 0; t < take; t++)
+				seq[w++] = l;
+			left[l] -= take;
+			rem -= take;
+		}
+	}
+	return chain_cost(seq, need, r);
+}
+
+static void two_thousand_nodes(void)
+{
+	/* One spine over leaves of 1-40 nodes, 2,048 nodes of 8 GPUs,
+	 * tp=8, pp=32: replicas of 32 nodes, where the exact split search
+	 * runs out of budget. The plan must not lose to a best fit or to
+	 * leaf order. */
+	uint64_t rng = 0x6a09e667f3bcc908ull;
+	for (int k = 0; k < 3; k++) {
+		char *topo = malloc(256 * 80 + 64), hosts[64];
+		uint32_t size[256], nl = 0, n = 0;
+		int leaf_of[2048];
+		topo[0] = 0;
+		size_t o = 0;
+		while (n < 2048) {
+			uint32_t s = 1 + xorshift_below(&rng, 40);
+			if (n + s > 2048)
+				s = 2048 - n;
+			o += (size_t)sprintf(topo + o,
+					     "SwitchName=l%u Nodes=n[%05u-%05u]\n",
+					     nl, n + 1, n + s);
+			for (uint32_t i = 0; i < s; i++)
+				leaf_of[n + i] = (int)nl;
+			size[nl++] = s;
+			n += s;
+		}
+		sprintf(topo + o, "SwitchName=spine Switches=l[0-%u]\n", nl - 1);
+		rm_fabric *f = fixture_fabric(topo, "big.conf");
+		snprintf(hosts, sizeof(hosts), "n[00001-02048]");
+		rm_map *m = plan_on(f, "tp=8,pp=32,dp=auto", NULL, hosts, 8);
+		uint64_t bf = best_fit(size, nl, 2048, 32);
+		uint64_t by_leaf = chain_cost(leaf_of, 2048, 32);
+		if (m) {
+			printf("  fabric %d: %u leaves, plan %llu, bound %llu, "
+			       "best fit %llu, leaf order %llu\n",
+			       k, nl, (unsigned long long)m->report.pp_cross,
+			       (unsigned long long)m->report.pp_cross_lower_bound,
+			       (unsigned long long)bf,
+			       (unsigned long long)by_leaf);
+			CHECK(m->report.pp_cross <= bf);
+			CHECK(m->report.pp_cross <= by_leaf);
+		}
+		rm_map_free(m);
+		rm_fabric_free(f);
+		free(topo);
+	}
+}
+
 int main(void)
 {
 	RUN("floor", tiny_case);
 	RUN("floor", nvlink_bound);
+	RUN("floor", two_thousand_nodes);
 	TEST_EXIT();
 }
