@@ -4,6 +4,8 @@
 # run: each RUNS times (default 5), alternating, CPU ms of rm_plan and
 # peak RSS from /usr/bin/time -v; median, min and max of each.
 # Builds e45650b in a scratch worktree under /tmp (kept for reruns).
+# BENCH_INSTR=1 also counts the instructions rm_plan executes in each
+# (valgrind's callgrind): a figure a loaded machine does not move.
 set -eu
 RUNS=${1:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,3 +55,13 @@ awk -v o="$o" -v n="$n" -v ro="$ro" -v rn="$rn" 'BEGIN {
 	printf "this / e45650b: time %.2fx, peak memory %.2fx (%+.0f MB) -> %s\n",
 	n / o, rn / ro, (rn - ro) / 1024,
 	(n <= o * 1.05 && rn <= ro * 1.05) ? "ok" : "REGRESSION" }'
+if [ "${BENCH_INSTR:-0}" = 1 ] && command -v valgrind >/dev/null; then
+	for v in old new; do
+		valgrind --tool=callgrind --toggle-collect=rm_plan \
+			--callgrind-out-file="$T/cg.$v" "$T/$v" >/dev/null 2>"$T/cg.err"
+		sed -n 's/.*I *refs: *//p' "$T/cg.err" | tr -d , >"$T/$v.ir"
+	done
+	awk -v o="$(cat "$T/old.ir")" -v n="$(cat "$T/new.ir")" 'BEGIN {
+		printf "instructions in rm_plan: e45650b %.3fG, this %.3fG, %.2fx\n",
+		o / 1e9, n / 1e9, n / o }'
+fi

@@ -197,10 +197,33 @@ static void two_thousand_nodes(void)
 	}
 }
 
+static void natural_order(void)
+{
+	/* hosts are numbered in natural order whatever their zeros: equal
+	 * numbers by their bytes, then by value; a name of another shape
+	 * takes the general comparison and the same order */
+	const char *cases[][2] = {
+		{ "h10,h9,h01,h1,h001", "h001 h01 h1 h9 h10" },
+		{ "h10,h9,h01,h1,h001,x", "h001 h01 h1 h9 h10 x" },
+	};
+	for (int k = 0; k < 2; k++) {
+		uint32_t n = k ? 6 : 5;
+		char lay[32], got[128] = "";
+		snprintf(lay, sizeof(lay), "tp=1,pp=1,dp=%u", n);
+		rm_map *m = plan_on(NULL, lay, NULL, cases[k][0], 1);
+		for (uint32_t i = 0; m && i < m->nhost; i++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got),
+				 "%s%s", i ? " " : "", m->host[i]);
+		CHECK_STR(got, cases[k][1]);
+		rm_map_free(m);
+	}
+}
+
 int main(void)
 {
 	RUN("floor", tiny_case);
 	RUN("floor", nvlink_bound);
 	RUN("floor", two_thousand_nodes);
+	RUN("floor", natural_order);
 	TEST_EXIT();
 }
