@@ -23,6 +23,7 @@
 
 #define MAXH 48
 #define MAXS 64
+#define TOPW (1u << 20)            /* one leaf pair outweighs all pod pairs */
 
 static uint64_t rng;
 
@@ -54,14 +55,18 @@ typedef struct fab {
 	char *groups[8], *units[4], *unit_names[4];
 	uint32_t ngroups, nunits, g;
 	char name[MAXH][40];
-	int loc[MAXH], unit[MAXH], dom[MAXH];
+	int loc[MAXH], unit[MAXH], dom[MAXH], top[MAXH];
 	uint32_t n;
 	bool missing;
 	bool alloc[MAXH];            /* in the job */
+	int npod_now;                /* pod of the hosts being added */
 } fab;
 
 static void host(fab *f, const char *name, int loc, int unit, int dom)
 {
+	/* a pod of its own; one tree under a spine, or blocks: one */
+	f->top[f->n] = loc >= 200 ? loc : f->kind == K_PODS || f->kind == K_RAILS
+						   ? f->npod_now : 0;
 	snprintf(f->name[f->n], sizeof(f->name[0]), "%s", name);
 	f->loc[f->n] = loc;
 	f->unit[f->n] = unit;
@@ -89,6 +94,7 @@ static void make_fab(fab *f, int kind)
 	uint32_t npod = kind == K_PODS || kind == K_RAILS ? 2 + rnd(2) : 1;
 	uint32_t leaf = 0;
 	for (uint32_t p = 0; p < npod; p++) {
+		f->npod_now = (int)p;
 		uint32_t nl = 1 + rnd(npod > 1 ? 2 : 4), first = leaf;
 		for (uint32_t l = 0; l < nl; l++, leaf++) {
 			uint32_t nn = kind == K_NVL ? 3 + rnd(6) : 1 + rnd(4);
@@ -163,7 +169,7 @@ static rm_fabric *build(fab *f)
 
 /* Block slots: where one TP block can sit. */
 typedef struct slots {
-	int loc[MAXS], unit[MAXS], host[MAXS];
+	int loc[MAXS], unit[MAXS], host[MAXS], top[MAXS];
 	uint32_t off[MAXS], n;
 } slots;
 
@@ -180,6 +186,7 @@ static bool make_slots(const fab *f, uint32_t m, slots *s)
 				if (s->n == MAXS)
 					return false;
 				s->loc[s->n] = f->loc[h];
+				s->top[s->n] = f->top[h];
 				s->unit[s->n] = f->unit[h];
 				s->host[s->n] = (int)h;
 				s->off[s->n++] = o;
@@ -189,17 +196,19 @@ static bool make_slots(const fab *f, uint32_t m, slots *s)
 	uint32_t cn = m / f->g;
 	for (int d = 0; d < 8; d++) {
 		uint32_t k = 0;
-		int loc = -1, first = -1;
+		int loc = -1, first = -1, top = 0;
 		for (uint32_t h = 0; h < f->n; h++)
 			if (f->dom[h] == d && f->alloc[h]) {
 				k++;
 				loc = f->loc[h];
+				top = f->top[h];
 				first = first < 0 ? (int)h : first;
 			}
 		for (uint32_t b = 0; b < k / cn; b++) {
 			if (s->n == MAXS)
 				return false;
 			s->loc[s->n] = loc;
+			s->top[s->n] = top;
 			s->unit[s->n] = -1;
 			s->host[s->n] = first * 100 + (int)b;  /* distinct */
 			s->off[s->n++] = 0;
@@ -247,7 +256,8 @@ static bool alike(const bf *b, uint32_t p, uint32_t j, uint32_t k)
 	bool uj = host_in_use(b, p, s->host[j]), uk = host_in_use(b, p, s->host[k]);
 	if (uj || uk)
 		return uj && uk && s->host[j] == s->host[k];
-	return s->loc[j] == s->loc[k] && s->unit[j] == s->unit[k];
+	return s->loc[j] == s->loc[k] && s->unit[j] == s->unit[k] &&
+	       s->top[j] == s->top[k];
 }
 
 /* Position p's block: every free slot, one of each kind of alike. */
@@ -273,10 +283,15 @@ static void bf_go(bf *b, uint32_t p, uint64_t cost)
 		if (dup)
 			continue;
 		uint64_t c = cost;
-		/* the pair with the previous stage */
-		if (p >= b->step && ((p - b->step) / b->step) % b->pp != b->pp - 1 &&
-		    !near(b, b->at[p - b->step], (int)k))
-			c += b->m;
+		/* the pair with the previous stage: leaf pairs count before
+		 * pod pairs (cost = leaf * TOPW + pod) */
+		int q = p >= b->step ? b->at[p - b->step] : -1;
+		if (q >= 0 && ((p - b->step) / b->step) % b->pp != b->pp - 1) {
+			if (!near(b, q, (int)k))
+				c += b->m * TOPW;
+			if (s->host[q] != s->host[k] && s->top[q] != s->top[k])
+				c += b->m;
+		}
 		b->used[k] = true;
 		b->at[p] = (int)k;
 		bf_go(b, p + 1, c);
@@ -285,7 +300,7 @@ static void bf_go(bf *b, uint32_t p, uint64_t cost)
 }
 
 typedef struct tally {
-	unsigned cases, planned, searched, exact, at_opt;
+	unsigned cases, planned, searched, exact, at_opt, pods_checked;
 	uint64_t gap;
 	unsigned per_kind[K_NKIND];
 } tally;
@@ -367,13 +382,13 @@ static void one(unsigned iter, tally *t)
 	b.npos = dp * pp;
 	/* blocks in nesting order: a block's PP peer is `step` blocks on */
 	b.step = before / tp;
-	b.best = r->pp_cross + 1;
+	b.best = r->pp_cross * TOPW + r->pp_cross_top + 1;
 	b.limit = 2000000;
 	bf_go(&b, 0, 0);
 	if (!b.gave_up) {
 		t->searched++;
 		t->per_kind[kind]++;
-		uint64_t opt = b.best;
+		uint64_t opt = b.best / TOPW, opt_top = b.best % TOPW;
 		CHECK(r->pp_cross_lower_bound <= opt);
 		CHECK(r->pp_cross >= opt);
 		if (r->pp_bound_exact) {
@@ -381,6 +396,11 @@ static void one(unsigned iter, tally *t)
 			CHECK_INT(r->pp_cross_lower_bound, opt);
 		}
 		t->at_opt += r->pp_cross == opt;
+		/* pods second: at the fewest leaf pairs, the fewest pod pairs */
+		if (r->pp_cross == opt) {
+			t->pods_checked += kind == K_PODS || kind == K_RAILS;
+			CHECK_INT(r->pp_cross_top, opt_top);
+		}
 		t->gap += r->pp_cross - opt;
 		if (t_bad || r->pp_cross > opt)
 			printf("  iter %u (%s): %s on %u nodes of %u GPUs: plan %llu, "
@@ -409,8 +429,8 @@ static void bound_vs_search(void)
 	for (int k = 0; k < K_NKIND; k++)
 		printf("%s%s %u", k ? ", " : "", kind_name[k], t.per_kind[k]);
 	printf("); %u bounds exact, %u plans at the optimum, %llu pairs above "
-	       "it in all\n",
-	       t.exact, t.at_opt, (unsigned long long)t.gap);
+	       "it in all, %u three-level plans at the fewest pod pairs too\n",
+	       t.exact, t.at_opt, (unsigned long long)t.gap, t.pods_checked);
 	for (int k = 0; k < K_NKIND; k++)
 		CHECK(t.per_kind[k] >= 20);
 }
