@@ -333,6 +333,38 @@ const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
 int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
+/* ===== BEGIN section: fabric import (import/) ===== */
+/*
+ * A fabric capture (ibnetdiscover's text) turned into a topology.conf and a
+ * rankmap-site/1 file, with a report of what was found, what could not be
+ * placed and what had to be assumed (docs/site.md "import").
+ */
+typedef struct rm_import_opts {
+	const char *hosts;           /* compute hosts: a hostlist, or an
+					fnmatch pattern (* ? [); NULL: all */
+	const char *name;            /* the site's name; NULL: "imported" */
+	const char *topology;        /* the site's topology: path; NULL:
+					"topology.conf" */
+	uint32_t gpus_per_node;      /* 0: not written */
+} rm_import_opts;
+typedef struct rm_import rm_import;
+typedef enum rm_import_part {
+	RM_IMPORT_TOPOLOGY,          /* topology.conf text */
+	RM_IMPORT_SITE,              /* rankmap-site/1 YAML */
+	RM_IMPORT_REPORT             /* found / could not place / assumed */
+} rm_import_part;
+
+/* ibnetdiscover output, plain, --full or -p (--ports). `file` names it in
+ * messages (file:line:col). */
+rm_status rm_import_ibnetdiscover(const char *text, size_t len,
+				  const char *file, const rm_import_opts *o,
+				  rm_import **out, rm_error *err);
+/* One part as malloc'd text. */
+rm_status rm_import_write(const rm_import *im, rm_import_part part,
+			  char **out, size_t *len, rm_error *err);
+void rm_import_free(rm_import *im);
+/* ===== END section: fabric import ===== */
+
 /* ===== BEGIN section: plan, check and map (place/, map/) ===== */
 typedef enum rm_format {
 	RM_FMT_TEXT = 0,

@@ -1,0 +1,140 @@
+/*
+ * cmd_import.c - `rankmap site import --ibnetdiscover FILE`: a fabric
+ * capture into topology.conf and a site file in --out DIR, and always the
+ * report of what was found, left out and assumed (on stdout), so an admin
+ * can read what the files rest on before pushing them.
+ */
+#include "cli.h"
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
+	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n\n"
+	      "  Reads ibnetdiscover's output (plain, --full or -p) and builds\n"
+	      "  the switch tree and rail-optimised units from the cables.\n"
+	      "  --ibnetdiscover FILE  the capture (- for stdin)\n"
+	      "  --hosts H     compute hosts: a hostlist or a pattern (* ?);\n"
+	      "                default every host an HCA description names\n"
+	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
+	      "                (without it: the report only)\n"
+	      "  --name NAME   the site's name (default: imported)\n"
+	      "  --gpus-per-node N  written into the site file\n\n"
+	      "exit: 0 imported, 2 an error (file:line:col)\n", f);
+}
+
+static const rmc_optdef opts[] = {
+	{ "--ibnetdiscover", true, 1, 0 }, { "--hosts", true, 1, 0 },
+	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
+	{ "--gpus-per-node", true, 1, 0 },
+};
+
+static char *slurp_stdin(size_t *len)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		if (b.len + n > RM_MAX_INPUT) {
+			rm_buf_free(&b);
+			return NULL;
+		}
+		rm_buf_add(&b, chunk, n);
+	}
+	char *t = rm_buf_take(&b, len);
+	rm_buf_free(&b);
+	return t;
+}
+
+static int write_part(const rm_import *im, rm_import_part part,
+		      const char *dir, const char *name)
+{
+	char *text;
+	size_t len;
+	rm_error e;
+	if (rm_import_write(im, part, &text, &len, &e))
+		return rmc_fail(&e);
+	int rc = RMC_OK;
+	if (dir) {
+		size_t n = strlen(dir) + strlen(name) + 2;
+		char *path = malloc(n);
+		if (!path) {
+			free(text);
+			return rmc_usage("out of memory");
+		}
+		snprintf(path, n, "%s/%s", dir, name);
+		rc = rmc_output(path, text, len);
+		free(path);
+	} else {
+		rc = rmc_output(NULL, text, len);
+	}
+	free(text);
+	return rc;
+}
+
+int rmc_site_import(int argc, char **argv)
+{
+	const char *file = NULL, *out = NULL;
+	rm_import_opts o = { 0 };
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return RMC_OK;
+		}
+		const char *v;
+		int k = rmc_opt_match(opts, sizeof(opts) / sizeof(opts[0]), 1,
+				      argc, argv, &i, &v);
+		if (k == RMC_OPT_BAD)
+			return RMC_USAGE;
+		if (k == RMC_OPT_NOT_OURS)
+			return rmc_unknown("site import", argv[i]);
+		const char *name = opts[k].name;
+		uint64_t n;
+		if (!strcmp(name, "--ibnetdiscover"))
+			file = v;
+		else if (!strcmp(name, "--hosts"))
+			o.hosts = v;
+		else if (!strcmp(name, "--out"))
+			out = v;
+		else if (!strcmp(name, "--name"))
+			o.name = v;
+		else if (!rmc_parse_num(v, 1, 1024, &n))
+			return rmc_usage("--gpus-per-node wants 1-1024, not "
+					 "'%.40s'", v);
+		else
+			o.gpus_per_node = (uint32_t)n;
+	}
+	if (!file)
+		return rmc_usage("site import needs --ibnetdiscover FILE "
+				 "(see rankmap help site)");
+	char *text = NULL;
+	size_t len = 0;
+	rm_error e;
+	if (!strcmp(file, "-")) {
+		if (!(text = slurp_stdin(&len)))
+			return rmc_usage("stdin: unreadable or over %u bytes",
+					 RM_MAX_INPUT);
+		file = "(stdin)";
+	} else if (rm_file_read(file, &text, &len, &e)) {
+		return rmc_fail(&e);
+	}
+	rm_import *im = NULL;
+	rm_status st = rm_import_ibnetdiscover(text, len, file, &o, &im, &e);
+	free(text);
+	if (st)
+		return rmc_fail(&e);
+	int rc = RMC_OK;
+	if (out)
+		rc = write_part(im, RM_IMPORT_TOPOLOGY, out, "topology.conf");
+	if (!rc && out)
+		rc = write_part(im, RM_IMPORT_SITE, out, "site.yaml");
+	if (!rc)
+		rc = write_part(im, RM_IMPORT_REPORT, NULL, NULL);
+	rm_import_free(im);
+	return rc;
+}
