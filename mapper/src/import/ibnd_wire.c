@@ -163,7 +163,7 @@ static void count(tally *t, const char *ex, unsigned long line)
 static void say(rm_buf *b, const char *what, const tally *t,
 		const char *tail)
 {
-	rm_buf_printf(b, "  %-34s %zu", what, t->n);
+	rm_buf_printf(b, "  %-38s %zu", what, t->n);
 	if (t->n && t->ex[0])
 		rm_buf_printf(b, " (first: %s%s%.0lu)", t->ex,
 			      t->line ? ", line " : "", t->line);
@@ -729,23 +729,23 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 	rmi_u64map_free(&pairs);
 
 	rm_buf *f = &im->found;
-	rm_buf_printf(f, "  %-34s %s form: %zu switches, %zu CAs, %zu links\n",
+	rm_buf_printf(f, "  %-38s %s form: %zu switches, %zu CAs, %zu links\n",
 		      "capture", g->ports_form ? "ports-report (-p)"
 					       : "topology", nsw, nca,
 		      g->nlink);
-	rm_buf_printf(f, "  %-34s %zu (switches compute HCAs are cabled to)\n",
+	rm_buf_printf(f, "  %-38s %zu (switches compute HCAs are cabled to)\n",
 		      "leaves", w->nleaf);
 	size_t per[16] = { 0 };
 	for (size_t i = 0; i < g->nnode; i++)
 		if (w->level[i] >= 0 && w->level[i] < 16)
 			per[w->level[i]]++;
-	rm_buf_printf(f, "  %-34s %u:", "tiers", top + 1);
+	rm_buf_printf(f, "  %-38s %u:", "tiers", top + 1);
 	for (uint32_t l = 0; l <= top && l < 16; l++)
 		rm_buf_printf(f, "%s tier %u %zu switch%s", l ? "," : "", l + 1,
 			      per[l], per[l] == 1 ? "" : "es");
-	rm_buf_printf(f, "\n  %-34s %zu, %zu HCAs\n", "compute hosts", nhost,
+	rm_buf_printf(f, "\n  %-38s %zu, %zu HCAs\n", "compute hosts", nhost,
 		      w->nh);
-	rm_buf_printf(f, "  %-34s %zu", "rail units", im->nunit);
+	rm_buf_printf(f, "  %-38s %zu", "rail units", im->nunit);
 	if (im->nunit)
 		rm_buf_printf(f, " of up to %u rails", im->rails);
 	rm_buf_puts(f, "\n");
@@ -760,7 +760,7 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 			      im->unit[i].nhost, hl);
 		free(hl);
 	}
-	rm_buf_printf(f, "  %-34s", "cables between two switches");
+	rm_buf_printf(f, "  %-38s", "cables between two switches");
 	for (int k = 0; k < 5; k++)
 		if (hist[k])
 			rm_buf_printf(f, "%s %zu pair%s with %d%s",
@@ -772,7 +772,7 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 	size_t tops = 0;
 	for (size_t i = 0; i < im->nsw; i++)
 		tops += im->sw[i].parent < 0;
-	rm_buf_printf(f, "  %-34s %zu switches, %zu top-level\n",
+	rm_buf_printf(f, "  %-38s %zu switches, %zu top-level\n",
 		      "topology.conf", im->nsw, tops);
 
 	rm_buf *u = &im->unplaced;
@@ -786,7 +786,7 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 
 	rm_buf *a = &im->assumed;
 	if (t->hca_n)
-		rm_buf_printf(a, "  %-34s HCA-N is rail N-1 (counts from 1), "
+		rm_buf_printf(a, "  %-38s HCA-N is rail N-1 (counts from 1), "
 			      "mlx5_N is rail N\n", "HCA numbering");
 	tally ro = { .n = remote_only }, oe = { .n = one_end };
 	say(a, "nodes seen only as a remote end", &ro,
@@ -813,7 +813,7 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 	say(a, "units with fewer rails than the most", &su,
 	    ": rail leaves missing from the capture?");
 	if (!im->opts.gpus_per_node)
-		rm_buf_printf(a, "  %-34s not in the capture: the site file "
+		rm_buf_printf(a, "  %-38s not in the capture: the site file "
 			      "leaves it out (8)\n", "GPUs per node");
 }
 
