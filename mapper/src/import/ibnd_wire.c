@@ -500,9 +500,13 @@ static rm_status level0(wctx *w, lv0 *z)
 			continue;
 		rm_buf b;
 		rm_buf_init(&b);
-		rm_buf_printf(&b, "rail unit of %zu leaves (rails 1-%zu):", k, k);
+		rm_buf_printf(&b, "rail unit of %zu leaves:", k);
 		for (size_t j = 0; j < k; j++)
-			rm_buf_printf(&b, " %s", rl[j].name);
+			if (rl[j].major >= 0)
+				rm_buf_printf(&b, " %s (mlx5_%d)", rl[j].name,
+					      rl[j].major);
+			else
+				rm_buf_printf(&b, " %s", rl[j].name);
 		im->sw[t].stands_for = rm_buf_take(&b, NULL);
 		rm_buf_free(&b);
 		rmi_unit *u = realloc(im->unit, (im->nunit + 1) * sizeof(*u));
@@ -755,7 +759,7 @@ static void report(wctx *w, const tallies *t, size_t nhost, uint32_t top)
 		if (rm_hostlist_format((const char *const *)im->unit[i].host,
 				       im->unit[i].nhost, &hl, &e))
 			continue;
-		rm_buf_printf(f, "    %-32s %u rails, %zu hosts %s\n",
+		rm_buf_printf(f, "    %-36s %u rails, %zu hosts %s\n",
 			      im->unit[i].name, im->unit[i].nrails,
 			      im->unit[i].nhost, hl);
 		free(hl);
