@@ -2,11 +2,13 @@
 """Write ibnetdiscover text for a rail-optimised leaf/spine fabric.
 
   gen_ibnd.py --units U --hosts H --rails R --spines S [--cables C]
-              [--form plain|ports] [--messy] [--prefix node]
+              [--pods P --cores C] [--form plain|ports] [--messy]
+              [--prefix node]
 
 U scalable units of H hosts; host h of unit u is <prefix><NNNN> and its
 HCA k (mlx5_k) is cabled to leaf k of unit u ("rail" k). Every leaf has
-C cables to every spine. --messy adds what real captures hold: an HCA
+C cables to every spine of its pod (--pods P: units split into P pods,
+each with S spines; --cores: switches cabled to every spine). --messy adds what real captures hold: an HCA
 whose description names no host, a SHARP aggregation node on every
 switch, a fabric manager (ufm01, 2 HCAs on unit 1's first two leaves), a
 host called localhost, a host whose last HCA is missing, a CA section left
@@ -28,6 +30,10 @@ def main():
     ap.add_argument("--form", choices=("plain", "ports"), default="plain")
     ap.add_argument("--messy", action="store_true")
     ap.add_argument("--prefix", default="node")
+    ap.add_argument("--pods", type=int, default=1,
+                    help="units split into pods, each with its own --spines")
+    ap.add_argument("--cores", type=int, default=0,
+                    help="switches above every pod's spines (3 tiers)")
     a = ap.parse_args()
 
     nodes = {}   # guid -> [type, desc, nports]
@@ -49,8 +55,11 @@ def main():
         links.append((x, port(x), y, port(y)))
 
     per_leaf = a.hosts + 2 + a.spines * a.cables
-    spines = [new("S", "MF0;SPINE-%02d:MQM9700/U1" % (s + 1), 64)
-              for s in range(a.spines)]
+    pod_spines = [[new("S", "MF0;SPINE-%02d-%02d:MQM9700/U1" % (p + 1, s + 1), 64)
+                   for s in range(a.spines)] for p in range(a.pods)]
+    spines = [s for ps in pod_spines for s in ps]
+    cores = [new("S", "MF0;CORE-%02d:MQM9700/U1" % (c + 1), 64)
+             for c in range(a.cores)]
     leaves = []
     for u in range(a.units):
         leaves.append([new("S", "MF0;LEAF-%02d-%02d:MQM9700/U1" % (u + 1, k + 1),
@@ -74,11 +83,15 @@ def main():
                 if a.messy and u == 0 and h == 3 and k == 0:
                     desc = "MT4129 ConnectX7   Mellanox Technologies"
                 cable(leaves[u][kk], new("H", desc, 1))
+    upp = -(-a.units // a.pods)
     for u in range(a.units):
         for k in range(a.rails):
-            for s in spines:
+            for s in pod_spines[u // upp]:
                 for _ in range(a.cables):
                     cable(leaves[u][k], s)
+    for s in spines:
+        for c in cores:
+            cable(s, c)
     skip_ca = None
     if a.messy:
         for s in list(spines) + [l for un in leaves for l in un]:
