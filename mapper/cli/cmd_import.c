@@ -14,7 +14,8 @@
 static void help(FILE *f)
 {
 	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
-	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n\n"
+	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n"
+	      "         [--against topology.conf]\n\n"
 	      "  Reads ibnetdiscover's output (plain, --full or -p) and builds\n"
 	      "  the switch tree and rail-optimised units from the cables.\n"
 	      "  --ibnetdiscover FILE  the capture (- for stdin)\n"
@@ -23,14 +24,17 @@ static void help(FILE *f)
 	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
 	      "                (without it: the report only)\n"
 	      "  --name NAME   the site's name (default: imported)\n"
-	      "  --gpus-per-node N  written into the site file\n\n"
-	      "exit: 0 imported, 2 an error (file:line:col)\n", f);
+	      "  --gpus-per-node N  written into the site file\n"
+	      "  --against F   list where topology.conf F and the fabric\n"
+	      "                disagree (a host under another leaf, ...)\n\n"
+	      "exit: 0 imported (and --against agrees), 1 --against found\n"
+	      "differences, 2 an error (file:line:col)\n", f);
 }
 
 static const rmc_optdef opts[] = {
 	{ "--ibnetdiscover", true, 1, 0 }, { "--hosts", true, 1, 0 },
 	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
-	{ "--gpus-per-node", true, 1, 0 },
+	{ "--gpus-per-node", true, 1, 0 }, { "--against", true, 1, 0 },
 };
 
 static char *slurp_stdin(size_t *len)
@@ -79,7 +83,7 @@ static int write_part(const rm_import *im, rm_import_part part,
 
 int rmc_site_import(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL;
+	const char *file = NULL, *out = NULL, *against = NULL;
 	rm_import_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -103,6 +107,8 @@ int rmc_site_import(int argc, char **argv)
 			out = v;
 		else if (!strcmp(name, "--name"))
 			o.name = v;
+		else if (!strcmp(name, "--against"))
+			against = v;
 		else if (!rmc_parse_num(v, 1, 1024, &n))
 			return rmc_usage("--gpus-per-node wants 1-1024, not "
 					 "'%.40s'", v);
@@ -135,6 +141,20 @@ int rmc_site_import(int argc, char **argv)
 		rc = write_part(im, RM_IMPORT_SITE, out, "site.yaml");
 	if (!rc)
 		rc = write_part(im, RM_IMPORT_REPORT, NULL, NULL);
+	if (!rc && against) {
+		char *diff = NULL;
+		size_t nd = 0;
+		if (rm_import_against(im, against, &diff, &nd, &e)) {
+			rc = rmc_fail(&e);
+		} else {
+			rc = rmc_output(NULL, "\n", 1);
+			if (!rc)
+				rc = rmc_output(NULL, diff, strlen(diff));
+			if (!rc && nd)
+				rc = RMC_RULE_FAILED;
+		}
+		free(diff);
+	}
 	rm_import_free(im);
 	return rc;
 }

@@ -362,6 +362,11 @@ rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 /* One part as malloc'd text. */
 rm_status rm_import_write(const rm_import *im, rm_import_part part,
 			  char **out, size_t *len, rm_error *err);
+/* Where the topology.conf at `path` (an admin's own) and the import
+ * disagree: hosts under another leaf, hosts missing on either side, switch
+ * levels. *out: the listing (malloc'd), *ndiff: how many differences. */
+rm_status rm_import_against(const rm_import *im, const char *path,
+			    char **out, size_t *ndiff, rm_error *err);
 void rm_import_free(rm_import *im);
 /* ===== END section: fabric import ===== */
 

@@ -59,6 +59,21 @@ run big/import 0 "$RANKMAP" site import --ibnetdiscover big.txt --out big --gpus
 run big/plan 0 "$RANKMAP" plan --site big/site.yaml --layout 8x8x4 --nodes 'node[0001-0032]'
 has big/plan-rails "$OUT" 'pipeline +[0-9]+ neighbour pairs: .* 0 cross \(lower bound 0\)'
 
+# --against: an admin's own topology.conf next to the fabric.
+run against/same 0 "$RANKMAP" site import --ibnetdiscover cap-plain.txt --hosts 'node*' \
+	--against out-plain/topology.conf
+has against/same-msg "$OUT" 'no difference'
+printf '%s\n' 'SwitchName=leafA Nodes=node[0001-0004],node0005' \
+	'SwitchName=leafB Nodes=node[0006-0008]' 'SwitchName=leafC Nodes=node[0009-0011],ghost7' >hand.conf
+run against/differs 1 "$RANKMAP" site import --ibnetdiscover cap-plain.txt --hosts 'node*' --against hand.conf
+has against/moved "$OUT" '^  node0005: under leafA in hand.conf, with hosts the fabric puts under su1; the fabric puts it under su2$'
+has against/missing "$OUT" '^  node0012: in the fabric \(under su3\), missing from hand.conf$'
+has against/extra "$OUT" '^  ghost7: under leafC in hand.conf, not in the capture'
+has against/levels "$OUT" '^  levels: hand.conf has 1 switch level, the fabric 2$'
+printf 'SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n' >badhand.conf
+run against/bad-file 2 "$RANKMAP" site import --ibnetdiscover cap-plain.txt --against badhand.conf
+has against/bad-file-msg "$ERR" 'badhand.conf:2:[0-9]+: '
+
 # Bad input: file:line:col, exit 2, nothing written.
 bad() { # NAME PATTERN TEXT
 	printf '%b' "$3" >bad.txt
