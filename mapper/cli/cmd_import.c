@@ -14,11 +14,14 @@
 static void help(FILE *f)
 {
 	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
+	      "       rankmap site import --scontrol FILE|-\n"
 	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n"
 	      "         [--against topology.conf]\n\n"
 	      "  Reads ibnetdiscover's output (plain, --full or -p) and builds\n"
 	      "  the switch tree and rail-optimised units from the cables.\n"
 	      "  --ibnetdiscover FILE  the capture (- for stdin)\n"
+	      "  --scontrol FILE  `scontrol show topology` output (- for\n"
+	      "                stdin), tree or block, for a login node\n"
 	      "  --hosts H     compute hosts: a hostlist or a pattern (* ?);\n"
 	      "                default every host an HCA description names\n"
 	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
@@ -35,6 +38,7 @@ static const rmc_optdef opts[] = {
 	{ "--ibnetdiscover", true, 1, 0 }, { "--hosts", true, 1, 0 },
 	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
 	{ "--gpus-per-node", true, 1, 0 }, { "--against", true, 1, 0 },
+	{ "--scontrol", true, 1, 0 },
 };
 
 static char *slurp_stdin(size_t *len)
@@ -84,6 +88,7 @@ static int write_part(const rm_import *im, rm_import_part part,
 int rmc_site_import(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *against = NULL;
+	bool scontrol = false;
 	rm_import_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -99,8 +104,14 @@ int rmc_site_import(int argc, char **argv)
 			return rmc_unknown("site import", argv[i]);
 		const char *name = opts[k].name;
 		uint64_t n;
-		if (!strcmp(name, "--ibnetdiscover"))
+		if (!strcmp(name, "--ibnetdiscover") ||
+		    !strcmp(name, "--scontrol")) {
+			if (file)
+				return rmc_usage("one capture at a time: "
+						 "--ibnetdiscover or --scontrol");
 			file = v;
+			scontrol = name[2] == 's';
+		}
 		else if (!strcmp(name, "--hosts"))
 			o.hosts = v;
 		else if (!strcmp(name, "--out"))
@@ -116,8 +127,8 @@ int rmc_site_import(int argc, char **argv)
 			o.gpus_per_node = (uint32_t)n;
 	}
 	if (!file)
-		return rmc_usage("site import needs --ibnetdiscover FILE "
-				 "(see rankmap help site)");
+		return rmc_usage("site import needs --ibnetdiscover FILE or "
+				 "--scontrol FILE (see rankmap site import -h)");
 	char *text = NULL;
 	size_t len = 0;
 	rm_error e;
@@ -130,7 +141,10 @@ int rmc_site_import(int argc, char **argv)
 		return rmc_fail(&e);
 	}
 	rm_import *im = NULL;
-	rm_status st = rm_import_ibnetdiscover(text, len, file, &o, &im, &e);
+	rm_status st = scontrol
+			       ? rm_import_scontrol(text, len, file, &o, &im, &e)
+			       : rm_import_ibnetdiscover(text, len, file, &o, &im,
+							 &e);
 	free(text);
 	if (st)
 		return rmc_fail(&e);

@@ -359,6 +359,10 @@ typedef enum rm_import_part {
 rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 				  const char *file, const rm_import_opts *o,
 				  rm_import **out, rm_error *err);
+/* `scontrol show topology` output (topology/tree or topology/block). */
+rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, rm_import **out,
+			     rm_error *err);
 /* One part as malloc'd text. */
 rm_status rm_import_write(const rm_import *im, rm_import_part part,
 			  char **out, size_t *len, rm_error *err);

@@ -5,6 +5,7 @@
  * importer fills the same tree and units and gets the same outputs.
  */
 #include "import/import_int.h"
+#include "fabric/fabric_int.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -182,6 +183,66 @@ rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 	if (!st)
 		st = rmi_ibnd_build(im, &g, err);
 	rmi_ibgraph_free(&g);
+	if (st) {
+		rm_import_free(im);
+		return st;
+	}
+	*out = im;
+	return RM_OK;
+}
+
+/* What scontrol printed, read back as topology.conf: a tree with one
+ * parent per switch and no cycle, as rankmap will read it. */
+static rm_status readback(rm_import *im, rm_error *err)
+{
+	char *topo = NULL;
+	size_t len = 0;
+	rm_fabric *f = NULL;
+	rm_status st = rm_import_write(im, RM_IMPORT_TOPOLOGY, &topo, &len, err);
+	if (!st)
+		st = rm_fabric_new(&f, err);
+	if (!st && rm_fabric_parse_topology(f, topo, len, "the written "
+					   "topology.conf", err)) {
+		char m[900];
+		rmi_copy_out(err->msg, strnlen(err->msg, sizeof(m) - 1), m,
+			     sizeof(m));
+		st = rmi_err(err, RM_EINPUT, "%s: what it prints is no "
+			     "topology rankmap reads: %s", im->source, m);
+	}
+	if (!st) {
+		rm_fabric_info fi;
+		rm_fabric_info_get(f, &fi);
+		rm_buf_printf(&im->found, "  %-38s %u nodes, %u switches (%u "
+			      "leaves, %u levels, %u top-level)%s\n",
+			      "topology", fi.nodes, fi.switches, fi.leaves,
+			      fi.levels, fi.top_switches,
+			      fi.blocks ? ", topology/block blocks" : "");
+		if (fi.blocks)
+			rm_buf_printf(&im->assumed, "  %-38s not NVLink domains "
+				      "(add nvlink: {domain: block} if they "
+				      "are)\n", "blocks");
+		rm_buf_printf(&im->assumed, "  %-38s none: scontrol knows no "
+			      "rails (add units: by hand, or import "
+			      "ibnetdiscover)\n", "rail units");
+	}
+	rm_fabric_free(f);
+	free(topo);
+	return st;
+}
+
+rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, rm_import **out,
+			     rm_error *err)
+{
+	*out = NULL;
+	rm_import *im = NULL;
+	rm_status st = start(file ? file : "(scontrol)", o, &im, err);
+	if (st)
+		return st;
+	im->format = "scontrol show topology";
+	st = rmi_scontrol_build(im, text, len, err);
+	if (!st)
+		st = readback(im, err);
 	if (st) {
 		rm_import_free(im);
 		return st;

@@ -66,6 +66,7 @@ typedef struct rmi_tsw {             /* one SwitchName= line */
 	char **host;
 	size_t nhost, host_cap;
 	char *stands_for;            /* what capture switches it is */
+	bool block;                  /* a BlockName= line, not a switch */
 } rmi_tsw;
 
 typedef struct rmi_unit {
@@ -83,6 +84,7 @@ struct rm_import {
 	rmi_unit *unit;
 	size_t nunit;
 	uint32_t rails;
+	uint32_t block_size;         /* BlockSizes= to write; 0 none */
 	rm_buf found, unplaced, assumed;
 	rm_import_opts opts;         /* strings copied */
 	char *o_hosts, *o_name, *o_topology;
@@ -91,6 +93,9 @@ struct rm_import {
 /* ibnd_wire.c: the graph into `im` (hierarchy, units, report). */
 RMI_HIDDEN rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g,
 				    rm_error *err);
+/* scontrol.c: `scontrol show topology` text into `im`. */
+RMI_HIDDEN rm_status rmi_scontrol_build(rm_import *im, const char *text,
+					size_t len, rm_error *err);
 /* import.c */
 RMI_HIDDEN int64_t rmi_import_add_switch(rm_import *im, const char *name,
 					 uint32_t level);

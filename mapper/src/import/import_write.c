@@ -22,8 +22,12 @@ static bool names(rm_buf *b, char *const *v, size_t n)
 
 static bool topology(const rm_import *im, rm_buf *b)
 {
-	rm_buf_printf(b, "# topology.conf (topology/tree) written by `rankmap "
-		      "site import` from %s (%s).\n", im->source, im->format);
+	bool blocks = false;
+	for (size_t i = 0; i < im->nsw; i++)
+		blocks |= im->sw[i].block;
+	rm_buf_printf(b, "# topology.conf (topology/%s) written by `rankmap "
+		      "site import` from %s (%s).\n", blocks ? "block" : "tree",
+		      im->source, im->format);
 	if (im->nunit)
 		rm_buf_puts(b, "# A rail-optimised unit is one switch here: "
 			    "Slurm's tree cannot say rails;\n# the site file "
@@ -38,7 +42,7 @@ static bool topology(const rm_import *im, rm_buf *b)
 	for (uint32_t lv = 0; lv <= top && ok; lv++) {
 		for (size_t i = 0; i < im->nsw && ok; i++) {
 			const rmi_tsw *s = &im->sw[i];
-			if (s->level != lv)
+			if (s->level != lv || s->block)
 				continue;
 			if (s->stands_for)
 				rm_buf_printf(b, "# %s: %s\n", s->name,
@@ -60,6 +64,15 @@ static bool topology(const rm_import *im, rm_buf *b)
 		}
 	}
 	free(kids);
+	for (size_t i = 0; i < im->nsw && ok; i++) {
+		if (!im->sw[i].block)
+			continue;
+		rm_buf_printf(b, "BlockName=%s Nodes=", im->sw[i].name);
+		ok = names(b, im->sw[i].host, im->sw[i].nhost);
+		rm_buf_puts(b, "\n");
+	}
+	if (im->block_size)
+		rm_buf_printf(b, "BlockSizes=%u\n", im->block_size);
 	return ok;
 }
 
