@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "common.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
 	      "       rankmap site import --scontrol FILE|-\n"
+	      "       rankmap site import --nvidia-smi DIR (also with the others)\n"
 	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n"
 	      "         [--against topology.conf]\n\n"
 	      "  Reads ibnetdiscover's output (plain, --full or -p) and builds\n"
@@ -27,6 +29,8 @@ static void help(FILE *f)
 	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
 	      "                (without it: the report only)\n"
 	      "  --name NAME   the site's name (default: imported)\n"
+	      "  --nvidia-smi DIR  NVLink domains: DIR/HOST holds HOST's\n"
+	      "                `nvidia-smi -q` (Fabric: ClusterUUID, CliqueId)\n"
 	      "  --gpus-per-node N  written into the site file\n"
 	      "  --against F   list where topology.conf F and the fabric\n"
 	      "                disagree (a host under another leaf, ...)\n\n"
@@ -38,8 +42,46 @@ static const rmc_optdef opts[] = {
 	{ "--ibnetdiscover", true, 1, 0 }, { "--hosts", true, 1, 0 },
 	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
 	{ "--gpus-per-node", true, 1, 0 }, { "--against", true, 1, 0 },
-	{ "--scontrol", true, 1, 0 },
+	{ "--scontrol", true, 1, 0 },      { "--nvidia-smi", true, 1, 0 },
 };
+
+/* Every regular file of `dir` (DIR/HOST: that node's `nvidia-smi -q`). */
+static int nvidia_smi(const char *dir, const rm_import_opts *o,
+		      rm_import **im)
+{
+	struct dirent **ent = NULL;
+	int n = scandir(dir, &ent, NULL, alphasort);
+	if (n < 0)
+		return rmc_usage("--nvidia-smi %s: cannot list it", dir);
+	int rc = RMC_OK, used = 0;
+	for (int i = 0; i < n; i++) {
+		const char *h = ent[i]->d_name;
+		if (!rc && h[0] != '.') {
+			size_t len = strlen(dir) + strlen(h) + 2;
+			char *path = malloc(len), *text = NULL;
+			size_t tl = 0;
+			rm_error e;
+			if (!path) {
+				rc = rmc_usage("out of memory");
+			} else {
+				snprintf(path, len, "%s/%s", dir, h);
+				if (rm_file_read(path, &text, &tl, &e) ||
+				    rm_import_nvidia_smi(im, h, text, tl, path,
+							 o, &e))
+					rc = rmc_fail(&e);
+				used++;
+			}
+			free(text);
+			free(path);
+		}
+		free(ent[i]);
+	}
+	free(ent);
+	if (!rc && !used)
+		rc = rmc_usage("--nvidia-smi %s: no files (one per node, "
+			       "named after it)", dir);
+	return rc;
+}
 
 static char *slurp_stdin(size_t *len)
 {
@@ -87,7 +129,7 @@ static int write_part(const rm_import *im, rm_import_part part,
 
 int rmc_site_import(int argc, char **argv)
 {
-	const char *file = NULL, *out = NULL, *against = NULL;
+	const char *file = NULL, *out = NULL, *against = NULL, *nvsmi = NULL;
 	bool scontrol = false;
 	rm_import_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
@@ -120,19 +162,25 @@ int rmc_site_import(int argc, char **argv)
 			o.name = v;
 		else if (!strcmp(name, "--against"))
 			against = v;
+		else if (!strcmp(name, "--nvidia-smi"))
+			nvsmi = v;
 		else if (!rmc_parse_num(v, 1, 1024, &n))
 			return rmc_usage("--gpus-per-node wants 1-1024, not "
 					 "'%.40s'", v);
 		else
 			o.gpus_per_node = (uint32_t)n;
 	}
-	if (!file)
-		return rmc_usage("site import needs --ibnetdiscover FILE or "
-				 "--scontrol FILE (see rankmap site import -h)");
+	if (!file && !nvsmi)
+		return rmc_usage("site import needs --ibnetdiscover FILE, "
+				 "--scontrol FILE or --nvidia-smi DIR (see "
+				 "rankmap site import -h)");
 	char *text = NULL;
 	size_t len = 0;
 	rm_error e;
-	if (!strcmp(file, "-")) {
+	rm_import *im = NULL;
+	if (!file) {
+		/* NVLink domains only */
+	} else if (!strcmp(file, "-")) {
 		if (!(text = slurp_stdin(&len)))
 			return rmc_usage("stdin: unreadable or over %u bytes",
 					 RM_MAX_INPUT);
@@ -140,22 +188,23 @@ int rmc_site_import(int argc, char **argv)
 	} else if (rm_file_read(file, &text, &len, &e)) {
 		return rmc_fail(&e);
 	}
-	rm_import *im = NULL;
-	rm_status st = scontrol
+	rm_status st = !file ? RM_OK : scontrol
 			       ? rm_import_scontrol(text, len, file, &o, &im, &e)
 			       : rm_import_ibnetdiscover(text, len, file, &o, &im,
 							 &e);
 	free(text);
 	if (st)
 		return rmc_fail(&e);
-	int rc = RMC_OK;
-	if (out)
+	int rc = nvsmi ? nvidia_smi(nvsmi, &o, &im) : RMC_OK;
+	if (!rc && out && rm_import_has_topology(im))
 		rc = write_part(im, RM_IMPORT_TOPOLOGY, out, "topology.conf");
 	if (!rc && out)
 		rc = write_part(im, RM_IMPORT_SITE, out, "site.yaml");
 	if (!rc)
 		rc = write_part(im, RM_IMPORT_REPORT, NULL, NULL);
-	if (!rc && against) {
+	if (!rc && against && !rm_import_has_topology(im))
+		rc = rmc_usage("--against needs --ibnetdiscover or --scontrol");
+	else if (!rc && against) {
 		char *diff = NULL;
 		size_t nd = 0;
 		if (rm_import_against(im, against, &diff, &nd, &e)) {

@@ -363,6 +363,14 @@ rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 			     const rm_import_opts *o, rm_import **out,
 			     rm_error *err);
+/* One node's `nvidia-smi -q` (its GPUs' Fabric sections: ClusterUUID and
+ * CliqueId) into *im (created when NULL): nodes sharing both are one site
+ * NVLink group. `host` is the node's name. */
+rm_status rm_import_nvidia_smi(rm_import **im, const char *host,
+			       const char *text, size_t len, const char *file,
+			       const rm_import_opts *o, rm_error *err);
+/* Whether the import has switches or blocks (a topology.conf to write). */
+bool rm_import_has_topology(const rm_import *im);
 /* One part as malloc'd text. */
 rm_status rm_import_write(const rm_import *im, rm_import_part part,
 			  char **out, size_t *len, rm_error *err);

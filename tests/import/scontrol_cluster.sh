@@ -6,11 +6,12 @@
 # difference). Run by t_scontrol.sh on this machine (Slurm 22.05) and inside
 # the Debian 13 root (24.11). Prints PASS/FAIL/SKIP lines.
 . "$(dirname "$0")/../lib.sh"
-SUITE=${SUITE:-import/scontrol}
 . "$RM_ROOT/tests/slurm/cluster.sh"
+SUITE=import/scontrol
 CLI=${CLI:-$RANKMAP}
-tag=$(scontrol --version 2>/dev/null | awk '{print $2}')
-tag=${tag:-unknown}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+tag=slurm
 one() { # NAME [topology file for CLUSTER_TOPOLOGY]
 	local name=$1 D
 	D=$(cluster_tmpdir rankmap-scontrol)
@@ -23,14 +24,16 @@ one() { # NAME [topology file for CLUSTER_TOPOLOGY]
 		rm -rf "$D" "$D.start.log"
 		return
 	fi
-	(. "$D/env"; scontrol show topology) >"$D/scontrol.txt" 2>&1
-	cp "$D/etc/topology.conf" "$D/hand.conf"
+	# cluster_stop removes D: what the checks read lives in W
+	(. "$D/env"; scontrol show topology) >"$W/scontrol.txt" 2>&1
+	tag=slurm-$(. "$D/env"; scontrol --version 2>/dev/null | awk '{print $2}')
+	cp "$D/etc/topology.conf" "$W/hand.conf"
 	cluster_stop "$D" >/dev/null 2>&1
-	if grep -qE '^(SwitchName|BlockName)=' "$D/scontrol.txt"; then pass "$tag/$name-printed"; else
-		fail "$tag/$name-printed" "$(head -3 "$D/scontrol.txt")"; fi
-	run "$tag/$name-import" 0 "$CLI" site import --scontrol "$D/scontrol.txt" --against "$D/hand.conf"
+	if grep -qE '^(SwitchName|BlockName)=' "$W/scontrol.txt"; then pass "$tag/$name-printed"; else
+		fail "$tag/$name-printed" "$(head -3 "$W/scontrol.txt")"; fi
+	run "$tag/$name-import" 0 "$CLI" site import --scontrol "$W/scontrol.txt" --against "$W/hand.conf"
 	has "$tag/$name-agrees" "$OUT" 'no difference'
-	run "$tag/$name-stdin" 0 sh -c "\"$CLI\" site import --scontrol - <\"$D/scontrol.txt\""
+	run "$tag/$name-stdin" 0 sh -c "\"$CLI\" site import --scontrol - <\"$W/scontrol.txt\""
 	rm -rf "$D" "$D.start.log"
 }
 one tree

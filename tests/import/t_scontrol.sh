@@ -34,6 +34,9 @@ has block/lines out/topology.conf '^BlockName=b2 Nodes=n\[19-36\]$'
 has block/sizes out/topology.conf '^BlockSizes=18$'
 has block/found "$OUT" '36 nodes, .*topology/block blocks'
 run block/validate 0 "$RANKMAP" site validate out/site.yaml
+printf 'BlockName=x1 Nodes=n[01-17]\nBlockName=x2 Nodes=n[18-36]\nBlockSizes=17\n' >block.conf
+run block/against 1 "$RANKMAP" site import --scontrol block.txt --against block.conf
+has block/against-moved "$OUT" '^  n18: under x2 in block.conf, with hosts the fabric puts under b2; the fabric puts it under b1$'
 
 bad() { # NAME PATTERN TEXT
 	printf '%b' "$3" >bad.txt

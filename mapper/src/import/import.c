@@ -114,6 +114,34 @@ bool rmi_import_host_wanted(const rm_import *im, const rm_hostlist *hl,
 	return false;
 }
 
+bool rmi_import_add_nvl(rm_import *im, const char *host, const char *key,
+			uint32_t gpus)
+{
+	size_t cap = im->nvl_cap;
+	if (!rmi_grow((void **)&im->nvl_host, &cap, im->nnvl + 1,
+		      sizeof(char *)))
+		return false;
+	cap = im->nvl_cap;
+	if (!rmi_grow((void **)&im->nvl_key, &cap, im->nnvl + 1,
+		      sizeof(char *)))
+		return false;
+	cap = im->nvl_cap;
+	if (!rmi_grow((void **)&im->nvl_gpus, &cap, im->nnvl + 1,
+		      sizeof(uint32_t)))
+		return false;
+	im->nvl_cap = cap;
+	im->nvl_host[im->nnvl] = strdup(host);
+	im->nvl_key[im->nnvl] = strdup(key);
+	im->nvl_gpus[im->nnvl] = gpus;
+	im->nnvl++;
+	return im->nvl_host[im->nnvl - 1] && im->nvl_key[im->nnvl - 1];
+}
+
+bool rm_import_has_topology(const rm_import *im)
+{
+	return im && im->nsw;
+}
+
 void rm_import_free(rm_import *im)
 {
 	if (!im)
@@ -129,6 +157,9 @@ void rm_import_free(rm_import *im)
 		rmi_strv_free(im->unit[i].host, im->unit[i].nhost);
 	}
 	free(im->unit);
+	rmi_strv_free(im->nvl_host, im->nnvl);
+	rmi_strv_free(im->nvl_key, im->nnvl);
+	free(im->nvl_gpus);
 	rm_buf_free(&im->found);
 	rm_buf_free(&im->unplaced);
 	rm_buf_free(&im->assumed);
@@ -139,8 +170,8 @@ void rm_import_free(rm_import *im)
 	free(im);
 }
 
-static rm_status start(const char *file, const rm_import_opts *o,
-		       rm_import **out, rm_error *err)
+rm_status rmi_import_start(const char *file, const rm_import_opts *o,
+			   rm_import **out, rm_error *err)
 {
 	rm_import *im = calloc(1, sizeof(*im));
 	if (!im)
@@ -174,7 +205,7 @@ rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 	if (o && o->hosts && !*o->hosts)
 		return rmi_err(err, RM_EINPUT, "--hosts: empty");
 	rm_import *im = NULL;
-	rm_status st = start(file, o, &im, err);
+	rm_status st = rmi_import_start(file, o, &im, err);
 	if (st)
 		return st;
 	im->format = "ibnetdiscover";
@@ -236,7 +267,7 @@ rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 {
 	*out = NULL;
 	rm_import *im = NULL;
-	rm_status st = start(file ? file : "(scontrol)", o, &im, err);
+	rm_status st = rmi_import_start(file ? file : "(scontrol)", o, &im, err);
 	if (st)
 		return st;
 	im->format = "scontrol show topology";

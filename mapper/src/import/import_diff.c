@@ -35,12 +35,28 @@ static uint32_t levels(const rm_fabric *f)
 	return l;
 }
 
-/* Imported leaf of hand node j's name, -1 when the import lacks it. */
+/* Where node i is: its leaf switch, or for topology/block its block
+ * (numbered after the switches); -1 none. */
+static int32_t grp(const rm_fabric *f, uint32_t i)
+{
+	if (f->node[i].leaf >= 0)
+		return f->node[i].leaf;
+	return f->has_blocks && f->node[i].domain >= 0
+		       ? (int32_t)f->nsw + f->node[i].domain : -1;
+}
+
+static const char *gname(const rm_fabric *f, int32_t g)
+{
+	return (uint32_t)g < f->nsw ? f->sw[g].name
+				    : f->domain_name[(uint32_t)g - f->nsw];
+}
+
+/* Imported place of hand node j's name, -1 when the import lacks it. */
 static int32_t imp_leaf(const rm_fabric *imp, const rm_fabric *hand,
 			uint32_t j)
 {
 	int64_t k = rmi_fabric_find(imp, hand->node[j].name);
-	return k < 0 ? -1 : imp->node[k].leaf;
+	return k < 0 ? -1 : grp(imp, (uint32_t)k);
 }
 
 static rm_status compare(const rm_fabric *imp, const rm_fabric *hand,
@@ -53,32 +69,32 @@ static rm_status compare(const rm_fabric *imp, const rm_fabric *hand,
 		     path, lh, lh == 1 ? "" : "s", li);
 	for (uint32_t i = 0; i < imp->nnode; i++) {
 		int64_t j = rmi_fabric_find(hand, imp->node[i].name);
-		if (j < 0 || hand->node[j].leaf < 0)
+		if (grp(imp, i) >= 0 && (j < 0 || grp(hand, (uint32_t)j) < 0))
 			line(b, &n, "%s: in the fabric (under %s), missing from "
 			     "%s", imp->node[i].name,
-			     imp->sw[imp->node[i].leaf].name, path);
+			     gname(imp, grp(imp, i)), path);
 	}
 	for (uint32_t j = 0; j < hand->nnode; j++)
-		if (hand->node[j].leaf >= 0 && imp_leaf(imp, hand, j) < 0 &&
-		    rmi_fabric_find(imp, hand->node[j].name) < 0)
+		if (grp(hand, j) >= 0 && imp_leaf(imp, hand, j) < 0)
 			line(b, &n, "%s: under %s in %s, not in the capture "
 			     "(or left out by --hosts)", hand->node[j].name,
-			     hand->sw[hand->node[j].leaf].name, path);
+			     gname(hand, grp(hand, j)), path);
 	/* each hand leaf -> the imported leaf most of its hosts are under */
-	uint32_t *votes = calloc(imp->nsw + 1, sizeof(uint32_t));
-	int32_t *major = malloc((hand->nsw + 1) * sizeof(int32_t));
+	uint32_t ni = imp->nsw + imp->ndomain, nh = hand->nsw + hand->ndomain;
+	uint32_t *votes = calloc(ni + 1, sizeof(uint32_t));
+	int32_t *major = malloc((nh + 1) * sizeof(int32_t));
 	if (!votes || !major) {
 		free(votes);
 		free(major);
 		return RM_ENOMEM;
 	}
-	for (uint32_t s = 0; s < hand->nsw; s++) {
+	for (uint32_t s = 0; s < nh; s++) {
 		major[s] = -1;
-		if (hand->sw[s].level)
+		if (s < hand->nsw && hand->sw[s].level)
 			continue;
-		memset(votes, 0, (imp->nsw + 1) * sizeof(uint32_t));
+		memset(votes, 0, (ni + 1) * sizeof(uint32_t));
 		for (uint32_t j = 0; j < hand->nnode; j++) {
-			int32_t x = hand->node[j].leaf == (int32_t)s
+			int32_t x = grp(hand, j) == (int32_t)s
 					    ? imp_leaf(imp, hand, j) : -1;
 			if (x >= 0 && ++votes[x] > (major[s] < 0 ? 0
 								  : votes[major[s]]))
@@ -86,27 +102,27 @@ static rm_status compare(const rm_fabric *imp, const rm_fabric *hand,
 		}
 	}
 	for (uint32_t j = 0; j < hand->nnode; j++) {
-		int32_t s = hand->node[j].leaf, x = imp_leaf(imp, hand, j);
+		int32_t s = grp(hand, j), x = imp_leaf(imp, hand, j);
 		if (s < 0 || x < 0 || major[s] < 0 || x == major[s])
 			continue;
 		line(b, &n, "%s: under %s in %s, with hosts the fabric puts "
 		     "under %s; the fabric puts it under %s",
-		     hand->node[j].name, hand->sw[s].name, path,
-		     imp->sw[major[s]].name, imp->sw[x].name);
+		     hand->node[j].name, gname(hand, s), path,
+		     gname(imp, major[s]), gname(imp, x));
 	}
 	/* one imported leaf split over several hand leaves */
-	for (uint32_t x = 0; x < imp->nsw; x++) {
+	for (uint32_t x = 0; x < ni; x++) {
 		uint32_t k = 0;
 		const char *a = NULL, *c = NULL;
-		for (uint32_t s = 0; s < hand->nsw; s++)
+		for (uint32_t s = 0; s < nh; s++)
 			if (major[s] == (int32_t)x && !k++)
-				a = hand->sw[s].name;
+				a = gname(hand, (int32_t)s);
 			else if (major[s] == (int32_t)x && k == 2)
-				c = hand->sw[s].name;
+				c = gname(hand, (int32_t)s);
 		if (k > 1)
 			line(b, &n, "%s and %s%s in %s are one leaf of the "
 			     "fabric (%s)", a, c, k > 2 ? " and more" : "",
-			     path, imp->sw[x].name);
+			     path, gname(imp, (int32_t)x));
 	}
 	free(votes);
 	free(major);

@@ -86,6 +86,10 @@ struct rm_import {
 	uint32_t rails;
 	uint32_t block_size;         /* BlockSizes= to write; 0 none */
 	rm_buf found, unplaced, assumed;
+	char **nvl_host, **nvl_key;  /* nvidia-smi: node, "uuid/clique" or
+					"-" (no domain), "mixed" */
+	uint32_t *nvl_gpus;
+	size_t nnvl, nvl_cap;
 	rm_import_opts opts;         /* strings copied */
 	char *o_hosts, *o_name, *o_topology;
 };
@@ -97,6 +101,11 @@ RMI_HIDDEN rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g,
 RMI_HIDDEN rm_status rmi_scontrol_build(rm_import *im, const char *text,
 					size_t len, rm_error *err);
 /* import.c */
+RMI_HIDDEN rm_status rmi_import_start(const char *file,
+				      const rm_import_opts *o,
+				      rm_import **out, rm_error *err);
+RMI_HIDDEN bool rmi_import_add_nvl(rm_import *im, const char *host,
+				   const char *key, uint32_t gpus);
 RMI_HIDDEN int64_t rmi_import_add_switch(rm_import *im, const char *name,
 					 uint32_t level);
 RMI_HIDDEN bool rmi_import_add_host(rmi_tsw *s, const char *host);

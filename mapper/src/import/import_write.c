@@ -76,6 +76,44 @@ static bool topology(const rm_import *im, rm_buf *b)
 	return ok;
 }
 
+/* Index of the first node with each NVLink key; -1 for nodes in none. */
+static bool nvl_groups(const rm_import *im, rm_buf *b)
+{
+	bool ok = true, any = false;
+	char **v = malloc((im->nnvl + 1) * sizeof(char *));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < im->nnvl && ok; i++) {
+		const char *k = im->nvl_key[i];
+		bool first = strcmp(k, "-") && strcmp(k, "mixed");
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(im->nvl_key[j], k) != 0;
+		if (!first)
+			continue;
+		size_t n = 0;
+		for (size_t j = i; j < im->nnvl; j++)
+			if (!strcmp(im->nvl_key[j], k))
+				v[n++] = im->nvl_host[j];
+		rm_buf_puts(b, any ? ", \"" : "  groups: [\"");
+		ok = names(b, v, n);
+		rm_buf_puts(b, "\"");
+		any = true;
+	}
+	if (any)
+		rm_buf_puts(b, "]\n");
+	free(v);
+	return ok;
+}
+
+static uint32_t nvl_gpn(const rm_import *im)
+{
+	uint32_t g = im->nnvl ? im->nvl_gpus[0] : 0;
+	for (size_t i = 1; i < im->nnvl; i++)
+		if (im->nvl_gpus[i] != g)
+			return 0;
+	return g;
+}
+
 static bool site(const rm_import *im, rm_buf *b)
 {
 	rm_buf_printf(b, "# rankmap-site/1 written by `rankmap site import` "
@@ -85,11 +123,24 @@ static bool site(const rm_import *im, rm_buf *b)
 	rm_buf_puts(b, "schema: rankmap-site/1\nname: ");
 	rm_buf_json_str(b, im->o_name ? im->o_name : "imported");
 	rm_buf_puts(b, "\n");
-	if (im->opts.gpus_per_node)
-		rm_buf_printf(b, "gpus_per_node: %u\n", im->opts.gpus_per_node);
-	rm_buf_puts(b, "topology: ");
-	rm_buf_json_str(b, im->o_topology ? im->o_topology : "topology.conf");
-	rm_buf_puts(b, "\n");
+	uint32_t gpn = im->opts.gpus_per_node ? im->opts.gpus_per_node
+					       : nvl_gpn(im);
+	if (gpn)
+		rm_buf_printf(b, "gpus_per_node: %u\n", gpn);
+	if (im->nsw) {
+		rm_buf_puts(b, "topology: ");
+		rm_buf_json_str(b, im->o_topology ? im->o_topology
+						  : "topology.conf");
+		rm_buf_puts(b, "\n");
+	}
+	size_t ndom = 0;
+	for (size_t i = 0; i < im->nnvl; i++)
+		ndom += strcmp(im->nvl_key[i], "-") && strcmp(im->nvl_key[i], "mixed");
+	if (ndom) {
+		rm_buf_puts(b, "nvlink:\n  domain: groups\n");
+		if (!nvl_groups(im, b))
+			return false;
+	}
 	if (!im->nunit)
 		return true;
 	rm_buf_printf(b, "units:\n  rails: %u\n  list:\n", im->rails);
@@ -106,10 +157,36 @@ static void report(const rm_import *im, rm_buf *b)
 {
 	rm_buf_printf(b, "import %s (%s)\n\nfound\n", im->source, im->format);
 	rm_buf_add(b, im->found.data ? im->found.data : "", im->found.len);
+	size_t groups = 0, none = 0, mixed = 0, biggest = 0;
+	if (im->nnvl) {
+		for (size_t i = 0; i < im->nnvl; i++) {
+			const char *k = im->nvl_key[i];
+			none += !strcmp(k, "-");
+			mixed += !strcmp(k, "mixed");
+			if (!strcmp(k, "-") || !strcmp(k, "mixed"))
+				continue;
+			bool first = true;
+			size_t n = 0;
+			for (size_t j = 0; j < im->nnvl; j++) {
+				first &= j >= i || strcmp(im->nvl_key[j], k);
+				n += !strcmp(im->nvl_key[j], k);
+			}
+			groups += first;
+			biggest = n > biggest ? n : biggest;
+		}
+		rm_buf_printf(b, "  %-38s %zu nodes, %zu NVLink domain%s "
+			      "(ClusterUUID/CliqueId) of up to %zu nodes\n",
+			      "nvidia-smi -q", im->nnvl, groups,
+			      groups == 1 ? "" : "s", biggest);
+	}
 	rm_buf_puts(b, "\ncould not place\n");
 	if (im->unplaced.len)
 		rm_buf_add(b, im->unplaced.data, im->unplaced.len);
-	else
+	if (im->nnvl)
+		rm_buf_printf(b, "  %-38s %zu\n  %-38s %zu\n",
+			      "nodes whose fabric is not Completed", none,
+			      "nodes whose GPUs name two domains", mixed);
+	if (!im->unplaced.len && !im->nnvl)
 		rm_buf_puts(b, "  nothing\n");
 	rm_buf_puts(b, "\nassumed\n");
 	if (im->assumed.len)
