@@ -16,6 +16,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
 	      "       rankmap site import --scontrol FILE|-\n"
+	      "       rankmap site import --aws FILE|-\n"
 	      "       rankmap site import --nvidia-smi DIR (also with the others)\n"
 	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n"
 	      "         [--against topology.conf]\n\n"
@@ -29,6 +30,8 @@ static void help(FILE *f)
 	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
 	      "                (without it: the report only)\n"
 	      "  --name NAME   the site's name (default: imported)\n"
+	      "  --aws FILE    `aws ec2 describe-instance-topology` JSON\n"
+	      "                (NetworkNodes; CapacityBlockId: NVLink groups)\n"
 	      "  --nvidia-smi DIR  NVLink domains: DIR/HOST holds HOST's\n"
 	      "                `nvidia-smi -q` (Fabric: ClusterUUID, CliqueId)\n"
 	      "  --gpus-per-node N  written into the site file\n"
@@ -43,6 +46,7 @@ static const rmc_optdef opts[] = {
 	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
 	{ "--gpus-per-node", true, 1, 0 }, { "--against", true, 1, 0 },
 	{ "--scontrol", true, 1, 0 },      { "--nvidia-smi", true, 1, 0 },
+	{ "--aws", true, 1, 0 },
 };
 
 /* Every regular file of `dir` (DIR/HOST: that node's `nvidia-smi -q`). */
@@ -130,7 +134,7 @@ static int write_part(const rm_import *im, rm_import_part part,
 int rmc_site_import(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *against = NULL, *nvsmi = NULL;
-	bool scontrol = false;
+	char kind = 'i';             /* ibnetdiscover, scontrol, aws */
 	rm_import_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -147,12 +151,13 @@ int rmc_site_import(int argc, char **argv)
 		const char *name = opts[k].name;
 		uint64_t n;
 		if (!strcmp(name, "--ibnetdiscover") ||
-		    !strcmp(name, "--scontrol")) {
+		    !strcmp(name, "--scontrol") || !strcmp(name, "--aws")) {
 			if (file)
 				return rmc_usage("one capture at a time: "
-						 "--ibnetdiscover or --scontrol");
+						 "--ibnetdiscover, --scontrol "
+						 "or --aws");
 			file = v;
-			scontrol = name[2] == 's';
+			kind = name[2];
 		}
 		else if (!strcmp(name, "--hosts"))
 			o.hosts = v;
@@ -188,10 +193,13 @@ int rmc_site_import(int argc, char **argv)
 	} else if (rm_file_read(file, &text, &len, &e)) {
 		return rmc_fail(&e);
 	}
-	rm_status st = !file ? RM_OK : scontrol
-			       ? rm_import_scontrol(text, len, file, &o, &im, &e)
-			       : rm_import_ibnetdiscover(text, len, file, &o, &im,
-							 &e);
+	rm_status st = RM_OK;
+	if (file && kind == 's')
+		st = rm_import_scontrol(text, len, file, &o, &im, &e);
+	else if (file && kind == 'a')
+		st = rm_import_aws(text, len, file, &o, &im, &e);
+	else if (file)
+		st = rm_import_ibnetdiscover(text, len, file, &o, &im, &e);
 	free(text);
 	if (st)
 		return rmc_fail(&e);
@@ -203,7 +211,8 @@ int rmc_site_import(int argc, char **argv)
 	if (!rc)
 		rc = write_part(im, RM_IMPORT_REPORT, NULL, NULL);
 	if (!rc && against && !rm_import_has_topology(im))
-		rc = rmc_usage("--against needs --ibnetdiscover or --scontrol");
+		rc = rmc_usage("--against needs a topology (--ibnetdiscover, "
+			       "--scontrol or --aws)");
 	else if (!rc && against) {
 		char *diff = NULL;
 		size_t nd = 0;

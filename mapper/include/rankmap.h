@@ -363,6 +363,11 @@ rm_status rm_import_ibnetdiscover(const char *text, size_t len,
 rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 			     const rm_import_opts *o, rm_import **out,
 			     rm_error *err);
+/* `aws ec2 describe-instance-topology` JSON: NetworkNodes (top-down) into
+ * a tree, CapacityBlockId into NVLink groups; nodes are the instance ids. */
+rm_status rm_import_aws(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out,
+			rm_error *err);
 /* One node's `nvidia-smi -q` (its GPUs' Fabric sections: ClusterUUID and
  * CliqueId) into *im (created when NULL): nodes sharing both are one site
  * NVLink group. `host` is the node's name. */

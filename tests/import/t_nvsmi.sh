@@ -26,7 +26,7 @@ node smi/nvl03n01 'In Progress' N/A N/A
 node smi/nvl03n02 Completed 1 $U 2
 
 run alone 0 "$RANKMAP" site import --nvidia-smi smi --out out
-has alone/found "$OUT" 'nvidia-smi -q +9 nodes, 2 NVLink domains \(ClusterUUID/CliqueId\) of up to 4 nodes'
+has alone/found "$OUT" 'nvidia-smi -q \(ClusterUUID/CliqueId\) +9 nodes, 2 NVLink domains of up to 4 nodes'
 has alone/not-complete "$OUT" 'nodes whose fabric is not Completed +1$'
 has alone/mixed "$OUT" 'nodes whose GPUs name two domains +1$'
 has alone/groups out/site.yaml '^  groups: \["nvl01n\[01-04\]", "nvl02n\[01-03\]"\]$'

@@ -252,26 +252,30 @@ static rm_status readback(rm_import *im, rm_error *err)
 			rm_buf_printf(&im->assumed, "  %-38s not NVLink domains "
 				      "(add nvlink: {domain: block} if they "
 				      "are)\n", "blocks");
-		rm_buf_printf(&im->assumed, "  %-38s none: scontrol knows no "
+		rm_buf_printf(&im->assumed, "  %-38s none: %s knows no "
 			      "rails (add units: by hand, or import "
-			      "ibnetdiscover)\n", "rail units");
+			      "ibnetdiscover)\n", "rail units", im->format);
 	}
 	rm_fabric_free(f);
 	free(topo);
 	return st;
 }
 
-rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
-			     const rm_import_opts *o, rm_import **out,
-			     rm_error *err)
+/* A reader of a format that states its tree (scontrol, AWS): build, then
+ * read the result back as topology.conf before anyone gets it. */
+typedef rm_status (*tree_fn)(rm_import *, const char *, size_t, rm_error *);
+
+static rm_status tree_import(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, const char *format,
+			     tree_fn build, rm_import **out, rm_error *err)
 {
 	*out = NULL;
 	rm_import *im = NULL;
-	rm_status st = rmi_import_start(file ? file : "(scontrol)", o, &im, err);
+	rm_status st = rmi_import_start(file, o, &im, err);
 	if (st)
 		return st;
-	im->format = "scontrol show topology";
-	st = rmi_scontrol_build(im, text, len, err);
+	im->format = format;
+	st = build(im, text, len, err);
 	if (!st)
 		st = readback(im, err);
 	if (st) {
@@ -280,4 +284,21 @@ rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 	}
 	*out = im;
 	return RM_OK;
+}
+
+rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, rm_import **out,
+			     rm_error *err)
+{
+	return tree_import(text, len, file ? file : "(scontrol)", o,
+			   "scontrol show topology", rmi_scontrol_build, out,
+			   err);
+}
+
+rm_status rm_import_aws(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out, rm_error *err)
+{
+	return tree_import(text, len, file ? file : "(aws)", o,
+			   "aws ec2 describe-instance-topology", rmi_aws_build,
+			   out, err);
 }

@@ -89,6 +89,7 @@ struct rm_import {
 	char **nvl_host, **nvl_key;  /* nvidia-smi: node, "uuid/clique" or
 					"-" (no domain), "mixed" */
 	uint32_t *nvl_gpus;
+	bool nvl_blocks;             /* groups are AWS capacity blocks */
 	size_t nnvl, nvl_cap;
 	rm_import_opts opts;         /* strings copied */
 	char *o_hosts, *o_name, *o_topology;
@@ -100,6 +101,9 @@ RMI_HIDDEN rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g,
 /* scontrol.c: `scontrol show topology` text into `im`. */
 RMI_HIDDEN rm_status rmi_scontrol_build(rm_import *im, const char *text,
 					size_t len, rm_error *err);
+/* aws.c: `aws ec2 describe-instance-topology` JSON into `im`. */
+RMI_HIDDEN rm_status rmi_aws_build(rm_import *im, const char *text,
+				   size_t len, rm_error *err);
 /* import.c */
 RMI_HIDDEN rm_status rmi_import_start(const char *file,
 				      const rm_import_opts *o,

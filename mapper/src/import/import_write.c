@@ -175,18 +175,19 @@ static void report(const rm_import *im, rm_buf *b)
 			biggest = n > biggest ? n : biggest;
 		}
 		rm_buf_printf(b, "  %-38s %zu nodes, %zu NVLink domain%s "
-			      "(ClusterUUID/CliqueId) of up to %zu nodes\n",
-			      "nvidia-smi -q", im->nnvl, groups,
-			      groups == 1 ? "" : "s", biggest);
+			      "of up to %zu nodes\n",
+			      im->nvl_blocks ? "CapacityBlockId"
+					     : "nvidia-smi -q (ClusterUUID/CliqueId)",
+			      im->nnvl, groups, groups == 1 ? "" : "s", biggest);
 	}
 	rm_buf_puts(b, "\ncould not place\n");
 	if (im->unplaced.len)
 		rm_buf_add(b, im->unplaced.data, im->unplaced.len);
-	if (im->nnvl)
+	if (im->nnvl && !im->nvl_blocks)
 		rm_buf_printf(b, "  %-38s %zu\n  %-38s %zu\n",
 			      "nodes whose fabric is not Completed", none,
 			      "nodes whose GPUs name two domains", mixed);
-	if (!im->unplaced.len && !im->nnvl)
+	if (!im->unplaced.len && (!im->nnvl || im->nvl_blocks))
 		rm_buf_puts(b, "  nothing\n");
 	rm_buf_puts(b, "\nassumed\n");
 	if (im->assumed.len)
