@@ -333,6 +333,60 @@ const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
 int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
+/* ===== BEGIN section: fabric import (import/) ===== */
+/*
+ * A fabric capture (ibnetdiscover's text) turned into a topology.conf and a
+ * rankmap-site/1 file, with a report of what was found, what could not be
+ * placed and what had to be assumed (docs/site.md "import").
+ */
+typedef struct rm_import_opts {
+	const char *hosts;           /* compute hosts: a hostlist, or an
+					fnmatch pattern (* ? [); NULL: all */
+	const char *name;            /* the site's name; NULL: "imported" */
+	const char *topology;        /* the site's topology: path; NULL:
+					"topology.conf" */
+	uint32_t gpus_per_node;      /* 0: not written */
+} rm_import_opts;
+typedef struct rm_import rm_import;
+typedef enum rm_import_part {
+	RM_IMPORT_TOPOLOGY,          /* topology.conf text */
+	RM_IMPORT_SITE,              /* rankmap-site/1 YAML */
+	RM_IMPORT_REPORT             /* found / could not place / assumed */
+} rm_import_part;
+
+/* ibnetdiscover output, plain, --full or -p (--ports). `file` names it in
+ * messages (file:line:col). */
+rm_status rm_import_ibnetdiscover(const char *text, size_t len,
+				  const char *file, const rm_import_opts *o,
+				  rm_import **out, rm_error *err);
+/* `scontrol show topology` output (topology/tree or topology/block). */
+rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, rm_import **out,
+			     rm_error *err);
+/* `aws ec2 describe-instance-topology` JSON: NetworkNodes (top-down) into
+ * a tree, CapacityBlockId into NVLink groups; nodes are the instance ids. */
+rm_status rm_import_aws(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out,
+			rm_error *err);
+/* One node's `nvidia-smi -q` (its GPUs' Fabric sections: ClusterUUID and
+ * CliqueId) into *im (created when NULL): nodes sharing both are one site
+ * NVLink group. `host` is the node's name. */
+rm_status rm_import_nvidia_smi(rm_import **im, const char *host,
+			       const char *text, size_t len, const char *file,
+			       const rm_import_opts *o, rm_error *err);
+/* Whether the import has switches or blocks (a topology.conf to write). */
+bool rm_import_has_topology(const rm_import *im);
+/* One part as malloc'd text. */
+rm_status rm_import_write(const rm_import *im, rm_import_part part,
+			  char **out, size_t *len, rm_error *err);
+/* Where the topology.conf at `path` (an admin's own) and the import
+ * disagree: hosts under another leaf, hosts missing on either side, switch
+ * levels. *out: the listing (malloc'd), *ndiff: how many differences. */
+rm_status rm_import_against(const rm_import *im, const char *path,
+			    char **out, size_t *ndiff, rm_error *err);
+void rm_import_free(rm_import *im);
+/* ===== END section: fabric import ===== */
+
 /* ===== BEGIN section: plan, check and map (place/, map/) ===== */
 typedef enum rm_format {
 	RM_FMT_TEXT = 0,
