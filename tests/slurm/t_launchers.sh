@@ -73,14 +73,14 @@ else
 		$PY "${TR[@]}" "$RM_ROOT/tests/slurm/torchrun_worker.py"
 	cp "$OUT" "$D/out/tr.txt"
 	cli tr tp=2,pp=2,dp=2 pp-tp-dp "node[1-2]" 4
-	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" torchrun-ranks "$D/out/tr.txt" "$D/out/tr.json"
+	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-ranks "$D/out/tr.txt" "$D/out/tr.json" || T_FAILS=$((T_FAILS + 1))
 	# the same with every option spelled out (torch 1.13's underscores)
 	WORKER=$RM_ROOT/tests/slurm/torchrun_worker.py run torchrun-flags 0 srun -N2 -w node[1-2] --ntasks-per-node=1 --gres=gpu:4 \
 		--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=pp-tp-dp sh -c \
 		'exec "$0" "$@" --nnodes "$RANKMAP_NNODES" --nproc_per_node "$RANKMAP_NPROC_PER_NODE" --node_rank "$NODE_RANK" --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" --rdzv_backend static "$WORKER"' \
 		$PY "${TR[@]}"
 	cp "$OUT" "$D/out/trf.txt"
-	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" torchrun-flags-ranks "$D/out/trf.txt" "$D/out/tr.json"
+	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-flags-ranks "$D/out/trf.txt" "$D/out/tr.json" || T_FAILS=$((T_FAILS + 1))
 fi
 
 # ---- a map torchrun cannot number: megatron's order puts ranks 0,1,4,5
@@ -125,6 +125,6 @@ run lightning 0 srun -N4 --ntasks-per-node=4 --parallel-layout=tp=2,pp=2,dp=4 \
 	--parallel-order=nest --parallel-export=slurm $PY "$LT" task
 cp "$OUT" "$D/out/lt.txt"
 cli lt tp=2,pp=2,dp=4 nest "node[1-4]" 4
-$PY "$LT" check lightning-vars "$D/out/lt.txt" "$D/out/lt.json"
+$PY "$LT" check launchers/lightning-vars "$D/out/lt.txt" "$D/out/lt.json" || T_FAILS=$((T_FAILS + 1))
 
 finish
