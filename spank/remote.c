@@ -335,8 +335,10 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 		return -1;
 	}
 	char err[RMS_ERRLEN];
-	char ports[64];
+	char ports[64], visible[1024];
 	rms_task_ids ids = {
+		.visible = get_env(sp, "CUDA_VISIBLE_DEVICES", visible,
+				   sizeof(visible)) ? visible : NULL,
 		.jobid = rms_g.jobid,
 		.stepid = rms_g.stepid,
 		.resv_ports = get_env(sp, "SLURM_STEP_RESV_PORTS", ports,

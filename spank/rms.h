@@ -16,6 +16,8 @@
 #include <sys/types.h>
 
 #define RMS_ERRLEN 1024
+/* Workers one launcher task may start on a node (torchrun). */
+#define RMS_MAX_NPROC 1024
 /* Longest option value we accept (layouts and orders are short). */
 #define RMS_MAX_OPT 256
 /* Environment variable srun uses to hand its plan's stamp to the nodes.
@@ -75,6 +77,8 @@ typedef struct rms_plan {
 	rm_map *map;
 	rm_hostlist nodes;           /* the step's nodes, Slurm's order */
 	uint32_t tasks_per_node;
+	uint32_t nproc;              /* one launcher per node: its workers; 0
+				      * when every task is a rank */
 	rm_enforce enforce;
 	char layout_text[128];       /* canonical forms for the env */
 	char order_text[64];
@@ -164,6 +168,7 @@ typedef struct rms_task_ids {
 	uint32_t jobid, stepid;
 	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
+	const char *visible;         /* CUDA_VISIBLE_DEVICES as Slurm set it */
 } rms_task_ids;
 
 /*
@@ -175,6 +180,21 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
 		  char *err, size_t errlen);
+
+/* ---- one launcher task per node: torchrun (launcher.c) ---- */
+/* The workers per node when the step is one launcher task per node (one
+ * task per node and a layout of more ranks than tasks), else 0. */
+uint32_t rms_per_node_nproc(const rm_layout *l, const rm_site *site,
+			    uint32_t tasks_per_node, size_t nnodes);
+/* Whether every node's ranks are nproc consecutive ones, as torchrun
+ * numbers them; else `err` says which node and what would work. */
+bool rms_per_node_check(const rm_map *m, uint32_t nproc, char *err,
+			size_t errlen);
+/* Entries in a CUDA_VISIBLE_DEVICES value (0 for none). */
+size_t rms_visible_count(const char *vis);
+/* The launcher task's variables on map host `h`. */
+bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
+		  rms_envset *out, char *err, size_t errlen);
 
 /* ---- helpers shared by the SPANK files ---- */
 /* "8(x4)", "8,8,8" or "5,1(x3)": the per-node count when it is uniform. */

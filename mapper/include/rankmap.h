@@ -499,6 +499,11 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
  * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
 rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
+/* "host slots=N" lines for DeepSpeed's launcher, hosts in the order of
+ * their ranks; RM_EINPUT where DeepSpeed's numbering (a node's ranks
+ * consecutive, in GPU order) cannot be the map's. */
+rm_status rm_map_write_deepspeed_hostfile(const rm_map *map, char **out,
+					  size_t *len, rm_error *err);
 /* KEY=value lines (shell-quoted): the job-wide variables, then, when
  * rank >= 0, those of the task playing `rank`, as the SPANK plugin sets
  * them. master_port (1-65535, e.g. from rm_master_port) adds MASTER_PORT
