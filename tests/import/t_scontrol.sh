@@ -56,18 +56,21 @@ bad cycle 'no topology rankmap reads: .*cycle' 'SwitchName=a Level=1 Switches=b\
 bad node-twice 'no topology rankmap reads: .*under two leaf' 'SwitchName=a Level=0 Nodes=n1\nSwitchName=b Level=0 Nodes=n1\n'
 bad empty 'not `scontrol show topology` output' '\n# nothing\n'
 
-# The real slurmctld: 22.05 here, 24.11 (tree and block) in its root.
+# The real slurmctld: 22.05 here, 24.11 and 26.05 (tree and block) in their roots.
 if command -v slurmctld >/dev/null; then
 	CLI=$RANKMAP bash "$RM_ROOT/tests/import/scontrol_cluster.sh"
 else
 	skip slurm-22.05 "no slurmctld on this machine"
 fi
 cd "$RM_ROOT" || exit 1
-. tests/slurm24/lib24.sh
-if slurm24_ready quiet; then
-	slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" CLI="$B24/rankmap" \
-		RANKMAP="$B24/rankmap" BLOCK=1 bash tests/import/scontrol_cluster.sh
-else
-	skip slurm-24.11 "no Debian 13 root with Slurm 24.11 (make slurm24)"
-fi
+. tests/roots/libroot.sh
+for r in slurm24 slurm26; do
+	root_use "$r"
+	if root_ready quiet; then
+		$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" CLI="$RB/rankmap" \
+			RANKMAP="$RB/rankmap" BLOCK=1 bash tests/import/scontrol_cluster.sh
+	else
+		skip "slurm-$RREL" "no Debian root with Slurm $RREL (make $r)"
+	fi
+done
 finish
