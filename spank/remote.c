@@ -231,6 +231,7 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.jobfd < 0)
 		return set_error("map file: %s", err);
 	load_hardware();
+	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
 	return 0;
 }
 
@@ -319,6 +320,8 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 		.stepid = rms_g.stepid,
 		.resv_ports = get_env(sp, "SLURM_STEP_RESV_PORTS", ports,
 				      sizeof(ports)) ? ports : NULL,
+		.eph_lo = rms_g.eph_lo,
+		.eph_hi = rms_g.eph_hi,
 		.export_slurm = rms_g.export_slurm >= 0
 					? rms_g.export_slurm == 1
 					: rms_g.conf.export_slurm == 1,

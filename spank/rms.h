@@ -162,6 +162,7 @@ bool rms_envset_add(rms_envset *e, const char *key, const char *val,
 typedef struct rms_task_ids {
 	uint32_t jobid, stepid;
 	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
+	uint32_t eph_lo, eph_hi;     /* the node's ephemeral port range */
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
 } rms_task_ids;
 
@@ -174,6 +175,12 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
 		  char *err, size_t errlen);
+
+/* The kernel's ephemeral port range, which MASTER_PORT stays out of. */
+#define RMS_PORT_RANGE_FILE "/proc/sys/net/ipv4/ip_local_port_range"
+/* The range in `path`; unreadable or not two ports: Linux's default
+ * (RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), so the step still gets a port. */
+void rms_ephemeral_ports(const char *path, uint32_t *lo, uint32_t *hi);
 
 /* ---- helpers shared by the SPANK files ---- */
 /* "8(x4)", "8,8,8" or "5,1(x3)": the per-node count when it is uniform. */
