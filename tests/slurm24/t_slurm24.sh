@@ -15,6 +15,12 @@ slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" RANKMAP="$B24/rankmap" 
 	sed -E 's#^(PASS|FAIL|SKIP): slurm/#\1: slurm24/#'
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || fail suite "t_slurm.sh exited $rc"
+# ... and tests/slurm/t_inputs.sh (issue 21: MASTER_PORT, option values)
+slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" RANKMAP="$B24/rankmap" \
+	bash tests/slurm/t_inputs.sh 2>&1 |
+	sed -E 's#^(PASS|FAIL|SKIP): inputs/#\1: slurm24/inputs/#'
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] || fail suite "t_inputs.sh exited $rc"
 
 # ---- a plugin built for the other release: our line names both releases
 # and the file to install; Slurm's loader refuses it. srun loads plugstack
