@@ -190,16 +190,16 @@ int rms_remote_post_opt(spank_t sp)
 		return set_error("--parallel-order=%s needs --parallel-layout "
 				 "as well", rms_g.order);
 	/* Each component of a heterogeneous step would plan its part as the
-	 * whole step. srun refuses these when its own environment says so;
-	 * here it did not (SLURM_HET_SIZE unset there), so say why. */
+	 * whole step; srun refuses these with the reason (its refusal stamp
+	 * does not reach every component, so stay quiet). Where srun did not
+	 * see SLURM_HET_SIZE, neither do the tasks: plan.c's node-count
+	 * check names the heterogeneous step then. */
 	char het[16];
 	if (get_env(sp, "SLURM_HET_SIZE", het, sizeof(het)) &&
-	    strcmp(het, "1"))
-		return set_error("--parallel-layout does not support "
-				 "heterogeneous jobs (SLURM_HET_SIZE=%s in the "
-				 "step): submit the layout step as a job of its "
-				 "own; --parallel-layout=none runs a step "
-				 "untouched", het);
+	    strcmp(het, "1")) {
+		rms_g.quiet = true;
+		return set_error("heterogeneous step");
+	}
 	static char nodelist[ENVLEN], tpn[ENVLEN];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
