@@ -5,6 +5,7 @@
 #   bench_optimal  plan quality on a seeded random set of fabrics
 #   bench_model    the cost model (explain, suggest)
 #   bench_node     node hardware: live hwloc scan vs cached XML
+#   bench_read     reading maps back, 8 to 1,048,576 GPUs, vs read()
 BENCH_HDRS := bench/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
 
 define bench_bin
@@ -13,7 +14,7 @@ $(BUILD)/bench/$(1): bench/$(1).c $(BENCH_HDRS) $(BUILD)/librankmap.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CPPFLAGS) $$(LIB_CPPFLAGS) $$(ALL_CFLAGS) -o $$@ $$< $(BUILD)/librankmap.a $$(LIBS)
 endef
-$(foreach b,bench_plan bench_optimal bench_model bench_node,$(eval $(call bench_bin,$(b))))
+$(foreach b,bench_plan bench_optimal bench_model bench_node bench_read,$(eval $(call bench_bin,$(b))))
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do \

@@ -7,9 +7,29 @@
 
 #include "rms.h"
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #define RMS_PREFIX "rankmap: "
+
+/*
+ * A step's id for libslurm's step calls. 26.05 added a field (sluid, the
+ * id slurmctld gives a job cluster-wide) and SLURM_STEP_ID_INITIALIZER,
+ * which is the only way to leave every field, present and future, at
+ * "unset"; 22.05 and 24.11 have neither, and zero means "unset" there
+ * only for job_id, not for step_het_comp (NO_VAL).
+ */
+static inline slurm_step_id_t rms_step_id(uint32_t jobid, uint32_t stepid)
+{
+#ifdef SLURM_STEP_ID_INITIALIZER
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+#else
+	slurm_step_id_t id = { .step_het_comp = NO_VAL };
+#endif
+	id.job_id = jobid;
+	id.step_id = stepid;
+	return id;
+}
 
 typedef struct rms_state {
 	rms_conf conf;
@@ -24,6 +44,7 @@ typedef struct rms_state {
 	/* remote: this step is ours (option given, a real step) */
 	bool active;
 	bool failed;                 /* fail every task with `error` */
+	bool cancelled;              /* this process asked to end the step */
 	char error[RMS_ERRLEN];
 	char warning[RMS_ERRLEN];    /* shown once by the node's first task */
 	uint32_t jobid, stepid, nodeid;
@@ -41,6 +62,10 @@ typedef struct rms_state {
 	bool nccl_override;
 	uint32_t eph_lo, eph_hi;     /* ephemeral ports, read once per node */
 	rm_node_hw *hw;
+
+	/* srun: where refusing nodes tell their reason (notice.c) */
+	int notice_fd;               /* listening socket, or -1 */
+	char notice_token[33];
 } rms_state;
 
 /* The process's one plugin state (rankmap_spank.c). */
@@ -70,9 +95,15 @@ int rms_local_user_init(spank_t sp);
 /* secret.c: srun, a step of ours: RANKMAP_NCCL_SECRET for the tasks */
 int rms_local_secret(void);
 
+/* notice.c: srun listens (local_user_init) and prints what refusing nodes
+ * sent (at exit, after every task's line); a node sends its reason. */
+bool rms_notice_listen(void);
+void rms_notice_print(void);
+bool rms_notice_send(spank_t sp, const char *msg);
+void rms_notice_unset(spank_t sp);
+
 /* remote.c: slurmstepd */
 int rms_remote_post_opt(spank_t sp);
-int rms_remote_user_init(spank_t sp);
 int rms_remote_task_init(spank_t sp, bool privileged);
 void rms_remote_exit(void);
 /* slurmd: the job epilog removes the job's runtime directory. */

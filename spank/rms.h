@@ -125,21 +125,22 @@ typedef struct rms_file {
 } rms_file;
 
 /*
- * As root: the job's directory root/JOB, created if needed and handed to
- * uid:gid (0700). Refuses a root that is not root's or that others can
- * write, and any symbolic link. Returns an open directory fd, or -1.
+ * As root: the job's directory root/JOB, root's, group gid, 0750, created
+ * if needed; one of another owner in the way (an earlier job's) is removed
+ * first. Refuses a root that is not root's or that others can write, and
+ * a root that is a symbolic link. Returns an open directory fd, or -1.
  */
-int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
-		     char *err, size_t errlen);
+int rms_job_dir_open(const char *root, uint32_t jobid, gid_t gid, char *err,
+		     size_t errlen);
 /*
- * As the job user (the caller switches ids): root/JOB/STEP.NODE (0700) and
- * the map in it, written atomically, never following a symbolic link.
+ * As root: root/JOB/STEP.NODE (root:gid 0750) and the map in it (0440),
+ * written atomically, never following a symbolic link.
  */
 bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
-		    uint32_t stepid, const char *node, uid_t uid,
+		    uint32_t stepid, const char *node, gid_t gid,
 		    const char *data, size_t len, char *err, size_t errlen);
-/* Remove what rms_file_write made; safe to run as root. */
-void rms_file_remove(rms_file *f, uid_t uid);
+/* Remove what rms_file_write made. */
+void rms_file_remove(rms_file *f);
 /* As root, in the job epilog: remove root/JOB and everything in it. */
 bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
 			size_t errlen);

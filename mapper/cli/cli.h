@@ -13,6 +13,7 @@ int rmc_check(int argc, char **argv);
 int rmc_node(int argc, char **argv);
 int rmc_explain(int argc, char **argv);
 int rmc_suggest(int argc, char **argv);
+int rmc_calibrate(int argc, char **argv);
 int rmc_site(int argc, char **argv);
 
 #endif

@@ -498,9 +498,9 @@ rm_status rm_map_locate(rm_map *map, const rm_fabric *fabric, rm_error *err);
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
 /* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
  * parsed, so that a digest and the map come from one read of the file.
- * Maps of any size are read; past 64 MiB a JSON map is read in one
- * streaming pass with memory bounded by the world size, and its keys must
- * come in the order rankmap writes them (layout and nodes before ranks). */
+ * Maps of any size are read by one streaming reader, with memory bounded
+ * by the world size; keys in another order than rankmap writes them
+ * (layout and nodes before ranks, groups after) cost another pass. */
 rm_status rm_map_read_digest(const char *path, rm_map **out,
 			     char sha256_hex[65], rm_error *err);
 /* Read a user's "rank host local_gpu" file (CSV or whitespace). */
@@ -845,12 +845,16 @@ typedef struct rm_estimate {
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
+	/* mfu counts attention whole (non-causal: 12 L a hd s FLOPs per
+	 * token, as Megatron-LM and PaLM do); mfu_causal counts what the GPU
+	 * runs with a causal mask, half of it (flops_token_causal) */
 	double t_step, mfu, tokens_per_s;
+	double flops_token_causal, mfu_causal;
 	rm_recompute recompute;      /* in force for this estimate */
 	uint32_t recompute_layers;   /* full on this many per stage; 0 = all */
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
-	char note[256];              /* a placement assumption worth saying */
+	char note[384];              /* a placement assumption worth saying */
 	uint32_t stage_first_col;    /* the stage memory's first column is */
 	/* Each memory column adds up: mem_first = params_col x (weights +
 	 * gradients + optimizer bytes per parameter) + gathered + act_first +
@@ -942,6 +946,13 @@ typedef struct rm_suggestion {
 	 * fits (how far it is from fitting, and where it would rank) */
 	rm_candidate unbounded;
 	size_t unbounded_rank;       /* 0 = none */
+	/* opts.around when memory holds it back: the same search with the
+	 * settings that let it run as it would with more memory (sharded
+	 * gradients, else sharded weights; its recomputation), where it
+	 * ranks among layouts priced so and why its neighbours lose; NULL
+	 * when none is needed or none is enough */
+	struct rm_suggestion *needs;
+	char needs_what[256];        /* the settings that changed, in words */
 } rm_suggestion;
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -952,6 +963,77 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			      const rm_suggestion *s, rm_format fmt,
 			      char **out, size_t *len, rm_error *err);
 void rm_suggestion_free(rm_suggestion *s);
+
+/*
+ * A site's own calibration (`rankmap calibrate`): step times of its runs
+ * and bus bandwidths of its links, fitted into a hardware file that
+ * inherits the rest from a preset.
+ */
+#define RM_CAL_MAX 64                /* measurements of each kind */
+typedef struct rm_cal_step {
+	rm_model model;
+	rm_train train;
+	rm_layout layout;
+	double seconds;              /* measured, per step */
+	size_t samples;              /* iteration lines the time is the median of */
+	char what[160];              /* the file, and what it said the run was */
+} rm_cal_step;
+typedef struct rm_cal_link {
+	bool network;                /* false: inside one NVLink domain */
+	double busbw;                /* GB/s, the largest size's (nccl-tests) or
+				      * the median group's peak (nccl-check) */
+	char what[160];
+} rm_cal_link;
+/* Megatron-LM's log of one run: the arguments it prints at start-up
+ * ("------------------------ arguments ------------------------", one
+ * "  name ..... value" line each) and its iteration lines ("iteration
+ * N/ M | ... | elapsed time per iteration (ms): X | ..."); the step time
+ * is the median of the iterations after the first. `m` is the
+ * architecture; the log's num_layers, hidden_size and num_attention_heads
+ * must match it. */
+rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
+			      const rm_model *m, rm_cal_step *out,
+			      rm_error *err);
+/* torchtitan's log ("step: N  loss: ...  tps: T  ..."; tps per GPU),
+ * with the run as the caller says it was (t, l): step = batch / (tps x
+ * GPUs), the median after the first step. */
+rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
+				const rm_model *m, const rm_train *t,
+				const rm_layout *l, rm_cal_step *out,
+				rm_error *err);
+/* nccl-tests' output (all_reduce_perf ...): the busbw of its largest size
+ * (out of place); network when its "# Rank" lines name more than one
+ * host. rankmap-nccl-check's text report: one link per axis, the median
+ * group's peak busBw, network unless "placed on: nvlink". Returns the
+ * links found (*n), at most max. */
+rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
+			    rm_cal_link *out, rm_error *err);
+rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
+			    rm_cal_link *out, size_t max, size_t *n,
+			    rm_error *err);
+typedef struct rm_cal_fit {
+	rm_hw hw;                    /* base with the fitted keys */
+	const char *keys[8];         /* fitted, NULL-ended */
+	size_t nkeys;
+	double step_pred[RM_CAL_MAX];/* model's seconds per measured step */
+	double link_eff[RM_CAL_MAX]; /* measured busbw / nominal */
+} rm_cal_fit;
+/*
+ * Fit `fit` (step-time keys: gemm_eff, gemm_dim0, attn_eff, hbm_eff) to
+ * the step times and nvlink_eff / net_eff to the links (the median share
+ * of nominal), starting from `base`. Refuses more step keys than step
+ * times, a link key with no link measured, and a link faster than its
+ * nominal figure.
+ */
+rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl,
+		       const char *const *fit, rm_cal_fit *out, rm_error *err);
+/* The fit as a hardware file: `base: NAME` and the fitted keys, with the
+ * measurements and residuals as comments. */
+rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
+		       const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl, char **out,
+		       size_t *len, rm_error *err);
 /* ===== END section: cost model ===== */
 
 #ifdef __cplusplus

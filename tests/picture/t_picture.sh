@@ -101,4 +101,30 @@ run check-csv 2 "$RANKMAP" check --map map.json --format csv
 has check-csv-msg "$ERR" 'text, json, html or svg'
 run unknown-format 2 "$RANKMAP" plan "${P[@]}" --format png
 has unknown-format-msg "$ERR" "unknown format 'png'.*html, svg"
+
+# docs/picture.md's size table is a test: its 16,384-GPU row is what this
+# version writes for that case, within 3 % (the 131,072-GPU row takes a
+# minute of a 2-core machine and is left to `make bench`).
+S="$RM_ROOT/site/llama3-roce/site.yaml"
+Q=(--site "$S" --layout 8x16x128 --nodes 'gpu[0001-2048]')
+"$RANKMAP" plan "${Q[@]}" --format html -o p16.html &&
+	"$RANKMAP" plan "${Q[@]}" --format html --baseline -o b16.html &&
+	"$RANKMAP" plan "${Q[@]}" --format svg -o p16.svg &&
+	"$RANKMAP" plan "${Q[@]}" --format svg --baseline -o b16.svg &&
+	"$RANKMAP" plan "${Q[@]}" --format json -o m16.json || fail doc-sizes-write "plan failed"
+if out=$(python3 - "$RM_ROOT/docs/picture.md" p16.html b16.html p16.svg b16.svg m16.json <<'PY'
+import os, re, sys
+row = next(l for l in open(sys.argv[1]) if l.startswith("| 16,384 |"))
+cells = [c.strip() for c in row.strip().strip("|").split("|")][1:]
+unit = {"KB": 1e3, "MB": 1e6}
+bad = []
+for cell, f in zip(cells, sys.argv[2:]):
+    v, u = cell.split()
+    doc, got = float(v) * unit[u], os.path.getsize(f)
+    if abs(got - doc) > 0.03 * doc:
+        bad.append("%s: docs say %s, this version writes %d bytes" % (f, cell, got))
+print("; ".join(bad) or "%d sizes as documented" % len(cells))
+sys.exit(1 if bad or len(cells) != 5 else 0)
+PY
+); then pass doc-sizes-16k; else fail doc-sizes-16k "$out"; fi
 finish

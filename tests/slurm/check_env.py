@@ -128,7 +128,8 @@ def main():
     check("map-sha-equal", shas == {cli_sha},
           "RANKMAP_MAP_SHA256 / file hashes %s, rankmap plan %s" % (shas, cli_sha))
     modes = {t["mode"] for t in tasks}
-    check("map-file-private", all(md.startswith("600:") and ",700:" in md for md in modes),
+    # root's, readable by the job's group only; nothing the job may write
+    check("map-file-private", modes == {"440:0,750:0,"},
           "file,dir modes %s" % modes)
     return 1 if fails else 0
 

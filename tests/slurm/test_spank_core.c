@@ -228,71 +228,101 @@ static void runtime_dir(void)
 	uid_t uid = 4242;
 	gid_t gid = 4243;
 	snprintf(root, sizeof(root), "%s/rt", tmp);
-	/* Made when missing, root's, 0755; the job level is the user's. */
-	int jfd = rms_job_dir_open(root, 7, uid, gid, err, sizeof(err));
+	/* Made when missing, root's, 0711 (nobody lists the job ids); the
+	 * job level root's too, readable by the job's group only. */
+	int jfd = rms_job_dir_open(root, 7, gid, err, sizeof(err));
 	CHECK(jfd >= 0);
 	struct stat st;
 	CHECK(stat(root, &st) == 0 && st.st_uid == 0 &&
-	      (st.st_mode & 0777) == 0755);
+	      (st.st_mode & 0777) == 0711);
 	snprintf(path, sizeof(path), "%s/7", root);
-	CHECK(stat(path, &st) == 0 && st.st_uid == uid && st.st_gid == gid &&
-	      (st.st_mode & 0777) == 0700);
-	/* The step level and the file as that user (root writes them here,
-	 * so the owner check is against root's uid). */
-	CHECK(fchown(jfd, 0, 0) == 0);
-	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{}\n", 3, err,
+	CHECK(stat(path, &st) == 0 && st.st_uid == 0 && st.st_gid == gid &&
+	      (st.st_mode & 0777) == 0750);
+	/* The step level and the file: root's, the group may read. */
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", gid, "{}\n", 3, err,
 			     sizeof(err)));
 	CHECK_HAS(f.path, "/rt/7/3.n1/map.json");
-	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0600);
-	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{\"a\":1}\n", 8,
+	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0440 &&
+	      st.st_uid == 0 && st.st_gid == gid);
+	CHECK(stat(f.dir, &st) == 0 && (st.st_mode & 0777) == 0750 &&
+	      st.st_uid == 0 && st.st_gid == gid);
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", gid, "{\"a\":1}\n", 8,
 			     err, sizeof(err)));
 	CHECK(stat(f.path, &st) == 0 && st.st_size == 8);
-	/* A planted step directory link is never followed. */
+	/* A planted step directory link is replaced, never followed. */
 	snprintf(path, sizeof(path), "%s/7/4.n1", root);
 	CHECK(symlink("/etc", path) == 0);
-	CHECK(!rms_file_write(&f, jfd, root, 7, 4, "n1", 0, "x", 1, err,
-			      sizeof(err)));
-	CHECK_HAS(err, "cannot open");
-	CHECK(!rms_file_write(&f, jfd, root, 7, 5, "../n1", 0, "x", 1, err,
+	CHECK(rms_file_write(&f, jfd, root, 7, 4, "n1", gid, "x", 1, err,
+			     sizeof(err)));
+	CHECK(lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(stat("/etc/passwd", &st) == 0);
+	CHECK(!rms_file_write(&f, jfd, root, 7, 5, "../n1", gid, "x", 1, err,
 			      sizeof(err)));
 	close(jfd);
 	/* Step end removes the step level and keeps the job level. */
-	CHECK(rms_file_write(&f, jfd = rms_job_dir_open(root, 7, 0, 0, err,
+	CHECK(rms_file_write(&f, jfd = rms_job_dir_open(root, 7, gid, err,
 							 sizeof(err)),
-			     root, 7, 6, "n2", 0, "x", 1, err, sizeof(err)));
+			     root, 7, 6, "n2", gid, "x", 1, err, sizeof(err)));
 	close(jfd);
-	rms_file_remove(&f, 0);
+	rms_file_remove(&f);
 	CHECK(stat(f.dir, &st) != 0 && errno == ENOENT);
-	/* The epilog removes the job level, links inside it unfollowed. */
+	/* The epilog removes the job level at any depth, links inside it
+	 * unfollowed. */
+	snprintf(path, sizeof(path), "%s/7", root);
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+	CHECK(here >= 0 && chdir(path) == 0);
+	for (int i = 0; i < 300; i++)
+		CHECK(mkdir("d", 0700) == 0 && chdir("d") == 0);
+	CHECK(symlink("/etc", "l") == 0);
+	int fd = open("f", O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(fchdir(here) == 0);
+	close(here);
 	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
 	snprintf(path, sizeof(path), "%s/7", root);
 	CHECK(stat(path, &st) != 0 && errno == ENOENT);
 	CHECK(stat("/etc/passwd", &st) == 0);
 	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
 
-	/* A job level planted as a link is refused. */
+	/* A job level of another owner (an earlier job's, an older
+	 * plugin's) or planted as a link is replaced by root's. */
 	snprintf(path, sizeof(path), "%s/8", root);
 	CHECK(symlink(tmp, path) == 0);
-	CHECK(rms_job_dir_open(root, 8, uid, gid, err, sizeof(err)) < 0);
-	CHECK_HAS(err, "cannot open");
+	CHECK((jfd = rms_job_dir_open(root, 8, gid, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0);
+	CHECK(stat(tmp, &st) == 0);
+	CHECK(rms_job_dir_remove(root, 8, err, sizeof(err)));
+	CHECK(mkdir(path, 0700) == 0 && chown(path, uid, gid) == 0);
+	snprintf(path, sizeof(path), "%s/8/junk", root);
+	CHECK(mkdir(path, 0700) == 0);
+	CHECK((jfd = rms_job_dir_open(root, 8, gid + 1, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/8", root);
+	CHECK(stat(path, &st) == 0 && st.st_uid == 0 && st.st_gid == gid + 1);
 	CHECK(rms_job_dir_remove(root, 8, err, sizeof(err)));
 	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
 	/* A root others can write (squatted, or a bad mode) is refused, and
-	 * so is a root that is a link. */
+	 * so is a root that is a link; a 0755 one is made private. */
 	CHECK(chmod(root, 01777) == 0);
-	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(root, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "must be root's and writable by root alone");
 	CHECK(chmod(root, 0755) == 0);
 	CHECK(chown(root, uid, gid) == 0);
-	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(root, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "belongs to uid 4242");
 	CHECK(chown(root, 0, 0) == 0);
+	CHECK((jfd = rms_job_dir_open(root, 9, gid, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(stat(root, &st) == 0 && (st.st_mode & 0777) == 0711);
+	CHECK(rms_job_dir_remove(root, 9, err, sizeof(err)));
 	snprintf(path, sizeof(path), "%s/link", tmp);
 	CHECK(symlink(root, path) == 0);
-	CHECK(rms_job_dir_open(path, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(path, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "cannot open the runtime directory");
-	CHECK(rms_job_dir_open("relative", 9, uid, gid, err, sizeof(err)) <
-	      0);
+	CHECK(rms_job_dir_open("relative", 9, gid, err, sizeof(err)) < 0);
 }
 
 static void stamps(void)

@@ -437,19 +437,6 @@ rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *k,
 	return group_list(r, k, v, r->kind[a]);
 }
 
-static rm_status groups(rmi_mapread *mr, const rmi_ynode *root, bool expert)
-{
-	const char *what = expert ? "expert_groups" : "groups";
-	const rmi_ynode *g = rmi_y_get(root, what);
-	if (!g)
-		return RM_OK;
-	rm_status st = rmi_y_kind(g, mr->r.file, what, RMI_Y_MAP, mr->r.err);
-	for (size_t i = 0; i < g->n && st == RM_OK; i++)
-		st = rmi_mr_groups(mr, g->item[2 * i], g->item[2 * i + 1],
-				   expert);
-	return st;
-}
-
 static rm_status validation(rd *r, const rmi_ynode *root)
 {
 	const rmi_ynode *v = rmi_y_get(root, "validation");
@@ -537,40 +524,6 @@ rm_map *rmi_mr_free(rmi_mapread *mr, bool keep)
 		return m;
 	rm_map_free(m);
 	return NULL;
-}
-
-static rm_status from_tree(rmi_mapread *mr, const rmi_ynode *root)
-{
-	rm_status st = rmi_mr_head(mr, root);
-	const rmi_ynode *n = rmi_y_get(root, "ranks");
-	for (size_t i = 0; st == RM_OK && i < n->n; i++)
-		st = rmi_mr_rank(mr, n->item[i]);
-	if (st == RM_OK)
-		st = rmi_mr_ranks_end(mr);
-	if (st == RM_OK)
-		st = groups(mr, root, false);
-	if (st == RM_OK)
-		st = groups(mr, root, true);
-	return st ? st : rmi_mr_tail(mr, root);
-}
-
-rm_status rmi_map_parse(const char *text, size_t len, const char *name,
-			rm_map **out, rm_error *err)
-{
-	*out = NULL;
-	rmi_ynode *root = NULL;
-	rm_status st = rmi_yaml_load(text, len, name, &root, err);
-	if (st)
-		return st;
-	rmi_mapread *mr = rmi_mr_new(name, err);
-	if (!mr) {
-		rmi_yaml_free(root);
-		return rmi_err(err, RM_ENOMEM, "%s: out of memory", name);
-	}
-	st = from_tree(mr, root);
-	rmi_yaml_free(root);
-	*out = rmi_mr_free(mr, st == RM_OK);
-	return st;
 }
 
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err)

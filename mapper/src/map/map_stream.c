@@ -7,9 +7,16 @@
  * builder that keeps a tree of the top-level keys only; each rank record
  * and each axis of "groups" is built on its own, checked by the same code
  * as the tree reader (map_read.c, rmi_mr_*), and dropped. What stays is
- * the map itself. Because records are checked as they arrive, the keys
- * the records depend on (layout, order, world_size, gpus_per_node, nodes)
- * must come before "ranks", as rankmap writes them.
+ * the map itself. Records are checked as they arrive, so they need the
+ * keys they depend on (layout, order, world_size, gpus_per_node, nodes)
+ * first, and the group lists need the ranks. rankmap writes them in that
+ * order; a file in another order (keys sorted by a JSON tool) is read in
+ * up to three passes over the same bytes instead: each pass skips what it
+ * cannot check yet, the next takes it up. Memory stays bounded either way.
+ *
+ * This is the only map reader: small maps go through it too, so a map
+ * costs the same per byte at every size and every map meets one set of
+ * checks and messages.
  */
 #include "map/mapio.h"
 #include "internal.h"
@@ -51,6 +58,8 @@ typedef struct sr {
 	bool eof;
 	rm_sha256_ctx sha;
 	bool hash;                   /* only when the caller wants it */
+	char *hex;                   /* the digest, once the first pass ends */
+	bool hex_done;
 	unsigned long line, col;
 	/* JSON */
 	char *tok;
@@ -240,9 +249,38 @@ static rm_status put_utf8(sr *S, size_t *n, unsigned u)
 	return tok_put(S, n, (char)(0x80 | (u & 0x3f)));
 }
 
+/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF), or 0 when it is not one. libyaml
+ * refuses the same bytes, so a JSON map and its YAML rendering read alike. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t k = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2
+		   : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (k == 0 || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return k;
+}
+
+static bool utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = utf8_len(p + i, n - i)))
+			return false;
+	return true;
+}
+
 /* The string after its opening quote. */
 static rm_status lex_string(sr *S, size_t *len)
 {
+	unsigned long line = S->line, col = S->col;
 	size_t n = 0;
 	rm_status st;
 	for (;;) {
@@ -319,6 +357,8 @@ static rm_status lex_string(sr *S, size_t *len)
 		if (st)
 			return st;
 	}
+	if (!utf8_valid(S->tok, n))
+		return fail(S, line, col, "a string that is not valid UTF-8");
 	*len = n;
 	return tok_put(S, &n, '\0');
 }
@@ -713,16 +753,6 @@ static rm_status top_add(sr *S, top *t, rmi_ynode *k, rmi_ynode *v)
 static rm_status stream_ranks(sr *S, rmi_mapread *mr, top *t,
 			      const rmi_ynode *key)
 {
-	static const char *const before[] = { "layout", "order", "world_size",
-					      "gpus_per_node", "nodes", NULL };
-	for (int i = 0; before[i]; i++)
-		if (!top_get(t, before[i]))
-			return fail(S, key->line, key->col,
-				    "\"ranks\" comes before \"%s\": a map this "
-				    "large is read in one pass, so layout, "
-				    "order, world_size, gpus_per_node and nodes "
-				    "must come first, as rankmap writes them",
-				    before[i]);
 	ev e;
 	rm_status st = next(S, &e);
 	if (st)
@@ -750,18 +780,12 @@ static rm_status stream_ranks(sr *S, rmi_mapread *mr, top *t,
 
 /* "groups" or "expert_groups": one kind's lists at a time. */
 static rm_status stream_groups(sr *S, rmi_mapread *mr, top *t,
-			       const rmi_ynode *key, bool ranks_done,
-			       bool expert)
+			       const rmi_ynode *key, bool expert)
 {
 	ev e;
 	rm_status st = next(S, &e);
 	if (st)
 		return st;
-	if (!ranks_done)
-		return fail(S, key->line, key->col,
-			    "\"%s\" comes before \"ranks\": a map this "
-			    "large is read in one pass, as rankmap writes it",
-			    key->str);
 	if (e.k != EV_MAP)
 		return fail(S, e.line, e.col, "%s must be a mapping", key->str);
 	rmi_ynode *v;
@@ -794,7 +818,108 @@ static rm_status stream_groups(sr *S, rmi_mapread *mr, top *t,
 	return st;
 }
 
-static rm_status stream(sr *S, rm_map **out)
+/* One value, read and dropped: a pass that cannot check it yet. */
+static rm_status skip_value(sr *S)
+{
+	ev e;
+	rm_status st = next(S, &e);
+	if (st || e.k == EV_SCALAR)
+		return st;
+	if (e.k != EV_MAP && e.k != EV_SEQ)
+		return fail(S, e.line, e.col, "expected a value");
+	for (unsigned long depth = 1; depth;) {
+		if ((st = next(S, &e)))
+			return st;
+		if (e.k == EV_EOF)
+			return fail(S, e.line, e.col, "the file ends too early");
+		if (e.k == EV_MAP || e.k == EV_SEQ)
+			depth++;
+		else if (e.k == EV_END)
+			depth--;
+	}
+	return RM_OK;
+}
+
+/* Back to the first byte for another pass; the digest is already taken. */
+static rm_status rewind_input(sr *S)
+{
+	if (S->text) {
+		S->tpos = 0;
+	} else if (lseek(S->fd, 0, SEEK_SET) != 0) {
+		return rmi_err(S->err, RM_EIO, "%s: cannot read it again: %s",
+			       S->file, strerror(errno));
+	}
+	S->bpos = S->blen = 0;
+	S->eof = false;
+	S->hash = false;
+	S->line = S->col = 1;
+	S->depth = 0;
+	S->state[0] = R_VALUE;
+	if (!S->yaml)
+		return RM_OK;
+	if (S->have_ye)
+		yaml_event_delete(&S->ye);
+	S->have_ye = false;
+	S->docs = 0;
+	yaml_parser_delete(&S->yp);
+	if (!yaml_parser_initialize(&S->yp)) {
+		S->yaml = false;
+		return oom(S);
+	}
+	yaml_parser_set_input(&S->yp, yaml_read, S);
+	return RM_OK;
+}
+
+/* What the passes have done so far. */
+typedef struct progress {
+	bool ranks, groups[2];       /* checked */
+	unsigned long skipped[3];    /* line of a key skipped in pass 0 */
+	bool pending;                /* this pass skipped something */
+} progress;
+
+static bool head_ready(const top *t)
+{
+	static const char *const need[] = { "layout", "order", "world_size",
+					    "gpus_per_node", "nodes", NULL };
+	for (int i = 0; need[i]; i++)
+		if (!top_get(t, need[i]))
+			return false;
+	return true;
+}
+
+/* "ranks", "groups" or "expert_groups", in whichever pass can check it. */
+static rm_status streamed_key(sr *S, rmi_mapread *mr, top *t, rmi_ynode *k,
+			      int which, int pass, progress *p)
+{
+	bool done = which == 0 ? p->ranks : p->groups[which - 1];
+	if (pass == 0 && (done || p->skipped[which])) {
+		const rmi_ynode *first = top_get(t, k->str);
+		char q[160];
+		return fail(S, k->line, k->col, "duplicate key %s (first at "
+			    "line %lu)", rm_quote(k->str, k->len, q, sizeof(q)),
+			    first ? first->line : p->skipped[which]);
+	}
+	if (done)
+		return skip_value(S);
+	/* after pass 0 every head key there is has been seen */
+	bool ready = which == 0 ? pass > 0 || head_ready(t) : p->ranks;
+	if (!ready) {
+		if (pass == 0)
+			p->skipped[which] = k->line;
+		p->pending = true;
+		return skip_value(S);
+	}
+	rm_status st = which == 0 ? stream_ranks(S, mr, t, k)
+				  : stream_groups(S, mr, t, k, which == 2);
+	if (!st && which == 0)
+		p->ranks = true;
+	else if (!st)
+		p->groups[which - 1] = true;
+	return st;
+}
+
+static rm_status one_pass(sr *S, rmi_mapread *mr, top *t, int pass,
+			  progress *p)
 {
 	ev e;
 	rm_status st = next(S, &e);
@@ -803,6 +928,41 @@ static rm_status stream(sr *S, rm_map **out)
 	if (e.k != EV_MAP)
 		return fail(S, e.line, e.col, "a map file is one mapping "
 			    "(a JSON object)");
+	if (pass == 0) {
+		t->root.line = e.line;
+		t->root.col = e.col;
+	}
+	p->pending = false;
+	while (!(st = next(S, &e)) && e.k != EV_END) {
+		rmi_ynode *k, *v;
+		if (e.k != EV_SCALAR)
+			return fail(S, e.line, e.col,
+				    e.k == EV_EOF ? "the file ends too early"
+						  : "a mapping key must be a plain value");
+		if ((st = build(S, &e, 1, &k)))
+			return st;
+		int which = !strcmp(k->str, "ranks") ? 0
+			    : !strcmp(k->str, "groups") ? 1
+			    : !strcmp(k->str, "expert_groups") ? 2 : -1;
+		if (which >= 0) {
+			st = streamed_key(S, mr, t, k, which, pass, p);
+		} else if (pass > 0) {
+			st = skip_value(S);
+		} else {
+			ev x;
+			if (!(st = next(S, &x)) && !(st = build(S, &x, 1, &v)))
+				st = top_add(S, t, k, v);
+		}
+		if (st)
+			return st;
+	}
+	if (!st && (st = next(S, &e)) == RM_OK && e.k != EV_EOF)
+		st = fail(S, e.line, e.col, "more after the document");
+	return st;
+}
+
+static rm_status stream(sr *S, rm_map **out)
+{
 	rmi_mapread *mr = rmi_mr_new(S->file, S->err);
 	top *t = calloc(1, sizeof(*t));
 	if (!mr || !t) {
@@ -811,39 +971,23 @@ static rm_status stream(sr *S, rm_map **out)
 		return oom(S);
 	}
 	t->root.kind = RMI_Y_MAP;
-	t->root.line = e.line;
-	t->root.col = e.col;
 	t->root.item = t->item;
-	bool ranks = false;
-	while (!(st = next(S, &e)) && e.k != EV_END) {
-		rmi_ynode *k, *v;
-		if (e.k != EV_SCALAR) {
-			st = fail(S, e.line, e.col,
-				  e.k == EV_EOF ? "the file ends too early"
-						: "a mapping key must be a plain value");
+	progress p = { 0 };
+	rm_status st = RM_OK;
+	/* ranks wait for the head (pass 1), groups for the ranks (pass 2) */
+	for (int pass = 0; pass < 3 && !st; pass++) {
+		if (pass && (st = rewind_input(S)))
 			break;
+		if ((st = one_pass(S, mr, t, pass, &p)) || !p.pending)
+			break;
+		if (pass == 0 && S->hex) {
+			while (refill(S) > 0)
+				;
+			rm_sha256_end_hex(&S->sha, S->hex);
+			S->hex_done = true;
 		}
-		if ((st = build(S, &e, 1, &k)))
-			break;
-		if (!strcmp(k->str, "ranks") && !top_get(t, "ranks")) {
-			st = stream_ranks(S, mr, t, k);
-			ranks = st == RM_OK;
-		} else if ((!strcmp(k->str, "groups") ||
-			    !strcmp(k->str, "expert_groups")) &&
-			   !top_get(t, k->str)) {
-			st = stream_groups(S, mr, t, k, ranks,
-					   k->str[0] == 'e');
-		} else {
-			ev x;
-			if (!(st = next(S, &x)) && !(st = build(S, &x, 1, &v)))
-				st = top_add(S, t, k, v);
-		}
-		if (st)
-			break;
 	}
-	if (!st && (st = next(S, &e)) == RM_OK && e.k != EV_EOF)
-		st = fail(S, e.line, e.col, "more after the document");
-	if (!st && !ranks)
+	if (!st && !p.ranks)
 		st = rmi_mr_head(mr, &t->root);   /* says what is missing */
 	if (!st)
 		st = rmi_mr_tail(mr, &t->root);
@@ -889,9 +1033,10 @@ static rm_status stream_from(sr *S, rm_map **out, char *hex)
 		}
 		yaml_parser_set_input(&S->yp, yaml_read, S);
 	}
+	S->hex = hex;
 	if (!st)
 		st = stream(S, out);
-	if (!st && hex) {
+	if (!st && hex && !S->hex_done) {
 		/* the rest of the file counts too (trailing space) */
 		while (refill(S) > 0)
 			;
@@ -925,19 +1070,7 @@ rm_status rmi_map_read_file(const char *path, rm_map **out, char *hex,
 	rm_status st = rmi_open_file(path, &fd, &size, err);
 	if (st)
 		return st;
-	if (size <= RM_MAX_INPUT) {
-		/* small enough for a whole-document tree */
-		close(fd);
-		char *text = NULL;
-		size_t len = 0;
-		if ((st = rm_file_read(path, &text, &len, err)))
-			return st;
-		if (hex)
-			rm_sha256_hex(text, len, hex);
-		st = rmi_map_parse(text, len, path, out, err);
-		free(text);
-		return st;
-	}
+	(void)size;
 	sr S;
 	memset(&S, 0, sizeof(S));
 	S.file = path;

@@ -33,11 +33,8 @@ RMI_HIDDEN const char *rmi_pp_bound_words(const rm_report *r, char *buf,
 RMI_HIDDEN rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 				     rm_report *rp, rm_error *err);
 
-/* rm_map_read and rm_map_read_assignment over text in memory; `name`
- * stands for the file in messages. */
-RMI_HIDDEN rm_status rmi_map_parse(const char *text, size_t len,
-				   const char *name, rm_map **out,
-				   rm_error *err);
+/* rm_map_read_assignment over text in memory; `name` stands for the file
+ * in messages (rmi_map_stream_text below is rm_map_read's). */
 RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
 					      const char *name,
 					      const rm_layout *l,
@@ -46,8 +43,8 @@ RMI_HIDDEN rm_status rmi_map_parse_assignment(const char *text, size_t len,
 					      rm_map **out, rm_error *err);
 
 /*
- * A map file read in phases (map_read.c), so that the tree reader and the
- * one-pass stream reader (map_stream.c) check it the same way: head (keys,
+ * A map file read in phases (map_read.c), as the one-pass reader
+ * (map_stream.c) meets its parts: head (keys,
  * schema, layout, nodes; `root` holds everything before "ranks"), each
  * rank record, the end of the records, each kind of "groups" and
  * "expert_groups", tail (the
@@ -64,11 +61,11 @@ RMI_HIDDEN rm_status rmi_mr_groups(rmi_mapread *mr, const rmi_ynode *key,
 				   const rmi_ynode *list, bool expert);
 RMI_HIDDEN rm_status rmi_mr_tail(rmi_mapread *mr, const rmi_ynode *root);
 
-/* rm_map_read(_digest): small files through rmi_map_parse, big ones
- * through the stream reader; sha256_hex may be NULL. */
+/* rm_map_read(_digest), every size through the stream reader;
+ * sha256_hex may be NULL. */
 RMI_HIDDEN rm_status rmi_map_read_file(const char *path, rm_map **out,
 				       char *sha256_hex, rm_error *err);
-/* The stream reader over text in memory (tests, fuzzing). */
+/* The same reader over text in memory (tests, fuzzing). */
 RMI_HIDDEN rm_status rmi_map_stream_text(const char *text, size_t len,
 					 const char *name, rm_map **out,
 					 rm_error *err);

@@ -142,6 +142,43 @@ static rm_status axis_links(const rm_hw *hw, const rm_train *t,
 	return RM_OK;
 }
 
+/* The note says which figures priced the links, so a reader can check
+ * them against the fabric: each tier's bandwidth and oversubscription, and
+ * the share of it a collective achieves (net_eff). */
+static void note_links(const rm_hw *hw, const rm_train *t, const rm_map *map,
+		       const rm_fabric *f, char *out, size_t cap)
+{
+	bool flat = !f || rm_fabric_is_flat(f);
+	rmi_cal cal;
+	rmi_cal_of(hw, t, &cal);
+	int n = snprintf(out, cap, "links from the planned map on %s (%u hosts); ",
+			 flat ? "one flat switch" : "the given fabric",
+			 map->nhost);
+	if (flat) {
+		snprintf(out + n, cap - (size_t)n,
+			 "assumed: every host on one switch at the NIC's "
+			 "%.0f GB/s, full bisection, x%.2f achieved",
+			 hw->nic_gbytes_per_s, cal.net_eff);
+		return;
+	}
+	rm_hw_tier tier[RM_MAX_TIERS];
+	size_t nt = net_tiers(hw, f, tier);
+	if (f->ntiers >= 2)
+		n += snprintf(out + n, cap - (size_t)n,
+			      "by switch level from the site's tiers:");
+	else
+		n += snprintf(out + n, cap - (size_t)n, "by switch level, "
+			      "assumed from %s's tiers (the fabric names none):",
+			      hw->name);
+	for (size_t i = 0; i < nt && n > 0 && (size_t)n < cap; i++)
+		n += snprintf(out + n, cap - (size_t)n, "%s %s %.0f GB/s %.0f:1",
+			      i ? "," : "", tier[i].name, tier[i].gbytes_per_s,
+			      tier[i].oversubscription);
+	if (n > 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, "; x%.2f achieved (net_eff)",
+			 cal.net_eff);
+}
+
 rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_map *map,
 			  const rm_fabric *fabric, rm_estimate *e,
@@ -164,12 +201,6 @@ rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
 	if (st)
 		return st;
 	rmi_estimate_times(m, hw, t, e);
-	snprintf(e->note, sizeof(e->note),
-		 "links from the planned map on %s (%u hosts); bandwidths and "
-		 "oversubscription by switch level from %s",
-		 fabric && !rm_fabric_is_flat(fabric) ? "the given fabric" :
-		 "one flat switch", map->nhost,
-		 fabric && fabric->ntiers >= 2 ? "the site's tiers" :
-		 hw->name);
+	note_links(hw, t, map, fabric, e->note, sizeof(e->note));
 	return RM_OK;
 }

@@ -1,0 +1,227 @@
+/*
+ * bench_read.c - reading a map back, from a few kB to a million GPUs:
+ * rm_map_read beside the floor of any reader, a plain read() of the same
+ * file into memory. Each figure is measured in a fresh process (this
+ * binary run again), so its peak RSS is that read's alone; each is the
+ * median of RUNS runs, with min and max. The verdicts are ratios taken in
+ * this run: memory over the file's size, and time per MB at each size
+ * against time per MB at 16,384 GPUs (linear growth keeps it flat).
+ * The JSON files go from 2 kB (8 GPUs) to 139 MB (1,048,576 GPUs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rankmap.h"
+#include "bench_clock.h"
+
+#define RUNS 5
+/* What any read costs before the file counts: the reader's 1 MiB input
+ * buffer, its token and record scratch, libyaml's state. */
+#define FIXED_MB 2.0
+
+/* --child MODE PATH: one read, prints "ms" on stdout; the parent takes the
+ * peak RSS from wait4. */
+static int child(const char *mode, const char *path)
+{
+	double t0 = now_ms();
+	if (!strcmp(mode, "raw")) {
+		int fd = open(path, O_RDONLY);
+		struct stat sb;
+		if (fd < 0 || fstat(fd, &sb))
+			return 1;
+		char *buf = malloc((size_t)sb.st_size + 1);
+		size_t got = 0;
+		while (buf && got < (size_t)sb.st_size) {
+			ssize_t k = read(fd, buf + got, (size_t)sb.st_size - got);
+			if (k <= 0)
+				return 1;
+			got += (size_t)k;
+		}
+		close(fd);
+		if (!buf)
+			return 1;
+		free(buf);
+	} else if (!strcmp(mode, "map")) {
+		rm_map *m = NULL;
+		rm_error e;
+		if (rm_map_read(path, &m, &e)) {
+			fprintf(stderr, "bench_read: %s\n", e.msg);
+			return 1;
+		}
+		rm_map_free(m);
+	}
+	printf("%.3f\n", now_ms() - t0);
+	return 0;
+}
+
+typedef struct fig {
+	double ms[RUNS], rss_mb[RUNS];
+	double med, min, max, rss;
+} fig;
+
+static void run_child(const char *self, const char *mode, const char *path,
+		      double *ms, double *rss_mb)
+{
+	int p[2];
+	if (pipe(p)) {
+		perror("bench_read: pipe");
+		exit(1);
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(self, self, "--child", mode, path, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char out[64] = "";
+	ssize_t k = read(p[0], out, sizeof(out) - 1);
+	close(p[0]);
+	int status;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || k <= 0 ||
+	    !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench_read: %s read of %s failed\n", mode, path);
+		exit(1);
+	}
+	*ms = atof(out);
+	*rss_mb = ru.ru_maxrss / 1024.0;
+}
+
+static fig measure(const char *self, const char *mode, const char *path)
+{
+	fig f;
+	for (int i = 0; i < RUNS; i++)
+		run_child(self, mode, path, &f.ms[i], &f.rss_mb[i]);
+	f.rss = median(f.rss_mb, RUNS);
+	f.med = median(f.ms, RUNS);     /* sorts: min first, max last */
+	f.min = f.ms[0];
+	f.max = f.ms[RUNS - 1];
+	return f;
+}
+
+/* A flat map of `gpus` GPUs, 8 per node, written in `fmt` to `path`. */
+static size_t write_map(uint32_t gpus, const char *layout, rm_format fmt,
+			const char *path)
+{
+	uint32_t nodes = gpus / 8;
+	char **names = calloc(nodes, sizeof(*names));
+	rm_layout l;
+	rm_order o;
+	rm_error e;
+	rm_map *m = NULL;
+	char *out = NULL;
+	size_t bytes = 0;
+	for (uint32_t i = 0; i < nodes; i++) {
+		names[i] = malloc(16);
+		snprintf(names[i], 16, "gpu%06u", i + 1);
+	}
+	rm_plan_opts po = { .layout = &l, .order = &o,
+			    .nodes = (const char *const *)names,
+			    .nnodes = nodes, .gpus_per_node = 8 };
+	if (rm_layout_parse(layout, &l, &e) ||
+	    rm_order_parse("megatron", &l, &o, &e) || rm_plan(&po, &m, &e) ||
+	    rm_map_write(m, fmt, &out, &bytes, &e)) {
+		fprintf(stderr, "bench_read: %s: %s\n", layout, e.msg);
+		exit(1);
+	}
+	FILE *fp = fopen(path, "wb");
+	if (!fp || fwrite(out, 1, bytes, fp) != bytes || fclose(fp)) {
+		fprintf(stderr, "bench_read: cannot write %s\n", path);
+		exit(1);
+	}
+	free(out);
+	rm_map_free(m);
+	for (uint32_t i = 0; i < nodes; i++)
+		free(names[i]);
+	free(names);
+	return bytes;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--child"))
+		return child(argv[2], argv[3]);
+	static const struct { uint32_t gpus; const char *layout; bool yaml; }
+	sizes[] = {
+		{ 8, "8x1x1", true },
+		{ 1024, "8x4x32", true },
+		{ 16384, "8x16x128", true },
+		{ 131072, "8x16x1024", true },
+		{ 1048576, "8x16x8192", false },
+	};
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		perror("bench_read: /proc/self/exe");
+		return 1;
+	}
+	self[n] = '\0';
+	char dir[] = "/tmp/rankmap-bench-read-XXXXXX";
+	if (!mkdtemp(dir)) {
+		perror("bench_read: mkdtemp");
+		return 1;
+	}
+	char none[4200];
+	snprintf(none, sizeof(none), "%s/none", dir);
+	double base_ms, base_rss;
+	run_child(self, "none", none, &base_ms, &base_rss);
+	printf("reading a map back: rm_map_read against a plain read() of the "
+	       "file; median of %d fresh processes (min-max), %s ms; RSS is the "
+	       "process's peak less an idle one's (%.1f MB)\n", RUNS,
+	       getenv("BENCH_WALL") ? "wall-clock" : "CPU-time", base_rss);
+	printf("%9s %4s %9s %18s %18s %7s %7s %8s %8s %10s\n", "GPUs", "fmt",
+	       "file MB", "read() ms", "rm_map_read ms", "x read", "ms/MB",
+	       "RSS MB", "RSS/file", "verdict");
+	double per_mb_16k[2] = { 0, 0 };
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (int y = 0; y < 2; y++) {
+			if (y && !sizes[i].yaml)
+				continue;
+			char path[4200];
+			snprintf(path, sizeof(path), "%s/map-%u.%s", dir,
+				 sizes[i].gpus, y ? "yaml" : "json");
+			size_t bytes = write_map(sizes[i].gpus, sizes[i].layout,
+						 y ? RM_FMT_YAML : RM_FMT_JSON,
+						 path);
+			fig raw = measure(self, "raw", path);
+			fig map = measure(self, "map", path);
+			unlink(path);
+			double mb = bytes / 1e6, per_mb = map.med / mb;
+			double rss = map.rss - base_rss;
+			if (sizes[i].gpus == 16384)
+				per_mb_16k[y] = per_mb;
+			/* small files are all fixed cost: judge from 1 MB up */
+			const char *v = "-";
+			if (mb >= 1) {
+				bool mem_ok = rss <= 2 * mb + FIXED_MB;
+				bool lin_ok = !per_mb_16k[y] ||
+					      per_mb <= 2 * per_mb_16k[y];
+				v = mem_ok && lin_ok ? "ok" : !mem_ok ? "MEMORY" : "NONLINEAR";
+				bad += !(mem_ok && lin_ok);
+			}
+			char rs[32], ms[32];
+			snprintf(rs, sizeof(rs), "%.2f (%.2f-%.2f)", raw.med,
+				 raw.min, raw.max);
+			snprintf(ms, sizeof(ms), "%.1f (%.1f-%.1f)", map.med,
+				 map.min, map.max);
+			printf("%9u %4s %9.3f %18s %18s %7.1f %7.1f %8.1f %8.2f %10s\n",
+			       sizes[i].gpus, y ? "yaml" : "json", mb, rs, ms,
+			       raw.med > 0 ? map.med / raw.med : 0, per_mb, rss,
+			       rss / mb, v);
+		}
+	rmdir(dir);
+	printf("targets (files of 1 MB and up): RSS at most 2x the file + "
+	       "%.0f MB fixed, ms/MB at most 2x the 16,384-GPU figure of the "
+	       "same format: %s\n", FIXED_MB, bad ? "MISSED" : "met");
+	return 0;
+}
