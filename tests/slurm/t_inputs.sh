@@ -125,15 +125,15 @@ run layout-clean 0 srun -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x1x2 "$T
 if [ "$(grep -c '^TASK .*world=16 ' "$OUT")" = 16 ]; then pass layout-clean-runs; else fail layout-clean-runs "$(head -c 300 "$ERR")"; fi
 
 # A heterogeneous step whose srun does not see SLURM_HET_SIZE (a wrapper
-# that cleans the environment; the tasks then lack it too): the nodes
-# refuse and say it is a heterogeneous step, not only that the node list
-# is longer than the step.
+# that cleaned it; the tasks then lack it too): refused as one, not for
+# not fitting one component.
 new_out
 timeout 60 salloc -N1 -n8 : -N1 -n1 sh -c \
 	'env -u SLURM_HET_SIZE srun --het-group=0,1 --parallel-layout=8x1x1 '"$T" >"$OUT" 2>"$ERR"
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then pass het-unseen-refused; else fail het-unseen-refused "exit $rc"; fi
-has het-unseen-says "$ERR" "rankmap: the node list 'node\\[1-2\\]' names 2 nodes, the step has 1 here: a heterogeneous step .* which --parallel-layout does not support"
+has het-unseen-says "$ERR" "rankmap: --parallel-layout does not support heterogeneous jobs \\(SLURM_JOB_ID_HET_GROUP_1 is set, SLURM_HET_SIZE is not\\)"
+hasnt het-unseen-not-misleading "$ERR" "does not fit the step"
 hasnt het-unseen-no-task "$OUT" '^TASK '
 no_steps_left het-unseen
 finish
