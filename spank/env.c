@@ -78,6 +78,20 @@ static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
 	return true;
 }
 
+void rms_ephemeral_ports(const char *path, uint32_t *lo, uint32_t *hi)
+{
+	char line[64] = "";
+	rm_error e;
+	FILE *f = fopen(path, "re");
+	bool got = f && fgets(line, sizeof(line), f);
+	if (f)
+		fclose(f);
+	if (!got || rm_port_range_parse(line, lo, hi, &e) != RM_OK) {
+		*lo = RM_EPHEMERAL_LO;
+		*hi = RM_EPHEMERAL_HI;
+	}
+}
+
 /* What every task of the step gets, a rank or a node's launcher. */
 static bool add_step(rms_envset *out, const rms_plan *p, const char *map_path,
 		     const rm_env *nccl, bool nccl_override)
@@ -144,7 +158,8 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		char port[16];
 		snprintf(port, sizeof(port), "%" PRIu32,
 			 rm_master_port(ids->jobid, ids->stepid,
-					ids->resv_ports));
+					ids->resv_ports, ids->eph_lo,
+					ids->eph_hi));
 		ok = rms_envset_add(out, "MASTER_PORT", port, false);
 	}
 	/* --parallel-export=slurm: for frameworks that take the rank from

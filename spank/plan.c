@@ -263,8 +263,14 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	if (rm_hostlist_parse(s->nodelist, &p->nodes, &e) != RM_OK)
 		return fail(err, errlen, "the step's node list: %s", e.msg);
 	if (s->nnodes && p->nodes.n != s->nnodes) {
+		/* The step's node list covering more nodes than its part
+		 * here is what a heterogeneous step looks like on a node
+		 * when SLURM_HET_SIZE did not reach it. */
 		snprintf(err, errlen, "the node list %s names %zu nodes, the "
-			 "step has %" PRIu32,
+			 "step has %" PRIu32 " here: a heterogeneous step "
+			 "(srun ... : ..., --het-group), which --parallel-layout "
+			 "does not support; submit the layout step as a job of "
+			 "its own",
 			 rm_quote(s->nodelist, strlen(s->nodelist), q,
 				   sizeof(q)), p->nodes.n, s->nnodes);
 		return false;

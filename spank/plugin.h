@@ -60,6 +60,7 @@ typedef struct rms_state {
 	char stamp[RMS_STAMP_LEN];   /* srun's, from the step's environment */
 	rm_env nccl;                 /* node-wide NCCL variables */
 	bool nccl_override;
+	uint32_t eph_lo, eph_hi;     /* ephemeral ports, read once per node */
 	rm_node_hw *hw;
 
 	/* srun: where refusing nodes tell their reason (notice.c) */

@@ -247,7 +247,10 @@ int rms_remote_post_opt(spank_t sp)
 		return fail_step(sp, "--parallel-order=%s needs "
 				 "--parallel-layout as well", rms_g.order);
 	/* Each component of a heterogeneous step would plan its part as the
-	 * whole step; srun refuses these with the reason. */
+	 * whole step; srun refuses these with the reason (its refusal stamp
+	 * does not reach every component, so stay quiet). Where srun did not
+	 * see SLURM_HET_SIZE, neither do the tasks: plan.c's node-count
+	 * check names the heterogeneous step then. */
 	char het[16];
 	if (get_env(sp, "SLURM_HET_SIZE", het, sizeof(het)) &&
 	    strcmp(het, "1")) {
@@ -293,6 +296,7 @@ int rms_remote_post_opt(spank_t sp)
 			    sizeof(err)))
 		return fail_step(sp, "map file: %s", err);
 	load_hardware();
+	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
 	return 0;
 }
 
@@ -343,6 +347,8 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 		.stepid = rms_g.stepid,
 		.resv_ports = get_env(sp, "SLURM_STEP_RESV_PORTS", ports,
 				      sizeof(ports)) ? ports : NULL,
+		.eph_lo = rms_g.eph_lo,
+		.eph_hi = rms_g.eph_hi,
 		.export_slurm = rms_g.export_slurm >= 0
 					? rms_g.export_slurm == 1
 					: rms_g.conf.export_slurm == 1,

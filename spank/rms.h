@@ -167,6 +167,7 @@ bool rms_envset_add(rms_envset *e, const char *key, const char *val,
 typedef struct rms_task_ids {
 	uint32_t jobid, stepid;
 	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
+	uint32_t eph_lo, eph_hi;     /* the node's ephemeral port range */
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
 	const char *visible;         /* CUDA_VISIBLE_DEVICES as Slurm set it */
 } rms_task_ids;
@@ -195,6 +196,12 @@ size_t rms_visible_count(const char *vis);
 /* The launcher task's variables on map host `h`. */
 bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
 		  rms_envset *out, char *err, size_t errlen);
+
+/* The kernel's ephemeral port range, which MASTER_PORT stays out of. */
+#define RMS_PORT_RANGE_FILE "/proc/sys/net/ipv4/ip_local_port_range"
+/* The range in `path`; unreadable or not two ports: Linux's default
+ * (RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), so the step still gets a port. */
+void rms_ephemeral_ports(const char *path, uint32_t *lo, uint32_t *hi);
 
 /* ---- helpers shared by the SPANK files ---- */
 /* "8(x4)", "8,8,8" or "5,1(x3)": the per-node count when it is uniform. */

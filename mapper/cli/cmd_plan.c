@@ -119,7 +119,21 @@ static int master_port(const rmc_opts *o, uint32_t *port)
 	if ((rc = slurm_id("SLURM_JOB_ID", &job)) ||
 	    (rc = slurm_id("SLURM_STEP_ID", &step)))
 		return rc;
-	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"));
+	/* The node's ephemeral ports, read as the plugin reads them; Linux's
+	 * default where /proc says nothing usable. */
+	uint32_t lo = RM_EPHEMERAL_LO, hi = RM_EPHEMERAL_HI;
+	char line[64];
+	rm_error e;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	if (f && fgets(line, sizeof(line), f) &&
+	    rm_port_range_parse(line, &lo, &hi, &e) != RM_OK) {
+		lo = RM_EPHEMERAL_LO;
+		hi = RM_EPHEMERAL_HI;
+	}
+	if (f)
+		fclose(f);
+	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"),
+			       lo, hi);
 	return RMC_OK;
 }
 

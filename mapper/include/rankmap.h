@@ -515,11 +515,26 @@ rm_status rm_map_write_env(const rm_map *map, int64_t rank,
 /*
  * The MASTER_PORT of a Slurm step, the one the SPANK plugin sets: the
  * first port of resv_ports (SLURM_STEP_RESV_PORTS, "12000-12003" or
- * "12000,12007"; NULL or unusable: ignored), else
- * 20000 + (jobid * 101 + stepid) % 20000. Always 1-65535.
+ * "12000,12007", from Slurm's MpiParams=ports; NULL or unusable:
+ * ignored), else a port derived from (jobid, stepid) such that it and the
+ * next port lie outside the node's ephemeral range [eph_lo, eph_hi] (the
+ * caller reads /proc/sys/net/ipv4/ip_local_port_range; 0, 0 or an inverted
+ * range: RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), below 1024 never, and never on
+ * Slurm's default ports 6817-6819: ports from 20000 up when at least 1,000
+ * of them are left there, else from 1024 up; consecutive steps of a job
+ * take consecutive ports of that pool, jobs are 101 ports apart. Only when
+ * the range leaves no port outside it, 20000 + (jobid * 101 + stepid) %
+ * 20000. The same inputs give the same port on every node. Always 1-65535.
  */
+#define RM_EPHEMERAL_LO 32768u
+#define RM_EPHEMERAL_HI 60999u
 uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
-			const char *resv_ports);
+			const char *resv_ports, uint32_t eph_lo,
+			uint32_t eph_hi);
+/* The two ports of ip_local_port_range ("32768\t60999\n"): 1-65535,
+ * low <= high. */
+rm_status rm_port_range_parse(const char *text, uint32_t *lo, uint32_t *hi,
+			      rm_error *err);
 /*
  * A rank's place in each framework group the environment carries
  * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with

@@ -404,8 +404,10 @@ static void task_env(void)
 			CHECK_STR(get(&e, "LOCAL_RANK"), lrs);
 			CHECK_STR(get(&e, "WORLD_SIZE"), "32");
 			CHECK_STR(get(&e, "LOCAL_WORLD_SIZE"), "8");
-			/* 20000 + (12345 * 101 + 2) % 20000 */
-			CHECK_STR(get(&e, "MASTER_PORT"), "26847");
+			/* (12345 * 101 + 2) % 17302 = 1103 of the pool
+			 * 20000-32766, 61000-65534 (no range given: Linux's
+			 * default 32768-60999) */
+			CHECK_STR(get(&e, "MASTER_PORT"), "21103");
 			CHECK(get(&e, "SLURM_PROCID") == NULL);
 			CHECK_STR(get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
 			CHECK_STR(get(&e, "RANKMAP_MAP"), "/x/map.json");
@@ -471,16 +473,71 @@ static void expert_env(void)
 
 static void master_port(void)
 {
+	const uint32_t L = RM_EPHEMERAL_LO, H = RM_EPHEMERAL_HI;
 	/* Two steps of one job, and neighbouring jobs, differ. */
-	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(100, 1, NULL));
-	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(101, 0, NULL));
-	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
+	CHECK(rm_master_port(100, 0, NULL, L, H) !=
+	      rm_master_port(100, 1, NULL, L, H));
+	CHECK(rm_master_port(100, 0, NULL, L, H) !=
+	      rm_master_port(101, 0, NULL, L, H));
+	CHECK_INT(rm_master_port(0, 0, NULL, L, H), 20000);
 	/* Slurm's reserved ports (MpiParams=ports) win. */
-	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
-	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
-	CHECK_INT(rm_master_port(100, 0, "x"), rm_master_port(100, 0, NULL));
-	CHECK_INT(rm_master_port(100, 0, "70000"),
-		  rm_master_port(100, 0, NULL));
+	CHECK_INT(rm_master_port(100, 0, "12000-12003", L, H), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009", L, H), 12007);
+	CHECK_INT(rm_master_port(100, 0, "x", L, H),
+		  rm_master_port(100, 0, NULL, L, H));
+	CHECK_INT(rm_master_port(100, 0, "70000", L, H),
+		  rm_master_port(100, 0, NULL, L, H));
+
+	/* The node's range, as the plugin reads it from /proc; anything
+	 * unusable there is Linux's default. */
+	char path[128];
+	uint32_t lo = 0, hi = 0;
+	static const struct {
+		const char *text;
+		uint32_t lo, hi;
+	} files[] = {
+		{ "40000\t45000\n", 40000, 45000 },
+		{ "1024 65535\n", 1024, 65535 },
+		{ "", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+		{ "60999\t32768\n", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+		{ "garbage\n", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+	};
+	snprintf(path, sizeof(path), "%s/port_range", tmp);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = fopen(path, "w");
+		CHECK(f && fputs(files[i].text, f) >= 0);
+		if (f)
+			fclose(f);
+		rms_ephemeral_ports(path, &lo, &hi);
+		CHECK_INT(lo, files[i].lo);
+		CHECK_INT(hi, files[i].hi);
+	}
+	unlink(path);
+	rms_ephemeral_ports("/nonexistent/port_range", &lo, &hi);
+	CHECK_INT(lo, RM_EPHEMERAL_LO);
+	CHECK_INT(hi, RM_EPHEMERAL_HI);
+	/* This machine's own file reads. */
+	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &lo, &hi);
+	CHECK(lo >= 1 && lo <= hi && hi <= 65535);
+
+	/* MASTER_PORT in the task's variables follows the range it is
+	 * given: 40000-45000 leaves 20000-39998 and 45001-65534. */
+	rms_plan p;
+	char err[RMS_ERRLEN];
+	CHECK(plan("2x2x8", "megatron", "8(x4)", 32, -1, NULL, &p, err));
+	rms_task_ids ids = { .jobid = 12345, .stepid = 2, .eph_lo = 40000,
+			     .eph_hi = 45000 };
+	rms_envset e = { 0 };
+	CHECK(rms_task_env(&p, 0, 0, &ids, "/x/map.json", NULL, false, NULL,
+			   &e, err, sizeof(err)));
+	char want[16];
+	snprintf(want, sizeof(want), "%u",
+		 (unsigned)rm_master_port(12345, 2, NULL, 40000, 45000));
+	CHECK_STR(get(&e, "MASTER_PORT"), want);
+	/* 1246847 % (19999 + 20534) = 30857: 45001 + 10858 */
+	CHECK_STR(want, "55859");
+	rms_envset_free(&e);
+	rms_plan_free(&p);
 }
 
 int main(void)

@@ -105,30 +105,6 @@ bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
 	return true;
 }
 
-/* torch's TCPStore wants an unprivileged port. Without ports reserved by
- * Slurm, job and step spread over 20,000 of them: consecutive steps of one
- * job get consecutive ports, consecutive jobs ports 101 apart, so two
- * steps sharing a first node (srun --exact) do not collide. */
-#define PORT_BASE 20000u
-#define PORT_SPAN 20000u
-#define PORT_JOB_STRIDE 101u
-
-uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
-			const char *resv_ports)
-{
-	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
-	 * or "12000,12007"), the same on every node; the first is ours. */
-	if (resv_ports && *resv_ports) {
-		char *end;
-		unsigned long v = strtoul(resv_ports, &end, 10);
-		if (end != resv_ports && v > 0 && v < 65536 &&
-		    (*end == 0 || *end == '-' || *end == ','))
-			return (uint32_t)v;
-	}
-	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
-	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
-}
-
 rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
 		      rm_buf *b, rm_error *err)
 {
