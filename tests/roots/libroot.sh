@@ -15,6 +15,7 @@
 #                      renamed slurm/... -> NAME/...
 #   root_abort_suite   tests/slurm/t_abort.sh the same way (NAME/abort/...)
 #   root_inputs_suite  tests/slurm/t_inputs.sh the same way (NAME/inputs/...)
+#   root_launchers_suite tests/slurm/t_launchers.sh (NAME/launchers/...)
 #   root_release_checks the plugin of every other release refused in this
 #                      one with our message, this one's quiet, and this
 #                      one refused by the host's Slurm
@@ -56,39 +57,28 @@ root_release_suite() {
 	root_slurm_suite
 	root_abort_suite
 	root_inputs_suite
+	root_launchers_suite
 	root_release_checks
 	finish
 }
-root_slurm_suite() {
-	local rc
+# root_cluster_suite T PREFIX: tests/slurm/t_T.sh inside the root, its
+# lines PREFIX/... renamed NAME/... (PREFIX slurm) or NAME/PREFIX/...
+root_cluster_suite() {
+	local rc to=$RNAME/$2/
+	[ "$2" = slurm ] && to=$RNAME/
 	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
-		bash tests/slurm/t_slurm.sh 2>&1 |
-		sed -E "s#^(PASS|FAIL|SKIP): slurm/#\\1: $RNAME/#"
+		bash "tests/slurm/t_$1.sh" 2>&1 |
+		sed -E "s#^(PASS|FAIL|SKIP): $2/#\\1: $to#"
 	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || fail suite "t_slurm.sh exited $rc"
+	[ "$rc" -eq 0 ] || fail suite "t_$1.sh exited $rc"
 }
-
-# issue 21's refusals and runtime directory (tests/slurm/t_abort.sh),
-# its lines renamed abort/... -> NAME/abort/...
-root_abort_suite() {
-	local rc
-	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
-		bash tests/slurm/t_abort.sh 2>&1 |
-		sed -E "s#^(PASS|FAIL|SKIP): abort/#\\1: $RNAME/abort/#"
-	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || fail suite "t_abort.sh exited $rc"
-}
-
-# issue 21's MASTER_PORT, option values and sealed id exchange
-# (tests/slurm/t_inputs.sh), its lines renamed inputs/... -> NAME/inputs/...
-root_inputs_suite() {
-	local rc
-	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
-		bash tests/slurm/t_inputs.sh 2>&1 |
-		sed -E "s#^(PASS|FAIL|SKIP): inputs/#\\1: $RNAME/inputs/#"
-	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || fail suite "t_inputs.sh exited $rc"
-}
+# the integration suite; issue 21's refusals and runtime directory, its
+# MASTER_PORT, option values and sealed id exchange; issue 23's launchers
+# (torchrun with the root's own torch, Lightning's variables, GPU binding)
+root_slurm_suite() { root_cluster_suite slurm slurm; }
+root_abort_suite() { root_cluster_suite abort abort; }
+root_inputs_suite() { root_cluster_suite inputs inputs; }
+root_launchers_suite() { root_cluster_suite launchers launchers; }
 
 # release_srun WHERE PLUGIN: srun -N1 true under a plugstack with PLUGIN,
 # WHERE the command prefix that enters a root ("" for the host). srun

@@ -102,7 +102,9 @@ has torchrun-nest-env "$OUT" "^N [01] 0,1,2,3$"
 # ---- Slurm shows the launcher fewer GPUs than the map runs there
 run torchrun-few-gpus 1 srun -N2 -w node[1-2] --ntasks-per-node=1 --gres=gpu:2 \
 	--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=nest touch "$M"
-has_text torchrun-few-gpus-msg "$ERR" "rankmap: Slurm made 2 GPU(s) visible to this node's launcher (CUDA_VISIBLE_DEVICES=0,1) but the map runs 4 ranks here: give the step the node's GPUs (--gpus-per-node=4 or --gres=gpu:4, no --gpus-per-task)"
+# the refusing node names itself and cancels the step (issue 21.1)
+has torchrun-few-gpus-node "$ERR" 'rankmap: node node[0-9]+: Slurm made 2 GPU'
+has_text torchrun-few-gpus-msg "$ERR" "Slurm made 2 GPU(s) visible to this node's launcher (CUDA_VISIBLE_DEVICES=0,1) but the map runs 4 ranks here: give the step the node's GPUs (--gpus-per-node=4 or --gres=gpu:4, no --gpus-per-task)"
 [ ! -e "$M" ] && pass torchrun-few-gpus-nothing-ran || fail torchrun-few-gpus-nothing-ran "$M exists"
 no_steps_left torchrun-few-gpus
 
@@ -110,7 +112,9 @@ no_steps_left torchrun-few-gpus
 # per task while LOCAL_RANK stays the local id: refused, saying what to
 # change; with the node's GPUs the tasks run and cuda:LOCAL_RANK exists.
 run gpus-per-task 1 srun -N1 -w node1 -n4 --gpus-per-task=1 --parallel-layout=tp=4 touch "$M"
-has_text gpus-per-task-msg "$ERR" "rankmap: Slurm made only CUDA_VISIBLE_DEVICES=1 visible to local task 1 of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4 --gpu-bind=none) without --gpus-per-task"
+# whichever task's check ran first names itself
+has gpus-per-task-node "$ERR" 'rankmap: node node[0-9]+: Slurm made only CUDA_VISIBLE_DEVICES=[0-9] visible to local task [0-9] of 4'
+has_text gpus-per-task-msg "$ERR" "of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4 --gpu-bind=none) without --gpus-per-task"
 [ ! -e "$M" ] && pass gpus-per-task-nothing-ran || fail gpus-per-task-nothing-ran "$M exists"
 no_steps_left gpus-per-task
 run gpus-per-node 0 srun -N1 -w node1 -n4 --gres=gpu:4 --parallel-layout=tp=4 \
