@@ -440,7 +440,7 @@ if cluster_restart_slurmd "$D" 4 >/dev/null 2>&1; then
 else
 	fail slurmd-start-typo "node4's slurmd did not come back"
 fi
-has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT\$"
+has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT hwcache=\(runtime_dir/\.hwcache\)\$"
 plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- issue 9.8: refused in srun with one message, before anything runs

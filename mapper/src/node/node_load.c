@@ -373,8 +373,45 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 	return RM_OK;
 }
 
+static rm_status load(const char *xml_path, bool own, const rm_site *site,
+		      rm_node_hw **out, rm_error *err);
+
 rm_status rm_node_load(const char *xml_path, const rm_site *site,
 		       rm_node_hw **out, rm_error *err)
+{
+	return load(xml_path, false, site, out, err);
+}
+
+rm_status rm_node_load_own_xml(const char *xml_path, const rm_site *site,
+			       rm_node_hw **out, rm_error *err)
+{
+	if (!xml_path)
+		return rmi_err(err, RM_EINPUT, "no XML file to read");
+	return load(xml_path, true, site, out, err);
+}
+
+rm_status rm_node_export_xml(const rm_node_hw *hw, char **xml, size_t *len,
+			     rm_error *err)
+{
+	*xml = NULL;
+	*len = 0;
+	char *buf = NULL;
+	int n = 0;
+	if (hwloc_topology_export_xmlbuffer(hw->topo, &buf, &n, 0) < 0 || n < 1)
+		return rmi_err(err, RM_EIO, "hwloc cannot export this topology (%s)",
+			       strerror(errno ? errno : EIO));
+	/* hwloc counts the final NUL. */
+	*xml = malloc((size_t)n);
+	if (*xml) {
+		memcpy(*xml, buf, (size_t)n);
+		*len = (size_t)n - 1;
+	}
+	hwloc_free_xmlbuffer(hw->topo, buf);
+	return *xml ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
+}
+
+static rm_status load(const char *xml_path, bool own, const rm_site *site,
+		      rm_node_hw **out, rm_error *err)
 {
 	*out = NULL;
 	char *cached = NULL;
@@ -401,7 +438,7 @@ rm_status rm_node_load(const char *xml_path, const rm_site *site,
 	}
 	bool from_xml = xml_path != NULL;
 	hw->source = strdup(from_xml ? xml_path : "live");
-	hw->live = !from_xml;
+	hw->live = !from_xml || own;
 	free(cached);
 	if (!hw->source) {
 		free(hw);
