@@ -136,16 +136,37 @@ char *rms_hwcache_dir(const rms_conf *c)
 	return d;
 }
 
-/* The cache directory: root's, private, really a directory. */
+/* The cache directory: root's, private, really a directory, in a
+ * directory only root may change (so nobody can swap it after the check). */
 static int open_dir(const char *dir, char *note, size_t notelen)
 {
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(note, notelen, "cannot create %.300s: %s", dir,
-			 strerror(errno));
+	char parent[256];
+	const char *slash = strrchr(dir, '/');
+	if (dir[0] != '/' || !slash || !slash[1] ||
+	    (size_t)(slash - dir) >= sizeof(parent)) {
+		snprintf(note, notelen, "hwcache %.300s: not an absolute path "
+			 "of a directory", dir);
 		return -1;
 	}
-	int fd = open(dir, DIR_FLAGS);
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
+	int pfd = open(parent[0] ? parent : "/", DIR_FLAGS);
 	struct stat st;
+	if (pfd < 0 || fstat(pfd, &st) != 0 || st.st_uid != 0 ||
+	    (st.st_mode & 022)) {
+		snprintf(note, notelen, "%.300s is not a directory only root "
+			 "may write: no topology cache in it", parent);
+		if (pfd >= 0)
+			close(pfd);
+		return -1;
+	}
+	if (mkdirat(pfd, slash + 1, 0700) != 0 && errno != EEXIST) {
+		snprintf(note, notelen, "cannot create %.300s: %s", dir,
+			 strerror(errno));
+		close(pfd);
+		return -1;
+	}
+	int fd = openat(pfd, slash + 1, DIR_FLAGS);
+	close(pfd);
 	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != 0 ||
 	    (st.st_mode & 077)) {
 		snprintf(note, notelen, "%.300s is not a directory of root's "
@@ -214,15 +235,16 @@ static bool find(int dfd, const char *key, char found[NAME_LEN + 1])
 	return found[0] != 0;
 }
 
-/* mkstemp in the private directory, then rename: a reader sees the whole
+/* The whole machine (not this job's share of it), written by mkstemp in
+ * the private directory, then rename: a reader sees the whole
  * file or none. */
-static void store(const char *dir, int dfd, const char *key,
-		  const rm_node_hw *hw, char *note, size_t notelen)
+static void store(const char *dir, int dfd, const char *key, char *note,
+		  size_t notelen)
 {
 	char *xml = NULL;
 	size_t len = 0;
 	rm_error e;
-	if (rm_node_export_xml(hw, &xml, &len, &e) != RM_OK) {
+	if (rm_node_export_machine_xml(&xml, &len, &e) != RM_OK) {
 		snprintf(note, notelen, "topology cache: %.300s", e.msg);
 		return;
 	}
@@ -281,7 +303,7 @@ rm_status rms_hwcache_load(const char *dir, const rm_site *site,
 	}
 	rm_status s = rm_node_load(NULL, site, out, err);
 	if (s == RM_OK) {
-		store(dir, dfd, key, *out, note, notelen);
+		store(dir, dfd, key, note, notelen);
 		*how = RMS_HW_REBUILT;
 	}
 	close(dfd);

@@ -153,12 +153,38 @@ static bool good(const char *path, const char *name)
 	return ok;
 }
 
+/* The `rankmap node` report (JSON) of what was read, its source left out:
+ * what the plugin derives the tasks' settings from. */
+static char *report(const rm_node_hw *hw)
+{
+	char *out = NULL;
+	size_t len = 0;
+	rm_error e;
+	if (!hw || rm_node_format(hw, NULL, RM_FMT_JSON, 0, &out, &len, &e))
+		return NULL;
+	char *p = strstr(out, "\"source\":\"");
+	char *end = p ? strchr(p + 10, '"') : NULL;
+	if (end)
+		memmove(p, end + 1, strlen(end + 1) + 1);
+	return out;
+}
+
+static char *live_report;
+
 static rms_hw_how load(const char *dir, char *note, size_t len)
 {
 	rm_node_hw *hw = NULL;
 	rm_error e;
 	rms_hw_how how = RMS_HW_LIVE;
 	CHECK_INT(rms_hwcache_load(dir, NULL, &hw, &how, note, len, &e), RM_OK);
+	/* A cached read says what a live scan says. */
+	char *r = report(hw);
+	if (!live_report)
+		live_report = r;
+	else {
+		CHECK_STR(r, live_report);
+		free(r);
+	}
 	rm_node_free(hw);
 	return how;
 }
@@ -167,6 +193,8 @@ static void cache_on_this_machine(void)
 {
 	char dir[128], name[256], path[400], note[600];
 	snprintf(dir, sizeof(dir), "%s/hwcache", tmp);
+	CHECK_INT(load(NULL, note, sizeof(note)), RMS_HW_LIVE);
+	CHECK(live_report != NULL);
 	CHECK_INT(load(dir, note, sizeof(note)), RMS_HW_REBUILT);
 	CHECK_STR(note, "");
 	struct stat st;
@@ -223,9 +251,18 @@ static void cache_on_this_machine(void)
 	CHECK(symlink(dir, link) == 0);
 	CHECK_INT(load(link, note, sizeof(note)), RMS_HW_LIVE);
 	CHECK_HAS(note, "not a directory of root's alone");
+	/* In a directory others may write: not even created. */
+	char open_dir[128], in_open[160];
+	snprintf(open_dir, sizeof(open_dir), "%s/open", tmp);
+	snprintf(in_open, sizeof(in_open), "%s/cache", open_dir);
+	CHECK(mkdir(open_dir, 0777) == 0 && chmod(open_dir, 01777) == 0);
+	CHECK_INT(load(in_open, note, sizeof(note)), RMS_HW_LIVE);
+	CHECK_HAS(note, "is not a directory only root may write");
+	CHECK(access(in_open, F_OK) != 0);
 	/* Off: a scan, nothing written. */
 	CHECK_INT(load(NULL, note, sizeof(note)), RMS_HW_LIVE);
 	CHECK_STR(note, "");
+	free(live_report);
 }
 
 int main(void)
