@@ -140,7 +140,6 @@ int main(void)
 	};
 	double node_ms[REPS], node_cpu[REPS], task_us[REPS];
 	char err[RMS_ERRLEN];
-	uid_t uid = getuid();
 	size_t envn = 0;
 	for (int r = 0; r < REPS; r++) {
 		rms_plan p;
@@ -155,17 +154,17 @@ int main(void)
 		    !rms_stamp_format(&p, &conf, mine, sizeof(mine)) ||
 		    rms_stamp_compare(mine, mine, why, sizeof(why)) !=
 			    RMS_DRIFT_NONE ||
-		    (jfd = rms_job_dir_open(conf.runtime_dir, 1234, uid,
-					    getgid(), err, sizeof(err))) < 0 ||
+		    (jfd = rms_job_dir_open(conf.runtime_dir, 1234, getgid(),
+					    err, sizeof(err))) < 0 ||
 		    !rms_file_write(&file, jfd, conf.runtime_dir, 1234,
-				    (uint32_t)r, "gpu1000", uid, p.json,
+				    (uint32_t)r, "gpu1000", getgid(), p.json,
 				    p.json_len, err, sizeof(err))) {
 			fprintf(stderr, "bench_spank: %s\n", err);
 			return 1;
 		}
 		close(jfd);
 		int64_t host = rm_map_host_index(p.map, "gpu1000");
-		rms_file_remove(&file, uid);
+		rms_file_remove(&file);
 		node_ms[r] = now_ms() - t0;
 		node_cpu[r] = cpu_ms() - c0;
 

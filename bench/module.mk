@@ -6,6 +6,7 @@
 #   bench_model    the cost model (explain, suggest)
 #   bench_node     node hardware: live hwloc scan vs cached XML
 #   bench_read     reading maps back, 8 to 1,048,576 GPUs, vs read()
+#   bench_import   site import of a 4,096-host, 8-rail ibnetdiscover capture
 BENCH_HDRS := bench/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
 
 define bench_bin
@@ -14,7 +15,7 @@ $(BUILD)/bench/$(1): bench/$(1).c $(BENCH_HDRS) $(BUILD)/librankmap.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CPPFLAGS) $$(LIB_CPPFLAGS) $$(ALL_CFLAGS) -o $$@ $$< $(BUILD)/librankmap.a $$(LIBS)
 endef
-$(foreach b,bench_plan bench_optimal bench_model bench_node bench_read,$(eval $(call bench_bin,$(b))))
+$(foreach b,bench_plan bench_optimal bench_model bench_node bench_read bench_import,$(eval $(call bench_bin,$(b))))
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do \

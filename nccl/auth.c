@@ -7,22 +7,39 @@
  * MUNGE: the cluster's own authentication. Each proof is a credential
  * whose payload is the bound fields (and, in an answer, its content),
  * restricted to our uid, so only the job user can decode it; the decoded
- * uid must be ours too. HMAC: the proof is HMAC-SHA256 over the same
- * bytes keyed by the step's secret, and the id is encrypted with a
- * keystream derived from the secret and both nonces.
+ * uid must be ours too. Secret mode (named "hmac"): libsodium, keys
+ * derived from the step's secret with crypto_kdf, one per purpose; the
+ * hello's proof is crypto_auth (HMAC-SHA-512-256) over the same bytes,
+ * the answer is sealed with XChaCha20-Poly1305 (confidential and
+ * authenticated, the bound fields as associated data, a random nonce per
+ * answer).
  */
 #include "auth.h"
 
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #ifdef RMN_HAVE_MUNGE
 #include <munge.h>
 #endif
 
-#define LABEL "rankmap-nccl-exchange/2"
+#define LABEL "rankmap-nccl-exchange/3"
+/* crypto_kdf's context (8 bytes) and the subkeys' ids. */
+#define KDF_CONTEXT "rmnxchg3"
+#define KDF_HELLO 1
+#define KDF_ANSWER 2
+
+_Static_assert(RMN_SECRET_LEN == crypto_kdf_KEYBYTES, "secret = KDF key");
+_Static_assert(RMNI_MAC_LEN == crypto_auth_BYTES, "hello proof size");
+_Static_assert(RMNI_AEAD_NONCE_LEN ==
+		       crypto_aead_xchacha20poly1305_ietf_NPUBBYTES,
+	       "AEAD nonce size");
+_Static_assert(RMNI_AEAD_TAG_LEN == crypto_aead_xchacha20poly1305_ietf_ABYTES,
+	       "AEAD tag size");
+_Static_assert(sizeof(KDF_CONTEXT) - 1 == crypto_kdf_CONTEXTBYTES,
+	       "KDF context size");
 /* LABEL, kind, 6 words, digest, two nonces, status, content length */
 #define FIELDS_LEN (sizeof(LABEL) + 1 + 24 + RMNI_DIGEST_LEN + \
 		    2 * RMNI_NONCE_LEN + 8)
@@ -38,15 +55,30 @@ const char *rmni_auth_name(rmn_auth m)
 	return "unknown";
 }
 
+bool rmni_ct_equal(const void *a, const void *b, size_t n)
+{
+	return sodium_memcmp(a, b, n) == 0;
+}
+
+bool rmni_auth_keys(rmni_auth *a)
+{
+	/* sodium_init is idempotent and thread-safe; 1 = already done. */
+	if (sodium_init() < 0)
+		return false;
+	if (a->have_key) {
+		crypto_kdf_derive_from_key(a->hello_key, sizeof(a->hello_key),
+					   KDF_HELLO, KDF_CONTEXT, a->key);
+		crypto_kdf_derive_from_key(a->answer_key, sizeof(a->answer_key),
+					   KDF_ANSWER, KDF_CONTEXT, a->key);
+	}
+	return true;
+}
+
 bool rmni_nonce(unsigned char n[RMNI_NONCE_LEN])
 {
-	size_t got = 0;
-	while (got < RMNI_NONCE_LEN) {
-		ssize_t k = getrandom(n + got, RMNI_NONCE_LEN - got, 0);
-		if (k <= 0)
-			return false;
-		got += (size_t)k;
-	}
+	if (sodium_init() < 0)
+		return false;
+	randombytes_buf(n, RMNI_NONCE_LEN);
 	return true;
 }
 
@@ -66,27 +98,10 @@ static void fields(const rmni_bind *b, char kind, uint32_t status,
 	rmni_put32(p + 4, clen);
 }
 
-static void mac(const rmni_auth *a, const unsigned char *f, const void *body,
-		size_t blen, unsigned char out[RMNI_MAC_LEN])
+static void hello_mac(const rmni_auth *a, const unsigned char *f,
+		      unsigned char out[RMNI_MAC_LEN])
 {
-	rmni_hmac h;
-	rmni_hmac_init(&h, a->key, sizeof(a->key));
-	rmni_hmac_add(&h, f, FIELDS_LEN);
-	rmni_hmac_add(&h, body, blen);
-	rmni_hmac_end(&h, out);
-}
-
-/* The id's keystream is bound to this connection's nonces and rank. */
-static void crypt_blob(const rmni_auth *a, const rmni_bind *b,
-		       unsigned char *buf, size_t len)
-{
-	unsigned char label[sizeof(LABEL) + 4 + 2 * RMNI_NONCE_LEN];
-	memcpy(label, LABEL, sizeof(LABEL));
-	memcpy(label + sizeof(LABEL), "key", 4);
-	memcpy(label + sizeof(LABEL) + 4, b->root_nonce, RMNI_NONCE_LEN);
-	memcpy(label + sizeof(LABEL) + 4 + RMNI_NONCE_LEN, b->peer_nonce,
-	       RMNI_NONCE_LEN);
-	rmni_hmac_xor(a->key, sizeof(a->key), label, sizeof(label), buf, len);
+	crypto_auth(out, f, FIELDS_LEN, a->hello_key);
 }
 
 #ifdef RMN_HAVE_MUNGE
@@ -177,6 +192,9 @@ rmn_status rmni_auth_setup(const rmn_exchange_opts *o, rmni_auth *a,
 		memcpy(a->key, o->secret, RMN_SECRET_LEN);
 		a->have_key = true;
 	}
+	if (!rmni_auth_keys(a))
+		return rmni_err(err, RMN_EAUTH, "exchange: libsodium did not "
+						"start (sodium_init)");
 	switch (o->auth) {
 	case RMN_AUTH_NONE:
 		a->mode = RMN_AUTH_NONE;
@@ -261,7 +279,7 @@ rmn_status rmni_prove_hello(const rmni_auth *a, const rmni_bind *b,
 	fields(b, 'H', 0, 0, f);
 	*len = 0;
 	if (a->mode == RMN_AUTH_HMAC) {
-		mac(a, f, NULL, 0, out);
+		hello_mac(a, f, out);
 		*len = RMNI_MAC_LEN;
 	}
 #ifdef RMN_HAVE_MUNGE
@@ -288,7 +306,7 @@ bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
 		      const unsigned char *proof, size_t len, char *why,
 		      size_t cap)
 {
-	unsigned char f[FIELDS_LEN], want[RMNI_MAC_LEN];
+	unsigned char f[FIELDS_LEN];
 	fields(b, 'H', 0, 0, f);
 	if (b->mode != (uint32_t)a->mode) {
 		snprintf(why, cap, "it authenticates with %s, rank 0 with %s",
@@ -301,8 +319,8 @@ bool rmni_check_hello(const rmni_auth *a, const rmni_bind *b,
 	if (a->mode == RMN_AUTH_NONE)
 		return true;
 	if (a->mode == RMN_AUTH_HMAC) {
-		mac(a, f, NULL, 0, want);
-		if (len == RMNI_MAC_LEN && rmni_ct_equal(want, proof, len))
+		if (len == RMNI_MAC_LEN &&
+		    crypto_auth_verify(proof, f, FIELDS_LEN, a->hello_key) == 0)
 			return true;
 		snprintf(why, cap, "HMAC does not match (another job or step, "
 				   "or not a task of this step)");
@@ -362,21 +380,25 @@ rmn_status rmni_seal_answer(const rmni_auth *a, const rmni_bind *b,
 	*body = malloc(clen ? clen : 1);
 	if (!*body)
 		return rmni_err(err, RMN_ENOMEM, "out of memory");
-	if (clen)
-		memcpy(*body, content, clen);
 	*blen = clen;
-	if (a->mode == RMN_AUTH_NONE)
+	if (a->mode == RMN_AUTH_NONE) {
+		if (clen)
+			memcpy(*body, content, clen);
 		return RMN_OK;
-	if (status == 0)
-		crypt_blob(a, b, *body, clen);
-	*proof = malloc(RMNI_MAC_LEN);
+	}
+	*proof = malloc(RMNI_SEAL_LEN);
 	if (!*proof) {
 		free(*body);
 		*body = NULL;
 		return rmni_err(err, RMN_ENOMEM, "out of memory");
 	}
-	mac(a, f, *body, clen, *proof);
-	*plen = RMNI_MAC_LEN;
+	/* A fresh random nonce per answer: 192 bits, so never one twice
+	 * under a step's key however many ranks ask. */
+	randombytes_buf(*proof, RMNI_AEAD_NONCE_LEN);
+	crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
+		*body, *proof + RMNI_AEAD_NONCE_LEN, NULL, content, clen, f,
+		FIELDS_LEN, NULL, *proof, a->answer_key);
+	*plen = RMNI_SEAL_LEN;
 	return RMN_OK;
 }
 
@@ -422,22 +444,25 @@ bool rmni_open_answer(const rmni_auth *a, const rmni_bind *b,
 		return false;
 	}
 	if (a->mode == RMN_AUTH_HMAC) {
-		unsigned char f[FIELDS_LEN], want[RMNI_MAC_LEN];
+		unsigned char f[FIELDS_LEN];
 		fields(b, 'A', status, (uint32_t)blen, f);
-		mac(a, f, body, blen, want);
-		if (plen != RMNI_MAC_LEN || !rmni_ct_equal(want, proof, plen)) {
-			snprintf(why, wcap, "its HMAC does not match (not rank "
-					    "0 of this step)");
+		/* Decrypted only when the tag holds: nothing of a forged
+		 * answer reaches out. */
+		if (plen != RMNI_SEAL_LEN ||
+		    crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+			    out, NULL, body, blen, proof + RMNI_AEAD_NONCE_LEN,
+			    f, FIELDS_LEN, proof, a->answer_key) != 0) {
+			snprintf(why, wcap, "it does not authenticate with the "
+					    "step's secret (not rank 0 of this "
+					    "step)");
 			return false;
 		}
 	} else if (plen) {
 		snprintf(why, wcap, "a proof where none was expected");
 		return false;
-	}
-	if (blen)
+	} else if (blen) {
 		memcpy(out, body, blen);
-	if (a->mode == RMN_AUTH_HMAC && status == 0)
-		crypt_blob(a, b, out, blen);
+	}
 	*outlen = blen;
 	return true;
 }

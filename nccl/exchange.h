@@ -4,11 +4,11 @@
  * (exchange_root.c) and the other ranks (exchange_peer.c). Not installed.
  *
  * Three messages per connection, integers big-endian:
- *   challenge  rank 0 -> peer  "RMNXCHG2" mode:u32 nonce:32
- *   hello      peer -> rank 0  "RMNXCHG2" rank nranks len mode jobid
+ *   challenge  rank 0 -> peer  "RMNXCHG3" mode:u32 nonce:32
+ *   hello      peer -> rank 0  "RMNXCHG3" rank nranks len mode jobid
  *                              stepid (u32 each) digest:64 nonce:32
  *                              prooflen:u32 proof[prooflen]
- *   answer     rank 0 -> peer  "RMNXCHG2" status:u32 bodylen:u32
+ *   answer     rank 0 -> peer  "RMNXCHG3" status:u32 bodylen:u32
  *                              prooflen:u32 body[bodylen] proof[prooflen]
  * status 0 = ok (the id), otherwise an rmn_status and rank 0's message.
  * Proofs: auth.h.
@@ -18,7 +18,7 @@
 
 #include "auth.h"
 
-#define MAGIC "RMNXCHG2"
+#define MAGIC "RMNXCHG3"
 #define MAGIC_LEN 8
 #define DIGEST_LEN RMNI_DIGEST_LEN
 #define CHALLENGE_LEN (MAGIC_LEN + 4 + RMNI_NONCE_LEN)

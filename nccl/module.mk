@@ -7,23 +7,29 @@ NCCL_INC    := $(CUDA_HOME)/include
 NCCL_LIBDIR := $(firstword $(foreach d,lib64 lib targets/x86_64-linux/lib,\
 		$(if $(wildcard $(CUDA_HOME)/$(d)/libnccl.so*),$(CUDA_HOME)/$(d))))
 
-ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
+# libsodium (libsodium-dev) seals the id exchange in secret mode.
+NCCL_SODIUM := $(wildcard /usr/include/sodium.h)
+
+ifneq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR),$(NCCL_SODIUM)),)
 
 NCCL_LIB_SRC   := nccl/errors.c nccl/exchange.c nccl/exchange_msg.c \
 		  nccl/exchange_root.c nccl/exchange_peer.c nccl/auth.c \
-		  nccl/hmac.c nccl/groups.c nccl/groups_combined.c nccl/busbw.c nccl/comm.c \
+		  nccl/groups.c nccl/groups_combined.c nccl/busbw.c nccl/comm.c \
 		  nccl/comm_env.c
 NCCL_CHECK_SRC := $(wildcard nccl/check_*.c)
 NCCL_TEST_SRC  := $(wildcard tests/nccl/test_nccl_*.c)
 NCCL_TEST_HDRS := $(wildcard tests/nccl/*.h)
 NCCL_ALL_SRC   := $(NCCL_LIB_SRC) $(NCCL_CHECK_SRC)
-NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart
+NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart \
+		  -lsodium
 # MUNGE authenticates the id exchange where the cluster runs it; without
 # libmunge-dev the library still builds, with HMAC only.
 ifneq ($(wildcard /usr/include/munge.h),)
 NCCL_MUNGE     := -DRMN_HAVE_MUNGE
 NCCL_LINK      += -lmunge
 endif
+# What the exchange's crypto needs where NCCL itself is not linked.
+NCCL_CRYPTO    := -lsodium $(if $(NCCL_MUNGE),-lmunge)
 
 $(call obj,$(NCCL_ALL_SRC)) $(call aobj,$(NCCL_ALL_SRC)): \
 	CPPFLAGS += -Inccl -I$(NCCL_INC) $(NCCL_MUNGE)
@@ -72,26 +78,26 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 		-o $@ tests/nccl/test_nccl_run.c tests/nccl/fake_gpu.c \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
-		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
+		$(LIBS) $(NCCL_CRYPTO) -lpthread
 
 # The exchange's message parsers as a fuzz target: under ASan over its
 # seeds (mapper/fuzz/seeds/exchange) in `make check`, libFuzzer with
 # `make fuzz`.
-NCCL_FUZZ_OBJ := nccl/exchange_msg.c nccl/auth.c nccl/hmac.c nccl/errors.c
+NCCL_FUZZ_OBJ := nccl/exchange_msg.c nccl/auth.c nccl/errors.c
 $(BUILD)/asan/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c \
 		tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
 		$(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
 		-o $@ $< tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
-		$(BUILD)/asan/librankmap.a $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+		$(BUILD)/asan/librankmap.a $(LIBS) $(NCCL_CRYPTO)
 
 $(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
 		$(LIB_SRC)
 	@mkdir -p $(@D)
 	clang $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) -std=c11 -g -O1 \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(NCCL_FUZZ_OBJ) \
-		$(LIB_SRC) $(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+		$(LIB_SRC) $(LIBS) $(NCCL_CRYPTO)
 
 fuzz: $(BUILD)/fuzz/fuzz_exchange
 
@@ -104,7 +110,7 @@ $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
-		$(LIBS) $(if $(NCCL_MUNGE),-lmunge) -lpthread
+		$(LIBS) $(NCCL_CRYPTO) -lpthread
 
 # One task of the id exchange for the Slurm suite (tests/slurm/t_slurm.sh).
 $(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \
@@ -112,7 +118,7 @@ $(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(ASAN_CFLAGS) -o $@ $< \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
-		$(LIBS) $(if $(NCCL_MUNGE),-lmunge)
+		$(LIBS) $(NCCL_CRYPTO)
 
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \
 		$(BUILD)/rankmap-nccl-check
@@ -140,5 +146,9 @@ INSTALL_STEPS += install-nccl
 UNINSTALL_STEPS += uninstall-nccl
 
 else
+ifeq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
 $(info rankmap: no NCCL under $(CUDA_HOME) (nccl.h, libnccl.so): librankmap-nccl and rankmap-nccl-check skipped)
+else
+$(info rankmap: no libsodium (sodium.h; apt-get install libsodium-dev): librankmap-nccl and rankmap-nccl-check skipped)
+endif
 endif

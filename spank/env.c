@@ -78,6 +78,32 @@ static bool add_groups(rms_envset *out, const rm_map *m, uint64_t rank)
 	return true;
 }
 
+void rms_ephemeral_ports(const char *path, uint32_t *lo, uint32_t *hi)
+{
+	char line[64] = "";
+	rm_error e;
+	FILE *f = fopen(path, "re");
+	bool got = f && fgets(line, sizeof(line), f);
+	if (f)
+		fclose(f);
+	if (!got || rm_port_range_parse(line, lo, hi, &e) != RM_OK) {
+		*lo = RM_EPHEMERAL_LO;
+		*hi = RM_EPHEMERAL_HI;
+	}
+}
+
+/* What every task of the step gets, a rank or a node's launcher. */
+static bool add_step(rms_envset *out, const rms_plan *p, const char *map_path,
+		     const rm_env *nccl, bool nccl_override)
+{
+	return rms_envset_add(out, "RANKMAP_LAYOUT", p->layout_text, true) &&
+	       rms_envset_add(out, "RANKMAP_ORDER", p->order_text, true) &&
+	       rms_envset_add(out, "RANKMAP_MAP", map_path ? map_path : "",
+			      true) &&
+	       rms_envset_add(out, "RANKMAP_MAP_SHA256", p->json_sha256, true) &&
+	       add_list(out, nccl, nccl_override);
+}
+
 bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
@@ -86,6 +112,32 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 	const rm_map *m = p->map;
 	if (host_index < 0 || (uint64_t)host_index >= m->nhost) {
 		snprintf(err, errlen, "this node is not in the map");
+		return false;
+	}
+	if (p->nproc) {
+		if (!rms_node_env(p, (uint32_t)host_index, ids, out, err,
+				  errlen))
+			return false;
+		if (add_step(out, p, map_path, nccl, nccl_override))
+			return true;
+		snprintf(err, errlen, "out of memory or an oversized variable "
+			 "building the launcher's environment");
+		return false;
+	}
+	/* --gpus-per-task and --gpu-bind narrow CUDA_VISIBLE_DEVICES per
+	 * task while LOCAL_RANK stays the local id: cuda:LOCAL_RANK would
+	 * not exist, or not be the map's GPU. */
+	size_t nvis = rms_visible_count(ids->visible);
+	if (nvis && nvis < p->tasks_per_node) {
+		snprintf(err, errlen,
+			 "Slurm made only CUDA_VISIBLE_DEVICES=%.64s visible to "
+			 "local task %" PRIu32 " of %" PRIu32 " (--gpus-per-task "
+			 "or --gpu-bind narrow it per task), so cuda:LOCAL_RANK "
+			 "is not the map's GPU: with --parallel-layout give the "
+			 "step its GPUs per node (--gpus-per-node=%" PRIu32
+			 " --gpu-bind=none) without --gpus-per-task",
+			 ids->visible, local_rank, p->tasks_per_node,
+			 p->tasks_per_node);
 		return false;
 	}
 	int64_t rank = rm_map_rank_at(m, (uint32_t)host_index, local_rank);
@@ -106,23 +158,24 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		char port[16];
 		snprintf(port, sizeof(port), "%" PRIu32,
 			 rm_master_port(ids->jobid, ids->stepid,
-					ids->resv_ports));
+					ids->resv_ports, ids->eph_lo,
+					ids->eph_hi));
 		ok = rms_envset_add(out, "MASTER_PORT", port, false);
 	}
 	/* --parallel-export=slurm: for frameworks that take the rank from
 	 * Slurm's variables (Lightning, NeMo). SLURM_LOCALID is the task's
 	 * local id already (LOCAL_RANK is that id); set for completeness.
+	 * SLURM_NODEID becomes the node's place in the map, Lightning's
+	 * node_rank, so that node_rank x tasks + local_rank is the rank where
+	 * the order numbers a node's GPUs together.
 	 * PMI_* and PMIX_* stay Slurm's: MPI must keep its own numbering. */
 	if (ok && ids->export_slurm) {
 		ok = add_u(out, "SLURM_PROCID", (uint64_t)rank) &&
-		     add_u(out, "SLURM_LOCALID", local_rank);
+		     add_u(out, "SLURM_LOCALID", local_rank) &&
+		     add_u(out, "SLURM_NODEID", (uint64_t)host_index);
 	}
 	ok = ok && add_groups(out, m, (uint64_t)rank);
-	ok = ok && rms_envset_add(out, "RANKMAP_LAYOUT", p->layout_text, true) &&
-	     rms_envset_add(out, "RANKMAP_ORDER", p->order_text, true) &&
-	     rms_envset_add(out, "RANKMAP_MAP", map_path ? map_path : "", true) &&
-	     rms_envset_add(out, "RANKMAP_MAP_SHA256", p->json_sha256, true) &&
-	     add_list(out, nccl, nccl_override) &&
+	ok = ok && add_step(out, p, map_path, nccl, nccl_override) &&
 	     add_list(out, rank_env, false);
 	if (!ok)
 		snprintf(err, errlen, "out of memory or an oversized variable "

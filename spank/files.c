@@ -1,18 +1,23 @@
 /*
  * files.c - the per-node map file under a root-owned runtime directory:
  *
- *   RUNTIME/                  root's, not writable by others (runtime_dir=)
- *   RUNTIME/JOB/              made by root, then the job user's, 0700
- *   RUNTIME/JOB/STEP.NODE/    made as the job user, 0700
- *   RUNTIME/JOB/STEP.NODE/map.json
+ *   RUNTIME/                  root's, 0711: nobody else can list or write
+ *   RUNTIME/JOB/              root:JOBGID 0750
+ *   RUNTIME/JOB/STEP.NODE/    root:JOBGID 0750
+ *   RUNTIME/JOB/STEP.NODE/map.json   root:JOBGID 0440
  *
- * Only root can create names in RUNTIME, so no user can squat another's
- * job directory the way anyone could mkdir or symlink /tmp/rankmap-UID.
+ * Everything is made by root (slurmstepd, before it drops to the job user)
+ * and stays root's: the job user can read the map but cannot create a name
+ * anywhere below RUNTIME, so a job cannot park data in /run (RAM) and cannot
+ * leave anything that trips the next job with the same id. Only root can
+ * create names in RUNTIME, so no user can squat a job directory either.
  * Every level is opened with O_NOFOLLOW|O_DIRECTORY relative to the one
- * above and its owner checked. The node name is in the step level because
- * several "nodes" may share one machine (test clusters). The step level
- * goes at step end; the job level in the job epilog, which also catches
- * what a killed slurmstepd left behind.
+ * above. A directory found in the way that is not ours (another owner: an
+ * older plugin's, or a leftover whose epilog never ran) is moved aside and
+ * removed. The node name is in the step level because several "nodes" may
+ * share one machine (test clusters). The step level goes at step end; the
+ * job level in the job epilog, which also catches what a killed slurmstepd
+ * left behind.
  */
 #include "rms.h"
 
@@ -28,6 +33,11 @@
 #define MAP_NAME "map.json"
 #define TMP_NAME ".map.json.tmp"
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define DIR_MODE 0750
+#define MAP_MODE 0440
+/* Entries one removal may visit: far above anything the plugin makes, a
+ * bound on a tree an older plugin let a user build. */
+#define REMOVE_MAX 10000000L
 
 static bool bad(char *err, size_t errlen, const char *what, const char *path)
 {
@@ -35,15 +45,15 @@ static bool bad(char *err, size_t errlen, const char *what, const char *path)
 	return false;
 }
 
-/* The runtime root: root's, a real directory, nobody else may write in it.
- * Created (0755) when missing; its parent must exist. */
+/* The runtime root: root's, a real directory, nobody else may write in it
+ * or list it. Created (0711) when missing; its parent must exist. */
 static int open_root(const char *root, char *err, size_t errlen)
 {
 	if (!root || root[0] != '/' || strlen(root) > 200) {
 		snprintf(err, errlen, "runtime_dir must be an absolute path");
 		return -1;
 	}
-	if (mkdir(root, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(root, 0711) != 0 && errno != EEXIST) {
 		bad(err, errlen, "cannot create the runtime directory", root);
 		return -1;
 	}
@@ -63,42 +73,141 @@ static int open_root(const char *root, char *err, size_t errlen)
 		close(fd);
 		return -1;
 	}
+	/* Job ids and their groups are nobody else's business (a 0755 one
+	 * from an older plugin is tightened). */
+	if ((st.st_mode & 044) && fchmod(fd, st.st_mode & 07711) != 0) {
+		bad(err, errlen, "cannot make private", root);
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-/* A directory we may use: `uid`'s, private, really a directory. */
-static int open_private(int at, const char *name, const char *shown,
-			uid_t uid, bool create, char *err, size_t errlen)
+/*
+ * Empties the directory `fd` (consumed) and everything below it, never
+ * following a link, whatever the depth, with two descriptors at most: the
+ * directories found one level down are renamed up into `fd` itself (fresh
+ * names, never replacing one), so each pass works one level deep and the
+ * next pass meets what was deeper.
+ */
+static bool empty_dir(int fd)
 {
-	if (create && mkdirat(at, name, 0700) != 0 && errno != EEXIST) {
-		bad(err, errlen, "cannot create", shown);
-		return -1;
-	}
-	int fd = openat(at, name, DIR_FLAGS);
-	if (fd < 0) {
-		bad(err, errlen, "cannot open", shown);
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		bad(err, errlen, "cannot stat", shown);
+	DIR *d = fdopendir(fd);
+	if (!d) {
 		close(fd);
-		return -1;
+		return false;
 	}
-	if (st.st_uid != uid || (st.st_mode & 077)) {
-		snprintf(err, errlen,
-			 "%.400s belongs to uid %lu with mode %04o; it must be "
-			 "uid %lu's and private (0700): refusing to use it",
-			 shown, (unsigned long)st.st_uid,
-			 (unsigned)(st.st_mode & 07777), (unsigned long)uid);
-		close(fd);
-		return -1;
+	bool ok = true, again = true;
+	long seen = 0, moved = 0;
+	while (again && ok) {
+		again = false;
+		rewinddir(d);
+		struct dirent *e;
+		while (ok && (e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (++seen > REMOVE_MAX) {
+				ok = false;
+				break;
+			}
+			if (unlinkat(dirfd(d), e->d_name, 0) == 0 ||
+			    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+				continue;
+			int sub = openat(dirfd(d), e->d_name, DIR_FLAGS);
+			DIR *s = sub >= 0 ? fdopendir(sub) : NULL;
+			if (!s) {
+				if (sub >= 0)
+					close(sub);
+				ok = false;
+				break;
+			}
+			struct dirent *f;
+			while (ok && (f = readdir(s))) {
+				if (!strcmp(f->d_name, ".") ||
+				    !strcmp(f->d_name, "..") ||
+				    unlinkat(sub, f->d_name, 0) == 0)
+					continue;
+				/* A directory: up into `d`, for a later pass. */
+				char up[32];
+				int r;
+				do {
+					snprintf(up, sizeof(up), ".rm.%ld",
+						 moved++);
+					r = renameat2(sub, f->d_name, dirfd(d),
+						      up, RENAME_NOREPLACE);
+				} while (r != 0 && errno == EEXIST);
+				if (r != 0)
+					ok = false;
+				again = true;
+			}
+			closedir(s);
+			if (ok && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR))
+				again = true;
+		}
 	}
-	return fd;
+	closedir(d);
+	return ok;
 }
 
-int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
+/* Removes `name` in `at`, whatever it is, without following it. */
+static bool remove_tree(int at, const char *name)
+{
+	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
+		return true;
+	int fd = openat(at, name, DIR_FLAGS);
+	if (fd < 0)
+		return false;
+	return empty_dir(fd) && unlinkat(at, name, AT_REMOVEDIR) == 0;
+}
+
+/*
+ * Opens `name` in `at` as root's directory of group `gid` (0750), made if
+ * missing. Anything else in the way (another owner's directory, a link, a
+ * file) is first moved aside under a fresh name, so that another step
+ * racing us never loses the directory it just made, and removed.
+ */
+static int open_ours(int at, const char *name, const char *shown, gid_t gid,
 		     char *err, size_t errlen)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		if (mkdirat(at, name, DIR_MODE) != 0 && errno != EEXIST) {
+			bad(err, errlen, "cannot create", shown);
+			return -1;
+		}
+		int fd = openat(at, name, DIR_FLAGS);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid()) {
+			if ((st.st_gid == gid || fchown(fd, (uid_t)-1, gid) == 0) &&
+			    ((st.st_mode & 07777) == DIR_MODE ||
+			     fchmod(fd, DIR_MODE) == 0))
+				return fd;
+			bad(err, errlen, "cannot hand over", shown);
+			close(fd);
+			return -1;
+		}
+		if (fd >= 0)
+			close(fd);
+		char aside[64];
+		snprintf(aside, sizeof(aside), ".stale.%.30s.%ld", name,
+			 (long)getpid());
+		if (renameat(at, name, at, aside) != 0) {
+			if (errno == ENOENT)
+				continue; /* someone else moved it: again */
+			bad(err, errlen, "cannot move aside the stale", shown);
+			return -1;
+		}
+		if (!remove_tree(at, aside)) {
+			bad(err, errlen, "cannot remove the stale", shown);
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "%.400s keeps changing under us: refusing it",
+		 shown);
+	return -1;
+}
+
+int rms_job_dir_open(const char *root, uint32_t jobid, gid_t gid, char *err,
+		     size_t errlen)
 {
 	char name[16], shown[256];
 	snprintf(name, sizeof(name), "%" PRIu32, jobid);
@@ -106,27 +215,7 @@ int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
 	int rfd = open_root(root, err, errlen);
 	if (rfd < 0)
 		return -1;
-	int fd = -1;
-	if (mkdirat(rfd, name, 0700) != 0 && errno != EEXIST) {
-		bad(err, errlen, "cannot create", shown);
-	} else if ((fd = openat(rfd, name, DIR_FLAGS)) < 0) {
-		bad(err, errlen, "cannot open", shown);
-	} else {
-		/* Only root creates names here: a directory of root's is one
-		 * another step of this job made a moment ago. */
-		struct stat st;
-		if (fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != uid)) {
-			snprintf(err, errlen, "%.250s belongs to uid %lu, not to "
-				 "the job's user %lu: refusing to use it", shown,
-				 (unsigned long)st.st_uid, (unsigned long)uid);
-			close(fd);
-			fd = -1;
-		} else if (fchown(fd, uid, gid) != 0 || fchmod(fd, 0700) != 0) {
-			bad(err, errlen, "cannot hand over", shown);
-			close(fd);
-			fd = -1;
-		}
-	}
+	int fd = open_ours(rfd, name, shown, gid, err, errlen);
 	close(rfd);
 	return fd;
 }
@@ -146,7 +235,7 @@ static bool write_all(int fd, const char *data, size_t len)
 }
 
 bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
-		    uint32_t stepid, const char *node, uid_t uid,
+		    uint32_t stepid, const char *node, gid_t gid,
 		    const char *data, size_t len, char *err, size_t errlen)
 {
 	memset(f, 0, sizeof(*f));
@@ -165,9 +254,12 @@ bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
 		snprintf(err, errlen, "map directory name too long");
 		return false;
 	}
-	int dfd = open_private(jobfd, f->leaf, f->dir, uid, true, err, errlen);
+	int dfd = open_ours(jobfd, f->leaf, f->dir, gid, err, errlen);
 	if (dfd < 0)
 		return false;
+	/* From here on the directory is ours to remove at step end, even if
+	 * the map cannot be written. */
+	f->written = true;
 	bool ok = false;
 	int fd = openat(dfd, TMP_NAME,
 			O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
@@ -175,7 +267,8 @@ bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
 	if (fd < 0) {
 		bad(err, errlen, "cannot create a file in", f->dir);
 	} else {
-		bool w = write_all(fd, data, len);
+		bool w = write_all(fd, data, len) &&
+			 fchown(fd, (uid_t)-1, gid) == 0 && fchmod(fd, MAP_MODE) == 0;
 		if (close(fd) != 0)
 			w = false;
 		if (!w)
@@ -188,60 +281,29 @@ bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
 			unlinkat(dfd, TMP_NAME, 0);
 	}
 	close(dfd);
-	f->written = ok;
 	return ok;
 }
 
-void rms_file_remove(rms_file *f, uid_t uid)
+void rms_file_remove(rms_file *f)
 {
 	if (!f->written)
 		return;
 	f->written = false;
-	char err[256], name[16];
+	char name[16];
 	snprintf(name, sizeof(name), "%" PRIu32, f->jobid);
 	int rfd = open(f->root, DIR_FLAGS);
 	if (rfd < 0)
 		return;
-	int jfd = open_private(rfd, name, f->dir, uid, false, err, sizeof(err));
+	int jfd = openat(rfd, name, DIR_FLAGS);
 	close(rfd);
 	if (jfd < 0)
 		return;
-	int dfd = open_private(jfd, f->leaf, f->dir, uid, false, err,
-			       sizeof(err));
-	if (dfd >= 0) {
-		unlinkat(dfd, MAP_NAME, 0);
-		unlinkat(dfd, TMP_NAME, 0);
-		close(dfd);
-		unlinkat(jfd, f->leaf, AT_REMOVEDIR);
-	}
+	struct stat st;
+	if (fstat(jfd, &st) == 0 && st.st_uid == geteuid())
+		remove_tree(jfd, f->leaf);
 	/* The job level stays: another step of the job may be creating its
 	 * directory in it right now. The job epilog removes it. */
 	close(jfd);
-}
-
-/* Empties the directory `fd` (consumed), never following a link; what the
- * user nested deeper than `depth` levels is left (and reported). */
-static bool empty_dir(int fd, int depth)
-{
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	bool ok = true;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
-			continue;
-		int sub = depth > 0 ? openat(dirfd(d), e->d_name, DIR_FLAGS) : -1;
-		if (sub < 0 || !empty_dir(sub, depth - 1) ||
-		    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0)
-			ok = false;
-	}
-	closedir(d);
-	return ok;
 }
 
 bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
@@ -252,19 +314,10 @@ bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
 	int rfd = open(root, DIR_FLAGS);
 	if (rfd < 0)
 		return errno == ENOENT || bad(err, errlen, "cannot open", root);
-	int jfd = openat(rfd, name, DIR_FLAGS);
-	bool ok = true;
-	if (jfd < 0) {
-		/* Nothing there, or something that is not a directory (only
-		 * root could have put it there): removed as it is. */
-		if (errno != ENOENT && unlinkat(rfd, name, 0) != 0)
-			ok = bad(err, errlen, "cannot remove in", root);
-	} else if (!empty_dir(jfd, 4) ||
-		   unlinkat(rfd, name, AT_REMOVEDIR) != 0) {
-		snprintf(err, errlen, "cannot remove all of %.200s/%s", root,
-			 name);
-		ok = false;
-	}
+	bool ok = remove_tree(rfd, name);
+	if (!ok)
+		snprintf(err, errlen, "cannot remove all of %.200s/%s: %s",
+			 root, name, strerror(errno));
 	close(rfd);
 	return ok;
 }

@@ -107,6 +107,15 @@ int rms_local_user_init(spank_t sp)
 			      "layout step as a job of its own; "
 			      "--parallel-layout=none runs a step untouched",
 			      het);
+	/* Without SLURM_HET_SIZE (a wrapper cleaned it) the allocation's
+	 * per-component variables still tell; otherwise the plan below
+	 * would refuse the step for not fitting one component. */
+	if (getenv("SLURM_JOB_ID_HET_GROUP_1"))
+		return refuse(sp, "--parallel-layout does not support "
+			      "heterogeneous jobs (SLURM_JOB_ID_HET_GROUP_1 is "
+			      "set, SLURM_HET_SIZE is not): submit the layout "
+			      "step as a job of its own; --parallel-layout=none "
+			      "runs a step untouched");
 	uint32_t ntasks = 0, nnodes = 0;
 	if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) !=
 		    ESPANK_SUCCESS ||
@@ -140,5 +149,7 @@ int rms_local_user_init(spank_t sp)
 	 * this callback, so setenv reaches the nodes. */
 	if (!stamped || setenv(RMS_STAMP_ENV, stamp, 1) != 0)
 		return refuse(sp, "cannot pass the plan's stamp to the nodes");
+	/* Without it a refusing node still prints its reason itself. */
+	(void)rms_notice_listen();
 	return 0;
 }

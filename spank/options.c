@@ -45,6 +45,16 @@ static int take(int val, const char *optarg, int remote)
 		return remote ? 0 : -1;
 	}
 	bool layout = val == OPT_LAYOUT;
+	if (!layout && !*v) {
+		/* An empty order would be the nest order, not the site's
+		 * default that leaving the option out gives. */
+		rms_g.option_bad = true;
+		if (!remote)
+			slurm_error(RMS_PREFIX "--parallel-order= is empty: "
+				    "name an order (megatron, tp-dp-pp...) or "
+				    "leave the option out for the site's");
+		return remote ? 0 : -1;
+	}
 	if (layout && !strcmp(v, "none")) {
 		/* The opt-out: this step (a helper srun inside a layout job)
 		 * runs untouched, whatever sbatch was given. */

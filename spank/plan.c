@@ -263,8 +263,14 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	if (rm_hostlist_parse(s->nodelist, &p->nodes, &e) != RM_OK)
 		return fail(err, errlen, "the step's node list: %s", e.msg);
 	if (s->nnodes && p->nodes.n != s->nnodes) {
+		/* The step's node list covering more nodes than its part
+		 * here is what a heterogeneous step looks like on a node
+		 * when SLURM_HET_SIZE did not reach it. */
 		snprintf(err, errlen, "the node list %s names %zu nodes, the "
-			 "step has %" PRIu32,
+			 "step has %" PRIu32 " here: a heterogeneous step "
+			 "(srun ... : ..., --het-group), which --parallel-layout "
+			 "does not support; submit the layout step as a job of "
+			 "its own",
 			 rm_quote(s->nodelist, strlen(s->nodelist), q,
 				   sizeof(q)), p->nodes.n, s->nnodes);
 		return false;
@@ -305,13 +311,17 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 							       : NULL;
 	if (rm_order_parse(order, &l, &o, &e) != RM_OK)
 		return fail(err, errlen, "--parallel-order: %s", e.msg);
+	p->nproc = rms_per_node_nproc(&l, p->have_site ? &p->site : NULL,
+				      p->tasks_per_node, p->nodes.n);
+	uint32_t gpn = p->nproc ? p->nproc : p->tasks_per_node;
+	uint64_t world = (uint64_t)gpn * p->nodes.n;
 	rm_layout resolved = l;
-	if (rm_layout_resolve(&resolved, s->ntasks, true, &e) != RM_OK) {
+	if (rm_layout_resolve(&resolved, world, true, &e) != RM_OK) {
 		snprintf(err, errlen,
 			 "--parallel-layout=%.128s does not fit the step's %"
-			 PRIu32 " tasks (%zu nodes x %" PRIu32 "): %.400s",
-			 s->layout, s->ntasks, p->nodes.n, p->tasks_per_node,
-			 e.msg);
+			 PRIu64 " %s (%zu nodes x %" PRIu32 "): %.400s",
+			 s->layout, world, p->nproc ? "GPUs" : "tasks",
+			 p->nodes.n, gpn, e.msg);
 		return false;
 	}
 	rm_layout_format(&resolved, p->layout_text, sizeof(p->layout_text));
@@ -323,13 +333,15 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 		.order = &o,
 		.nodes = (const char *const *)p->nodes.host,
 		.nnodes = p->nodes.n,
-		.gpus_per_node = p->tasks_per_node,
+		.gpus_per_node = gpn,
 		.fabric = p->fabric,
 		.allow_missing = p->have_site && p->site.allow_missing_nodes,
 		.exact = false,
 	};
 	if (rm_plan(&po, &p->map, &e) != RM_OK)
 		return fail(err, errlen, "%s", e.msg);
+	if (p->nproc && !rms_per_node_check(p->map, p->nproc, err, errlen))
+		return false;
 	if (!policy(p, err, errlen))
 		return false;
 	if (rm_map_write(p->map, RM_FMT_JSON, &p->json, &p->json_len, &e) !=

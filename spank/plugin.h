@@ -44,6 +44,7 @@ typedef struct rms_state {
 	/* remote: this step is ours (option given, a real step) */
 	bool active;
 	bool failed;                 /* fail every task with `error` */
+	bool cancelled;              /* this process asked to end the step */
 	char error[RMS_ERRLEN];
 	char warning[RMS_ERRLEN];    /* shown once by the node's first task */
 	uint32_t jobid, stepid, nodeid;
@@ -59,7 +60,12 @@ typedef struct rms_state {
 	char stamp[RMS_STAMP_LEN];   /* srun's, from the step's environment */
 	rm_env nccl;                 /* node-wide NCCL variables */
 	bool nccl_override;
+	uint32_t eph_lo, eph_hi;     /* ephemeral ports, read once per node */
 	rm_node_hw *hw;
+
+	/* srun: where refusing nodes tell their reason (notice.c) */
+	int notice_fd;               /* listening socket, or -1 */
+	char notice_token[33];
 } rms_state;
 
 /* The process's one plugin state (rankmap_spank.c). */
@@ -89,9 +95,15 @@ int rms_local_user_init(spank_t sp);
 /* secret.c: srun, a step of ours: RANKMAP_NCCL_SECRET for the tasks */
 int rms_local_secret(void);
 
+/* notice.c: srun listens (local_user_init) and prints what refusing nodes
+ * sent (at exit, after every task's line); a node sends its reason. */
+bool rms_notice_listen(void);
+void rms_notice_print(void);
+bool rms_notice_send(spank_t sp, const char *msg);
+void rms_notice_unset(spank_t sp);
+
 /* remote.c: slurmstepd */
 int rms_remote_post_opt(spank_t sp);
-int rms_remote_user_init(spank_t sp);
 int rms_remote_task_init(spank_t sp, bool privileged);
 void rms_remote_exit(void);
 /* slurmd: the job epilog removes the job's runtime directory. */

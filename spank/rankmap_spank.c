@@ -8,6 +8,7 @@
 
 #include <slurm/slurm_version.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 SPANK_PLUGIN(rankmap, 1);
@@ -46,6 +47,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	rms_plan_init(&rms_g.plan);
 	rms_g.host_index = -1;
 	rms_g.jobfd = -1;
+	rms_g.notice_fd = -1;
 	rms_g.export_slurm = -1;
 	rms_read_conf(ac, av);
 	if (ctx == S_CTX_SLURMD) {
@@ -72,14 +74,14 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	(void)ac;
 	(void)av;
 	int rc = rms_local_user_init(sp);
-	return rc == 0 && rms_g.have_layout ? rms_local_secret() : rc;
-}
-
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
-{
-	(void)ac;
-	(void)av;
-	return rms_remote_user_init(sp);
+	if (rc != 0 || !rms_g.have_layout)
+		return rc;
+	/* Like every refusal in srun (local.c): the nodes fail the tasks,
+	 * a -1 here would leave the step RUNNING in 22.05. */
+	if (rms_local_secret() != 0 &&
+	    setenv(RMS_STAMP_ENV, RMS_STAMP_REFUSED, 1) != 0)
+		return -1;
+	return 0;
 }
 
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
@@ -106,9 +108,13 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	if (spank_context() == S_CTX_REMOTE)
+	spank_context_t ctx = spank_context();
+	if (ctx == S_CTX_REMOTE) {
 		rms_remote_exit();
-	else
-		rms_conf_free(&rms_g.conf);
+		return 0;
+	}
+	if (ctx == S_CTX_LOCAL)
+		rms_notice_print();
+	rms_conf_free(&rms_g.conf);
 	return 0;
 }

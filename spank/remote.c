@@ -1,10 +1,12 @@
 /*
  * remote.c - slurmstepd's side, once per node per step.
  *
- * Slurm ignores what the per-node callbacks (init_post_opt, user_init)
- * return as far as the user can see, so they only record an error; the
- * task callbacks then fail every task with it, which is what reaches the
- * user ("slurmstepd-nodeX: error: rankmap: ...") and the job's exit code.
+ * A node that cannot place its tasks cancels the whole step (refuse_step):
+ * the other nodes' tasks would otherwise start with the full WORLD_SIZE and
+ * wait in their rendezvous for ranks that never come. Slurm ignores what
+ * the per-node callbacks return as far as the user can see, so the reason
+ * is kept and the task callbacks print it once per node
+ * ("slurmstepd-nodeX: error: rankmap: node nodeX: ...") and fail.
  */
 #include "plugin.h"
 
@@ -58,17 +60,8 @@ static bool items(spank_t sp, uint32_t *ntasks, uint32_t *nnodes)
 	       spank_get_item(sp, S_JOB_GID, &rms_g.gid) == ESPANK_SUCCESS;
 }
 
-/*
- * Refuses the whole step, not only this node's tasks: the other nodes'
- * tasks would start and wait forever for ours. Slurm 22.05 has no check
- * across nodes before tasks start, so the step is cancelled through
- * slurmctld (one RPC, only from a node that found a problem); tasks other
- * nodes started meanwhile are killed with it.
- */
-static void refuse_step(const char *msg)
+static void kill_step(void)
 {
-	set_error("%s", msg);
-	slurm_error(RMS_PREFIX "%s", msg);
 	/* 24.11 added a flags argument (22.05 has none) and dropped
 	 * slurm_get_errno(); 26.05 takes the step's slurm_step_id_t instead
 	 * of job and step ids (the old form only under
@@ -81,10 +74,68 @@ static void refuse_step(const char *msg)
 #else
 	int rc = slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL);
 #endif
-	if (rc != 0)
+	if (rc != 0 && errno != ESLURM_ALREADY_DONE &&
+	    errno != ESLURM_INVALID_JOB_ID)
 		slurm_error(RMS_PREFIX "cannot cancel step %" PRIu32 ".%" PRIu32
 			    ": %s", rms_g.jobid, rms_g.stepid,
 			    slurm_strerror(errno));
+}
+
+/*
+ * Refuses the whole step, not only this node's tasks: the other nodes'
+ * tasks would start and wait forever for ours. Slurm has no check across
+ * nodes before tasks start, so the step is cancelled through slurmctld
+ * (one RPC, only from a node that found a problem; as root or as the job
+ * user, both may cancel the job's steps); tasks other nodes started
+ * meanwhile are killed with it, and srun returns at once.
+ */
+static void refuse_step(spank_t sp, const char *msg)
+{
+	set_error("%s", msg);
+	if (rms_g.cancelled)
+		return;
+	rms_g.cancelled = true;
+	slurm_error(RMS_PREFIX "%s", msg);
+	/* srun prints it after every task's exit line; only when srun
+	 * cannot be told does the node print it to the user itself. */
+	if (rms_notice_send(sp, msg))
+		rms_g.quiet = true;
+	kill_step();
+}
+
+static char nodelist[ENVLEN], tpn[ENVLEN];
+
+/* This node's name for a message, before the plan may have said it: the
+ * step's node list at our node id (only on the way to a refusal). */
+static const char *node_name(spank_t sp)
+{
+	if (rms_g.node[0])
+		return rms_g.node;
+	rm_hostlist hl = { 0 };
+	rm_error e;
+	if (get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) &&
+	    rm_hostlist_parse(nodelist, &hl, &e) == RM_OK &&
+	    rms_g.nodeid < hl.n)
+		snprintf(rms_g.node, sizeof(rms_g.node), "%s",
+			 hl.host[rms_g.nodeid]);
+	rm_hostlist_free(&hl);
+	return rms_g.node[0] ? rms_g.node : "(unknown)";
+}
+
+/* A node-side failure: this node cannot run its part, so no node may. */
+static int fail_step(spank_t sp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int fail_step(spank_t sp, const char *fmt, ...)
+{
+	char why[RMS_ERRLEN - 300], msg[RMS_ERRLEN];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(msg, sizeof(msg), "node %s: %s; step cancelled",
+		 node_name(sp), why);
+	refuse_step(sp, msg);
+	return 0;
 }
 
 static const char *enforce_name(rm_enforce e)
@@ -100,13 +151,13 @@ static void compare_stamp(spank_t sp)
 	if (!get_env(sp, RMS_STAMP_ENV, rms_g.stamp, sizeof(rms_g.stamp))) {
 		/* Set by hand (_SLURM_SPANK_OPTION_...), or an srun without
 		 * the plugin: nobody planned the step for all nodes. */
-		refuse_step("this step's layout did not come through srun's "
+		refuse_step(sp, "this step's layout did not come through srun's "
 			    "rankmap plugin (is rankmap.so in the submit "
 			    "host's plugstack.conf?): no common map");
 		return;
 	}
 	if (!rms_stamp_format(&rms_g.plan, &rms_g.conf, mine, sizeof(mine))) {
-		set_error("cannot stamp the plan");
+		fail_step(sp, "cannot stamp the plan");
 		return;
 	}
 	rms_g.drift = rms_stamp_compare(rms_g.stamp, mine, why, sizeof(why));
@@ -126,7 +177,7 @@ static void compare_stamp(spank_t sp)
 			 "differ from srun's; step cancelled (one map per step, "
 			 "enforce=%s)", rms_g.node, why,
 			 enforce_name(rms_g.plan.enforce));
-		refuse_step(msg);
+		refuse_step(sp, msg);
 	} else if (rms_g.drift == RMS_DRIFT_INPUTS) {
 		snprintf(msg, sizeof(msg),
 			 "node %s: its %s differ from srun's (same map)",
@@ -135,7 +186,7 @@ static void compare_stamp(spank_t sp)
 			size_t n = strlen(msg);
 			snprintf(msg + n, sizeof(msg) - n, "; step cancelled "
 				 "under enforce=strict");
-			refuse_step(msg);
+			refuse_step(sp, msg);
 		} else if (rms_g.plan.enforce == RM_ENFORCE_WARN &&
 			   !rms_g.warning[0]) {
 			snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
@@ -192,103 +243,71 @@ int rms_remote_post_opt(spank_t sp)
 		return 0;
 	rms_g.active = true;
 	if (rms_g.conf_err[0])
-		return set_error("%s", rms_g.conf_err);
+		return fail_step(sp, "%s", rms_g.conf_err);
 	if (rms_g.option_bad)
-		return set_error("a --parallel-* value is longer than %d bytes "
-				 "or not valid", RMS_MAX_OPT);
-	/* srun said why already; the tasks only have to fail. */
+		return fail_step(sp, "a --parallel-* value is longer than %d "
+				 "bytes or not valid", RMS_MAX_OPT);
+	/* srun said why already, and every node reads the same refusal: the
+	 * tasks only have to fail. */
 	if (get_env(sp, RMS_STAMP_ENV, rms_g.stamp, sizeof(rms_g.stamp)) &&
 	    !strcmp(rms_g.stamp, RMS_STAMP_REFUSED)) {
 		rms_g.quiet = true;
 		return set_error("refused by srun");
 	}
 	if (!rms_g.have_layout)
-		return set_error("--parallel-order=%s needs --parallel-layout "
-				 "as well", rms_g.order);
+		return fail_step(sp, "--parallel-order=%s needs "
+				 "--parallel-layout as well", rms_g.order);
 	/* Each component of a heterogeneous step would plan its part as the
-	 * whole step; srun refuses these with the reason. */
+	 * whole step; srun refuses these with the reason (its refusal stamp
+	 * does not reach every component, so stay quiet). Where srun did not
+	 * see SLURM_HET_SIZE, neither do the tasks: plan.c's node-count
+	 * check names the heterogeneous step then. */
 	char het[16];
 	if (get_env(sp, "SLURM_HET_SIZE", het, sizeof(het)) &&
 	    strcmp(het, "1")) {
 		rms_g.quiet = true;
 		return set_error("heterogeneous step");
 	}
-	static char nodelist[ENVLEN], tpn[ENVLEN];
 	if (!get_env(sp, "SLURM_STEP_NODELIST", nodelist, sizeof(nodelist)) ||
 	    !get_env(sp, "SLURM_STEP_TASKS_PER_NODE", tpn, sizeof(tpn)))
-		return set_error("the step's node list or tasks per node are "
-				 "missing from its environment");
+		return fail_step(sp, "the step's node list or tasks per node "
+				 "are missing from its environment");
 	/* slurmstepd's own SLURM_CONF (from slurmd), never the job's: the
 	 * job's would let a user point root at a topology file of theirs. */
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
-		return set_error("out of memory");
+		return fail_step(sp, "out of memory");
 	if (!rms_plan_options(nodelist, tpn, ntasks, nnodes, &rms_g.plan, err,
 			      sizeof(err)))
-		return set_error("%s", err);
+		return fail_step(sp, "%s", err);
 	if (rms_g.nodeid >= rms_g.plan.nodes.n)
-		return set_error("node id %" PRIu32 " is outside the step's %zu "
-				 "nodes", rms_g.nodeid, rms_g.plan.nodes.n);
+		return fail_step(sp, "node id %" PRIu32 " is outside the "
+				 "step's %zu nodes", rms_g.nodeid,
+				 rms_g.plan.nodes.n);
 	snprintf(rms_g.node, sizeof(rms_g.node), "%s",
 		 rms_g.plan.nodes.host[rms_g.nodeid]);
 	rms_g.host_index = rm_map_host_index(rms_g.plan.map, rms_g.node);
 	if (rms_g.host_index < 0)
-		return set_error("node %s has no place in the map", rms_g.node);
+		return fail_step(sp, "no place in the map");
 	if (rms_g.plan.warning)
 		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
 			 rms_g.plan.warning);
 	compare_stamp(sp);
 	if (rms_g.failed)
 		return 0;
-	/* The job's directory is made here, as root (user_init runs with
-	 * the job user's ids), in the root-owned runtime directory; all
-	 * below it as the job's user. */
+	/* The job's directory, the step's and the map are made here, as root
+	 * (user_init already runs with the job user's ids), and stay root's:
+	 * the job's group may read the map, nobody else may add to them. */
 	rms_g.jobfd = rms_job_dir_open(rms_g.conf.runtime_dir, rms_g.jobid,
-				       rms_g.uid, rms_g.gid, err, sizeof(err));
+				       rms_g.gid, err, sizeof(err));
 	if (rms_g.jobfd < 0)
-		return set_error("map file: %s", err);
+		return fail_step(sp, "map file: %s", err);
+	if (!rms_file_write(&rms_g.file, rms_g.jobfd, rms_g.conf.runtime_dir,
+			    rms_g.jobid, rms_g.stepid, rms_g.node, rms_g.gid,
+			    rms_g.plan.json, rms_g.plan.json_len, err,
+			    sizeof(err)))
+		return fail_step(sp, "map file: %s", err);
 	load_hardware();
-	return 0;
-}
-
-/* Runs the write with the job user's ids whatever the caller's are. */
-static bool write_as_user(int jobfd, char *err, size_t errlen)
-{
-	uid_t euid = geteuid();
-	gid_t egid = getegid();
-	bool switched = false;
-	if (euid != rms_g.uid) {
-		if (euid != 0 || setegid(rms_g.gid) != 0 ||
-		    seteuid(rms_g.uid) != 0) {
-			if (getegid() != egid && setegid(egid) != 0)
-				snprintf(err, errlen, "cannot restore ids");
-			else
-				snprintf(err, errlen, "cannot take uid %lu to "
-					 "write the map file",
-					 (unsigned long)rms_g.uid);
-			return false;
-		}
-		switched = true;
-	}
-	bool ok = rms_file_write(&rms_g.file, jobfd, rms_g.conf.runtime_dir,
-				 rms_g.jobid, rms_g.stepid, rms_g.node,
-				 rms_g.uid, rms_g.plan.json,
-				 rms_g.plan.json_len, err, errlen);
-	if (switched && (seteuid(euid) != 0 || setegid(egid) != 0)) {
-		snprintf(err, errlen, "cannot restore ids after writing the "
-			 "map file");
-		return false;
-	}
-	return ok;
-}
-
-int rms_remote_user_init(spank_t sp)
-{
-	(void)sp;
-	if (!rms_g.active || rms_g.failed)
-		return 0;
-	char err[RMS_ERRLEN];
-	if (!write_as_user(rms_g.jobfd, err, sizeof(err)))
-		set_error("map file: %s", err);
+	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
 	return 0;
 }
 
@@ -298,7 +317,7 @@ static void set_all(spank_t sp, const rms_envset *env)
 		const rms_kv *k = &env->kv[i];
 		spank_err_t rc = spank_setenv(sp, k->key, k->val, k->overwrite);
 		if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS) {
-			set_error("cannot set %s: %s", k->key,
+			fail_step(sp, "cannot set %s: %s", k->key,
 				  spank_strerror(rc));
 			return;
 		}
@@ -325,16 +344,22 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 	if (privileged)
 		return 0;
 	if (local < 0) {
-		slurm_error(RMS_PREFIX "no local task id");
+		fail_step(sp, "no local task id");
+		if (!rms_g.quiet)
+			slurm_error(RMS_PREFIX "%s", rms_g.error);
 		return -1;
 	}
 	char err[RMS_ERRLEN];
-	char ports[64];
+	char ports[64], visible[1024];
 	rms_task_ids ids = {
+		.visible = get_env(sp, "CUDA_VISIBLE_DEVICES", visible,
+				   sizeof(visible)) ? visible : NULL,
 		.jobid = rms_g.jobid,
 		.stepid = rms_g.stepid,
 		.resv_ports = get_env(sp, "SLURM_STEP_RESV_PORTS", ports,
 				      sizeof(ports)) ? ports : NULL,
+		.eph_lo = rms_g.eph_lo,
+		.eph_hi = rms_g.eph_hi,
 		.export_slurm = rms_g.export_slurm >= 0
 					? rms_g.export_slurm == 1
 					: rms_g.conf.export_slurm == 1,
@@ -353,15 +378,17 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 			       sizeof(err));
 	rm_env_free(&rank_env);
 	if (!ok)
-		set_error("%s", err);
+		fail_step(sp, "%s", err);
 	else
 		set_all(sp, &env);
 	rms_envset_free(&env);
 	/* Only srun's hand-over to the nodes; absent when the value came
 	 * without srun, which is fine. */
 	(void)spank_unsetenv(sp, RMS_STAMP_ENV);
+	rms_notice_unset(sp);
 	if (rms_g.failed) {
-		slurm_error(RMS_PREFIX "%s", rms_g.error);
+		if (!rms_g.quiet)
+			slurm_error(RMS_PREFIX "%s", rms_g.error);
 		return -1;
 	}
 	if (local == 0 && rms_g.warning[0])
@@ -371,7 +398,17 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 
 void rms_remote_exit(void)
 {
-	rms_file_remove(&rms_g.file, rms_g.uid);
+	/* A node whose slurmstepd did not exist yet when the cancel came
+	 * starts its tasks anyway (Slurm signals running steps only), and
+	 * srun would wait KillWait + 2 s for them: cancel again once those
+	 * have had time to start. Only a refusing node waits here. */
+	if (rms_g.cancelled) {
+		sleep(1);
+		kill_step();
+		sleep(2);
+		kill_step();
+	}
+	rms_file_remove(&rms_g.file);
 	if (rms_g.jobfd >= 0)
 		close(rms_g.jobfd);
 	rms_g.jobfd = -1;

@@ -16,6 +16,8 @@
 #include <sys/types.h>
 
 #define RMS_ERRLEN 1024
+/* Workers one launcher task may start on a node (torchrun). */
+#define RMS_MAX_NPROC 1024
 /* Longest option value we accept (layouts and orders are short). */
 #define RMS_MAX_OPT 256
 /* Environment variable srun uses to hand its plan's stamp to the nodes.
@@ -77,6 +79,8 @@ typedef struct rms_plan {
 	rm_map *map;
 	rm_hostlist nodes;           /* the step's nodes, Slurm's order */
 	uint32_t tasks_per_node;
+	uint32_t nproc;              /* one launcher per node: its workers; 0
+				      * when every task is a rank */
 	rm_enforce enforce;
 	char layout_text[128];       /* canonical forms for the env */
 	char order_text[64];
@@ -127,21 +131,22 @@ typedef struct rms_file {
 } rms_file;
 
 /*
- * As root: the job's directory root/JOB, created if needed and handed to
- * uid:gid (0700). Refuses a root that is not root's or that others can
- * write, and any symbolic link. Returns an open directory fd, or -1.
+ * As root: the job's directory root/JOB, root's, group gid, 0750, created
+ * if needed; one of another owner in the way (an earlier job's) is removed
+ * first. Refuses a root that is not root's or that others can write, and
+ * a root that is a symbolic link. Returns an open directory fd, or -1.
  */
-int rms_job_dir_open(const char *root, uint32_t jobid, uid_t uid, gid_t gid,
-		     char *err, size_t errlen);
+int rms_job_dir_open(const char *root, uint32_t jobid, gid_t gid, char *err,
+		     size_t errlen);
 /*
- * As the job user (the caller switches ids): root/JOB/STEP.NODE (0700) and
- * the map in it, written atomically, never following a symbolic link.
+ * As root: root/JOB/STEP.NODE (root:gid 0750) and the map in it (0440),
+ * written atomically, never following a symbolic link.
  */
 bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
-		    uint32_t stepid, const char *node, uid_t uid,
+		    uint32_t stepid, const char *node, gid_t gid,
 		    const char *data, size_t len, char *err, size_t errlen);
-/* Remove what rms_file_write made; safe to run as root. */
-void rms_file_remove(rms_file *f, uid_t uid);
+/* Remove what rms_file_write made. */
+void rms_file_remove(rms_file *f);
 /* As root, in the job epilog: remove root/JOB and everything in it. */
 bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
 			size_t errlen);
@@ -164,7 +169,9 @@ bool rms_envset_add(rms_envset *e, const char *key, const char *val,
 typedef struct rms_task_ids {
 	uint32_t jobid, stepid;
 	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
+	uint32_t eph_lo, eph_hi;     /* the node's ephemeral port range */
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
+	const char *visible;         /* CUDA_VISIBLE_DEVICES as Slurm set it */
 } rms_task_ids;
 
 /*
@@ -218,6 +225,26 @@ rm_status rms_hwcache_load(const char *dir, const rm_site *site,
 			   size_t notelen, rm_error *err);
 /* The conf's cache directory (malloc'd), or NULL when off. */
 char *rms_hwcache_dir(const rms_conf *c);
+/* ---- one launcher task per node: torchrun (launcher.c) ---- */
+/* The workers per node when the step is one launcher task per node (one
+ * task per node and a layout of more ranks than tasks), else 0. */
+uint32_t rms_per_node_nproc(const rm_layout *l, const rm_site *site,
+			    uint32_t tasks_per_node, size_t nnodes);
+/* Whether every node's ranks are nproc consecutive ones, as torchrun
+ * numbers them; else `err` says which node and what would work. */
+bool rms_per_node_check(const rm_map *m, uint32_t nproc, char *err,
+			size_t errlen);
+/* Entries in a CUDA_VISIBLE_DEVICES value (0 for none). */
+size_t rms_visible_count(const char *vis);
+/* The launcher task's variables on map host `h`. */
+bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
+		  rms_envset *out, char *err, size_t errlen);
+
+/* The kernel's ephemeral port range, which MASTER_PORT stays out of. */
+#define RMS_PORT_RANGE_FILE "/proc/sys/net/ipv4/ip_local_port_range"
+/* The range in `path`; unreadable or not two ports: Linux's default
+ * (RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), so the step still gets a port. */
+void rms_ephemeral_ports(const char *path, uint32_t *lo, uint32_t *hi);
 
 /* ---- helpers shared by the SPANK files ---- */
 /* "8(x4)", "8,8,8" or "5,1(x3)": the per-node count when it is uniform. */

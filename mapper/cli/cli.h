@@ -13,6 +13,9 @@ int rmc_check(int argc, char **argv);
 int rmc_node(int argc, char **argv);
 int rmc_explain(int argc, char **argv);
 int rmc_suggest(int argc, char **argv);
+int rmc_calibrate(int argc, char **argv);
 int rmc_site(int argc, char **argv);
+/* cmd_import.c: `rankmap site import` (argv[0] is "import") */
+int rmc_site_import(int argc, char **argv);
 
 #endif

@@ -91,13 +91,11 @@ static const rmc_optdef model_opts[] = {
 	{ "--schedules", true, M_SUGGEST, 0 },
 };
 
-/* Options that set one rm_train key each. */
-static const struct {
-	const char *name, *key;
-} train_opts[] = {
+/* Options that set one rm_train key each (calibrate takes them too). */
+const rmc_train_opt rmc_train_opts[] = {
 	{ "--batch", "batch" }, { "--seq", "seq" }, { "--micro-batch", "mb" },
 	{ "--schedule", "schedule" }, { "--recompute", "recompute" },
-	{ "--sharding", "sharding" },
+	{ "--sharding", "sharding" }, { NULL, NULL },
 };
 
 static int own_opt(rmc_model_args *a, bool suggest, const char *name,
@@ -108,11 +106,11 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 	uint64_t n;
 	if (strcmp(name, "--model") && !a->train_given)
 		a->train_given = name;
-	for (size_t k = 0; k < sizeof(train_opts) / sizeof(train_opts[0]); k++)
-		if (!strcmp(name, train_opts[k].name)) {
+	for (size_t k = 0; rmc_train_opts[k].name; k++)
+		if (!strcmp(name, rmc_train_opts[k].name)) {
 			if (!strcmp(name, "--recompute"))
 				a->recompute_given = true;
-			return rm_train_set(&a->train, train_opts[k].key, v, &e)
+			return rm_train_set(&a->train, rmc_train_opts[k].key, v, &e)
 				       ? fail(&e) : -1;
 		}
 	if (!strcmp(name, "--model")) {

@@ -29,6 +29,13 @@ typedef enum rmc_model_cmd {
 					no --gpus; text, json, html, svg */
 } rmc_model_cmd;
 
+/* The options that set one rm_train key each ("--batch" -> "batch"),
+ * NULL-ended. */
+typedef struct rmc_train_opt {
+	const char *name, *key;
+} rmc_train_opt;
+extern const rmc_train_opt rmc_train_opts[];
+
 /* Parse the command line; returns -1 to go on, else the exit code.
  * a->model_spec stays NULL when RMC_CHECK is given no --model. */
 int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,

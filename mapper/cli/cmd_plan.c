@@ -11,7 +11,8 @@ static void help(FILE *f)
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
 	      "         [--topology F] [--site F] [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
-	      "         [--format text|json|yaml|csv|env|hostfile|html|svg]\n"
+	      "         [--format text|json|yaml|csv|env|hostfile|\n"
+	      "                   deepspeed-hostfile|html|svg]\n"
 	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n"
 	      "         [--master-port N]\n\n"
 	      "  --layout L         8x16x128 (TP x PP x DP, innermost first) or\n"
@@ -33,7 +34,9 @@ static void help(FILE *f)
 	      "  --format F         text (default), json, yaml, csv, env; html\n"
 	      "                     (interactive page) or svg: a picture; or\n"
 	      "                     hostfile (one host per rank: SLURM_HOSTFILE\n"
-	      "                     for srun's arbitrary distribution)\n"
+	      "                     for srun's arbitrary distribution), or\n"
+	      "                     deepspeed-hostfile (\"host slots=N\" lines in\n"
+	      "                     the map's node order, for deepspeed -H)\n"
 	      "  --rank N           with --format env: the variables of map rank N\n"
 	      "  --task HOST:ID     with --format env: those of the task that is\n"
 	      "                     local task ID on HOST (it plays the GPU of\n"
@@ -116,7 +119,21 @@ static int master_port(const rmc_opts *o, uint32_t *port)
 	if ((rc = slurm_id("SLURM_JOB_ID", &job)) ||
 	    (rc = slurm_id("SLURM_STEP_ID", &step)))
 		return rc;
-	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"));
+	/* The node's ephemeral ports, read as the plugin reads them; Linux's
+	 * default where /proc says nothing usable. */
+	uint32_t lo = RM_EPHEMERAL_LO, hi = RM_EPHEMERAL_HI;
+	char line[64];
+	rm_error e;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	if (f && fgets(line, sizeof(line), f) &&
+	    rm_port_range_parse(line, &lo, &hi, &e) != RM_OK) {
+		lo = RM_EPHEMERAL_LO;
+		hi = RM_EPHEMERAL_HI;
+	}
+	if (f)
+		fclose(f);
+	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"),
+			       lo, hi);
 	return RMC_OK;
 }
 
@@ -159,13 +176,14 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	bool hostfile = o->format && !strcmp(o->format, "hostfile");
-	if (o->format && !hostfile &&
+	bool dshost = o->format && !strcmp(o->format, "deepspeed-hostfile");
+	if (o->format && !hostfile && !dshost &&
 	    rm_format_parse(o->format, &fmt, &e) != RM_OK)
 		return rmc_fail(&e);
 	unsigned who = (o->rank >= 0) + (o->task != NULL) + o->slurm_task;
 	if (who > 1)
 		return rmc_usage("give one of --rank, --task, --slurm-task");
-	if ((who || o->master_port) && (fmt != RM_FMT_ENV || hostfile))
+	if ((who || o->master_port) && (fmt != RM_FMT_ENV || hostfile || dshost))
 		return rmc_usage("%s goes with --format env",
 				 o->rank >= 0    ? "--rank"
 				 : o->task       ? "--task"
@@ -216,6 +234,8 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	}
 	if (hostfile) {
 		st = rm_map_write_hostfile(map, &text, &len, &e);
+	} else if (dshost) {
+		st = rm_map_write_deepspeed_hostfile(map, &text, &len, &e);
 	} else if (picture) {
 		rm_picture_opts pic = { .format = fmt, .fabric = in->fabric,
 					.baseline = base };

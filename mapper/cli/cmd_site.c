@@ -5,6 +5,7 @@
  * resolves to (defaults included), and lists what is legal but probably
  * not meant (warnings, exit 0) or unusable (problems, exit 2).
  */
+#include "cli.h"
 #include "common.h"
 
 #include <stdarg.h>
@@ -15,7 +16,8 @@
 static void help(FILE *f)
 {
 	fputs("usage: rankmap site validate FILE [--topology F]\n"
-	      "         [--format text|json]\n\n"
+	      "         [--format text|json]\n"
+	      "       rankmap site import --ibnetdiscover FILE ... (site import -h)\n\n"
 	      "  Reads a site file (rankmap-site/1) and its topology.conf as\n"
 	      "  plan and the SPANK plugin do, prints what each setting\n"
 	      "  resolves to and the fabric digest every node must agree on.\n"
@@ -288,6 +290,8 @@ int rmc_site(int argc, char **argv)
 		help(stdout);
 		return RMC_OK;
 	}
+	if (!strcmp(argv[1], "import"))
+		return rmc_site_import(argc - 1, argv + 1);
 	if (strcmp(argv[1], "validate")) {
 		char q[96];
 		return rmc_usage("unknown action %s (see rankmap help site)",

@@ -15,6 +15,7 @@ static const struct {
 	{ "node", rmc_node, "this node's GPUs, NICs, CPU sets and NCCL environment" },
 	{ "explain", rmc_explain, "memory, compute and per-axis cost of a layout" },
 	{ "suggest", rmc_suggest, "rank layouts for a model, GPU count and batch" },
+	{ "calibrate", rmc_calibrate, "fit a site's calibration to its training logs and NCCL tests" },
 	{ "site", rmc_site, "validate a site file and topology.conf (site validate FILE)" },
 };
 

@@ -333,6 +333,60 @@ const char *rm_fabric_node_name(const rm_fabric *f, uint32_t i);
 int rm_fabric_node_where(const rm_fabric *f, uint32_t i);
 /* ===== END section: fabric ===== */
 
+/* ===== BEGIN section: fabric import (import/) ===== */
+/*
+ * A fabric capture (ibnetdiscover's text) turned into a topology.conf and a
+ * rankmap-site/1 file, with a report of what was found, what could not be
+ * placed and what had to be assumed (docs/site.md "import").
+ */
+typedef struct rm_import_opts {
+	const char *hosts;           /* compute hosts: a hostlist, or an
+					fnmatch pattern (* ? [); NULL: all */
+	const char *name;            /* the site's name; NULL: "imported" */
+	const char *topology;        /* the site's topology: path; NULL:
+					"topology.conf" */
+	uint32_t gpus_per_node;      /* 0: not written */
+} rm_import_opts;
+typedef struct rm_import rm_import;
+typedef enum rm_import_part {
+	RM_IMPORT_TOPOLOGY,          /* topology.conf text */
+	RM_IMPORT_SITE,              /* rankmap-site/1 YAML */
+	RM_IMPORT_REPORT             /* found / could not place / assumed */
+} rm_import_part;
+
+/* ibnetdiscover output, plain, --full or -p (--ports). `file` names it in
+ * messages (file:line:col). */
+rm_status rm_import_ibnetdiscover(const char *text, size_t len,
+				  const char *file, const rm_import_opts *o,
+				  rm_import **out, rm_error *err);
+/* `scontrol show topology` output (topology/tree or topology/block). */
+rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
+			     const rm_import_opts *o, rm_import **out,
+			     rm_error *err);
+/* `aws ec2 describe-instance-topology` JSON: NetworkNodes (top-down) into
+ * a tree, CapacityBlockId into NVLink groups; nodes are the instance ids. */
+rm_status rm_import_aws(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out,
+			rm_error *err);
+/* One node's `nvidia-smi -q` (its GPUs' Fabric sections: ClusterUUID and
+ * CliqueId) into *im (created when NULL): nodes sharing both are one site
+ * NVLink group. `host` is the node's name. */
+rm_status rm_import_nvidia_smi(rm_import **im, const char *host,
+			       const char *text, size_t len, const char *file,
+			       const rm_import_opts *o, rm_error *err);
+/* Whether the import has switches or blocks (a topology.conf to write). */
+bool rm_import_has_topology(const rm_import *im);
+/* One part as malloc'd text. */
+rm_status rm_import_write(const rm_import *im, rm_import_part part,
+			  char **out, size_t *len, rm_error *err);
+/* Where the topology.conf at `path` (an admin's own) and the import
+ * disagree: hosts under another leaf, hosts missing on either side, switch
+ * levels. *out: the listing (malloc'd), *ndiff: how many differences. */
+rm_status rm_import_against(const rm_import *im, const char *path,
+			    char **out, size_t *ndiff, rm_error *err);
+void rm_import_free(rm_import *im);
+/* ===== END section: fabric import ===== */
+
 /* ===== BEGIN section: plan, check and map (place/, map/) ===== */
 typedef enum rm_format {
 	RM_FMT_TEXT = 0,
@@ -445,6 +499,11 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
  * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
 rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
+/* "host slots=N" lines for DeepSpeed's launcher, hosts in the order of
+ * their ranks; RM_EINPUT where DeepSpeed's numbering (a node's ranks
+ * consecutive, in GPU order) cannot be the map's. */
+rm_status rm_map_write_deepspeed_hostfile(const rm_map *map, char **out,
+					  size_t *len, rm_error *err);
 /* KEY=value lines (shell-quoted): the job-wide variables, then, when
  * rank >= 0, those of the task playing `rank`, as the SPANK plugin sets
  * them. master_port (1-65535, e.g. from rm_master_port) adds MASTER_PORT
@@ -456,11 +515,26 @@ rm_status rm_map_write_env(const rm_map *map, int64_t rank,
 /*
  * The MASTER_PORT of a Slurm step, the one the SPANK plugin sets: the
  * first port of resv_ports (SLURM_STEP_RESV_PORTS, "12000-12003" or
- * "12000,12007"; NULL or unusable: ignored), else
- * 20000 + (jobid * 101 + stepid) % 20000. Always 1-65535.
+ * "12000,12007", from Slurm's MpiParams=ports; NULL or unusable:
+ * ignored), else a port derived from (jobid, stepid) such that it and the
+ * next port lie outside the node's ephemeral range [eph_lo, eph_hi] (the
+ * caller reads /proc/sys/net/ipv4/ip_local_port_range; 0, 0 or an inverted
+ * range: RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), below 1024 never, and never on
+ * Slurm's default ports 6817-6819: ports from 20000 up when at least 1,000
+ * of them are left there, else from 1024 up; consecutive steps of a job
+ * take consecutive ports of that pool, jobs are 101 ports apart. Only when
+ * the range leaves no port outside it, 20000 + (jobid * 101 + stepid) %
+ * 20000. The same inputs give the same port on every node. Always 1-65535.
  */
+#define RM_EPHEMERAL_LO 32768u
+#define RM_EPHEMERAL_HI 60999u
 uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
-			const char *resv_ports);
+			const char *resv_ports, uint32_t eph_lo,
+			uint32_t eph_hi);
+/* The two ports of ip_local_port_range ("32768\t60999\n"): 1-65535,
+ * low <= high. */
+rm_status rm_port_range_parse(const char *text, uint32_t *lo, uint32_t *hi,
+			      rm_error *err);
 /*
  * A rank's place in each framework group the environment carries
  * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with
@@ -842,7 +916,11 @@ typedef struct rm_estimate {
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
+	/* mfu counts attention whole (non-causal: 12 L a hd s FLOPs per
+	 * token, as Megatron-LM and PaLM do); mfu_causal counts what the GPU
+	 * runs with a causal mask, half of it (flops_token_causal) */
 	double t_step, mfu, tokens_per_s;
+	double flops_token_causal, mfu_causal;
 	rm_recompute recompute;      /* in force for this estimate */
 	uint32_t recompute_layers;   /* full on this many per stage; 0 = all */
 	/* goodput: Young/Daly checkpoint interval under random failures */
@@ -939,6 +1017,13 @@ typedef struct rm_suggestion {
 	 * fits (how far it is from fitting, and where it would rank) */
 	rm_candidate unbounded;
 	size_t unbounded_rank;       /* 0 = none */
+	/* opts.around when memory holds it back: the same search with the
+	 * settings that let it run as it would with more memory (sharded
+	 * gradients, else sharded weights; its recomputation), where it
+	 * ranks among layouts priced so and why its neighbours lose; NULL
+	 * when none is needed or none is enough */
+	struct rm_suggestion *needs;
+	char needs_what[256];        /* the settings that changed, in words */
 } rm_suggestion;
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -949,6 +1034,77 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			      const rm_suggestion *s, rm_format fmt,
 			      char **out, size_t *len, rm_error *err);
 void rm_suggestion_free(rm_suggestion *s);
+
+/*
+ * A site's own calibration (`rankmap calibrate`): step times of its runs
+ * and bus bandwidths of its links, fitted into a hardware file that
+ * inherits the rest from a preset.
+ */
+#define RM_CAL_MAX 64                /* measurements of each kind */
+typedef struct rm_cal_step {
+	rm_model model;
+	rm_train train;
+	rm_layout layout;
+	double seconds;              /* measured, per step */
+	size_t samples;              /* iteration lines the time is the median of */
+	char what[160];              /* the file, and what it said the run was */
+} rm_cal_step;
+typedef struct rm_cal_link {
+	bool network;                /* false: inside one NVLink domain */
+	double busbw;                /* GB/s, the largest size's (nccl-tests) or
+				      * the median group's peak (nccl-check) */
+	char what[160];
+} rm_cal_link;
+/* Megatron-LM's log of one run: the arguments it prints at start-up
+ * ("------------------------ arguments ------------------------", one
+ * "  name ..... value" line each) and its iteration lines ("iteration
+ * N/ M | ... | elapsed time per iteration (ms): X | ..."); the step time
+ * is the median of the iterations after the first. `m` is the
+ * architecture; the log's num_layers, hidden_size and num_attention_heads
+ * must match it. */
+rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
+			      const rm_model *m, rm_cal_step *out,
+			      rm_error *err);
+/* torchtitan's log ("step: N  loss: ...  tps: T  ..."; tps per GPU),
+ * with the run as the caller says it was (t, l): step = batch / (tps x
+ * GPUs), the median after the first step. */
+rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
+				const rm_model *m, const rm_train *t,
+				const rm_layout *l, rm_cal_step *out,
+				rm_error *err);
+/* nccl-tests' output (all_reduce_perf ...): the busbw of its largest size
+ * (out of place); network when its "# Rank" lines name more than one
+ * host. rankmap-nccl-check's text report: one link per axis, the median
+ * group's peak busBw, network unless "placed on: nvlink". Returns the
+ * links found (*n), at most max. */
+rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
+			    rm_cal_link *out, rm_error *err);
+rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
+			    rm_cal_link *out, size_t max, size_t *n,
+			    rm_error *err);
+typedef struct rm_cal_fit {
+	rm_hw hw;                    /* base with the fitted keys */
+	const char *keys[8];         /* fitted, NULL-ended */
+	size_t nkeys;
+	double step_pred[RM_CAL_MAX];/* model's seconds per measured step */
+	double link_eff[RM_CAL_MAX]; /* measured busbw / nominal */
+} rm_cal_fit;
+/*
+ * Fit `fit` (step-time keys: gemm_eff, gemm_dim0, attn_eff, hbm_eff) to
+ * the step times and nvlink_eff / net_eff to the links (the median share
+ * of nominal), starting from `base`. Refuses more step keys than step
+ * times, a link key with no link measured, and a link faster than its
+ * nominal figure.
+ */
+rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl,
+		       const char *const *fit, rm_cal_fit *out, rm_error *err);
+/* The fit as a hardware file: `base: NAME` and the fitted keys, with the
+ * measurements and residuals as comments. */
+rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
+		       const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl, char **out,
+		       size_t *len, rm_error *err);
 /* ===== END section: cost model ===== */
 
 #ifdef __cplusplus

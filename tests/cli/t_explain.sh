@@ -29,6 +29,8 @@ has explain_405b_m "$OUT" 'm = 2048 / \(dp 128 x b 1\) = 16 micro-batches'
 has explain_405b_total "$OUT" 'total +55\.7[0-9] +50\.9[0-9]'
 has explain_405b_fits "$OUT" 'HBM 79\.6 GiB: fits'
 has explain_405b_flops "$OUT" '= 2\.6381e\+12'
+has explain_405b_causal "$OUT" 'causal \(what the GPU runs under the mask\) 6N \+ 6\*L\*a\*\(h/a\)\*s = 2\.5366e\+12'
+has explain_405b_mfus "$OUT" '^  MFU [0-9]+\.[0-9]% non-causal \(attention counted whole, as Megatron-LM and PaLM count it\); [0-9]+\.[0-9]% causal \(the attention the GPU runs\)$'
 has explain_405b_gemm "$OUT" 'GEMMs  6\.5284e\+12 FLOPs, m x n x k: 8192x2304x16384, 8192x16384x2048, 8192x13312x16384, 8192x16384x6656'
 has explain_405b_stage "$OUT" 'slowest stage \(first 7, last 7, fullest 8 layers\)'
 has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +270 '
@@ -57,6 +59,8 @@ has explain_nofail_msg "$OUT" 'effective training fraction 100%'
 
 run explain_json 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout tp=8,pp=16,dp=auto --gpus 16384 --format json
 has explain_json_schema "$OUT" '"schema": "rankmap-explain/1"'
+# both MFU conventions, named (docs/explain.md "The formulas")
+has explain_json_mfu "$OUT" '"mfu": 0\.[0-9]+, "mfu_causal": 0\.[0-9]+, "mfu_convention": "non-causal", '
 # the memory's first column names its stage (here the second: 8 layers)
 has explain_json_stage "$OUT" '"first_stage_index": 1, '
 # the memory floor in JSON: every pp priced, pp 16 the smallest that fits
@@ -90,7 +94,7 @@ hasnt suggest_405b_cp1_bubble "$OUT" '^  cp /2  tp=8,pp=16,dp=128 .*bubble'
 run suggest_near 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 20
 near=$(awk '/^  [0-9]+ /{ if ($1 == 1) t = $7; if ($7 <= 1.05 * t) n = $1 } END { print n }' "$OUT")
 if [ "${near:-1}" -gt 1 ]; then
-	has suggest_near_line "$OUT" "^  #1 to #$near are (within 1 % of each other|within 5 %, the model's mean error)"
+	has suggest_near_line "$OUT" "^  #1 to #$near are (within 1 % of each other|within 5 %, about the model's held-out error)"
 else
 	hasnt suggest_near_line "$OUT" 'within 5 %, the model'
 fi
@@ -124,6 +128,7 @@ has suggest_maxcp_why "$OUT" 'outside the searched layouts \(cp <= 8, '
 run bad_schedules 2 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --schedules gpipe
 run suggest_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --format json --top 3
 has suggest_json_schema "$OUT" '"schema": "rankmap-suggest/1"'
+has suggest_json_mfu "$OUT" '"mfu": 0\.[0-9]+, "mfu_causal": 0\.[0-9]+, '
 json_holds suggest_json_parses 'len(d["ranked"])==3 and any(n["neighbour"]=="tp x2" for n in d["neighbours"])'
 
 # With a fabric the map's own links count: 4 leaves of 2 nodes; each
@@ -199,15 +204,24 @@ has yaml_model_params "$OUT" 'N = 4\.0585e\+11 \(derived\)'
 printf 'layers: 126\nhidden: 16384\nffn: -1\n' >"$T/bad.yaml"
 run yaml_bad 2 "$RANKMAP" explain --model "$T/bad.yaml" --layout 8x16x128
 has yaml_bad_where "$ERR" 'bad\.yaml:3:6'
-printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntiers:\n  - {name: leaf, gpus: 32, oversubscription: 0.5}\n' >"$T/hw.yaml"
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntiers:\n  - {name: leaf, gpus: 32, oversubscription: 0.5}\nbase: h100\n' >"$T/hw.yaml"
 run yaml_hw_bad 2 "$RANKMAP" suggest --model llama3-8b --gpus 64 --hw "$T/hw.yaml"
 has yaml_hw_bad_where "$ERR" 'hw\.yaml:7:'
 run yaml_missing 2 "$RANKMAP" explain --model "$T/none.yaml" --layout 8x1x1
 # a hardware file may carry its own TP overlap share, and only a fraction
-printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 0.5\n' >"$T/hw2.yaml"
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 0.5\nbase: h100-sxm-80gb\n' >"$T/hw2.yaml"
 run yaml_hw_tpo 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw2.yaml"
 has yaml_hw_tpo_echo "$OUT" 'tp_overlap 0\.50, '
-printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 1.5\n' >"$T/hw3.yaml"
+printf 'hbm_gb: 80\npeak_tflops: 989\nnvlink_gbps: 450\nnvlink_domain: 8\nnic_gbps: 50\ntp_overlap: 1.5\nbase: h100\n' >"$T/hw3.yaml"
 run yaml_hw_tpo_bad 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw3.yaml"
-has yaml_hw_tpo_bad_msg "$ERR" 'tp_overlap=1\.5 must be in \[0, 1\]'
+has yaml_hw_tpo_bad_msg "$ERR" "hw3\.yaml:6:13: tp_overlap must be between 0 and 1, got '1\.5'"
+# an A100's figures without base or a calibration: refused, not priced
+# with H100's calibration; base: a100 gives A100's, and tp_overlap 0 is a value
+printf 'hbm_gb: 80\npeak_tflops: 312\nnvlink_gbps: 300\nnvlink_domain: 8\nnic_gbps: 25\n' >"$T/hw4.yaml"
+run yaml_hw_nocal 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw4.yaml"
+has yaml_hw_nocal_msg "$ERR" 'hw4\.yaml:1:1: hbm_gbps is missing: give every calibration key .* or base: a preset'
+printf 'base: a100-sxm-80gb\nname: lab\ntp_overlap: 0\n' >"$T/hw5.yaml"
+run yaml_hw_base 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw5.yaml"
+has yaml_hw_base_cal "$OUT" 'calibration \(lab; --set overrides\): gemm_eff 0\.8, gemm_dim0 128, attn_eff 0\.7, hbm_eff 0\.6'
+has yaml_hw_base_tpo "$OUT" 'tp_overlap 0\.00'
 finish

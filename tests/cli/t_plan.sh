@@ -91,13 +91,20 @@ then pass env-agrees; else fail env-agrees "$(tail -5 py.out)"; fi
 if sha256sum a.json | grep -q "$(sed -n 's/^RANKMAP_MAP_SHA256=//p' env13)"; then pass env-map-sha; else fail env-map-sha "digest differs"; fi
 
 # MASTER_PORT beside MASTER_ADDR: --master-port, else the plugin's rule
-# for the step in the environment (docs/plugin.md), else job 0 step 0.
+# for the step in the environment (docs/plugin.md: outside this machine's
+# ephemeral port range), else job 0 step 0.
 NOSTEP=(env -u SLURM_JOB_ID -u SLURM_STEP_ID -u SLURM_STEP_RESV_PORTS)
+PORT_RULE="python3 $RM_ROOT/tests/slurm/port_rule.py"
 run port-none 0 "${NOSTEP[@]}" "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env
-if grep -A1 '^MASTER_ADDR=' "$OUT" | grep -qx 'MASTER_PORT=20000'; then
-	pass port-none-20000; else fail port-none-20000 "$(grep MASTER "$OUT")"; fi
+if grep -A1 '^MASTER_ADDR=' "$OUT" | grep -qx "MASTER_PORT=$($PORT_RULE 0 0)"; then
+	pass port-none-job0; else fail port-none-job0 "$(grep MASTER "$OUT")"; fi
 run port-rule 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --rank 3
-has port-rule-value "$OUT" "^MASTER_PORT=$((20000 + (4242 * 101 + 2) % 20000))$"
+has port-rule-value "$OUT" "^MASTER_PORT=$($PORT_RULE 4242 2)$"
+# Linux's default range 32768-60999: (4242 * 101 + 2) % 17302 = 13196 of
+# the pool 20000-32766 (12767 ports), 61000-65534.
+if [ "$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null | tr -s '\t ' ' ')" = "32768 60999" ]; then
+	has port-rule-default-range "$OUT" '^MASTER_PORT=61429$'
+fi
 run port-resv 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 SLURM_STEP_RESV_PORTS=12007,12009 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env
 has port-resv-value "$OUT" '^MASTER_PORT=12007$'
 run port-option 0 env SLURM_JOB_ID=4242 SLURM_STEP_RESV_PORTS=12007 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --master-port 29500

@@ -21,6 +21,9 @@ Markers, HTML comments on a line of their own before a fenced block:
     <!-- doctest: needs PROGRAM -->   SKIP the block where build/PROGRAM
                                       was not built (e.g. rankmap-nccl-check)
     <!-- doctest: setup SHELL -->     run SHELL in the doc's directory first
+    <!-- doctest: fixture PATH -->    SKIP the block where PATH (relative to
+                                      the repository, e.g. ../shared/...) is
+                                      absent: data not every machine has
                                       ($RM_ROOT is the repository)
 
 Each doc runs in its own temporary directory holding links to the
@@ -197,9 +200,9 @@ def run_doc(path, rel, counts):
             skip = [m for m in block.marks if m[0] == "skip"]
             needs = [m for m in block.marks if m[0] == "needs"]
             for kind, arg, no in block.marks:
-                if kind not in ("skip", "needs", "setup"):
+                if kind not in ("skip", "needs", "setup", "fixture"):
                     report("FAIL", f"{rel}:{no}: unknown doctest marker "
-                           f"'{kind}' (skip, needs, setup)", counts)
+                           f"'{kind}' (skip, needs, setup, fixture)", counts)
             if skip:
                 if not skip[0][1]:
                     report("FAIL", f"{rel}:{skip[0][2]}: doctest skip needs "
@@ -210,6 +213,12 @@ def run_doc(path, rel, counts):
             if missing:
                 report("SKIP", f"{rel}:{block.start}: {missing[0]} not built",
                        counts)
+                continue
+            absent = [a for k, a, _ in block.marks if k == "fixture"
+                      and not os.path.exists(os.path.join(ROOT, a))]
+            if absent:
+                report("SKIP", f"{rel}:{block.start}: no {absent[0]} (a "
+                       "fixture this machine does not have)", counts)
                 continue
             for kind, arg, no in block.marks:
                 if kind == "setup":

@@ -29,6 +29,7 @@ ALLOWED = {
     "util": {"util"},
     "layout": {"util", "layout"},
     "fabric": {"util", "layout", "fabric"},
+    "import": {"util", "fabric", "import"},
     "node": {"util", "layout", "fabric", "node"},
     "place": {"util", "layout", "fabric", "place"},
     "map": {"util", "layout", "fabric", "place", "map"},

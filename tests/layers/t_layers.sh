@@ -80,10 +80,10 @@ fresh() {
 	cp -r "$RM_ROOT/mapper" "$RM_ROOT/docs" "$T/r/"
 }
 fresh
-mkdir "$T/r/mapper/src/import"
-doc_plant doc-new-folder '^docs/architecture.md: no row for the folder mapper/src/import/$'
-has doc-new-folder-readme "$OUT" '^mapper/src/import/: no README.md'
-has doc-new-folder-allowed "$OUT" '^mapper/src/import/: not in ALLOWED'
+mkdir "$T/r/mapper/src/cloud"
+doc_plant doc-new-folder '^docs/architecture.md: no row for the folder mapper/src/cloud/$'
+has doc-new-folder-readme "$OUT" '^mapper/src/cloud/: no README.md'
+has doc-new-folder-allowed "$OUT" '^mapper/src/cloud/: not in ALLOWED'
 fresh
 rm "$T/r/mapper/src/node/README.md"
 doc_plant doc-no-readme '^mapper/src/node/: no README.md'

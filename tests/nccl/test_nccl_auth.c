@@ -1,7 +1,9 @@
 /*
- * test_nccl_auth.c - what the id exchange authenticates with: HMAC-SHA256
- * against RFC 4231's vectors, the constant-time comparison and the
- * keystream; then the MUNGE path for real, against a private munged with
+ * test_nccl_auth.c - what the id exchange authenticates with: the keys
+ * libsodium derives from the step's secret, the hello's proof and the
+ * answer's AEAD seal bound to every field (libsodium's primitives have
+ * their own known-answer tests; nothing here computes crypto of its own);
+ * then the MUNGE path for real, against a private munged with
  * its own key and socket (skipped, saying so, where munged is missing):
  * ranks of the job user get the id, a hello from another user gets
  * nothing and the real rank still succeeds.
@@ -19,71 +21,9 @@
 #include <poll.h>
 #include <unistd.h>
 
-static void hex(const unsigned char *b, size_t n, char *out)
+static void equal(void)
 {
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-}
-
-static void rfc4231_vectors(void)
-{
-	unsigned char k1[20], k3[20], k4[25], k6[131], d3[50], d4[50];
-	unsigned char mac[RMNI_MAC_LEN];
-	char h[65];
-	memset(k1, 0x0b, sizeof(k1));
-	memset(k3, 0xaa, sizeof(k3));
-	memset(d3, 0xdd, sizeof(d3));
-	for (int i = 0; i < 25; i++)
-		k4[i] = (unsigned char)(i + 1);
-	memset(d4, 0xcd, sizeof(d4));
-	memset(k6, 0xaa, sizeof(k6));
-	struct {
-		const unsigned char *key;
-		size_t klen;
-		const void *data;
-		size_t dlen;
-		const char *want;
-	} tc[] = {
-		{ k1, 20, "Hi There", 8,
-		  "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7" },
-		{ (const unsigned char *)"Jefe", 4,
-		  "what do ya want for nothing?", 28,
-		  "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
-		{ k3, 20, d3, 50,
-		  "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe" },
-		{ k4, 25, d4, 50,
-		  "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b" },
-		{ k6, 131, "Test Using Larger Than Block-Size Key - Hash Key First",
-		  54,
-		  "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54" },
-		{ k6, 131,
-		  "This is a test using a larger than block-size key and a "
-		  "larger than block-size data. The key needs to be hashed "
-		  "before being used by the HMAC algorithm.",
-		  152,
-		  "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2" },
-	};
-	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
-		rmni_hmac_once(tc[i].key, tc[i].klen, tc[i].data, tc[i].dlen,
-			       mac);
-		hex(mac, sizeof(mac), h);
-		CHECK_STR(h, tc[i].want);
-	}
-	/* Fed in pieces, the same MAC. */
-	rmni_hmac st;
-	rmni_hmac_init(&st, k6, 131);
-	rmni_hmac_add(&st, "This is a test using a larger than block-size key", 49);
-	rmni_hmac_add(&st, " and a larger than block-size data. The key needs to "
-			   "be hashed before being used by the HMAC algorithm.",
-		      103);
-	rmni_hmac_end(&st, mac);
-	hex(mac, sizeof(mac), h);
-	CHECK_STR(h, tc[5].want);
-}
-
-static void equal_and_keystream(void)
-{
-	unsigned char a[40], b[40], buf[100], orig[100];
+	unsigned char a[40], b[40];
 	memset(a, 7, sizeof(a));
 	memcpy(b, a, sizeof(b));
 	CHECK(rmni_ct_equal(a, b, sizeof(a)));
@@ -92,14 +32,34 @@ static void equal_and_keystream(void)
 	b[39] ^= 0x80;
 	b[0] ^= 1;
 	CHECK(!rmni_ct_equal(a, b, sizeof(a)));
-	for (int i = 0; i < 100; i++)
-		orig[i] = buf[i] = (unsigned char)i;
-	rmni_hmac_xor(a, 32, "label", 5, buf, sizeof(buf));
-	CHECK(memcmp(buf, orig, sizeof(buf)) != 0);
-	/* Blocks differ from each other (the counter is in). */
-	CHECK(memcmp(buf, buf + 32, 32) != 0);
-	rmni_hmac_xor(a, 32, "label", 5, buf, sizeof(buf));
-	CHECK(memcmp(buf, orig, sizeof(buf)) == 0);
+}
+
+/* One key per purpose, derived from the step's secret: the same secret
+ * gives the same keys on every rank, another secret other keys, and
+ * neither key is the secret itself. */
+static void keys_per_purpose(void)
+{
+	rmni_auth a, b;
+	memset(&a, 0, sizeof(a));
+	memset(a.key, 's', sizeof(a.key));
+	a.have_key = true;
+	b = a;
+	CHECK(rmni_auth_keys(&a));
+	CHECK(rmni_auth_keys(&b));
+	CHECK(memcmp(a.hello_key, b.hello_key, 32) == 0);
+	CHECK(memcmp(a.answer_key, b.answer_key, 32) == 0);
+	CHECK(memcmp(a.hello_key, a.answer_key, 32) != 0);
+	CHECK(memcmp(a.hello_key, a.key, 32) != 0);
+	CHECK(memcmp(a.answer_key, a.key, 32) != 0);
+	b.key[31] ^= 1;
+	CHECK(rmni_auth_keys(&b));
+	CHECK(memcmp(a.hello_key, b.hello_key, 32) != 0);
+	CHECK(memcmp(a.answer_key, b.answer_key, 32) != 0);
+	/* Connection nonces: random, not repeated. */
+	unsigned char n1[RMNI_NONCE_LEN], n2[RMNI_NONCE_LEN];
+	CHECK(rmni_nonce(n1));
+	CHECK(rmni_nonce(n2));
+	CHECK(memcmp(n1, n2, sizeof(n1)) != 0);
 }
 
 static void bound(rmni_auth *a, rmni_bind *b)
@@ -109,6 +69,7 @@ static void bound(rmni_auth *a, rmni_bind *b)
 	memset(a->key, 'k', sizeof(a->key));
 	a->have_key = true;
 	a->jobid = 7;
+	CHECK(rmni_auth_keys(a));
 	*b = (rmni_bind){ .mode = RMN_AUTH_HMAC, .jobid = 7, .rank = 1,
 			  .nranks = 2, .len = 128 };
 	memset(b->digest, '1', sizeof(b->digest));
@@ -138,30 +99,66 @@ static void proofs_bind_every_field(void)
 	CHECK_HAS(why, "HMAC does not match");
 	CHECK(!rmni_check_hello(&a, &b, proof, n - 1, why, sizeof(why)));
 
-	/* The answer: the id comes back, encrypted on the wire. */
-	unsigned char id[128], out[RMN_BLOB_MAX], *body, *pr;
-	size_t blen, plen, olen;
+	/* The answer: the id comes back, encrypted on the wire (AEAD): the
+	 * body as long as the id, the proof its nonce and tag. */
+	unsigned char id[128], out[RMN_BLOB_MAX], *body, *pr, *body2, *pr2;
+	size_t blen, plen, olen, blen2, plen2;
 	for (int i = 0; i < 128; i++)
 		id[i] = (unsigned char)i;
 	CHECK_INT(rmni_seal_answer(&a, &b, 0, id, sizeof(id), &body, &blen,
 				   &pr, &plen, NULL), RMN_OK);
 	CHECK_INT(blen, 128);
+	CHECK_INT(plen, RMNI_SEAL_LEN);
 	CHECK(memcmp(body, id, 128) != 0);
 	CHECK(rmni_open_answer(&a, &b, 0, body, blen, pr, plen, out,
 			       sizeof(out), &olen, why, sizeof(why)));
 	CHECK_INT(olen, 128);
 	CHECK(memcmp(out, id, 128) == 0);
-	/* Another connection (nonce), a flipped bit, another status: no. */
+	/* Sealing the same id again: another nonce, another ciphertext. */
+	CHECK_INT(rmni_seal_answer(&a, &b, 0, id, sizeof(id), &body2, &blen2,
+				   &pr2, &plen2, NULL), RMN_OK);
+	CHECK(memcmp(pr, pr2, RMNI_AEAD_NONCE_LEN) != 0);
+	CHECK(memcmp(body, body2, 128) != 0);
+	free(body2);
+	free(pr2);
+	/* Another connection (nonce), another status, another secret: no. */
 	x = b;
 	x.peer_nonce[0] ^= 1;
 	CHECK(!rmni_open_answer(&a, &x, 0, body, blen, pr, plen, out,
 				sizeof(out), &olen, why, sizeof(why)));
 	CHECK(!rmni_open_answer(&a, &b, 5, body, blen, pr, plen, out,
 				sizeof(out), &olen, why, sizeof(why)));
-	body[0] ^= 1;
-	CHECK(!rmni_open_answer(&a, &b, 0, body, blen, pr, plen, out,
+	rmni_auth other = a;
+	other.key[0] ^= 1;
+	CHECK(rmni_auth_keys(&other));
+	CHECK(!rmni_open_answer(&other, &b, 0, body, blen, pr, plen, out,
 				sizeof(out), &olen, why, sizeof(why)));
-	CHECK_HAS(why, "its HMAC does not match");
+	/* Any bit flipped in the body, the nonce or the tag: refused, and
+	 * nothing comes out. */
+	for (size_t i = 0; i < blen + plen; i++) {
+		unsigned char *at = i < blen ? body + i : pr + (i - blen);
+		*at ^= 0x10;
+		memset(out, 0, sizeof(out));
+		olen = 99;
+		CHECK(!rmni_open_answer(&a, &b, 0, body, blen, pr, plen, out,
+					sizeof(out), &olen, why, sizeof(why)));
+		CHECK_INT(olen, 0);
+		*at ^= 0x10;
+	}
+	CHECK_HAS(why, "does not authenticate with the step's secret");
+	CHECK(!rmni_open_answer(&a, &b, 0, body, blen, pr, plen - 1, out,
+				sizeof(out), &olen, why, sizeof(why)));
+	CHECK(!rmni_open_answer(&a, &b, 0, body, blen - 1, pr, plen, out,
+				sizeof(out), &olen, why, sizeof(why)));
+	free(body);
+	free(pr);
+	/* rank 0's refusal (status != 0) travels sealed the same way. */
+	CHECK_INT(rmni_seal_answer(&a, &b, 3, "no", 2, &body, &blen, &pr,
+				   &plen, NULL), RMN_OK);
+	CHECK(rmni_open_answer(&a, &b, 3, body, blen, pr, plen, out,
+			       sizeof(out), &olen, why, sizeof(why)));
+	CHECK_INT(olen, 2);
+	CHECK(memcmp(out, "no", 2) == 0);
 	free(body);
 	free(pr);
 }
@@ -291,8 +288,8 @@ static void munge_same_user_gets_id_other_user_nothing(void)
 
 int main(void)
 {
-	RUN("nccl_auth", rfc4231_vectors);
-	RUN("nccl_auth", equal_and_keystream);
+	RUN("nccl_auth", equal);
+	RUN("nccl_auth", keys_per_purpose);
 	RUN("nccl_auth", proofs_bind_every_field);
 	RUN("nccl_auth", munge_same_user_gets_id_other_user_nothing);
 	TEST_EXIT();

@@ -8,6 +8,7 @@
 #include "test.h"
 #include "nccl_fixture.h"
 #include "rankmap_nccl.h"
+#include "auth.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -442,7 +443,7 @@ static void peer_of(uint16_t port, uint32_t timeout_ms, result *r)
 }
 
 static const unsigned char CHALLENGE[44] =
-	"RMNXCHG2\0\0\0\2" "0123456789abcdef0123456789abcdef";
+	"RMNXCHG3\0\0\0\2" "0123456789abcdef0123456789abcdef";
 
 static void hostile_answers_are_rejected(void)
 {
@@ -458,7 +459,7 @@ static void hostile_answers_are_rejected(void)
 	CHECK_HAS(r.msg, "no rankmap-nccl rank 0 there");
 
 	/* Right magic, "ok", but a 4 GB id. */
-	unsigned char big[20] = "RMNXCHG2\0\0\0\0\xff\xff\xff\xff\0\0\0\x20";
+	unsigned char big[20] = "RMNXCHG3\0\0\0\0\xff\xff\xff\xff\0\0\0\x20";
 	f = fake_root(CHALLENGE, sizeof(CHALLENGE), big, sizeof(big), 900,
 		      &port);
 	peer_of(port, 700, &r);
@@ -468,7 +469,7 @@ static void hostile_answers_are_rejected(void)
 
 	/* A refusal whose text is long and full of control bytes: not
 	 * believed (no proof), shown quoted. */
-	unsigned char bad[20 + 40] = "RMNXCHG2\0\0\0\x06\0\0\0\x28\0\0\0\0";
+	unsigned char bad[20 + 40] = "RMNXCHG3\0\0\0\x06\0\0\0\x28\0\0\0\0";
 	for (int i = 20; i < 60; i++)
 		bad[i] = (unsigned char)(i % 2 ? 0x1b : 'x');
 	f = fake_root(CHALLENGE, sizeof(CHALLENGE), bad, sizeof(bad), 900,
@@ -505,7 +506,7 @@ static void an_unauthenticated_hello_gets_nothing(void)
 		read_some(fd, 0);
 		CHECK(recv(fd, ch, sizeof(ch), MSG_WAITALL) == 44);
 		memset(hello, 0, sizeof(hello));
-		memcpy(hello, "RMNXCHG2\0\0\0\1\0\0\0\2\0\0\0\x80", 20);
+		memcpy(hello, "RMNXCHG3\0\0\0\1\0\0\0\2\0\0\0\x80", 20);
 		hello[23] = (unsigned char)mode;   /* munge, hmac, none */
 		hello[27] = 7;                     /* job 7 */
 		memcpy(hello + 32, D1, 64);
@@ -550,9 +551,11 @@ static void a_fake_rank_zero_is_rejected_by_every_peer(void)
 		CHECK_HAS(r[i].msg, "unauthenticated answer");
 	}
 
-	unsigned char forged[20 + ID_LEN + 32];
-	memcpy(forged, "RMNXCHG2\0\0\0\0\0\0\0\x80\0\0\0\x20", 20);
-	memset(forged + 20, 0xee, ID_LEN + 32);
+	/* A body and a proof of the right sizes (a nonce and a tag), made
+	 * up: the tag does not hold. */
+	unsigned char forged[20 + ID_LEN + RMNI_SEAL_LEN];
+	memcpy(forged, "RMNXCHG3\0\0\0\0\0\0\0\x80\0\0\0\x28", 20);
+	memset(forged + 20, 0xee, ID_LEN + RMNI_SEAL_LEN);
 	uint16_t port;
 	pid_t f = fake_root(CHALLENGE, sizeof(CHALLENGE), forged,
 			    sizeof(forged), 1000, &port);
@@ -565,7 +568,7 @@ static void a_fake_rank_zero_is_rejected_by_every_peer(void)
 	for (int i = 0; i < 3; i++) {
 		CHECK_INT(r[i].code, RMN_EAUTH);
 		CHECK(memcmp(r[i].blob, evil, ID_LEN) != 0);
-		CHECK_HAS(r[i].msg, "its HMAC does not match");
+		CHECK_HAS(r[i].msg, "does not authenticate with the step's secret");
 	}
 }
 

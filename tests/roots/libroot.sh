@@ -13,6 +13,8 @@
 #                      root_release_checks in root NAME, or its SKIP line
 #   root_slurm_suite   tests/slurm/t_slurm.sh inside the root, its lines
 #                      renamed slurm/... -> NAME/...
+#   root_abort_suite   tests/slurm/t_abort.sh the same way (NAME/abort/...)
+#   root_inputs_suite  tests/slurm/t_inputs.sh the same way (NAME/inputs/...)
 #   root_release_checks the plugin of every other release refused in this
 #                      one with our message, this one's quiet, and this
 #                      one refused by the host's Slurm
@@ -52,6 +54,8 @@ root_release_suite() {
 	root_use "$1"
 	root_ready || exit 0
 	root_slurm_suite
+	root_abort_suite
+	root_inputs_suite
 	root_release_checks
 	finish
 }
@@ -62,6 +66,28 @@ root_slurm_suite() {
 		sed -E "s#^(PASS|FAIL|SKIP): slurm/#\\1: $RNAME/#"
 	rc=${PIPESTATUS[0]}
 	[ "$rc" -eq 0 ] || fail suite "t_slurm.sh exited $rc"
+}
+
+# issue 21's refusals and runtime directory (tests/slurm/t_abort.sh),
+# its lines renamed abort/... -> NAME/abort/...
+root_abort_suite() {
+	local rc
+	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
+		bash tests/slurm/t_abort.sh 2>&1 |
+		sed -E "s#^(PASS|FAIL|SKIP): abort/#\\1: $RNAME/abort/#"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] || fail suite "t_abort.sh exited $rc"
+}
+
+# issue 21's MASTER_PORT, option values and sealed id exchange
+# (tests/slurm/t_inputs.sh), its lines renamed inputs/... -> NAME/inputs/...
+root_inputs_suite() {
+	local rc
+	$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" RANKMAP="$RB/rankmap" \
+		bash tests/slurm/t_inputs.sh 2>&1 |
+		sed -E "s#^(PASS|FAIL|SKIP): inputs/#\\1: $RNAME/inputs/#"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] || fail suite "t_inputs.sh exited $rc"
 }
 
 # release_srun WHERE PLUGIN: srun -N1 true under a plugstack with PLUGIN,

@@ -10,8 +10,12 @@ usage: check_env.py NAME DUMP CLI_JSON TOPOLOGY ORDER PP_CROSS
             derived by hand from the test topology; - to skip
 """
 import hashlib
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import port_rule  # noqa: E402
 
 
 def expand(expr):
@@ -110,8 +114,13 @@ def main():
     check("master-addr", all(t["maddr"] == r0["node"] for t in tasks),
           "MASTER_ADDR %s, rank 0 is on %s" % ({t["maddr"] for t in tasks}, r0["node"]))
     # docs/plugin.md: without ports reserved by Slurm (MpiParams=ports),
-    # 20000 + (jobid * 101 + stepid) % 20000.
-    port = str(20000 + (int(r0["jobid"]) * 101 + int(r0["step"])) % 20000)
+    # derived from the step's ids outside the nodes' ephemeral range (the
+    # local cluster's nodes share this machine's).
+    port = str(port_rule.master_port(int(r0["jobid"]), int(r0["step"])))
+    lo, hi = port_rule.ephemeral()
+    check("master-port-not-ephemeral",
+          not lo <= int(port) <= hi and int(port) >= 1024,
+          "MASTER_PORT %s is in the ephemeral range %d-%d" % (port, lo, hi))
     check("master-port", all(t["mport"] == port for t in tasks),
           "MASTER_PORT %s, expected %s" % ({t["mport"] for t in tasks}, port))
     cli_sha = hashlib.sha256(raw).hexdigest()
@@ -119,7 +128,8 @@ def main():
     check("map-sha-equal", shas == {cli_sha},
           "RANKMAP_MAP_SHA256 / file hashes %s, rankmap plan %s" % (shas, cli_sha))
     modes = {t["mode"] for t in tasks}
-    check("map-file-private", all(md.startswith("600:") and ",700:" in md for md in modes),
+    # root's, readable by the job's group only; nothing the job may write
+    check("map-file-private", modes == {"440:0,750:0,"},
           "file,dir modes %s" % modes)
     return 1 if fails else 0
 

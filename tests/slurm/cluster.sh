@@ -282,6 +282,16 @@ cluster_start() {
 	return 1
 }
 
+# cluster_up DIR NODES [PLUGIN [ARGS...]]: cluster_start for a suite: a
+# PASS cluster-start line, or a FAIL with the logs' tails and exit 1.
+cluster_up() {
+	if ! cluster_start "$@" >"$1/start.out" 2>&1; then
+		fail cluster-start "$(tail -5 "$1/start.out"; tail -5 "$1/log/slurmctld.log" 2>/dev/null)"
+		exit 1
+	fi
+	pass cluster-start
+}
+
 # cluster_restart_slurmd DIR I: stop nodeI's slurmd and start it again in
 # the cluster's mount namespace, so that it loads plugstack.conf (and the
 # plugin) afresh; returns when the node is idle again.

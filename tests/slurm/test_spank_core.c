@@ -228,71 +228,101 @@ static void runtime_dir(void)
 	uid_t uid = 4242;
 	gid_t gid = 4243;
 	snprintf(root, sizeof(root), "%s/rt", tmp);
-	/* Made when missing, root's, 0755; the job level is the user's. */
-	int jfd = rms_job_dir_open(root, 7, uid, gid, err, sizeof(err));
+	/* Made when missing, root's, 0711 (nobody lists the job ids); the
+	 * job level root's too, readable by the job's group only. */
+	int jfd = rms_job_dir_open(root, 7, gid, err, sizeof(err));
 	CHECK(jfd >= 0);
 	struct stat st;
 	CHECK(stat(root, &st) == 0 && st.st_uid == 0 &&
-	      (st.st_mode & 0777) == 0755);
+	      (st.st_mode & 0777) == 0711);
 	snprintf(path, sizeof(path), "%s/7", root);
-	CHECK(stat(path, &st) == 0 && st.st_uid == uid && st.st_gid == gid &&
-	      (st.st_mode & 0777) == 0700);
-	/* The step level and the file as that user (root writes them here,
-	 * so the owner check is against root's uid). */
-	CHECK(fchown(jfd, 0, 0) == 0);
-	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{}\n", 3, err,
+	CHECK(stat(path, &st) == 0 && st.st_uid == 0 && st.st_gid == gid &&
+	      (st.st_mode & 0777) == 0750);
+	/* The step level and the file: root's, the group may read. */
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", gid, "{}\n", 3, err,
 			     sizeof(err)));
 	CHECK_HAS(f.path, "/rt/7/3.n1/map.json");
-	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0600);
-	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", 0, "{\"a\":1}\n", 8,
+	CHECK(stat(f.path, &st) == 0 && (st.st_mode & 0777) == 0440 &&
+	      st.st_uid == 0 && st.st_gid == gid);
+	CHECK(stat(f.dir, &st) == 0 && (st.st_mode & 0777) == 0750 &&
+	      st.st_uid == 0 && st.st_gid == gid);
+	CHECK(rms_file_write(&f, jfd, root, 7, 3, "n1", gid, "{\"a\":1}\n", 8,
 			     err, sizeof(err)));
 	CHECK(stat(f.path, &st) == 0 && st.st_size == 8);
-	/* A planted step directory link is never followed. */
+	/* A planted step directory link is replaced, never followed. */
 	snprintf(path, sizeof(path), "%s/7/4.n1", root);
 	CHECK(symlink("/etc", path) == 0);
-	CHECK(!rms_file_write(&f, jfd, root, 7, 4, "n1", 0, "x", 1, err,
-			      sizeof(err)));
-	CHECK_HAS(err, "cannot open");
-	CHECK(!rms_file_write(&f, jfd, root, 7, 5, "../n1", 0, "x", 1, err,
+	CHECK(rms_file_write(&f, jfd, root, 7, 4, "n1", gid, "x", 1, err,
+			     sizeof(err)));
+	CHECK(lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(stat("/etc/passwd", &st) == 0);
+	CHECK(!rms_file_write(&f, jfd, root, 7, 5, "../n1", gid, "x", 1, err,
 			      sizeof(err)));
 	close(jfd);
 	/* Step end removes the step level and keeps the job level. */
-	CHECK(rms_file_write(&f, jfd = rms_job_dir_open(root, 7, 0, 0, err,
+	CHECK(rms_file_write(&f, jfd = rms_job_dir_open(root, 7, gid, err,
 							 sizeof(err)),
-			     root, 7, 6, "n2", 0, "x", 1, err, sizeof(err)));
+			     root, 7, 6, "n2", gid, "x", 1, err, sizeof(err)));
 	close(jfd);
-	rms_file_remove(&f, 0);
+	rms_file_remove(&f);
 	CHECK(stat(f.dir, &st) != 0 && errno == ENOENT);
-	/* The epilog removes the job level, links inside it unfollowed. */
+	/* The epilog removes the job level at any depth, links inside it
+	 * unfollowed. */
+	snprintf(path, sizeof(path), "%s/7", root);
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+	CHECK(here >= 0 && chdir(path) == 0);
+	for (int i = 0; i < 300; i++)
+		CHECK(mkdir("d", 0700) == 0 && chdir("d") == 0);
+	CHECK(symlink("/etc", "l") == 0);
+	int fd = open("f", O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(fchdir(here) == 0);
+	close(here);
 	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
 	snprintf(path, sizeof(path), "%s/7", root);
 	CHECK(stat(path, &st) != 0 && errno == ENOENT);
 	CHECK(stat("/etc/passwd", &st) == 0);
 	CHECK(rms_job_dir_remove(root, 7, err, sizeof(err)));
 
-	/* A job level planted as a link is refused. */
+	/* A job level of another owner (an earlier job's, an older
+	 * plugin's) or planted as a link is replaced by root's. */
 	snprintf(path, sizeof(path), "%s/8", root);
 	CHECK(symlink(tmp, path) == 0);
-	CHECK(rms_job_dir_open(root, 8, uid, gid, err, sizeof(err)) < 0);
-	CHECK_HAS(err, "cannot open");
+	CHECK((jfd = rms_job_dir_open(root, 8, gid, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0);
+	CHECK(stat(tmp, &st) == 0);
+	CHECK(rms_job_dir_remove(root, 8, err, sizeof(err)));
+	CHECK(mkdir(path, 0700) == 0 && chown(path, uid, gid) == 0);
+	snprintf(path, sizeof(path), "%s/8/junk", root);
+	CHECK(mkdir(path, 0700) == 0);
+	CHECK((jfd = rms_job_dir_open(root, 8, gid + 1, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/8", root);
+	CHECK(stat(path, &st) == 0 && st.st_uid == 0 && st.st_gid == gid + 1);
 	CHECK(rms_job_dir_remove(root, 8, err, sizeof(err)));
 	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
 	/* A root others can write (squatted, or a bad mode) is refused, and
-	 * so is a root that is a link. */
+	 * so is a root that is a link; a 0755 one is made private. */
 	CHECK(chmod(root, 01777) == 0);
-	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(root, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "must be root's and writable by root alone");
 	CHECK(chmod(root, 0755) == 0);
 	CHECK(chown(root, uid, gid) == 0);
-	CHECK(rms_job_dir_open(root, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(root, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "belongs to uid 4242");
 	CHECK(chown(root, 0, 0) == 0);
+	CHECK((jfd = rms_job_dir_open(root, 9, gid, err, sizeof(err))) >= 0);
+	close(jfd);
+	CHECK(stat(root, &st) == 0 && (st.st_mode & 0777) == 0711);
+	CHECK(rms_job_dir_remove(root, 9, err, sizeof(err)));
 	snprintf(path, sizeof(path), "%s/link", tmp);
 	CHECK(symlink(root, path) == 0);
-	CHECK(rms_job_dir_open(path, 9, uid, gid, err, sizeof(err)) < 0);
+	CHECK(rms_job_dir_open(path, 9, gid, err, sizeof(err)) < 0);
 	CHECK_HAS(err, "cannot open the runtime directory");
-	CHECK(rms_job_dir_open("relative", 9, uid, gid, err, sizeof(err)) <
-	      0);
+	CHECK(rms_job_dir_open("relative", 9, gid, err, sizeof(err)) < 0);
 }
 
 static void stamps(void)
@@ -374,8 +404,10 @@ static void task_env(void)
 			CHECK_STR(get(&e, "LOCAL_RANK"), lrs);
 			CHECK_STR(get(&e, "WORLD_SIZE"), "32");
 			CHECK_STR(get(&e, "LOCAL_WORLD_SIZE"), "8");
-			/* 20000 + (12345 * 101 + 2) % 20000 */
-			CHECK_STR(get(&e, "MASTER_PORT"), "26847");
+			/* (12345 * 101 + 2) % 17302 = 1103 of the pool
+			 * 20000-32766, 61000-65534 (no range given: Linux's
+			 * default 32768-60999) */
+			CHECK_STR(get(&e, "MASTER_PORT"), "21103");
 			CHECK(get(&e, "SLURM_PROCID") == NULL);
 			CHECK_STR(get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
 			CHECK_STR(get(&e, "RANKMAP_MAP"), "/x/map.json");
@@ -441,16 +473,71 @@ static void expert_env(void)
 
 static void master_port(void)
 {
+	const uint32_t L = RM_EPHEMERAL_LO, H = RM_EPHEMERAL_HI;
 	/* Two steps of one job, and neighbouring jobs, differ. */
-	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(100, 1, NULL));
-	CHECK(rm_master_port(100, 0, NULL) != rm_master_port(101, 0, NULL));
-	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
+	CHECK(rm_master_port(100, 0, NULL, L, H) !=
+	      rm_master_port(100, 1, NULL, L, H));
+	CHECK(rm_master_port(100, 0, NULL, L, H) !=
+	      rm_master_port(101, 0, NULL, L, H));
+	CHECK_INT(rm_master_port(0, 0, NULL, L, H), 20000);
 	/* Slurm's reserved ports (MpiParams=ports) win. */
-	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
-	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
-	CHECK_INT(rm_master_port(100, 0, "x"), rm_master_port(100, 0, NULL));
-	CHECK_INT(rm_master_port(100, 0, "70000"),
-		  rm_master_port(100, 0, NULL));
+	CHECK_INT(rm_master_port(100, 0, "12000-12003", L, H), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009", L, H), 12007);
+	CHECK_INT(rm_master_port(100, 0, "x", L, H),
+		  rm_master_port(100, 0, NULL, L, H));
+	CHECK_INT(rm_master_port(100, 0, "70000", L, H),
+		  rm_master_port(100, 0, NULL, L, H));
+
+	/* The node's range, as the plugin reads it from /proc; anything
+	 * unusable there is Linux's default. */
+	char path[128];
+	uint32_t lo = 0, hi = 0;
+	static const struct {
+		const char *text;
+		uint32_t lo, hi;
+	} files[] = {
+		{ "40000\t45000\n", 40000, 45000 },
+		{ "1024 65535\n", 1024, 65535 },
+		{ "", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+		{ "60999\t32768\n", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+		{ "garbage\n", RM_EPHEMERAL_LO, RM_EPHEMERAL_HI },
+	};
+	snprintf(path, sizeof(path), "%s/port_range", tmp);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f = fopen(path, "w");
+		CHECK(f && fputs(files[i].text, f) >= 0);
+		if (f)
+			fclose(f);
+		rms_ephemeral_ports(path, &lo, &hi);
+		CHECK_INT(lo, files[i].lo);
+		CHECK_INT(hi, files[i].hi);
+	}
+	unlink(path);
+	rms_ephemeral_ports("/nonexistent/port_range", &lo, &hi);
+	CHECK_INT(lo, RM_EPHEMERAL_LO);
+	CHECK_INT(hi, RM_EPHEMERAL_HI);
+	/* This machine's own file reads. */
+	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &lo, &hi);
+	CHECK(lo >= 1 && lo <= hi && hi <= 65535);
+
+	/* MASTER_PORT in the task's variables follows the range it is
+	 * given: 40000-45000 leaves 20000-39998 and 45001-65534. */
+	rms_plan p;
+	char err[RMS_ERRLEN];
+	CHECK(plan("2x2x8", "megatron", "8(x4)", 32, -1, NULL, &p, err));
+	rms_task_ids ids = { .jobid = 12345, .stepid = 2, .eph_lo = 40000,
+			     .eph_hi = 45000 };
+	rms_envset e = { 0 };
+	CHECK(rms_task_env(&p, 0, 0, &ids, "/x/map.json", NULL, false, NULL,
+			   &e, err, sizeof(err)));
+	char want[16];
+	snprintf(want, sizeof(want), "%u",
+		 (unsigned)rm_master_port(12345, 2, NULL, 40000, 45000));
+	CHECK_STR(get(&e, "MASTER_PORT"), want);
+	/* 1246847 % (19999 + 20534) = 30857: 45001 + 10858 */
+	CHECK_STR(want, "55859");
+	rms_envset_free(&e);
+	rms_plan_free(&p);
 }
 
 int main(void)

@@ -35,4 +35,17 @@ static inline rm_status fixture_units(rm_fabric *f, uint32_t gpn, char **name,
 	s.rails = gpn;
 	return rm_fabric_apply_site(f, &s, e);
 }
+
+/* Site NVLink groups on f: group i is the hostlist groups[i]. */
+static inline rm_status fixture_groups(rm_fabric *f, uint32_t gpn,
+				       char **groups, size_t n, rm_error *e)
+{
+	rm_site s;
+	rm_site_init(&s);
+	s.gpus_per_node = gpn;
+	s.nvl_kind = RM_NVL_GROUPS;
+	s.nvl_groups = groups;
+	s.n_nvl_groups = n;
+	return rm_fabric_apply_site(f, &s, e);
+}
 #endif

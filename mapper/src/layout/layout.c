@@ -41,13 +41,17 @@ rm_status rmi_short_text(const char *what, size_t max, const char **text,
 		return rmi_err(err, RM_EINPUT, "%s %s: longer than %zu bytes",
 			       what, rm_quote(t, len, q, sizeof(q)), max);
 	}
-	/* Surrounding blanks come from shell quoting and are harmless. */
-	while (len && isspace((unsigned char)*t)) {
-		t++;
-		len--;
+	/* " 8x2x2" or "8x2x2\n" is a quoting slip (a variable with a
+	 * newline, a stray space inside quotes): refused, so that what was
+	 * asked for is exactly what the map file and the environment say. */
+	if (len && (isspace((unsigned char)t[0]) ||
+		    isspace((unsigned char)t[len - 1]))) {
+		char q[96];
+		return rmi_err(err, RM_EINPUT,
+			       "%s %s: blank at its start or end (a space, tab "
+			       "or newline); write it without",
+			       what, rm_quote(t, len, q, sizeof(q)));
 	}
-	while (len && isspace((unsigned char)t[len - 1]))
-		len--;
 	*text = t;
 	*n = len;
 	return RM_OK;

@@ -45,8 +45,8 @@ static inline uint32_t rmi_coord_of(const rmi_coord *c, uint64_t rank)
 
 /* ---- short user-written values: layouts, orders (layout.c) ---- */
 /* Reject text longer than `max` bytes ("<what> '...': longer than max
- * bytes"), then drop surrounding blanks, which shell quoting leaves; NULL
- * text is empty. */
+ * bytes") or with a blank at its start or end (" 8x2x2", "8x2x2\n");
+ * NULL text is empty. */
 RMI_HIDDEN rm_status rmi_short_text(const char *what, size_t max,
 				    const char **text, size_t *n,
 				    rm_error *err);

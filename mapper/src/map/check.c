@@ -482,20 +482,29 @@ static rm_status lower_bound(ck *c, rm_report *rep, rm_error *err)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	/* Spares count too: a plan could have used them instead. */
-	for (uint32_t i = 0; i < c->m->nhost + c->m->nspare; i++) {
-		cap[c->info[i].loc] += c->g;
-		top[c->info[i].top] += c->g;
+	uint32_t n = c->m->nhost + c->m->nspare;
+	bool merged, mt, exact;
+	rm_status st = rmi_bound_caps(c->info, n, c->g, &c->rules, c->nids,
+				      c->where.ndom + n, false, cap, &merged,
+				      err);
+	if (!st)
+		st = rmi_bound_caps(c->info, n, c->g, &c->rules, c->nids,
+				    c->where.ndom + n, true, top, &mt, err);
+	if (!st) {
+		rep->pp_cross_lower_bound = rmi_pp_lower_bound(
+			&c->m->layout, &c->rules, cap, c->nids, rep->pp_cross,
+			&rep->pp_bound_exact);
+		/* proven only by a map that meets it */
+		if (merged)
+			rep->pp_bound_exact = rep->pp_cross_lower_bound ==
+					      rep->pp_cross;
+		rep->pp_cross_top_lower_bound = rmi_pp_lower_bound(
+			&c->m->layout, &c->rules, top, c->nids,
+			rep->pp_cross_top, &exact);
 	}
-	bool exact;
-	rep->pp_cross_lower_bound = rmi_pp_lower_bound(
-		&c->m->layout, &c->rules, cap, c->nids, rep->pp_cross,
-		&rep->pp_bound_exact);
-	rep->pp_cross_top_lower_bound = rmi_pp_lower_bound(
-		&c->m->layout, &c->rules, top, c->nids, rep->pp_cross_top,
-		&exact);
 	free(cap);
 	free(top);
-	return RM_OK;
+	return st;
 }
 
 rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)

@@ -105,30 +105,6 @@ bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
 	return true;
 }
 
-/* torch's TCPStore wants an unprivileged port. Without ports reserved by
- * Slurm, job and step spread over 20,000 of them: consecutive steps of one
- * job get consecutive ports, consecutive jobs ports 101 apart, so two
- * steps sharing a first node (srun --exact) do not collide. */
-#define PORT_BASE 20000u
-#define PORT_SPAN 20000u
-#define PORT_JOB_STRIDE 101u
-
-uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
-			const char *resv_ports)
-{
-	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
-	 * or "12000,12007"), the same on every node; the first is ours. */
-	if (resv_ports && *resv_ports) {
-		char *end;
-		unsigned long v = strtoul(resv_ports, &end, 10);
-		if (end != resv_ports && v > 0 && v < 65536 &&
-		    (*end == 0 || *end == '-' || *end == ','))
-			return (uint32_t)v;
-	}
-	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
-	return PORT_BASE + (uint32_t)(mix % PORT_SPAN);
-}
-
 rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
 		      rm_buf *b, rm_error *err)
 {
@@ -225,6 +201,58 @@ rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
 		}
 		rm_buf_puts(&b, m->host[m->rank[r].node]);
 		rm_buf_add(&b, "\n", 1);
+	}
+	if (!b.oom && (*out = rm_buf_take(&b, len)))
+		return RM_OK;
+	rm_buf_free(&b);
+	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
+}
+
+/*
+ * DeepSpeed's launcher numbers ranks node by node in the hostfile's order
+ * and gives local rank j the node's j-th slot (runner.py keeps the file's
+ * order; launch.py sorts a node's slots). So the file expresses the map
+ * only where each node holds consecutive ranks on its GPUs in order; the
+ * hosts are written in the order of their ranks.
+ */
+rm_status rm_map_write_deepspeed_hostfile(const rm_map *m, char **out,
+					  size_t *len, rm_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!m || !m->world || !m->rank || !m->host || !m->gpus_per_node)
+		return rmi_err(err, RM_EINPUT, "no map to write");
+	rm_buf b;
+	rm_buf_init(&b);
+	uint32_t r = 0;
+	while (r < m->world) {
+		uint32_t h = m->rank[r].node, n = 0;
+		for (; r + n < m->world && m->rank[r + n].node == h; n++)
+			if (m->rank[r + n].local_gpu != n) {
+				rm_buf_free(&b);
+				return rmi_err(err, RM_EINPUT,
+					       "rank %u plays GPU %u of %s, but "
+					       "DeepSpeed gives it GPU %u (a "
+					       "node's ranks in GPU order): no "
+					       "hostfile expresses this map; "
+					       "launch with srun instead",
+					       r + n, m->rank[r + n].local_gpu,
+					       h < m->nhost ? m->host[h] : "?", n);
+			}
+		for (uint32_t q = r + n; q < m->world; q++)
+			if (m->rank[q].node == h) {
+				rm_buf_free(&b);
+				return rmi_err(err, RM_EINPUT,
+					       "%s holds ranks %u and %u but not "
+					       "those between: DeepSpeed numbers "
+					       "a node's ranks consecutively; use "
+					       "an order that numbers a node's "
+					       "GPUs together (--order nest)",
+					       m->host[h], r, q);
+			}
+		rm_buf_printf(&b, "%s slots=%u\n", m->host[h], n);
+		r += n;
 	}
 	if (!b.oom && (*out = rm_buf_take(&b, len)))
 		return RM_OK;

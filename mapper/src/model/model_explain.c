@@ -225,6 +225,8 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_printf(b, "compute\n");
 	rm_buf_printf(b, "  model FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
 		       6.0 * m->params, attn, e->flops_token);
+	rm_buf_printf(b, "  causal (what the GPU runs under the mask) 6N + 6*L*a*(h/a)*s = %.4e\n",
+		       e->flops_token_causal);
 	rm_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e; "
 		       "at peak %.3f s\n",
 		       (double)e->seqs * rmi_seq(m, t), e->flops_step,
@@ -382,9 +384,12 @@ static void put_step(rm_buf *b, const rm_hw *hw, const rm_train *t,
 	rm_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
 		       e->bubble_frac, path, e->t_bubble,
 		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
-	rm_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n\n",
+	rm_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n",
 		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
 		       100 * e->mfu, e->tokens_per_s);
+	rm_buf_printf(b, "  MFU %.1f%% non-causal (attention counted whole, as Megatron-LM "
+		       "and PaLM count it); %.1f%% causal (the attention the GPU runs)\n\n",
+		       100 * e->mfu, 100 * e->mfu_causal);
 	rm_buf_printf(b, "goodput (Young/Daly)\n"
 		       "  %.3g interruptions per GPU per day x %llu GPUs = %.2f per day "
 		       "(MTBF %.2f h)\n",

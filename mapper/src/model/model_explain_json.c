@@ -201,6 +201,8 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_puts(b, "],\n ");
 	json_num(b, "step_seconds", e->t_step, true);
 	json_num(b, "mfu", e->mfu, true);
+	json_num(b, "mfu_causal", e->mfu_causal, true);
+	rm_buf_puts(b, "\"mfu_convention\": \"non-causal\", ");
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
 	rm_buf_puts(b, "\"goodput\": {");
 	json_num(b, "interruptions_per_day", e->fails_per_day, true);

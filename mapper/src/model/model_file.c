@@ -1,6 +1,7 @@
 /* model_file.c - model and hardware descriptions from YAML (or JSON) files. */
 #include "model/model_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,7 +138,25 @@ static const char *const hw_keys[] = {
 	"name", "hbm_gb", "hbm_gib", "peak_tflops", "nvlink_gbps",
 	"nvlink_domain", "nic_gbps", "tiers", "hbm_gbps", "gemm_eff",
 	"gemm_dim0", "attn_eff", "hbm_eff", "nvlink_eff", "net_eff",
-	"tp_overlap", NULL
+	"tp_overlap", "base", NULL
+};
+
+/* The keys a file without `base` must give, each with its documented
+ * range: the calibration is a GPU's own, never another GPU's default. */
+static const struct {
+	const char *key;
+	double lo, hi;
+	bool open_lo;  /* lo itself excluded */
+	size_t off;
+} cal_keys[] = {
+	{ "hbm_gbps", 0, 1e6, true, offsetof(rm_hw, hbm_gbytes_per_s) },
+	{ "gemm_eff", 0, 1, true, offsetof(rm_hw, gemm_eff) },
+	{ "gemm_dim0", 0, 65536, false, offsetof(rm_hw, gemm_dim0) },
+	{ "attn_eff", 0, 1, true, offsetof(rm_hw, attn_eff) },
+	{ "hbm_eff", 0, 1, true, offsetof(rm_hw, hbm_eff) },
+	{ "nvlink_eff", 0, 1, true, offsetof(rm_hw, nvlink_eff) },
+	{ "net_eff", 0, 1, true, offsetof(rm_hw, net_eff) },
+	{ "tp_overlap", 0, 1, false, offsetof(rm_hw, tp_overlap) },
 };
 static const char *const tier_keys[] = {
 	"name", "gpus", "gbps", "oversubscription", NULL
@@ -185,6 +204,43 @@ static rm_status parse_tier(const rmi_ynode *t, const char *f, rm_hw_tier *o,
 	return st;
 }
 
+static rm_status get_cal(const rmi_ynode *r, const char *f, size_t i,
+			 rm_hw *out, rm_error *err)
+{
+	const rmi_ynode *n = rmi_y_get(r, cal_keys[i].key);
+	double *v = (double *)((char *)out + cal_keys[i].off);
+	rm_status st = rmi_y_double(n, f, cal_keys[i].key, cal_keys[i].lo,
+				    cal_keys[i].hi, v, err);
+	if (!st && cal_keys[i].open_lo && !(*v > cal_keys[i].lo))
+		st = rmi_err_at(err, RM_EINPUT, f, n->line, n->col,
+				"%s=%g must be in (%g, %g]", cal_keys[i].key,
+				*v, cal_keys[i].lo, cal_keys[i].hi);
+	return st;
+}
+
+/* `base: PRESET`: the preset's figures, tiers and calibration, which the
+ * file's own keys then override. */
+static rm_status get_base(const rmi_ynode *r, const char *f, rm_hw *out,
+			  bool *based, rm_error *err)
+{
+	const rmi_ynode *n = rmi_y_get(r, "base");
+	*based = n != NULL;
+	if (!n)
+		return RM_OK;
+	const char *s = NULL;
+	rm_status st = rmi_y_str(n, f, "base", &s, err);
+	if (st)
+		return st;
+	char name[sizeof(out->name)];
+	memcpy(name, out->name, sizeof(name));
+	rm_error e2;
+	if (rm_hw_preset(s, out, &e2))
+		return rmi_err_at(err, RM_EINPUT, f, n->line, n->col, "base: %s",
+				  e2.msg);
+	memcpy(out->name, name, sizeof(name));
+	return RM_OK;
+}
+
 rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 			   rm_hw *out, rm_error *err)
 {
@@ -196,47 +252,52 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 	if (!root)
 		return st;
 	const rmi_ynode *r = root;
-	double gb = 0, gib = 0, tf = 0;
+	bool based = false;
+	if (!st)
+		st = get_base(r, f, out, &based, err);
+	double gb = 0, gib = 0, tf = out->peak_flops / 1e12;
 	if (!st)
 		st = get_real(r, f, "hbm_gb", false, &gb, err);
 	if (!st)
 		st = get_real(r, f, "hbm_gib", false, &gib, err);
-	if (!st && (gb > 0) == (gib > 0))
+	if (!st && (gb > 0 && gib > 0))
 		st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
-				"give exactly one of hbm_gb and hbm_gib");
-	out->hbm_bytes = gb > 0 ? gb * 1e9 : gib * RMI_GIB;
+				"give only one of hbm_gb and hbm_gib");
+	if (!st && !based && !(gb > 0) && !(gib > 0))
+		st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
+				"give one of hbm_gb and hbm_gib (or base: a "
+				"preset)");
+	if (gb > 0 || gib > 0)
+		out->hbm_bytes = gb > 0 ? gb * 1e9 : gib * RMI_GIB;
 	if (!st)
-		st = get_real(r, f, "peak_tflops", true, &tf, err);
+		st = get_real(r, f, "peak_tflops", !based, &tf, err);
 	out->peak_flops = tf * 1e12;
 	if (!st)
-		st = get_real(r, f, "nvlink_gbps", true, &out->nvlink_gbytes_per_s, err);
+		st = get_real(r, f, "nvlink_gbps", !based,
+			      &out->nvlink_gbytes_per_s, err);
 	if (!st)
-		st = get_u32(r, f, "nvlink_domain", true, RM_MAX_WORLD,
+		st = get_u32(r, f, "nvlink_domain", !based, RM_MAX_WORLD,
 			     &out->nvl_domain, err);
 	if (!st)
-		st = get_real(r, f, "nic_gbps", true, &out->nic_gbytes_per_s, err);
-	/* the calibration: H100's unless the file gives its own */
-	rm_hw ref;
-	rm_hw_preset("h100-sxm-80gb", &ref, NULL);
-	out->hbm_gbytes_per_s = ref.hbm_gbytes_per_s;
-	out->gemm_eff = ref.gemm_eff;
-	out->gemm_dim0 = ref.gemm_dim0;
-	out->attn_eff = ref.attn_eff;
-	out->hbm_eff = ref.hbm_eff;
-	out->nvlink_eff = ref.nvlink_eff;
-	out->net_eff = ref.net_eff;
-	out->tp_overlap = ref.tp_overlap;
-	const struct { const char *key; double *v; } cal[] = {
-		{ "hbm_gbps", &out->hbm_gbytes_per_s },
-		{ "gemm_eff", &out->gemm_eff }, { "attn_eff", &out->attn_eff },
-		{ "hbm_eff", &out->hbm_eff }, { "nvlink_eff", &out->nvlink_eff },
-		{ "net_eff", &out->net_eff }, { "gemm_dim0", &out->gemm_dim0 },
-		{ "tp_overlap", &out->tp_overlap },
-	};
-	for (size_t i = 0; !st && i < sizeof(cal) / sizeof(cal[0]); i++)
-		st = get_real(r, f, cal[i].key, false, cal[i].v, err);
+		st = get_real(r, f, "nic_gbps", !based, &out->nic_gbytes_per_s,
+			      err);
+	/* the calibration: the base's, else every key given */
+	for (size_t i = 0; !st && i < sizeof(cal_keys) / sizeof(cal_keys[0]); i++) {
+		if (rmi_y_get(r, cal_keys[i].key))
+			st = get_cal(r, f, i, out, err);
+		else if (!based)
+			st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
+					"%s is missing: give every calibration "
+					"key (hbm_gbps, gemm_eff, gemm_dim0, "
+					"attn_eff, hbm_eff, nvlink_eff, net_eff, "
+					"tp_overlap) or base: a preset (%s)",
+					cal_keys[i].key,
+					"a100-sxm-80gb, h100-sxm-80gb, h200, "
+					"gb200-nvl72");
+	}
 	const rmi_ynode *tl = rmi_y_get(r, "tiers");
 	if (!st && tl) {
+		out->ntiers = 0;
 		st = rmi_y_kind(tl, f, "tiers", RMI_Y_SEQ, err);
 		if (!st && tl->n > RM_MAX_TIERS)
 			st = rmi_err_at(err, RM_EINPUT, f, tl->line, tl->col,

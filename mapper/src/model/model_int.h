@@ -123,5 +123,9 @@ RMI_HIDDEN const char *rmi_schedule_label(rm_schedule s, uint32_t v,
 					  char buf[24]);
 /* Sequence length in force. */
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
+/* s->needs, s->needs_what for opts.around (model_needs.c). */
+RMI_HIDDEN void rmi_suggest_needs(const rm_model *m, const rm_hw *hw,
+				  const rm_train *t, const rm_suggest_opts *o,
+				  rm_suggestion *s);
 
 #endif

@@ -550,6 +550,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	else if (s->base.valid)
 		neighbours(m, hw, t, gpus, o->schedules, o->recomputes,
 			   &s->base.est, s);
+	rmi_suggest_needs(m, hw, t, o, s);
 	*out = s;
 	return RM_OK;
 }
@@ -560,5 +561,6 @@ void rm_suggestion_free(rm_suggestion *s)
 		return;
 	free(s->ranked);
 	free(s->rejected);
+	rm_suggestion_free(s->needs);
 	free(s);
 }

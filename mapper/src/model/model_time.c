@@ -164,6 +164,7 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->t_bubble = e->bubble_frac * path;
 	e->t_step = path + e->t_bubble + dp->exposed + e->t_optim;
 	e->mfu = e->flops_gpu / (e->t_step * hw->peak_flops);
+	e->mfu_causal = e->mfu * e->flops_token_causal / e->flops_token;
 	e->tokens_per_s = (double)e->seqs * rmi_seq(m, t) / e->t_step;
 	rmi_goodput(t, e);
 }
@@ -302,6 +303,8 @@ rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
 	double seq = rmi_seq(m, t), tokens = (double)seqs * seq;
 	double attn = 12.0 * m->layers * m->heads * m->head_dim * seq;
 	e->flops_token = 6.0 * m->params + attn;
+	/* a causal mask leaves half of the scores to compute */
+	e->flops_token_causal = 6.0 * m->params + attn / 2.0;
 	e->flops_step = e->flops_token * tokens;
 	e->flops_gpu = e->flops_step / (double)e->gpus;
 	e->t_peak = e->flops_gpu / hw->peak_flops;

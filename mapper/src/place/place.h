@@ -84,6 +84,9 @@ typedef struct rmi_cells {
 	uint32_t *node;
 	uint64_t ncell;
 	uint32_t c;
+	uint32_t blk;                /* cells are must-blocks of blk GPUs,
+				      * g / blk per host, host-major (c = 1);
+				      * 0: whole nodes */
 } rmi_cells;
 
 RMI_HIDDEN rm_status rmi_cells_build(const rmi_hostinfo *info, uint32_t n,
@@ -95,13 +98,48 @@ RMI_HIDDEN void rmi_cells_free(rmi_cells *cells);
  * Choose `need` cells and order them: whole packing units (replicas of
  * `unit` cells) inside single leaves first (single top-level subtrees
  * when by_top), the rest from leftover pieces, units in DFS order. Writes
- * host indices in placement order to seq (capacity need * c) and their
- * count to *nseq.
+ * cell indices in placement order to seq (capacity need) and their count
+ * to *nseq.
  */
 RMI_HIDDEN rm_status rmi_pack(const rmi_hostinfo *info,
 			      const rmi_cells *cells, uint64_t need,
 			      uint64_t unit, bool by_top, uint32_t *seq,
 			      uint64_t *nseq, rm_error *err);
+
+/*
+ * Candidates (place_cand.c). A placement is a list of pieces: bg GPUs at
+ * a host's local GPUs off .. off + bg - 1, filled in nesting order.
+ */
+typedef struct rmi_piece {
+	uint32_t host, off;
+} rmi_piece;
+
+/* Cells of one must-block of blk GPUs each, g / blk per host. */
+RMI_HIDDEN rm_status rmi_cells_blocks(uint32_t n, uint32_t g, uint32_t blk,
+				      rmi_cells *out, rm_error *err);
+/* The first `cap` pieces of the cells listed in cell[0..ncell); snake:
+ * blocks of every other node in reverse. Returns the pieces written. */
+RMI_HIDDEN uint64_t rmi_cells_pieces(const rmi_cells *cl, const uint32_t *cell,
+				     uint64_t ncell, uint32_t g, uint32_t bg,
+				     bool snake, rmi_piece *out, uint64_t cap);
+/* PP pairs that leave their leaf or rail (*cross) and their top-level
+ * subtree (*top), counted as rm_check counts them; PP peers are `step`
+ * pieces apart. */
+RMI_HIDDEN void rmi_pieces_score(const rmi_piece *p, uint64_t n,
+				 uint64_t step, uint32_t pp, uint32_t bg,
+				 const rmi_hostinfo *info, uint64_t *cross,
+				 uint64_t *top);
+typedef enum rmi_floor {
+	RMI_FLOOR_NODES,             /* hosts by name */
+	RMI_FLOOR_LEAVES,            /* leaf by leaf, DFS order */
+	RMI_FLOOR_BEST_FIT           /* each unit into the tightest leaf */
+} rmi_floor;
+/* The three simple fills of `need` cells in units of `unit` cells, into
+ * seq[kind][need]. */
+RMI_HIDDEN rm_status rmi_floor_fill(const rmi_hostinfo *info,
+				    const rmi_cells *cells, uint64_t need,
+				    uint64_t unit, uint32_t *seq[3],
+				    rm_error *err);
 
 /* Lower bound on PP pairs leaving their leaf, from leaf capacities;
  * *exact when it is the fewest that chains cut from those capacities
@@ -111,6 +149,16 @@ RMI_HIDDEN uint64_t rmi_pp_lower_bound(const rm_layout *l,
 				       const rmi_rules *r,
 				       const uint64_t *loc_gpus, uint32_t nloc,
 				       uint64_t reached, bool *exact);
+
+/* GPUs per locality group (top: per top-level subtree) that whole
+ * must-blocks can use, into cap[nids] (zeroed by the caller); ndom
+ * bounds the hosts' dom ids. *merged: groups sharing a domain were
+ * counted as one (the bound is then no proof of exactness). */
+RMI_HIDDEN rm_status rmi_bound_caps(const rmi_hostinfo *info, uint32_t n,
+				    uint32_t g, const rmi_rules *r,
+				    uint32_t nids, uint32_t ndom, bool top,
+				    uint64_t *cap, bool *merged,
+				    rm_error *err);
 
 /*
  * Fewest extra pieces to build `need` units of u cells, and one short unit

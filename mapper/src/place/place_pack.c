@@ -30,6 +30,55 @@ int rmi_key3_cmp(const void *x, const void *y)
 	return RMI_CMP(p->ix, q->ix);
 }
 
+/* One stable counting pass of src into dst by the field f picks. */
+static void count_pass(const rmi_key3 *src, rmi_key3 *dst, uint64_t n,
+		       uint64_t *cnt, uint64_t range, int f)
+{
+	memset(cnt, 0, (range + 1) * sizeof(*cnt));
+	for (uint64_t i = 0; i < n; i++)
+		cnt[f == 0 ? src[i].a : f == 1 ? src[i].b : src[i].c]++;
+	for (uint64_t v = 0, sum = 0; v <= range; v++) {
+		uint64_t t = cnt[v];
+		cnt[v] = sum;
+		sum += t;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		dst[cnt[f == 0 ? src[i].a : f == 1 ? src[i].b : src[i].c]++] =
+			src[i];
+}
+
+/*
+ * Sort keys built in ix order by (a, b, c, ix): the fields of cells are
+ * ids bounded by the hosts and switches, so three counting passes do in
+ * linear time what qsort does in n log n; other keys go to qsort.
+ */
+void rmi_key3_sort(rmi_key3 *k, uint64_t n)
+{
+	uint64_t ma = 0, mb = 0, mc = 0, lim = 4 * n + 1024;
+	bool lin = true;
+	for (uint64_t i = 0; i < n && lin; i++) {
+		lin = !i || k[i].ix > k[i - 1].ix;
+		ma = k[i].a > ma ? k[i].a : ma;
+		mb = k[i].b > mb ? k[i].b : mb;
+		mc = k[i].c > mc ? k[i].c : mc;
+	}
+	uint64_t range = ma > mb ? ma : mb;
+	range = mc > range ? mc : range;
+	rmi_key3 *t = lin && range <= lim ? malloc((n + 1) * sizeof(*t)) : NULL;
+	uint64_t *cnt = t ? malloc((range + 2) * sizeof(*cnt)) : NULL;
+	if (!cnt) {
+		free(t);
+		qsort(k, n, sizeof(*k), rmi_key3_cmp);
+		return;
+	}
+	count_pass(k, t, n, cnt, mc, 2);
+	count_pass(t, k, n, cnt, mb, 1);
+	count_pass(k, t, n, cnt, ma, 0);
+	memcpy(k, t, n * sizeof(*k));
+	free(t);
+	free(cnt);
+}
+
 rm_status rmi_cells_build(const rmi_hostinfo *info, uint32_t n, uint32_t c,
 			  rmi_cells *out, rm_error *err)
 {
@@ -114,7 +163,7 @@ static rm_status build_runs(packer *p, const rmi_hostinfo *info,
 		uint32_t h = cells->node[i * cells->c];
 		k[i] = (rmi_key3){ info[h].top, info[h].loc, h, (uint32_t)i };
 	}
-	qsort(k, n, sizeof(*k), rmi_key3_cmp);
+	rmi_key3_sort(k, n);
 	for (uint64_t i = 0; i < n; i++)
 		p->ord[i] = k[i].ix;
 	for (uint64_t i = 0; i < n;) {
@@ -239,12 +288,8 @@ rm_status rmi_pack(const rmi_hostinfo *info, const rmi_cells *cells,
 	uint64_t w = 0;
 	for (uint64_t i = 0; i < p.nunit; i++) {
 		const unit *un = &p.units[uk[i][1]];
-		for (uint64_t c = 0; c < un->len; c++) {
-			uint32_t cell = p.ord[p.pos[un->off + c]];
-			for (uint32_t j = 0; j < cells->c; j++)
-				seq[w++] = cells->node[(uint64_t)cell *
-							       cells->c + j];
-		}
+		for (uint64_t c = 0; c < un->len; c++)
+			seq[w++] = p.ord[p.pos[un->off + c]];
 	}
 	*nseq = w;
 	free(uk);

@@ -16,6 +16,9 @@ typedef struct rmi_key3 {
 
 /* Total order over (a, b, c, ix) for qsort. */
 RMI_HIDDEN int rmi_key3_cmp(const void *x, const void *y);
+/* Sort keys whose ix ascend by (a, b, c, ix); linear time when the
+ * fields are small ids. */
+RMI_HIDDEN void rmi_key3_sort(rmi_key3 *k, uint64_t n);
 
 typedef struct run {
 	uint64_t start, len, used;   /* positions in the DFS-sorted cells */

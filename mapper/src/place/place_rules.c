@@ -344,3 +344,73 @@ uint64_t rmi_pp_lower_bound(const rm_layout *l, const rmi_rules *r,
 	}
 	return bound * r->must;
 }
+
+static uint32_t uf_find(uint32_t *up, uint32_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/*
+ * What each locality group (or top-level subtree, `top`) can hold in
+ * whole must-blocks, in GPUs. A block larger than a node needs whole
+ * nodes of one NVLink domain, so a domain of k nodes holds
+ * floor(k / (must / g)) blocks and its other nodes count for nothing
+ * (a leaf of two 3-node domains holds two 16-GPU blocks, not three).
+ * A block never spans two domains, but a domain can span groups, and
+ * then so can a block: such groups are counted as one (*merged), which
+ * keeps the bound true but makes it no proof of what a map can reach.
+ */
+rm_status rmi_bound_caps(const rmi_hostinfo *info, uint32_t n, uint32_t g,
+			 const rmi_rules *r, uint32_t nids, uint32_t ndom,
+			 bool top, uint64_t *cap, bool *merged, rm_error *err)
+{
+	uint32_t *up = malloc(((size_t)nids + 1) * sizeof(*up));
+	uint32_t *first = malloc(((size_t)ndom + 1) * sizeof(*first));
+	uint32_t *dn = calloc((size_t)ndom + 1, sizeof(*dn));
+	*merged = false;
+	if (!up || !first || !dn) {
+		free(up);
+		free(first);
+		free(dn);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < nids; i++)
+		up[i] = i;
+	for (uint32_t d = 0; d < ndom; d++)
+		first[d] = UINT32_MAX;
+	for (uint32_t h = 0; h < n; h++) {
+		uint32_t id = top ? info[h].top : info[h].loc, d = info[h].dom;
+		if (id >= nids || d >= ndom)
+			continue;
+		dn[d]++;
+		if (first[d] == UINT32_MAX) {
+			first[d] = id;
+		} else {
+			uint32_t a = uf_find(up, id), b = uf_find(up, first[d]);
+			if (a != b) {
+				up[a] = b;
+				*merged = true;
+			}
+		}
+	}
+	/* no map keeps such blocks whole: count GPUs as they are */
+	bool by_dom = r->must > g && r->must <= r->domain_gpus;
+	uint64_t cn = by_dom ? r->must / g : 1;
+	for (uint32_t h = 0; h < n; h++) {
+		uint32_t id = top ? info[h].top : info[h].loc, d = info[h].dom;
+		if (id >= nids || d >= ndom)
+			continue;
+		if (!by_dom)
+			cap[uf_find(up, id)] += g;
+		else if (first[d] == id && dn[d]) {
+			cap[uf_find(up, id)] += dn[d] / cn * r->must;
+			dn[d] = 0;       /* counted once */
+		}
+	}
+	free(up);
+	free(first);
+	free(dn);
+	return RM_OK;
+}

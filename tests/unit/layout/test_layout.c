@@ -29,7 +29,7 @@ static void positional(void)
 	CHECK_INT(parse("2x4xauto"), RM_OK);
 	CHECK(L.dp_auto);
 	CHECK_INT(rm_layout_world(&L), 0);
-	CHECK_INT(parse("  8X1X2 "), RM_OK);
+	CHECK_INT(parse("8X1X2"), RM_OK);
 	CHECK_INT(L.size[RM_AXIS_TP], 8);
 }
 
@@ -136,6 +136,13 @@ static void bad_values(void)
 	static const t_say refused[] = {
 		{ "0x16x128",
 		  { "'0'", "at least 1" } },
+		/* a quoting slip, named as typed (issue 21) */
+		{ " 8x2x2",
+		  { "layout ' 8x2x2'", "blank at its start or end" } },
+		{ "8x2x2\n",
+		  { "layout '8x2x2\\x0a'", "blank at its start or end" } },
+		{ "\ttp=8,pp=2",
+		  { "'\\x09tp=8,pp=2'", "blank" } },
 		{ "tp=-8,pp=2",
 		  { "'-8'", "negative" } },
 		{ "8x1sixx2",

@@ -89,6 +89,10 @@ static void explicit_orders(void)
 		  { NULL } },
 		{ "-tp-pp-dp",
 		  { "column 1" } },
+		{ " megatron",
+		  { "order ' megatron'", "blank at its start or end" } },
+		{ "tp-pp-dp\n",
+		  { "order 'tp-pp-dp\\x0a'", "blank at its start or end" } },
 	};
 	CHECK_SAYS(order, RM_EINPUT, E.msg, refused);
 	layout("tp=2,pp=2");

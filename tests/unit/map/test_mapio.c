@@ -425,26 +425,164 @@ static void csv_env(void)
 	CHECK_HAS(e.msg, "'xml\\x0a'");
 }
 
+/* The port rule written the slow way, for comparison: the ports P from
+ * `floor` up with P and P + 1 outside [lo, hi] and off 6817-6819 (P + 1
+ * at most 65535), in order. */
+static uint32_t slow_pool(uint32_t floor, uint32_t lo, uint32_t hi,
+			  uint32_t *pool)
+{
+	uint32_t n = 0;
+	for (uint32_t p = floor; p < 65535; p++) {
+		bool in = (p >= lo && p <= hi) || (p + 1 >= lo && p + 1 <= hi);
+		bool slurm = p + 1 >= 6817 && p <= 6819;
+		if (!in && !slurm)
+			pool[n++] = p;
+	}
+	return n;
+}
+
+/* The plugin's port rule against the slow one over many job and step ids
+ * and several ephemeral ranges: never inside the range (nor its next
+ * port), never privileged or Slurm's, the same for the same inputs, and
+ * spread over the whole pool. */
+static void master_port_ranges(void)
+{
+	static const uint32_t ranges[][2] = {
+		{ 32768, 60999 },  /* Linux's default */
+		{ 1024, 65535 },   /* everything: the old rule */
+		{ 49152, 65535 },  /* IANA's dynamic ports (Windows, BSDs) */
+		{ 20000, 39999 },  /* right on the old span */
+		{ 10000, 65000 },  /* fewer than 1,000 from 20000: from 1024 */
+		{ 1025, 65535 },   /* one low port; P + 1 is inside */
+		{ 15000, 25000 },
+		{ 30000, 30000 },
+		{ 1, 65535 },
+	};
+	static uint32_t pool[65536];
+	uint64_t bucket[16];
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		uint32_t lo = ranges[r][0], hi = ranges[r][1];
+		uint32_t n = slow_pool(20000, lo, hi, pool);
+		if (n < 1000)
+			n = slow_pool(1024, lo, hi, pool);
+		memset(bucket, 0, sizeof(bucket));
+		uint32_t checked = 0;
+		for (uint32_t job = 1; job < 300000; job += 7) {
+			for (uint32_t step = 0; step < 3; step++) {
+				uint32_t p = rm_master_port(job, step, NULL, lo,
+							    hi);
+				uint64_t mix = (uint64_t)job * 101 + step;
+				uint32_t want = n ? pool[mix % n]
+						  : 20000 + (uint32_t)(mix % 20000);
+				if (p != want) {
+					CHECK_INT(p, want);
+					break;
+				}
+				if (n) {
+					CHECK(p >= 1024 && p < 65535);
+					CHECK(p + 1 < lo || p > hi);
+				}
+				CHECK_INT(rm_master_port(job, step, NULL, lo,
+							 hi), p);
+				/* consecutive steps: different ports */
+				if (step && n > 1)
+					CHECK(p != rm_master_port(job, step - 1,
+								  NULL, lo, hi));
+				checked++;
+			}
+		}
+		CHECK(checked > 100000);
+		/* Spread: 1,000 jobs in a row land in every sixteenth of the
+		 * pool, none holding more than twice its share. */
+		if (n >= 1000) {
+			for (uint32_t job = 5000; job < 6000; job++) {
+				uint32_t p = rm_master_port(job, 0, NULL, lo, hi);
+				uint32_t i = 0;
+				while (pool[i] != p)
+					i++;
+				bucket[(uint64_t)i * 16 / n]++;
+			}
+			for (int b = 0; b < 16; b++)
+				CHECK(bucket[b] >= 1000 / 16 / 2 &&
+				      bucket[b] <= 1000 / 16 * 2);
+		}
+	}
+	/* The pools, as documented (plugin.md): from 20000 up, or from 1024
+	 * when the range leaves fewer than 1,000 ports there. */
+	CHECK_INT(rm_master_port(0, 0, NULL, 32768, 60999), 20000);
+	CHECK_INT(rm_master_port(0, 0, NULL, 10000, 65000), 1024);
+	CHECK_INT(rm_master_port(0, 0, NULL, 1024, 19999), 20000);
+	CHECK_INT(rm_master_port(0, 0, NULL, 20000, 39999), 40000);
+	/* After 32766 (32767 + 1 is ephemeral) comes 61000. */
+	CHECK_INT(rm_master_port(0, 12766, NULL, 32768, 60999), 32766);
+	CHECK_INT(rm_master_port(0, 12767, NULL, 32768, 60999), 61000);
+	CHECK_INT(rm_master_port(0, 17301, NULL, 32768, 60999), 65534);
+	CHECK_INT(rm_master_port(0, 17302, NULL, 32768, 60999), 20000);
+	/* Around Slurm's 6817-6819 in the low pool. */
+	CHECK_INT(rm_master_port(0, 6815 - 1024, NULL, 10000, 65000), 6815);
+	CHECK_INT(rm_master_port(0, 6816 - 1024, NULL, 10000, 65000), 6820);
+	/* An unusable range is Linux's default. */
+	CHECK_INT(rm_master_port(77, 3, NULL, 0, 0),
+		  rm_master_port(77, 3, NULL, 32768, 60999));
+	CHECK_INT(rm_master_port(77, 3, NULL, 60999, 32768),
+		  rm_master_port(77, 3, NULL, 32768, 60999));
+	CHECK_INT(rm_master_port(77, 3, NULL, 32768, 70000),
+		  rm_master_port(77, 3, NULL, 32768, 60999));
+}
+
+static void port_range_parse(void)
+{
+	uint32_t lo = 1, hi = 2;
+	rm_error e;
+	CHECK_INT(rm_port_range_parse("32768\t60999\n", &lo, &hi, &e), RM_OK);
+	CHECK_INT(lo, 32768);
+	CHECK_INT(hi, 60999);
+	CHECK_INT(rm_port_range_parse("1024 1024", &lo, &hi, &e), RM_OK);
+	CHECK_INT(lo, 1024);
+	CHECK_INT(hi, 1024);
+	static const char *const bad[] = {
+		"", "32768", "32768\t", "60999 32768", "0 100", "1 65536",
+		"32768 60999 1", "-1 5", "a b", "32768\t60999x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		lo = hi = 7;
+		CHECK_INT(rm_port_range_parse(bad[i], &lo, &hi, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, "ephemeral port range '");
+		CHECK_INT(lo, 7);
+	}
+	CHECK_INT(rm_port_range_parse(NULL, &lo, &hi, &e), RM_EINPUT);
+	/* The value is named, control bytes escaped. */
+	CHECK_INT(rm_port_range_parse("1\t2x", &lo, &hi, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "'1\\x092x'");
+}
+
 /* The plugin's port rule, and MASTER_PORT beside MASTER_ADDR only when
  * the caller has one. */
 static void master_port(void)
 {
-	CHECK_INT(rm_master_port(0, 0, NULL), 20000);
-	CHECK_INT(rm_master_port(100, 0, NULL), 30100);
-	CHECK_INT(rm_master_port(100, 1, NULL), 30101);
-	CHECK_INT(rm_master_port(101, 0, NULL), 30201);
-	CHECK_INT(rm_master_port(199, 0, NULL), 20099);  /* wraps at 40000 */
-	/* No overflow at the largest ids: (2^32-1) * 102 mod 20000. */
-	CHECK_INT(rm_master_port(UINT32_MAX, UINT32_MAX, NULL),
-		  20000 + (uint32_t)((uint64_t)UINT32_MAX * 102 % 20000));
-	CHECK_INT(rm_master_port(100, 0, "12000-12003"), 12000);
-	CHECK_INT(rm_master_port(100, 0, "12007,12009"), 12007);
-	CHECK_INT(rm_master_port(100, 0, "65535"), 65535);
-	CHECK_INT(rm_master_port(100, 0, ""), 30100);
-	CHECK_INT(rm_master_port(100, 0, "x"), 30100);
-	CHECK_INT(rm_master_port(100, 0, "0"), 30100);
-	CHECK_INT(rm_master_port(100, 0, "70000"), 30100);
-	CHECK_INT(rm_master_port(100, 0, "12000:1"), 30100);
+	const uint32_t L = RM_EPHEMERAL_LO, H = RM_EPHEMERAL_HI;
+	CHECK_INT(rm_master_port(0, 0, NULL, L, H), 20000);
+	CHECK_INT(rm_master_port(100, 0, NULL, L, H), 30100);
+	CHECK_INT(rm_master_port(100, 1, NULL, L, H), 30101);
+	CHECK_INT(rm_master_port(101, 0, NULL, L, H), 30201);
+	/* 199 * 101 = 20099 of the pool's 17302 ports: 2797. */
+	CHECK_INT(rm_master_port(199, 0, NULL, L, H), 22797);
+	/* 130 * 101 = 13130, past 32766's 12766: 61000 + 363. */
+	CHECK_INT(rm_master_port(130, 0, NULL, L, H), 61363);
+	/* No overflow at the largest ids: (2^32-1) * 102 mod 17302. */
+	uint32_t k = (uint32_t)((uint64_t)UINT32_MAX * 102 % 17302);
+	CHECK_INT(rm_master_port(UINT32_MAX, UINT32_MAX, NULL, L, H),
+		  k < 12767 ? 20000 + k : 61000 + (k - 12767));
+	/* Slurm's reserved ports win, wherever they are. */
+	CHECK_INT(rm_master_port(100, 0, "12000-12003", L, H), 12000);
+	CHECK_INT(rm_master_port(100, 0, "12007,12009", L, H), 12007);
+	CHECK_INT(rm_master_port(100, 0, "65535", L, H), 65535);
+	CHECK_INT(rm_master_port(100, 0, "40000-40010", L, H), 40000);
+	CHECK_INT(rm_master_port(100, 0, "", L, H), 30100);
+	CHECK_INT(rm_master_port(100, 0, "x", L, H), 30100);
+	CHECK_INT(rm_master_port(100, 0, "0", L, H), 30100);
+	CHECK_INT(rm_master_port(100, 0, "70000", L, H), 30100);
+	CHECK_INT(rm_master_port(100, 0, "12000:1", L, H), 30100);
 
 	rm_map *m = small_map(NULL);
 	char *v = NULL;
@@ -515,6 +653,8 @@ int main(void)
 	RUN("mapio", assignment_bad);
 	RUN("mapio", csv_env);
 	RUN("mapio", master_port);
+	RUN("mapio", master_port_ranges);
+	RUN("mapio", port_range_parse);
 	RUN("mapio", digest);
 	TEST_EXIT();
 }

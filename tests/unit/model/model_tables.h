@@ -18,7 +18,7 @@ typedef struct {
 } pub_row;
 
 /* The next data line of a table file (not a comment, not blank). */
-static bool tbl_line(FILE *f, char *line, int size)
+static inline bool tbl_line(FILE *f, char *line, int size)
 {
 	while (fgets(line, size, f))
 		if (line[0] != '#' && line[0] != '\n')
@@ -27,7 +27,7 @@ static bool tbl_line(FILE *f, char *line, int size)
 }
 
 /* A row's error, predicted/published - 1, into the mean and max of n. */
-static double tbl_error(double predicted, double published, size_t n,
+static inline double tbl_error(double predicted, double published, size_t n,
 			double *mean, double *max)
 {
 	double err = predicted / published - 1;
@@ -38,7 +38,7 @@ static double tbl_error(double predicted, double published, size_t n,
 }
 
 /* Estimate one row with `set` (key=value overrides, NULL-ended) applied. */
-static int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
+static inline int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
 		   rm_train *t, const rm_layout *l, const char *const *set,
 		   rm_estimate *e)
 {
@@ -54,7 +54,7 @@ static int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
 }
 
 /* Rows of one table file; returns the count, 0 when it cannot be read. */
-static size_t pub_read(const char *path, pub_row *rows, size_t max)
+static inline size_t pub_read(const char *path, pub_row *rows, size_t max)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -75,7 +75,7 @@ static size_t pub_read(const char *path, pub_row *rows, size_t max)
 }
 
 /* The row as a model, a training setup and a layout (GPT, seq 2048). */
-static int pub_setup(const pub_row *r, rm_model *m, rm_train *t, rm_layout *l)
+static inline int pub_setup(const pub_row *r, rm_model *m, rm_train *t, rm_layout *l)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", r->row);
@@ -110,7 +110,7 @@ static int pub_setup(const pub_row *r, rm_model *m, rm_train *t, rm_layout *l)
 
 /* Price every row on `hw` (with `set`: key=value overrides, NULL-ended);
  * mean and max absolute error. Returns -1 when a row fails. */
-static int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
+static inline int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		     const char *const *set, double *mean, double *max)
 {
 	*mean = *max = 0;
@@ -155,7 +155,7 @@ typedef struct {
 	double published, predicted, error;  /* error: predicted/published - 1 */
 } mod_row;
 
-static size_t mod_read(const char *path, mod_row *rows, size_t max)
+static inline size_t mod_read(const char *path, mod_row *rows, size_t max)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -181,7 +181,7 @@ static size_t mod_read(const char *path, mod_row *rows, size_t max)
 /* The row as a model, a training setup (the model's modern defaults:
  * ZeRO-1, fp32 main gradients, flash attention, sequence parallelism)
  * and a layout nested as Megatron-Core does, tp-cp-dp-pp. */
-static int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
+static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 		     rm_train *t, rm_layout *l)
 {
 	memset(m, 0, sizeof(*m));
@@ -226,7 +226,7 @@ static int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 /* Megatron-LM's FLOPs of one step (training.py, as of r0.8): 12 B s L h^2
  * ((1 + kv/heads + s/h) q/h + ffn/h x 3/2 if gated + V / 2Lh), the
  * attention scores counted whole (not causal), no recomputation. */
-static double mod_megatron_flops(const mod_row *r)
+static inline double mod_megatron_flops(const mod_row *r)
 {
 	double B = r->gbs, s = r->seq, L = r->layers, h = r->hidden;
 	double g = !strcmp(r->arch, "llama") ? 1.5 : 1.0;
@@ -256,7 +256,7 @@ static const h100_gemm h100_gemms[] = {
 };
 
 /* The model's GEMM efficiency curve (model_compute.c), share of peak. */
-static double gemm_curve(double eff, double d0, double m, double n, double k)
+static inline double gemm_curve(double eff, double d0, double m, double n, double k)
 {
 	return eff * m / (m + d0) * n / (n + d0) * k / (k + d0);
 }
@@ -264,7 +264,7 @@ static double gemm_curve(double eff, double d0, double m, double n, double k)
 /* Price every row on `hw` (`set`: key=value overrides, NULL-ended; the
  * rows measured with TP overlap hide `overlap` of the TP traffic); mean
  * and max absolute error. Returns -1 when a row fails. */
-static int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
+static inline int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
 		     const char *const *set, const char *overlap, double *mean,
 		     double *max)
 {
@@ -292,7 +292,7 @@ static int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
 }
 
 /* The document, whole, in a static buffer; NULL when it cannot be read. */
-static const char *doc_text(const char *doc)
+static inline const char *doc_text(const char *doc)
 {
 	static char text[1 << 17];
 	FILE *f = fopen(doc, "r");
@@ -305,7 +305,7 @@ static const char *doc_text(const char *doc)
 }
 
 /* 1, named on stderr, when `want` is nowhere in the document. */
-static int doc_missing(const char *text, const char *doc, const char *what,
+static inline int doc_missing(const char *text, const char *doc, const char *what,
 		       const char *want)
 {
 	if (strstr(text, want))
@@ -321,7 +321,7 @@ static int doc_missing(const char *text, const char *doc, const char *what,
  * Returns the number of rows or summaries the document gets wrong, each
  * named on stderr; -1 when the document cannot be read.
  */
-static int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
+static inline int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
 			 double mean, double max)
 {
 	const char *text = doc_text(doc);
@@ -359,7 +359,7 @@ static int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
 /* The same for the H100 tables: each row's "predicted | error" cells
  * ("| 11.94 s | -2.7 % |", "| 450.7 | +4.8 % |") and the summary row
  * "| n | mean % | max % |" of the table. */
-static int mod_doc_check(const char *doc, const mod_row *rows, size_t n,
+static inline int mod_doc_check(const char *doc, const mod_row *rows, size_t n,
 			 double mean, double max)
 {
 	const char *text = doc_text(doc);

@@ -153,6 +153,24 @@ static uint64_t score_map(const rm_map *m, const int *leaf, const int *unit,
 	return cross;
 }
 
+/* Every rank sits at GPU (node * g + local) = its slot in nesting
+ * order: the plan filled whole nodes one after the other. */
+static bool slot_order(const rm_map *m)
+{
+	for (uint32_t r = 0; r < m->world; r++) {
+		uint64_t slot = 0, mul = 1;
+		for (unsigned i = 0; i < m->layout.naxes; i++) {
+			rm_axis a = m->layout.nest[i];
+			slot += m->rank[r].coord[a] * mul;
+			mul *= m->layout.size[a];
+		}
+		if ((uint64_t)m->rank[r].node * m->gpus_per_node +
+			    m->rank[r].local_gpu != slot)
+			return false;
+	}
+	return true;
+}
+
 static int cmp_desc_pair(const void *x, const void *y)
 {
 	const uint32_t *a = x, *b = y;
@@ -357,9 +375,10 @@ static void one(unsigned iter, tally *t)
 				seq[h] = i;
 	uint64_t mine = score_map(m, a.leaf, a.unit, seq);
 	CHECK_INT(mine, r->pp_cross);
-	/* without rail units the GPUs inside a node do not matter: the
-	 * plan is plain slot order, as the greedy orders below */
-	if (!f.units)
+	/* without rail units the GPUs inside a node do not matter: a plan
+	 * that fills whole nodes in slot order is scored as the greedy
+	 * orders below (one that uses must-blocks as cells is not) */
+	if (!f.units && slot_order(m))
 		CHECK_INT(score(&s, a.leaf, a.unit, seq), r->pp_cross);
 	CHECK(r->pp_cross >= r->pp_cross_lower_bound);
 	t->at_bound += r->pp_cross == r->pp_cross_lower_bound;

@@ -1,0 +1,296 @@
+/* cmd_calibrate.c - `rankmap calibrate`: a site's calibration from its
+ * own training logs and NCCL measurements, as a hardware file. */
+#include "cmd_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(FILE *f)
+{
+	fputs("usage: rankmap calibrate --hw PRESET -o FILE [--model M]\n"
+	      "         [--megatron-log LOG]... [--torchtitan-log LOG]...\n"
+	      "         [--nccl-tests OUT]... [--nccl-check REPORT]...\n"
+	      "         [--fit KEY,KEY...] [--layout L --batch TOKENS ...]\n\n"
+	      "  Fits the calibration of PRESET to this site's measurements and\n"
+	      "  writes FILE, a hardware file (base: PRESET plus the fitted keys)\n"
+	      "  that explain and suggest read with --hw FILE; prints every\n"
+	      "  measurement with what the fitted model gives for it.\n"
+	      "  --megatron-log   a Megatron-LM log: its arguments block says the run\n"
+	      "  --torchtitan-log a torchtitan log: the run is --layout, --batch,\n"
+	      "                   --seq, --micro-batch, --schedule, --recompute,\n"
+	      "                   --sharding, --set KEY=VALUE as for explain\n"
+	      "  --nccl-tests     all_reduce_perf output (one host: NVLink, more: network)\n"
+	      "  --nccl-check     a rankmap-nccl-check report (each axis's link)\n"
+	      "  --fit            keys to fit (default gemm_eff from step times,\n"
+	      "                   nvlink_eff and net_eff from what links are measured);\n"
+	      "                   also attn_eff, hbm_eff, gemm_dim0. No more step-time\n"
+	      "                   keys than step times.\n\n"
+	      "exit: 0 written, 2 usage or input error\n", f);
+}
+
+enum { C_ALL = 1 };
+static const rmc_optdef opts[] = {
+	{ "--hw", true, C_ALL, 0 }, { "--model", true, C_ALL, 0 },
+	{ "--megatron-log", true, C_ALL, 0 },
+	{ "--torchtitan-log", true, C_ALL, 0 },
+	{ "--nccl-tests", true, C_ALL, 0 }, { "--nccl-check", true, C_ALL, 0 },
+	{ "--fit", true, C_ALL, 0 }, { "-o", true, C_ALL, 0 },
+	{ "--output", true, C_ALL, 0 }, { "--layout", true, C_ALL, 0 },
+	{ "--batch", true, C_ALL, 0 }, { "--seq", true, C_ALL, 0 },
+	{ "--micro-batch", true, C_ALL, 0 }, { "--schedule", true, C_ALL, 0 },
+	{ "--recompute", true, C_ALL, 0 }, { "--sharding", true, C_ALL, 0 },
+	{ "--set", true, C_ALL, 0 },
+};
+
+
+#define MAX_FILES 32
+#define MAX_BYTES (512u << 20)
+
+typedef struct {
+	const char *hw, *model, *out, *fit, *layout;
+	const char *meg[MAX_FILES], *tt[MAX_FILES], *nt[MAX_FILES], *nc[MAX_FILES];
+	size_t nmeg, ntt, nnt, nnc;
+	rm_train train;
+} cal_args;
+
+/* The whole file, NUL-ended; NULL with the reason in e. */
+static char *slurp(const char *path, size_t *len, rm_error *e)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(e->msg, sizeof(e->msg), "%s: cannot be read", path);
+		return NULL;
+	}
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			char *nb = cap > MAX_BYTES + 65537 ? NULL : realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				snprintf(e->msg, sizeof(e->msg), "%s: more than %u "
+					 "MiB", path, MAX_BYTES >> 20);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, 65536, f);
+		n += r;
+		if (r < 65536)
+			break;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		snprintf(e->msg, sizeof(e->msg), "%s: read error", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int add_file(const char **list, size_t *n, const char *name,
+		    const char *v)
+{
+	if (*n >= MAX_FILES)
+		return rmc_usage("%s: at most %d files", name, MAX_FILES);
+	list[(*n)++] = v;
+	return -1;
+}
+
+static int parse(int argc, char **argv, cal_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	rm_train_init(&a->train);
+	a->hw = "h100-sxm-80gb";
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			help(stdout);
+			return RMC_OK;
+		}
+		const char *v;
+		int k = rmc_opt_match(opts, sizeof(opts) / sizeof(opts[0]), C_ALL,
+				      argc, argv, &i, &v);
+		if (k == RMC_OPT_BAD)
+			return RMC_USAGE;
+		if (k == RMC_OPT_NOT_OURS)
+			return rmc_unknown("calibrate", argv[i]);
+		const char *name = opts[k].name;
+		int rc = -1;
+		if (!strcmp(name, "--hw"))
+			a->hw = v;
+		else if (!strcmp(name, "--model"))
+			a->model = v;
+		else if (!strcmp(name, "-o") || !strcmp(name, "--output"))
+			a->out = v;
+		else if (!strcmp(name, "--fit"))
+			a->fit = v;
+		else if (!strcmp(name, "--layout"))
+			a->layout = v;
+		else if (!strcmp(name, "--megatron-log"))
+			rc = add_file(a->meg, &a->nmeg, name, v);
+		else if (!strcmp(name, "--torchtitan-log"))
+			rc = add_file(a->tt, &a->ntt, name, v);
+		else if (!strcmp(name, "--nccl-tests"))
+			rc = add_file(a->nt, &a->nnt, name, v);
+		else if (!strcmp(name, "--nccl-check"))
+			rc = add_file(a->nc, &a->nnc, name, v);
+		else if (!strcmp(name, "--set")) {
+			char key[64];
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key))
+				return rmc_usage("--set '%s': expected KEY=VALUE", v);
+			memcpy(key, v, (size_t)(eq - v));
+			key[eq - v] = '\0';
+			if (rm_train_set(&a->train, key, eq + 1, &e))
+				return rmc_fail(&e);
+		} else {
+			for (size_t t = 0; rmc_train_opts[t].name; t++)
+				if (!strcmp(name, rmc_train_opts[t].name) &&
+				    rm_train_set(&a->train, rmc_train_opts[t].key, v, &e))
+					return rmc_fail(&e);
+		}
+		if (rc >= 0)
+			return rc;
+	}
+	if (!a->out)
+		return rmc_usage("-o FILE is required: where the hardware file goes");
+	if (!a->nmeg && !a->ntt && !a->nnt && !a->nnc)
+		return rmc_usage("nothing to fit: give --megatron-log, "
+				 "--torchtitan-log, --nccl-tests or --nccl-check");
+	if ((a->nmeg || a->ntt) && !a->model)
+		return rmc_usage("a training log needs --model (the run's architecture)");
+	if (a->ntt && !a->layout)
+		return rmc_usage("--torchtitan-log needs the run's --layout (and "
+				 "--batch, --seq ... as it ran)");
+	return -1;
+}
+
+/* The measurements of every file given, into steps and links. */
+static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
+		   size_t *ns, rm_cal_link *links, size_t *nl)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_layout l;
+	if (a->ntt && rm_layout_parse(a->layout, &l, &e))
+		return rmc_usage("--layout %s: %s", a->layout, e.msg);
+	const char *const *lists[] = { a->meg, a->tt, a->nt, a->nc };
+	const size_t counts[] = { a->nmeg, a->ntt, a->nnt, a->nnc };
+	for (size_t kind = 0; kind < 4; kind++)
+		for (size_t i = 0; i < counts[kind]; i++) {
+			const char *path = lists[kind][i];
+			size_t len = 0, got = 0;
+			char *text = slurp(path, &len, &e);
+			if (!text)
+				return rmc_fail(&e);
+			rm_status st = RM_OK;
+			if (kind == 0)
+				st = rm_cal_megatron_log(text, len, path, m,
+							 &steps[(*ns)++], &e);
+			else if (kind == 1)
+				st = rm_cal_torchtitan_log(text, len, path, m,
+							   &a->train, &l,
+							   &steps[(*ns)++], &e);
+			else if (kind == 2)
+				st = rm_cal_nccl_tests(text, len, path,
+						       &links[(*nl)++], &e);
+			else {
+				st = rm_cal_nccl_check(text, len, path, links + *nl,
+						       RM_CAL_MAX - *nl, &got, &e);
+				*nl += got;
+			}
+			free(text);
+			if (st)
+				return rmc_fail(&e);
+		}
+	return -1;
+}
+
+static double key_of(const rm_hw *h, const char *key)
+{
+	return !strcmp(key, "gemm_eff") ? h->gemm_eff :
+	       !strcmp(key, "attn_eff") ? h->attn_eff :
+	       !strcmp(key, "hbm_eff") ? h->hbm_eff :
+	       !strcmp(key, "gemm_dim0") ? h->gemm_dim0 :
+	       !strcmp(key, "nvlink_eff") ? h->nvlink_eff : h->net_eff;
+}
+
+int rmc_calibrate(int argc, char **argv)
+{
+	static cal_args a;
+	int rc = parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_hw base;
+	if (strchr(a.hw, '/') || strstr(a.hw, ".yaml") || strstr(a.hw, ".json"))
+		return rmc_usage("--hw %s: calibrate starts from a preset (%s), "
+				 "which the file it writes names as its base",
+				 a.hw, "a100-sxm-80gb, h100-sxm-80gb, h200, "
+				 "gb200-nvl72");
+	if (rm_hw_preset(a.hw, &base, &e))
+		return rmc_fail(&e);
+	rm_model m;
+	memset(&m, 0, sizeof(m));
+	if (a.model && rm_model_get(a.model, &m, &e))
+		return rmc_fail(&e);
+	static rm_cal_step steps[2 * MAX_FILES];
+	static rm_cal_link links[RM_CAL_MAX];
+	size_t ns = 0, nl = 0;
+	rc = measure(&a, &m, steps, &ns, links, &nl);
+	if (rc >= 0)
+		return rc;
+	/* --fit a,b,c */
+	char buf[256];
+	const char *keys[16] = { NULL };
+	size_t nk = 0;
+	if (a.fit) {
+		snprintf(buf, sizeof(buf), "%s", a.fit);
+		for (char *sv = NULL, *w = strtok_r(buf, ",", &sv); w && nk < 15;
+		     w = strtok_r(NULL, ",", &sv))
+			keys[nk++] = w;
+	}
+	static rm_cal_fit fit;
+	if (rm_calibrate(&base, steps, ns, links, nl, keys, &fit, &e))
+		return rmc_fail(&e);
+	char *yaml = NULL;
+	size_t len = 0;
+	if (rm_cal_write(&fit, base.name, steps, ns, links, nl, &yaml, &len, &e))
+		return rmc_fail(&e);
+	rc = rmc_output(a.out, yaml, len);
+	free(yaml);
+	if (rc)
+		return rc;
+	printf("rankmap calibrate: %s from %zu step time%s and %zu link "
+	       "measurement%s -> %s\n", base.name, ns, ns == 1 ? "" : "s", nl,
+	       nl == 1 ? "" : "s", a.out);
+	size_t nstep = 0;
+	for (size_t k = 0; k < fit.nkeys; k++) {
+		const char *key = fit.keys[k];
+		nstep += strcmp(key, "nvlink_eff") && strcmp(key, "net_eff");
+		printf("  %-10s %.4g (preset %.4g)\n", key, key_of(&fit.hw, key),
+		       key_of(&base, key));
+	}
+	puts("residuals (model with the fit / measured - 1)");
+	for (size_t i = 0; i < ns; i++)
+		printf("  step  %8.3f s measured, %8.3f s model, %+6.1f %%  %s\n",
+		       steps[i].seconds, fit.step_pred[i],
+		       100 * (fit.step_pred[i] / steps[i].seconds - 1),
+		       steps[i].what);
+	for (size_t i = 0; i < nl; i++)
+		printf("  link  %8.2f GB/s, %.3f of nominal  %s\n", links[i].busbw,
+		       fit.link_eff[i], links[i].what);
+	if (nstep && ns == nstep)
+		puts("  as many step times as step-time keys: the residuals say "
+		     "nothing about the fit; more runs would");
+	return RMC_OK;
+}

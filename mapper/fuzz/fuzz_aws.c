@@ -1,0 +1,7 @@
+/* fuzz_aws.c - describe-instance-topology JSON from arbitrary bytes. */
+#include "fuzz_import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_import(data, size, rm_import_aws);
+}

@@ -1,0 +1,49 @@
+/* fuzz_import.h - the body the import fuzz targets share: run one
+ * importer on the bytes; whatever it accepts must write all three parts
+ * and a topology.conf rankmap reads back; whatever it refuses must say so
+ * naming the input. */
+#ifndef RANKMAP_FUZZ_IMPORT_H
+#define RANKMAP_FUZZ_IMPORT_H
+#include "internal.h"
+#include "fuzz.h"
+
+typedef rm_status (*fuzz_importer)(const char *, size_t, const char *,
+				   const rm_import_opts *, rm_import **,
+				   rm_error *);
+
+static inline int fuzz_import(const uint8_t *data, size_t size,
+			      fuzz_importer imp)
+{
+	char *s = fuzz_cstr(data, size, 65536);
+	if (!s)
+		return 0;
+	rm_import *im = NULL;
+	rm_error e;
+	if (imp(s, size, "fuzz", NULL, &im, &e) == RM_OK) {
+		char *part[3];
+		size_t n[3];
+		for (int p = 0; p < 3; p++)
+			if (rm_import_write(im, (rm_import_part)p, &part[p],
+					    &n[p], &e))
+				abort();
+		rm_fabric *f = NULL;
+		if (rm_fabric_new(&f, &e) == RM_OK) {
+			if (rm_fabric_parse_topology(f, part[0], n[0], "import",
+						     &e))
+				abort();
+			rm_fabric_free(f);
+		}
+		rm_site st;
+		if (rm_site_parse(part[1], n[1], "site", &st, &e))
+			abort();
+		rm_site_free(&st);
+		for (int p = 0; p < 3; p++)
+			free(part[p]);
+		rm_import_free(im);
+	} else if (!strstr(e.msg, "fuzz") && e.code != RM_ENOMEM) {
+		abort();
+	}
+	free(s);
+	return 0;
+}
+#endif

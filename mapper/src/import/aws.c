@@ -1,0 +1,141 @@
+/*
+ * aws.c - `aws ec2 describe-instance-topology` JSON, read with the
+ * project's checked libyaml loader (JSON is its flow style):
+ *   {"Instances": [{"InstanceId": "i-..", "NetworkNodes": ["nn-top",
+ *     "nn-mid", "nn-bottom"], "CapacityBlockId": "cr-..", ...}], ...}
+ * NetworkNodes run top-down (3 or 4 layers, fewer for some capacity
+ * reservations); the bottom one is the instance's leaf, the node above it
+ * its parent, and so on. A CapacityBlockId (UltraServers, e.g. GB200
+ * NVL72) is an NVLink domain: a site nvlink group. Node names are the
+ * instance ids. Keys AWS adds later are passed over: this is AWS's
+ * format, not one rankmap defines.
+ */
+#include "import/import_int.h"
+#include "util/yaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t find_sw(const rm_import *im, const char *name)
+{
+	for (size_t i = 0; i < im->nsw; i++)
+		if (!strcmp(im->sw[i].name, name))
+			return (int64_t)i;
+	return -1;
+}
+
+static bool id_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 63)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* One string scalar that must be an id. */
+static rm_status id(const rmi_ynode *n, const char *file, const char *what,
+		    const char **out, rm_error *err)
+{
+	rm_status st = rmi_y_str(n, file, what, out, err);
+	if (!st && !id_ok(*out))
+		st = rmi_err_at(err, RM_EINPUT, file, rmi_y_line(n),
+				rmi_y_col(n), "%s %s: letters, digits, - and _ "
+				"only, at most 63", what,
+				rm_quote(*out, strlen(*out), (char[96]){ 0 }, 96));
+	return st;
+}
+
+/* The path of one instance, bottom switch first. */
+static rm_status one(rm_import *im, const rmi_ynode *inst, size_t *nopath,
+		     rm_error *err)
+{
+	const char *file = im->source, *iid, *cb = NULL;
+	rm_status st = rmi_y_kind(inst, file, "an instance", RMI_Y_MAP, err);
+	if (st)
+		return st;
+	const rmi_ynode *v = rmi_y_get(inst, "InstanceId");
+	if (!v)
+		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(inst),
+				  rmi_y_col(inst), "an instance without "
+				  "InstanceId");
+	if ((st = id(v, file, "InstanceId", &iid, err)))
+		return st;
+	const rmi_ynode *c = rmi_y_get(inst, "CapacityBlockId");
+	if (c && !(c->kind == RMI_Y_SCALAR && !c->quoted &&
+		   (!strcmp(c->str, "null") || !c->len)) &&
+	    (st = id(c, file, "CapacityBlockId", &cb, err)))
+		return st;
+	im->nvl_blocks = true;
+	if (cb && !rmi_import_add_nvl(im, iid, cb, 0))
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	const rmi_ynode *nn = rmi_y_get(inst, "NetworkNodes");
+	if (!nn || nn->kind != RMI_Y_SEQ || !nn->n) {
+		(*nopath)++;
+		return RM_OK;
+	}
+	int64_t below = -1;
+	for (size_t k = nn->n; k-- > 0;) {
+		const char *name;
+		if ((st = id(nn->item[k], file, "a network node", &name, err)))
+			return st;
+		uint32_t level = (uint32_t)(nn->n - 1 - k);
+		int64_t s = find_sw(im, name);
+		if (s < 0 && (s = rmi_import_add_switch(im, name, level)) < 0)
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		if (im->sw[s].level != level)
+			return rmi_err_at(err, RM_EINPUT, file,
+					  rmi_y_line(nn->item[k]),
+					  rmi_y_col(nn->item[k]), "network "
+					  "node %s is %u layers above one "
+					  "instance and %u above another", name,
+					  level, im->sw[s].level);
+		if (below < 0 && !rmi_import_add_host(&im->sw[s], iid))
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		if (below >= 0) {
+			int32_t p = im->sw[below].parent;
+			if (p >= 0 && p != (int32_t)s)
+				return rmi_err_at(err, RM_EINPUT, file,
+						  rmi_y_line(nn->item[k]),
+						  rmi_y_col(nn->item[k]),
+						  "network node %s is under "
+						  "both %s and %s",
+						  im->sw[below].name,
+						  im->sw[p].name, name);
+			im->sw[below].parent = (int32_t)s;
+		}
+		below = s;
+	}
+	return RM_OK;
+}
+
+rm_status rmi_aws_build(rm_import *im, const char *text, size_t len,
+			rm_error *err)
+{
+	rmi_ynode *root = NULL;
+	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
+	if (st)
+		return st;
+	const rmi_ynode *list = root && root->kind == RMI_Y_MAP
+					? rmi_y_get(root, "Instances") : NULL;
+	if (!list)
+		st = rmi_err(err, RM_EINPUT, "%s: no \"Instances\": not `aws "
+			     "ec2 describe-instance-topology` output",
+			     im->source);
+	else
+		st = rmi_y_kind(list, im->source, "Instances", RMI_Y_SEQ, err);
+	size_t nopath = 0;
+	for (size_t i = 0; !st && i < list->n; i++)
+		st = one(im, list->item[i], &nopath, err);
+	rmi_yaml_free(root);
+	if (!st && !im->nsw)
+		st = rmi_err(err, RM_EINPUT, "%s: no instance has NetworkNodes: "
+			     "nothing to build a topology from", im->source);
+	if (!st)
+		rm_buf_printf(&im->unplaced, "  %-38s %zu\n",
+			      "instances without NetworkNodes", nopath);
+	return st;
+}

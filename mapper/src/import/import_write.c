@@ -1,0 +1,223 @@
+/*
+ * import_write.c - an rm_import as topology.conf, as a rankmap-site/1 file
+ * and as the report. The site file points at the topology file and adds
+ * only what the capture showed (rail units); the rest stays at the
+ * site's defaults, which `rankmap site validate` prints.
+ */
+#include "import/import_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool names(rm_buf *b, char *const *v, size_t n)
+{
+	char *hl = NULL;
+	rm_error e;
+	if (rm_hostlist_format((const char *const *)v, n, &hl, &e))
+		return false;
+	rm_buf_puts(b, hl);
+	free(hl);
+	return true;
+}
+
+static bool topology(const rm_import *im, rm_buf *b)
+{
+	bool blocks = false;
+	for (size_t i = 0; i < im->nsw; i++)
+		blocks |= im->sw[i].block;
+	rm_buf_printf(b, "# topology.conf (topology/%s) written by `rankmap "
+		      "site import` from %s (%s).\n", blocks ? "block" : "tree",
+		      im->source, im->format);
+	if (im->nunit)
+		rm_buf_puts(b, "# A rail-optimised unit is one switch here: "
+			    "Slurm's tree cannot say rails;\n# the site file "
+			    "lists the units and their rails.\n");
+	uint32_t top = 0;
+	for (size_t i = 0; i < im->nsw; i++)
+		top = im->sw[i].level > top ? im->sw[i].level : top;
+	char **kids = calloc(im->nsw ? im->nsw : 1, sizeof(char *));
+	if (!kids)
+		return false;
+	bool ok = true;
+	for (uint32_t lv = 0; lv <= top && ok; lv++) {
+		for (size_t i = 0; i < im->nsw && ok; i++) {
+			const rmi_tsw *s = &im->sw[i];
+			if (s->level != lv || s->block)
+				continue;
+			if (s->stands_for)
+				rm_buf_printf(b, "# %s: %s\n", s->name,
+					      s->stands_for);
+			rm_buf_printf(b, "SwitchName=%s", s->name);
+			if (s->nhost) {
+				rm_buf_puts(b, " Nodes=");
+				ok = names(b, s->host, s->nhost);
+			}
+			size_t nk = 0;
+			for (size_t j = 0; j < im->nsw; j++)
+				if (im->sw[j].parent == (int32_t)i)
+					kids[nk++] = im->sw[j].name;
+			if (nk && ok) {
+				rm_buf_puts(b, " Switches=");
+				ok = names(b, kids, nk);
+			}
+			rm_buf_puts(b, "\n");
+		}
+	}
+	free(kids);
+	for (size_t i = 0; i < im->nsw && ok; i++) {
+		if (!im->sw[i].block)
+			continue;
+		rm_buf_printf(b, "BlockName=%s Nodes=", im->sw[i].name);
+		ok = names(b, im->sw[i].host, im->sw[i].nhost);
+		rm_buf_puts(b, "\n");
+	}
+	if (im->block_size)
+		rm_buf_printf(b, "BlockSizes=%u\n", im->block_size);
+	return ok;
+}
+
+/* Index of the first node with each NVLink key; -1 for nodes in none. */
+static bool nvl_groups(const rm_import *im, rm_buf *b)
+{
+	bool ok = true, any = false;
+	char **v = malloc((im->nnvl + 1) * sizeof(char *));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < im->nnvl && ok; i++) {
+		const char *k = im->nvl_key[i];
+		bool first = strcmp(k, "-") && strcmp(k, "mixed");
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(im->nvl_key[j], k) != 0;
+		if (!first)
+			continue;
+		size_t n = 0;
+		for (size_t j = i; j < im->nnvl; j++)
+			if (!strcmp(im->nvl_key[j], k))
+				v[n++] = im->nvl_host[j];
+		rm_buf_puts(b, any ? ", \"" : "  groups: [\"");
+		ok = names(b, v, n);
+		rm_buf_puts(b, "\"");
+		any = true;
+	}
+	if (any)
+		rm_buf_puts(b, "]\n");
+	free(v);
+	return ok;
+}
+
+static uint32_t nvl_gpn(const rm_import *im)
+{
+	uint32_t g = im->nnvl ? im->nvl_gpus[0] : 0;
+	for (size_t i = 1; i < im->nnvl; i++)
+		if (im->nvl_gpus[i] != g)
+			return 0;
+	return g;
+}
+
+static bool site(const rm_import *im, rm_buf *b)
+{
+	rm_buf_printf(b, "# rankmap-site/1 written by `rankmap site import` "
+		      "from %s (%s).\n# Check it with `rankmap site validate`"
+		      "; add tiers, defaults and policy by hand.\n",
+		      im->source, im->format);
+	rm_buf_puts(b, "schema: rankmap-site/1\nname: ");
+	rm_buf_json_str(b, im->o_name ? im->o_name : "imported");
+	rm_buf_puts(b, "\n");
+	uint32_t gpn = im->opts.gpus_per_node ? im->opts.gpus_per_node
+					       : nvl_gpn(im);
+	if (gpn)
+		rm_buf_printf(b, "gpus_per_node: %u\n", gpn);
+	if (im->nsw) {
+		rm_buf_puts(b, "topology: ");
+		rm_buf_json_str(b, im->o_topology ? im->o_topology
+						  : "topology.conf");
+		rm_buf_puts(b, "\n");
+	}
+	size_t ndom = 0;
+	for (size_t i = 0; i < im->nnvl; i++)
+		ndom += strcmp(im->nvl_key[i], "-") && strcmp(im->nvl_key[i], "mixed");
+	if (ndom) {
+		rm_buf_puts(b, "nvlink:\n  domain: groups\n");
+		if (!nvl_groups(im, b))
+			return false;
+	}
+	if (!im->nunit)
+		return true;
+	rm_buf_printf(b, "units:\n  rails: %u\n  list:\n", im->rails);
+	for (size_t i = 0; i < im->nunit; i++) {
+		rm_buf_printf(b, "    - {name: %s, nodes: \"", im->unit[i].name);
+		if (!names(b, im->unit[i].host, im->unit[i].nhost))
+			return false;
+		rm_buf_puts(b, "\"}\n");
+	}
+	return true;
+}
+
+static void report(const rm_import *im, rm_buf *b)
+{
+	rm_buf_printf(b, "import %s (%s)\n\nfound\n", im->source, im->format);
+	rm_buf_add(b, im->found.data ? im->found.data : "", im->found.len);
+	size_t groups = 0, none = 0, mixed = 0, biggest = 0;
+	if (im->nnvl) {
+		for (size_t i = 0; i < im->nnvl; i++) {
+			const char *k = im->nvl_key[i];
+			none += !strcmp(k, "-");
+			mixed += !strcmp(k, "mixed");
+			if (!strcmp(k, "-") || !strcmp(k, "mixed"))
+				continue;
+			bool first = true;
+			size_t n = 0;
+			for (size_t j = 0; j < im->nnvl; j++) {
+				first &= j >= i || strcmp(im->nvl_key[j], k);
+				n += !strcmp(im->nvl_key[j], k);
+			}
+			groups += first;
+			biggest = n > biggest ? n : biggest;
+		}
+		rm_buf_printf(b, "  %-38s %zu nodes, %zu NVLink domain%s "
+			      "of up to %zu nodes\n",
+			      im->nvl_blocks ? "CapacityBlockId"
+					     : "nvidia-smi -q (ClusterUUID/CliqueId)",
+			      im->nnvl, groups, groups == 1 ? "" : "s", biggest);
+	}
+	rm_buf_puts(b, "\ncould not place\n");
+	if (im->unplaced.len)
+		rm_buf_add(b, im->unplaced.data, im->unplaced.len);
+	if (im->nnvl && !im->nvl_blocks)
+		rm_buf_printf(b, "  %-38s %zu\n  %-38s %zu\n",
+			      "nodes whose fabric is not Completed", none,
+			      "nodes whose GPUs name two domains", mixed);
+	if (!im->unplaced.len && (!im->nnvl || im->nvl_blocks))
+		rm_buf_puts(b, "  nothing\n");
+	rm_buf_puts(b, "\nassumed\n");
+	if (im->assumed.len)
+		rm_buf_add(b, im->assumed.data, im->assumed.len);
+	else
+		rm_buf_puts(b, "  nothing\n");
+}
+
+rm_status rm_import_write(const rm_import *im, rm_import_part part,
+			  char **out, size_t *len, rm_error *err)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	bool ok = true;
+	if (part == RM_IMPORT_TOPOLOGY)
+		ok = topology(im, &b);
+	else if (part == RM_IMPORT_SITE)
+		ok = site(im, &b);
+	else
+		report(im, &b);
+	size_t n = 0;
+	char *t = rm_buf_take(&b, &n);
+	rm_buf_free(&b);
+	if (!ok || !t) {
+		free(t);
+		return rmi_err(err, RM_ENOMEM, "out of memory writing the "
+			       "import");
+	}
+	*out = t;
+	if (len)
+		*len = n;
+	return RM_OK;
+}

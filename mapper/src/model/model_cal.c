@@ -1,0 +1,234 @@
+/* model_cal.c - a site's calibration fitted to its own step times and
+ * link bandwidths (`rankmap calibrate`), and written as a hardware file. */
+#include "model/model_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The keys step times can fit, each with the range it is searched in. */
+static const struct {
+	const char *key;
+	double lo, hi;
+	size_t off;
+} step_keys[] = {
+	{ "gemm_eff", 0.05, 1, offsetof(rm_hw, gemm_eff) },
+	{ "attn_eff", 0.05, 1, offsetof(rm_hw, attn_eff) },
+	{ "hbm_eff", 0.05, 1, offsetof(rm_hw, hbm_eff) },
+	{ "gemm_dim0", 0, 4096, offsetof(rm_hw, gemm_dim0) },
+};
+#define NSTEP_KEYS (sizeof(step_keys) / sizeof(step_keys[0]))
+
+static double *hw_key(rm_hw *h, size_t k)
+{
+	return (double *)((char *)h + step_keys[k].off);
+}
+
+/* The model's seconds for every step on hw; -1 when one cannot be priced. */
+static double misfit(const rm_hw *hw, const rm_cal_step *steps, size_t ns,
+		     double *pred, rm_error *err)
+{
+	double sum = 0;
+	for (size_t i = 0; i < ns; i++) {
+		rm_train t = steps[i].train;
+		/* the fit is the hardware's: no per-run override */
+		t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
+		t.nvlink_eff = t.net_eff = 0;
+		t.gemm_dim0 = -1;    /* (0 is a value of its own) */
+		rm_estimate e;
+		rm_error e2;
+		if (rm_estimate_run(&steps[i].model, hw, &t, &steps[i].layout, &e,
+				    &e2)) {
+			rmi_err(err, RM_EINPUT, "%s: %s", steps[i].what, e2.msg);
+			return -1;
+		}
+		pred[i] = e.t_step;
+		double r = log(e.t_step / steps[i].seconds);
+		sum += r * r;
+	}
+	return sum;
+}
+
+/* One key by golden-section search on [lo, hi], the others held. */
+static int fit_one(rm_hw *hw, size_t k, const rm_cal_step *steps, size_t ns,
+		   double *pred, rm_error *err)
+{
+	const double g = (sqrt(5.0) - 1) / 2;
+	double a = step_keys[k].lo, b = step_keys[k].hi;
+	double *v = hw_key(hw, k);
+	for (int it = 0; it < 60 && b - a > 1e-7 * (1 + fabs(b)); it++) {
+		double c = b - g * (b - a), d = a + g * (b - a);
+		*v = c;
+		double fc = misfit(hw, steps, ns, pred, err);
+		*v = d;
+		double fd = misfit(hw, steps, ns, pred, err);
+		if (fc < 0 || fd < 0)
+			return -1;
+		if (fc <= fd)
+			b = d;
+		else
+			a = c;
+	}
+	*v = (a + b) / 2;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median share of nominal of the links of one kind; 0 for none. */
+static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
+			  double nominal, double *eff, double *shares,
+			  rm_error *err)
+{
+	double v[RM_CAL_MAX];
+	size_t n = 0;
+	*eff = 0;
+	for (size_t i = 0; i < nl; i++) {
+		shares[i] = links[i].busbw / nominal;
+		if (links[i].network != network)
+			continue;
+		if (shares[i] > 1)
+			return rmi_err(err, RM_EINPUT, "%s: %.2f GB/s is more than "
+				       "the nominal %.2f GB/s of %s: give the "
+				       "right figure (%s) in the base hardware",
+				       links[i].what, links[i].busbw, nominal,
+				       network ? "the NIC" : "NVLink",
+				       network ? "nic_gbps" : "nvlink_gbps");
+		v[n++] = shares[i];
+	}
+	if (n) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		*eff = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	}
+	return RM_OK;
+}
+
+rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl,
+		       const char *const *fit, rm_cal_fit *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->hw = *base;
+	if (ns > RM_CAL_MAX || nl > RM_CAL_MAX)
+		return rmi_err(err, RM_EINPUT, "at most %d step times and %d "
+			       "link measurements", RM_CAL_MAX, RM_CAL_MAX);
+	bool want[NSTEP_KEYS] = { false }, nvl = false, net = false;
+	size_t nstep = 0;
+	static const char *const def[] = { "gemm_eff", "nvlink_eff", "net_eff",
+					   NULL };
+	bool given = fit && fit[0];
+	for (const char *const *k = given ? fit : def; *k; k++) {
+		bool known = false;
+		for (size_t j = 0; j < NSTEP_KEYS; j++)
+			if (!strcmp(*k, step_keys[j].key)) {
+				known = true;
+				if (!want[j] && (given || ns))
+					want[j] = true, nstep++;
+			}
+		bool is_nvl = !strcmp(*k, "nvlink_eff"), is_net = !strcmp(*k, "net_eff");
+		if (!known && !is_nvl && !is_net)
+			return rmi_err(err, RM_EINPUT, "calibrate cannot fit %.40s "
+				       "(it fits gemm_eff, attn_eff, hbm_eff, "
+				       "gemm_dim0 from step times, nvlink_eff and "
+				       "net_eff from links)", *k);
+		bool have = false;
+		for (size_t i = 0; i < nl; i++)
+			have |= links[i].network == is_net;
+		if ((is_nvl || is_net) && given && !have)
+			return rmi_err(err, RM_EINPUT, "%s needs a measurement of "
+				       "%s (nccl-tests or rankmap-nccl-check)", *k,
+				       is_net ? "a network link" : "an NVLink link");
+		nvl |= is_nvl && have;
+		net |= is_net && have;
+	}
+	if (nstep > ns)
+		return rmi_err(err, RM_EINPUT, "%zu step-time constants to fit "
+			       "from %zu step time%s: give at least as many runs "
+			       "as constants", nstep, ns, ns == 1 ? "" : "s");
+	if (!nstep && !nvl && !net)
+		return rmi_err(err, RM_EINPUT, "nothing to fit: no step time and no "
+			       "link measurement");
+	double eff;
+	if (nvl) {
+		rm_status st = link_eff(links, nl, false,
+					base->nvlink_gbytes_per_s, &eff,
+					out->link_eff, err);
+		if (st)
+			return st;
+		out->hw.nvlink_eff = eff;
+		out->keys[out->nkeys++] = "nvlink_eff";
+	}
+	if (net) {
+		rm_status st = link_eff(links, nl, true, base->nic_gbytes_per_s,
+					&eff, out->link_eff, err);
+		if (st)
+			return st;
+		out->hw.net_eff = eff;
+		out->keys[out->nkeys++] = "net_eff";
+	}
+	if (!nvl && !net)
+		for (size_t i = 0; i < nl; i++)
+			out->link_eff[i] = links[i].busbw /
+				(links[i].network ? base->nic_gbytes_per_s :
+				 base->nvlink_gbytes_per_s);
+	for (size_t j = 0; j < NSTEP_KEYS; j++)
+		if (want[j])
+			out->keys[out->nkeys++] = step_keys[j].key;
+	/* coordinate descent, a few passes: the keys barely interact */
+	for (int pass = 0; nstep && pass < 6; pass++)
+		for (size_t j = 0; j < NSTEP_KEYS; j++)
+			if (want[j] && fit_one(&out->hw, j, steps, ns,
+					       out->step_pred, err))
+				return RM_EINPUT;
+	if (ns && misfit(&out->hw, steps, ns, out->step_pred, err) < 0)
+		return RM_EINPUT;
+	return rm_hw_check(&out->hw, err);
+}
+
+static double key_value(const rm_hw *h, const char *key)
+{
+	if (!strcmp(key, "nvlink_eff"))
+		return h->nvlink_eff;
+	if (!strcmp(key, "net_eff"))
+		return h->net_eff;
+	for (size_t j = 0; j < NSTEP_KEYS; j++)
+		if (!strcmp(key, step_keys[j].key))
+			return *hw_key((rm_hw *)h, j);
+	return 0;
+}
+
+rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
+		       const rm_cal_step *steps, size_t ns,
+		       const rm_cal_link *links, size_t nl, char **out,
+		       size_t *len, rm_error *err)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_printf(&b, "# rankmap calibrate: %zu key%s fitted to %zu step "
+		       "time%s and %zu link measurement%s\n", f->nkeys,
+		       f->nkeys == 1 ? "" : "s", ns, ns == 1 ? "" : "s", nl,
+		       nl == 1 ? "" : "s");
+	for (size_t i = 0; i < ns; i++)
+		rm_buf_printf(&b, "#   %s\n#     measured %.3f s (median of %zu), "
+			       "model %.3f s, residual %+.1f %%\n", steps[i].what,
+			       steps[i].seconds, steps[i].samples, f->step_pred[i],
+			       100 * (f->step_pred[i] / steps[i].seconds - 1));
+	for (size_t i = 0; i < nl; i++)
+		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,
+			       f->link_eff[i]);
+	rm_buf_puts(&b, "name: ");
+	rm_buf_puts(&b, f->hw.name);
+	rm_buf_puts(&b, "-site\nbase: ");
+	rm_buf_puts(&b, base);
+	rm_buf_puts(&b, "\n");
+	for (size_t k = 0; k < f->nkeys; k++)
+		rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
+			       key_value(&f->hw, f->keys[k]));
+	*out = rm_buf_take(&b, len);
+	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
+}

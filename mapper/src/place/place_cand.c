@@ -1,0 +1,227 @@
+/*
+ * place_cand.c - what the planner chooses among: placements as lists of
+ * pieces, their crossings counted without building a map, and the
+ * simple fills no plan may lose to (node order, leaf order, best fit).
+ *
+ * Counting on pieces is what makes trying several placements cheap: one
+ * pass over world / bg pieces, where building and checking a map is
+ * several passes over every GPU and a host table each.
+ */
+#include "place/place_pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+rm_status rmi_cells_blocks(uint32_t n, uint32_t g, uint32_t blk,
+			   rmi_cells *out, rm_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t per = g / blk;
+	out->c = 1;
+	out->blk = blk;
+	out->node = malloc(((size_t)n * per + 1) * sizeof(uint32_t));
+	if (!out->node)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (uint64_t k = 0; k < (uint64_t)n * per; k++)
+		out->node[k] = (uint32_t)(k / per);
+	out->ncell = (uint64_t)n * per;
+	return RM_OK;
+}
+
+uint64_t rmi_cells_pieces(const rmi_cells *cl, const uint32_t *cell,
+			  uint64_t ncell, uint32_t g, uint32_t bg, bool snake,
+			  rmi_piece *out, uint64_t cap)
+{
+	uint64_t w = 0, nodes = 0;
+	uint32_t per = g / bg;
+	for (uint64_t i = 0; i < ncell && w < cap; i++) {
+		uint64_t k = cell[i];
+		if (cl->blk) {
+			out[w++] = (rmi_piece){ cl->node[k],
+						(uint32_t)(k % (g / cl->blk)) *
+							cl->blk };
+			continue;
+		}
+		for (uint32_t j = 0; j < cl->c && w < cap; j++, nodes++) {
+			uint32_t h = cl->node[k * cl->c + j];
+			for (uint32_t b = 0; b < per && w < cap; b++) {
+				uint32_t ob = snake && nodes % 2 ? per - 1 - b : b;
+				out[w++] = (rmi_piece){ h, ob * bg };
+			}
+		}
+	}
+	return w;
+}
+
+void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
+		      uint32_t pp, uint32_t bg, const rmi_hostinfo *info,
+		      uint64_t *cross, uint64_t *top)
+{
+	*cross = *top = 0;
+	if (pp <= 1 || step == 0)
+		return;
+	/* the stage of piece b is (b / step) % pp, kept by two counters */
+	uint64_t in = 0;
+	uint32_t stage = 0;
+	for (uint64_t b = 0; b + step < n; b++) {
+		bool last = stage == pp - 1;
+		if (++in == step) {
+			in = 0;
+			stage = stage + 1 == pp ? 0 : stage + 1;
+		}
+		if (last || p[b].host == p[b + step].host)
+			continue;
+		const rmi_hostinfo *x = &info[p[b].host],
+				   *y = &info[p[b + step].host];
+		bool near = x->unit >= 0 || y->unit >= 0
+				    ? x->unit == y->unit &&
+					      p[b].off == p[b + step].off
+				    : x->loc == y->loc;
+		*cross += near ? 0 : bg;
+		*top += x->top != y->top ? bg : 0;
+	}
+}
+
+/* Runs by how many cells they have left: a stack per size and a bitmap
+ * over sizes, so the tightest and the largest are a few word scans
+ * away. */
+typedef struct rooms {
+	uint64_t *head, *next, *bits, max;
+} rooms;
+
+static void room_push(rooms *b, uint64_t r, uint64_t size)
+{
+	b->next[r] = b->head[size];
+	b->head[size] = r + 1;
+	b->bits[size >> 6] |= 1ull << (size & 63);
+}
+
+static uint64_t room_pop(rooms *b, uint64_t size)
+{
+	uint64_t r = b->head[size] - 1;
+	b->head[size] = b->next[r];
+	if (!b->head[size])
+		b->bits[size >> 6] &= ~(1ull << (size & 63));
+	return r;
+}
+
+/* Smallest size >= x with a run (up: true) or largest <= x; 0: none. */
+static uint64_t room_find(const rooms *b, uint64_t x, bool up)
+{
+	if (x > b->max)
+		x = up ? b->max + 1 : b->max;
+	if (up && x > b->max)
+		return 0;
+	uint64_t w = x >> 6, nw = (b->max >> 6) + 1;
+	uint64_t m = b->bits[w] & (up ? ~0ull << (x & 63)
+				      : (x & 63) == 63 ? ~0ull
+						       : (1ull << ((x & 63) + 1)) - 1);
+	for (;;) {
+		if (m)
+			return up ? w * 64 + (uint64_t)__builtin_ctzll(m)
+				  : w * 64 + 63 - (uint64_t)__builtin_clzll(m);
+		if (up ? ++w >= nw : w-- == 0)
+			return 0;
+		m = b->bits[w];
+	}
+}
+
+/* Best fit over the leaves' runs of the DFS-sorted cells: each unit goes
+ * whole into the leaf with the least room that still holds it; when none
+ * does, the leaf with the most room gives all it has and the rest of the
+ * unit is placed the same way. */
+static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
+			  uint64_t ucells, uint32_t *seq, rm_error *err)
+{
+	uint64_t nrun = 0;
+	uint64_t *start = malloc((ncell + 1) * sizeof(*start));
+	rooms b = { 0 };
+	b.next = malloc((ncell + 1) * sizeof(uint64_t));
+	b.head = calloc(ncell + 2, sizeof(uint64_t));
+	b.bits = calloc((ncell >> 6) + 2, sizeof(uint64_t));
+	b.max = ncell;
+	if (!start || !b.next || !b.head || !b.bits) {
+		free(start);
+		free(b.next);
+		free(b.head);
+		free(b.bits);
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	}
+	for (uint64_t i = 0; i < ncell; i++)
+		if (!i || k[i].b != k[i - 1].b || k[i].a != k[i - 1].a)
+			start[nrun++] = i;
+	/* the largest leaf bounds every scan */
+	b.max = 0;
+	for (uint64_t r = 0; r < nrun; r++) {
+		uint64_t len = (r + 1 < nrun ? start[r + 1] : ncell) - start[r];
+		b.max = len > b.max ? len : b.max;
+	}
+	/* pushed last = popped first: DFS order within a size */
+	for (uint64_t r = nrun; r-- > 0;)
+		room_push(&b, r, (r + 1 < nrun ? start[r + 1] : ncell) - start[r]);
+	uint64_t w = 0;
+	while (w < need) {
+		uint64_t rem = need - w < ucells ? need - w : ucells;
+		while (rem) {
+			uint64_t size = room_find(&b, rem, true);
+			if (!size)
+				size = room_find(&b, b.max, false);
+			if (!size)
+				break;       /* not reached: need <= ncell */
+			uint64_t r = room_pop(&b, size);
+			uint64_t take = size < rem ? size : rem;
+			for (uint64_t t = 0; t < take; t++)
+				seq[w++] = k[start[r]++].ix;
+			if (size > take)
+				room_push(&b, r, size - take);
+			rem -= take;
+		}
+		if (rem)
+			break;
+	}
+	free(start);
+	free(b.next);
+	free(b.head);
+	free(b.bits);
+	if (w < need)
+		return rmi_err(err, RM_ERULE,
+			       "internal: best fit placed %llu of %llu cells",
+			       (unsigned long long)w, (unsigned long long)need);
+	return RM_OK;
+}
+
+rm_status rmi_floor_fill(const rmi_hostinfo *info, const rmi_cells *cells,
+			 uint64_t need, uint64_t ucells, uint32_t *seq[3],
+			 rm_error *err)
+{
+	uint64_t n = cells->ncell;
+	if (need > n)
+		return rmi_err(err, RM_ERULE,
+			       "the plan needs %llu cells, only %llu usable",
+			       (unsigned long long)need, (unsigned long long)n);
+	rmi_key3 *k = malloc((n + 1) * sizeof(*k));
+	if (!k)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	bool sorted = true;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t h = cells->node[i * cells->c];
+		k[i] = (rmi_key3){ 0, 0, h, (uint32_t)i };
+		sorted = sorted && (!i || h >= k[i - 1].c);
+	}
+	if (!sorted)
+		rmi_key3_sort(k, n);
+	for (uint64_t i = 0; i < need; i++)
+		seq[RMI_FLOOR_NODES][i] = k[i].ix;
+	/* one DFS sort for the other two */
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t h = cells->node[i * cells->c];
+		k[i] = (rmi_key3){ info[h].top, info[h].loc, h, (uint32_t)i };
+	}
+	rmi_key3_sort(k, n);
+	for (uint64_t i = 0; i < need; i++)
+		seq[RMI_FLOOR_LEAVES][i] = k[i].ix;
+	rm_status st = best_fit(k, n, need, ucells ? ucells : 1,
+				seq[RMI_FLOOR_BEST_FIT], err);
+	free(k);
+	return st;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# rankmap calibrate: a site's calibration from a Megatron-LM log (its
+# arguments block and iteration lines, as arguments.py and training.py
+# print them), nccl-tests output and a rankmap-nccl-check report, written
+# as a hardware file that explain reads; refusals.
+. "$(dirname "$0")/../lib.sh"
+SUITE=cli/calibrate
+need_rankmap
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# megatron_log FILE MS: llama3-8b, tp 2 pp 2 dp 16 on 64 GPUs, 512 x 8192,
+# the first iteration slow (warm-up), then four at MS milliseconds
+megatron_log() {
+	{
+		echo "------------------------ arguments ------------------------"
+		for kv in context_parallel_size=1 global_batch_size=512 hidden_size=4096 \
+			micro_batch_size=1 num_attention_heads=32 num_layers=32 \
+			pipeline_model_parallel_size=2 recompute_granularity=selective \
+			seq_length=8192 sequence_parallel=True tensor_model_parallel_size=2 \
+			tp_comm_overlap=False use_distributed_optimizer=True world_size=64; do
+			k=${kv%%=*}
+			printf '  %s %s %s\n' "$k" "$(printf '%*s' $((48 - ${#k})) '' | tr ' ' .)" "${kv#*=}"
+		done
+		echo "-------------------- end of arguments ---------------------"
+		for i in 1 2 3 4 5; do
+			ms=$2; [ "$i" = 1 ] && ms=30000.0
+			printf ' [2025-01-01 00:00:0%d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %s | throughput per GPU (TFLOP/s/GPU): 400.0 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: 2.345678E+00 | loss scale: 1.0 |\n' \
+				"$i" "$((10 * i))" 1000 "$((5120 * i))" "$ms"
+		done
+	} >"$1"
+}
+megatron_log "$T/run.log" 9000.0
+cat >"$T/ar.txt" <<'OUT'
+#  Rank  0 Group  0 Pid  4001 on      gpu01 device  0 [0x18] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  4002 on      gpu01 device  1 [0x2a] NVIDIA H100 80GB HBM3
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+  8589934592    2147483648     float     sum      -1  46000.0  186.74  326.79      0  45990.0  186.78  326.86      0
+OUT
+
+run fit 0 "$RANKMAP" calibrate --hw h100-sxm-80gb --model llama3-8b \
+	--megatron-log "$T/run.log" --nccl-tests "$T/ar.txt" -o "$T/site.yaml"
+has fit_head "$OUT" '^rankmap calibrate: h100-sxm-80gb from 1 step time and 1 link measurement -> '
+has fit_nvl "$OUT" '^  nvlink_eff +0\.7262 \(preset 0\.6\)$'
+has fit_gemm "$OUT" '^  gemm_eff +0\.[0-9]+ \(preset 0\.725\)$'
+has fit_resid "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*run\.log: Megatron-LM, llama3-8b, tp=2,cp=1,dp=16,pp=2'
+has fit_warn "$OUT" 'as many step times as step-time keys'
+has fit_file "$T/site.yaml" '^base: h100-sxm-80gb$'
+# explain and suggest read it: the fitted numbers are the calibration
+run explain_reads 0 "$RANKMAP" explain --model llama3-8b --hw "$T/site.yaml" \
+	--layout tp=2,cp=1,dp=16,pp=2 --batch 4M --set tp_overlap=0
+has explain_reads_cal "$OUT" 'calibration \(h100-sxm-80gb-site; --set overrides\): gemm_eff 0\.[0-9]+, gemm_dim0 256, attn_eff 0\.75, hbm_eff 0\.9, nvlink_eff 0\.726'
+has explain_reads_step "$OUT" '^  step 9\.00[0-9] s;'
+# a second run at another step time: two runs for two constants
+megatron_log "$T/run2.log" 8000.0
+run two_keys 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
+	--megatron-log "$T/run2.log" --fit gemm_eff,hbm_eff -o "$T/s2.yaml"
+has two_keys_file "$T/s2.yaml" '^hbm_eff: '
+# refusals: more constants than runs, no input, a model that is not the run's
+run too_many 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
+	--fit gemm_eff,attn_eff -o "$T/x.yaml"
+has too_many_msg "$ERR" '2 step-time constants to fit from 1 step time: give at least as many runs as constants'
+[ ! -e "$T/x.yaml" ] && pass too_many_nofile || fail too_many_nofile "x.yaml written"
+run nothing 2 "$RANKMAP" calibrate -o "$T/x.yaml"
+has nothing_msg "$ERR" 'nothing to fit'
+run wrong_model 2 "$RANKMAP" calibrate --model llama3-70b --megatron-log "$T/run.log" -o "$T/x.yaml"
+has wrong_model_msg "$ERR" 'run\.log: the run has 32 layers, hidden 4096, 32 heads; model llama3-70b has 80'
+run file_base 2 "$RANKMAP" calibrate --hw "$T/site.yaml" --nccl-tests "$T/ar.txt" -o "$T/x.yaml"
+has file_base_msg "$ERR" 'calibrate starts from a preset'
+run missing 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/none.log" -o "$T/x.yaml"
+has missing_msg "$ERR" 'none\.log: cannot be read'
+finish

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# rankmap.torch.device_mesh against the real DeviceMesh of torch 2.x: the
+# Debian unstable root of `make slurm26` carries python3-torch 2.x (Debian
+# 12's 1.13 has no DeviceMesh). Maps come from this build's CLI; gloo
+# processes on CPU inside the root build the mesh and compare every
+# dimension's group with the map's.
+. "$(dirname "$0")/../lib.sh"
+SUITE=torch2
+IN=$RM_ROOT/roots/inroot.sh
+ROOT=$("$IN" --path slurm26)
+if [ ! -f "$ROOT/.rankmap-slurm26" ]; then
+	skip torch2 "no Debian unstable root with torch 2.x at $ROOT: run 'make slurm26'"
+	exit 0
+fi
+need_rankmap
+# In the checkout (bound into the root at the same path), not /tmp: the
+# root has a /tmp of its own.
+W=$RM_BUILD/torch2
+rm -rf "$W"
+mkdir -p "$W"
+trap 'rm -rf "$W"' EXIT
+T_FAILS=0
+for spec in "megatron tp=2,cp=2,pp=2 megatron" \
+	"torchtitan-hsdp tp=2,dp_replicate=2,dp_shard=2 torchtitan"; do
+	set -- $spec
+	if ! "$RANKMAP" plan --layout "$2" --order "$3" --nodes "n[1-2]" \
+		--gpus-per-node 4 --format json -o "$W/$1.json" 2>"$W/$1.err"; then
+		fail "$1-plan" "$(cat "$W/$1.err")"
+		continue
+	fi
+	out=$("$IN" slurm26 env PYTHONPATH="$RM_ROOT/python" python3 \
+		"$RM_ROOT/tests/python/mesh_workers.py" "torch2/$1" "$W/$1.json" 2>&1)
+	echo "$out" | grep -E '^(PASS|FAIL|SKIP): ' || fail "$1" "$(echo "$out" | tail -5)"
+	echo "$out" | grep -q '^PASS: ' || T_FAILS=$((T_FAILS + 1))
+done
+finish

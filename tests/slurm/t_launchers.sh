@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# t_launchers.sh - launching the way frameworks launch, on a real local
+# Slurm (4 nodes, 8 fake GPUs each): torchrun as one task per node (issue
+# 23.1-2, with Debian's real torch), Lightning's Slurm variables under
+# --parallel-export=slurm (23.4), and steps whose CUDA_VISIBLE_DEVICES
+# Slurm narrows per task (21.4).
+. "$(dirname "$0")/../lib.sh"
+. "$RM_ROOT/tests/slurm/cluster.sh"
+cluster_suite launchers
+[ -x "$CLI" ] || CLI=$RANKMAP
+cluster_preflight
+if [ ! -f "$PLUGIN" ]; then
+	fail plugin "$PLUGIN was not built"
+	exit 1
+fi
+PY=/usr/bin/python3
+D=$(cluster_tmpdir rankmap-launchers)
+trap 'cluster_stop "$D"' EXIT
+mkdir -p "$D/etc" "$D/out" "$D/tr"
+chmod 777 "$D/tr"
+# Leaves that interleave Slurm's node order, so that the map's node order
+# (and so a node's rank in torchrun's or Lightning's sense) is not Slurm's.
+cat >"$D/topo.conf" <<EOT
+SwitchName=s1 Nodes=node[2,4]
+SwitchName=s2 Nodes=node[1,3]
+SwitchName=top Switches=s[1-2]
+EOT
+cat >"$D/etc/site.yaml" <<EOT
+schema: rankmap-site/1
+name: rmlaunch
+topology: $D/topo.conf
+EOT
+if ! CLUSTER_TOPOLOGY=$D/topo.conf cluster_start "$D" 4 "$PLUGIN" \
+	"site=$D/etc/site.yaml" "runtime_dir=$D/rt" >"$D/out/start.log" 2>&1; then
+	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
+	exit 1
+fi
+pass cluster-start
+export SLURM_CONF=$D/etc/slurm.conf
+# cli NAME LAYOUT ORDER NODES GPN: the map `rankmap plan` gives the same inputs.
+cli() {
+	"$CLI" plan --layout "$2" --order "$3" --nodes "$4" --gpus-per-node "$5" \
+		--site "$D/etc/site.yaml" --format json >"$D/out/$1.json" 2>"$D/out/$1.cli.err"
+}
+# has_text NAME FILE TEXT: TEXT, as it is (messages full of brackets), in FILE.
+has_text() {
+	if grep -qF -- "$3" "$2"; then pass "$1"; else
+		fail "$1" "no '$3' in: $(head -c 600 "$2")"
+	fi
+}
+no_steps_left() {
+	if cluster_wait 30 eval '[ -z "$(squeue -h -s -o %i 2>/dev/null)" ]'; then
+		pass "$1-no-step-left"
+	else
+		fail "$1-no-step-left" "$(squeue -h -s -o '%i %T' 2>&1)"
+	fi
+}
+
+# ---- torchrun: one task per node, 2 nodes x 4 workers. pp-tp-dp numbers
+# a node's ranks together but not in GPU order (rank 1 plays GPU 2), so
+# CUDA_VISIBLE_DEVICES must be reordered for cuda:LOCAL_RANK to be the
+# map's GPU. A plain `torchrun worker.py`: the rest comes from PET_*.
+# Python 3.11 with torch 1.13 crashes at torchrun's default --redirects 0
+# --tee 0 (and at 3: its Std.from_str finds only 1 and 2 on 3.11, where
+# iterating an IntFlag skips 0 and combined values), hence 1: stdout
+# copied to the console and a log.
+TR=(-m torch.distributed.run --redirects 1 --tee 1 --log_dir "$D/tr")
+if ! $PY -c 'import torch.distributed.run' 2>/dev/null; then
+	skip torchrun "no torch for $PY (apt-get install python3-torch)"
+else
+	run torchrun 0 srun -N2 -w node[1-2] --ntasks-per-node=1 --gres=gpu:4 \
+		--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=pp-tp-dp \
+		$PY "${TR[@]}" "$RM_ROOT/tests/slurm/torchrun_worker.py"
+	cp "$OUT" "$D/out/tr.txt"
+	cli tr tp=2,pp=2,dp=2 pp-tp-dp "node[1-2]" 4
+	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-ranks "$D/out/tr.txt" "$D/out/tr.json" || T_FAILS=$((T_FAILS + 1))
+	# the same with every option spelled out (torch 1.13's underscores)
+	WORKER=$RM_ROOT/tests/slurm/torchrun_worker.py run torchrun-flags 0 srun -N2 -w node[1-2] --ntasks-per-node=1 --gres=gpu:4 \
+		--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=pp-tp-dp sh -c \
+		'exec "$0" "$@" --nnodes "$RANKMAP_NNODES" --nproc_per_node "$RANKMAP_NPROC_PER_NODE" --node_rank "$NODE_RANK" --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" --rdzv_backend static "$WORKER"' \
+		$PY "${TR[@]}"
+	cp "$OUT" "$D/out/trf.txt"
+	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-flags-ranks "$D/out/trf.txt" "$D/out/tr.json" || T_FAILS=$((T_FAILS + 1))
+fi
+
+# ---- a map torchrun cannot number: megatron's order puts ranks 0,1,4,5
+# on one node. srun refuses with one line before any process starts.
+M=$D/out/started
+run torchrun-refused 1 srun -N2 -w node[1-2] --ntasks-per-node=1 \
+	--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=megatron touch "$M"
+# node2 holds ranks 0,1,4,5: the interleaved leaves put it first.
+has_text torchrun-refused-msg "$ERR" "srun: error: rankmap: one task per node (torchrun) numbers RANK = node_rank x 4 + LOCAL_RANK, but the map puts ranks 0,1,4,5 on node2, not 4 consecutive ones: use an order that numbers a node's GPUs together (--parallel-order=nest), or start one task per GPU (--ntasks-per-node=4) without torchrun"
+[ "$(grep -c 'error: rankmap:' "$ERR")" -eq 1 ] && pass torchrun-refused-one-line ||
+	fail torchrun-refused-one-line "$(grep 'error: rankmap:' "$ERR")"
+[ ! -e "$M" ] && pass torchrun-refused-nothing-ran || fail torchrun-refused-nothing-ran "$M exists"
+no_steps_left torchrun-refused
+# the order it suggests works
+run torchrun-nest 0 srun -N2 -w node[1-2] --ntasks-per-node=1 \
+	--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=nest sh -c 'echo "N $NODE_RANK $CUDA_VISIBLE_DEVICES"'
+has torchrun-nest-env "$OUT" "^N [01] 0,1,2,3$"
+
+# ---- Slurm shows the launcher fewer GPUs than the map runs there
+run torchrun-few-gpus 1 srun -N2 -w node[1-2] --ntasks-per-node=1 --gres=gpu:2 \
+	--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=nest touch "$M"
+has_text torchrun-few-gpus-msg "$ERR" "rankmap: Slurm made 2 GPU(s) visible to this node's launcher (CUDA_VISIBLE_DEVICES=0,1) but the map runs 4 ranks here: give the step the node's GPUs (--gpus-per-node=4 or --gres=gpu:4, no --gpus-per-task)"
+[ ! -e "$M" ] && pass torchrun-few-gpus-nothing-ran || fail torchrun-few-gpus-nothing-ran "$M exists"
+no_steps_left torchrun-few-gpus
+
+# ---- issue 21.4: --gpus-per-task=1 narrows CUDA_VISIBLE_DEVICES to one GPU
+# per task while LOCAL_RANK stays the local id: refused, saying what to
+# change; with the node's GPUs the tasks run and cuda:LOCAL_RANK exists.
+run gpus-per-task 1 srun -N1 -w node1 -n4 --gpus-per-task=1 --parallel-layout=tp=4 touch "$M"
+has_text gpus-per-task-msg "$ERR" "rankmap: Slurm made only CUDA_VISIBLE_DEVICES=1 visible to local task 1 of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4 --gpu-bind=none) without --gpus-per-task"
+[ ! -e "$M" ] && pass gpus-per-task-nothing-ran || fail gpus-per-task-nothing-ran "$M exists"
+no_steps_left gpus-per-task
+run gpus-per-node 0 srun -N1 -w node1 -n4 --gres=gpu:4 --parallel-layout=tp=4 \
+	sh -c 'echo "V $LOCAL_RANK $CUDA_VISIBLE_DEVICES"'
+[ "$(grep -c '^V [0-3] 0,1,2,3$' "$OUT")" -eq 4 ] && pass gpus-per-node-visible ||
+	fail gpus-per-node-visible "$(cat "$OUT")"
+
+# ---- Lightning / NeMo: every variable SLURMEnvironment reads, 4 nodes x 4
+# tasks; the map's node order is not Slurm's here (leaves interleave).
+LT=$RM_ROOT/tests/slurm/check_lightning.py
+run lightning 0 srun -N4 --ntasks-per-node=4 --parallel-layout=tp=2,pp=2,dp=4 \
+	--parallel-order=nest --parallel-export=slurm $PY "$LT" task
+cp "$OUT" "$D/out/lt.txt"
+cli lt tp=2,pp=2,dp=4 nest "node[1-4]" 4
+$PY "$LT" check launchers/lightning-vars "$D/out/lt.txt" "$D/out/lt.json" || T_FAILS=$((T_FAILS + 1))
+
+finish

@@ -1,0 +1,239 @@
+/*
+ * test_calib.c - `rankmap calibrate`'s library: measurements read from
+ * logs written here in Megatron-LM's, torchtitan's, nccl-tests' and
+ * rankmap-nccl-check's documented formats, for a site whose GPUs run at a
+ * known calibration; the fit must find that calibration again, say what
+ * it fits and refuse what it cannot.
+ */
+#include "rankmap.h"
+#include "rankmap_text.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR(a, b, tol)                                                    \
+	CHECK(fabs((double)(a) - (double)(b)) <= (tol) * (fabs((double)(b)) + 1e-12))
+
+/* The step time a site with gemm_eff `eff` (else H100's preset) gets for
+ * llama3-8b on 64 GPUs, tp=2,pp=2,dp=16, mb 1, 512 x 8192, as Megatron's
+ * arguments below say. */
+static double site_step(double eff, const char *overlap)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_layout l;
+	rm_estimate e;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	hw.gemm_eff = eff;
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "tp_overlap", overlap, NULL), RM_OK);
+	CHECK_INT(rm_layout_parse("tp=2,cp=1,dp=16,pp=2", &l, NULL), RM_OK);
+	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	return e.t_step;
+}
+
+/* A Megatron-LM log: the arguments block as arguments.py prints it
+ * ("  name" + dots to 48 + " value", sorted), then iteration lines as
+ * training.py's training_log writes them; the first iteration slow. */
+static char *megatron_log(double step_s, bool overlap)
+{
+	static const char *const args[][2] = {
+		{ "context_parallel_size", "1" }, { "global_batch_size", "512" },
+		{ "hidden_size", "4096" }, { "micro_batch_size", "1" },
+		{ "num_attention_heads", "32" }, { "num_layers", "32" },
+		{ "pipeline_model_parallel_size", "2" },
+		{ "recompute_granularity", "selective" },
+		{ "seq_length", "8192" }, { "sequence_parallel", "True" },
+		{ "tensor_model_parallel_size", "2" },
+		{ "tp_comm_overlap", "False" },
+		{ "use_distributed_optimizer", "True" },
+		{ "virtual_pipeline_model_parallel_size", "None" },
+		{ "world_size", "64" },
+	};
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_puts(&b, "using world size: 64, data-parallel size: 16\n"
+		    "------------------------ arguments ------------------------\n");
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		const char *v = args[i][1];
+		if (!strcmp(args[i][0], "tp_comm_overlap") && overlap)
+			v = "True";
+		char dots[64];
+		size_t n = 48 - strlen(args[i][0]);
+		memset(dots, '.', n);
+		dots[n] = '\0';
+		rm_buf_printf(&b, "  %s %s %s\n", args[i][0], dots, v);
+	}
+	rm_buf_puts(&b, "-------------------- end of arguments ---------------------\n");
+	for (int it = 1; it <= 5; it++)
+		rm_buf_printf(&b, " [2025-01-01 00:00:%02d] iteration %8d/%8d | "
+			       "consumed samples: %12d | elapsed time per "
+			       "iteration (ms): %.1f | throughput per GPU "
+			       "(TFLOP/s/GPU): 400.0 | learning rate: 1.000000E-04 "
+			       "| global batch size:   512 | lm loss: 2.345678E+00 "
+			       "| loss scale: 1.0 | number of skipped iterations:   "
+			       "0 | number of nan iterations:   0 |\n", it, 10 * it,
+			       1000, 5120 * it, 1000 * step_s * (it == 1 ? 3 : 1));
+	size_t len;
+	return rm_buf_take(&b, &len);
+}
+
+static void megatron_round_trip(void)
+{
+	rm_model m;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	/* a site 15 % below the preset's GEMM efficiency, two runs */
+	double want = 0.616;
+	char *a = megatron_log(site_step(want, "0"), false);
+	char *b = megatron_log(site_step(want, "0.9"), true);
+	rm_cal_step steps[2];
+	rm_error err;
+	CHECK_INT(rm_cal_megatron_log(a, strlen(a), "a.log", &m, &steps[0], &err), RM_OK);
+	CHECK_INT(rm_cal_megatron_log(b, strlen(b), "b.log", &m, &steps[1], &err), RM_OK);
+	CHECK_INT(steps[0].samples, 4);   /* the warm-up iteration left out */
+	CHECK_INT(steps[0].layout.size[RM_AXIS_TP], 2);
+	CHECK_INT(steps[0].layout.size[RM_AXIS_DP], 16);
+	CHECK_INT(steps[0].train.sharding, RM_SHARD_ZERO1);
+	CHECK(steps[0].train.tp_overlap == 0 && steps[1].train.tp_overlap < 0);
+	rm_hw base;
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	rm_cal_fit fit;
+	CHECK_INT(rm_calibrate(&base, steps, 2, NULL, 0, NULL, &fit, &err), RM_OK);
+	printf("  fitted gemm_eff %.4f (site %.4f)\n", fit.hw.gemm_eff, want);
+	NEAR(fit.hw.gemm_eff, want, 0.002);
+	for (size_t i = 0; i < 2; i++)
+		NEAR(fit.step_pred[i], steps[i].seconds, 0.001);
+	CHECK_INT(fit.nkeys, 1);
+	/* the file it writes is a hardware file explain reads: base + keys */
+	char *yaml = NULL;
+	size_t len = 0;
+	CHECK_INT(rm_cal_write(&fit, "h100-sxm-80gb", steps, 2, NULL, 0, &yaml,
+			       &len, &err), RM_OK);
+	CHECK(yaml && strstr(yaml, "\nbase: h100-sxm-80gb\ngemm_eff: 0.61"));
+	CHECK(yaml && strstr(yaml, "residual +0.0 %"));
+	rm_hw back;
+	CHECK_INT(rm_hw_parse_yaml(yaml, len, "site.yaml", &back, &err), RM_OK);
+	NEAR(back.gemm_eff, fit.hw.gemm_eff, 0.001);
+	CHECK(back.attn_eff == base.attn_eff && back.peak_flops == base.peak_flops);
+	free(yaml);
+	/* two keys from one run: refused */
+	const char *two[] = { "gemm_eff", "attn_eff", NULL };
+	CHECK_INT(rm_calibrate(&base, steps, 1, NULL, 0, two, &fit, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "2 step-time constants to fit from 1 step time");
+	const char *bad[] = { "peak_tflops", NULL };
+	CHECK_INT(rm_calibrate(&base, steps, 1, NULL, 0, bad, &fit, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "cannot fit peak_tflops");
+	/* the log of another model, or without its arguments: refused */
+	rm_model big;
+	CHECK_INT(rm_model_preset("llama3-70b", &big, NULL), RM_OK);
+	CHECK_INT(rm_cal_megatron_log(a, strlen(a), "a.log", &big, &steps[0], &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "a.log: the run has 32 layers");
+	const char *noargs = strstr(a, "-------------------- end");
+	CHECK_INT(rm_cal_megatron_log(noargs, strlen(noargs), "c.log", &m, &steps[0], &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "c.log: no Megatron-LM arguments block");
+	char *cut = strstr(a, "elapsed time per iteration (ms): ");
+	cut[33] = 'x';
+	CHECK_INT(rm_cal_megatron_log(a, strlen(a), "a.log", &m, &steps[0], &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "a.log:19:87: no time after");
+	free(a);
+	free(b);
+}
+
+static void torchtitan_and_links(void)
+{
+	rm_model m;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	double s = site_step(0.65, "0");
+	/* torchtitan: tps is tokens per second per GPU */
+	double tps = 4194304.0 / (s * 64);
+	/* as round(tps):, prints it: thousands with commas */
+	char fig[32];
+	long long r = llround(tps);
+	snprintf(fig, sizeof(fig), "%lld,%03lld", r / 1000, r % 1000);
+	rm_buf b;
+	rm_buf_init(&b);
+	for (int st = 1; st <= 4; st++)
+		rm_buf_printf(&b, "[rank0]:[titan] 2025-01-01 00:00:00,000 - root - "
+			       "INFO - \x1b[31mstep: %2d  \x1b[32mloss:  7.8712  "
+			       "\x1b[33mmemory: 30.12GiB(31.70%%)  \x1b[34mtps: %s  "
+			       "\x1b[36mtflops: 334.37  \x1b[35mmfu: 33.81%%\x1b[39m\n",
+			       st, st == 1 ? "1,000" : fig);
+	size_t len;
+	char *text = rm_buf_take(&b, &len);
+	rm_train t;
+	rm_layout l;
+	rm_train_init(&t);
+	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
+	CHECK_INT(rm_train_set(&t, "tp_overlap", "0", NULL), RM_OK);
+	CHECK_INT(rm_layout_parse("tp=2,cp=1,dp=16,pp=2", &l, NULL), RM_OK);
+	rm_cal_step step;
+	rm_error err;
+	CHECK_INT(rm_cal_torchtitan_log(text, len, "tt.log", &m, &t, &l, &step, &err), RM_OK);
+	CHECK_INT(step.samples, 3);
+	NEAR(step.seconds, s, 0.001);
+	free(text);
+
+	/* nccl-tests all_reduce_perf on one host, then on two */
+	const char *nt =
+		"# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20\n"
+		"#\n# Using devices\n"
+		"#  Rank  0 Group  0 Pid  4001 on      gpu01 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+		"#  Rank  1 Group  0 Pid  4002 on      gpu01 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
+		"#\n#                                                              out-of-place                       in-place\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+		"  4294967296    1073741824     float     sum      -1  23456.7  183.10  320.43      0  23400.1  183.54  321.20      0\n"
+		"  8589934592    2147483648     float     sum      -1  46000.0  186.74  326.79      0  45990.0  186.78  326.86      0\n"
+		"# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 200.5\n";
+	rm_cal_link links[8];
+	CHECK_INT(rm_cal_nccl_tests(nt, strlen(nt), "ar.txt", &links[0], &err), RM_OK);
+	CHECK(!links[0].network && fabs(links[0].busbw - 326.79) < 1e-9);
+	/* rankmap-nccl-check's report, one axis on the network */
+	const char *nc =
+		"rankmap-nccl-check: 16 ranks, layout tp=2,pp=2,dp=4, order tp-dp-pp, NCCL 2.28.9\n"
+		"nominal GB/s: nvlink 450, leaf 50, spine 50; slow below 50%\n\n"
+		"dp  allreduce over 4 groups of 4  placed on: spine 4\n"
+		"        size  time us (median)   busBw GB/s:  min   median      max\n"
+		"       4 MiB             11.7              36.00   40.00   41.00\n"
+		"  peak busBw over sizes: min 36.00, median 40.00, max 41.00 GB/s; 0 slow, 0 with wrong results\n"
+		"result: ok\n";
+	size_t got = 0;
+	CHECK_INT(rm_cal_nccl_check(nc, strlen(nc), "check.txt", &links[1], 7, &got, &err), RM_OK);
+	CHECK_INT(got, 1);
+	CHECK(links[1].network && links[1].busbw == 40.0);
+	rm_hw base;
+	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	rm_cal_fit fit;
+	CHECK_INT(rm_calibrate(&base, &step, 1, links, 2, NULL, &fit, &err), RM_OK);
+	NEAR(fit.hw.nvlink_eff, 326.79 / 450, 1e-9);
+	NEAR(fit.hw.net_eff, 40.0 / 50, 1e-9);
+	CHECK_INT(fit.nkeys, 3);
+	/* with the links fitted, the step time is fitted with them */
+	NEAR(fit.step_pred[0], step.seconds, 0.001);
+	/* faster than nominal: the nominal figure is wrong, said so */
+	links[1].busbw = 60;
+	CHECK_INT(rm_calibrate(&base, &step, 1, links, 2, NULL, &fit, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "more than the nominal 50.00 GB/s of the NIC");
+	const char *netonly[] = { "net_eff", NULL };
+	CHECK_INT(rm_calibrate(&base, NULL, 0, links, 1, netonly, &fit, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "net_eff needs a measurement of a network link");
+	CHECK_INT(rm_cal_nccl_check("x\n", 2, "n.txt", links, 8, &got, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "n.txt: not a rankmap-nccl-check report");
+	CHECK_INT(rm_cal_nccl_tests("# nothing\n", 10, "e.txt", links, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "e.txt: no nccl-tests result line");
+}
+
+int main(void)
+{
+	RUN("calib", megatron_round_trip);
+	RUN("calib", torchtitan_and_links);
+	TEST_EXIT();
+}

@@ -1,0 +1,166 @@
+/*
+ * test_loso.c - the cost model's error on runs it was not fitted to:
+ * leave-one-source-out over the published sources (the tables in tests/model).
+ * Each source is priced with a calibration of its GPU fitted without it
+ * (model_fit.h: the same fit for every fold and every GPU), and that
+ * held-out error is the model's error; the in-sample error (the shipped
+ * preset, fitted to every source) is printed beside it. docs/explain.md's
+ * error table must show these figures.
+ */
+#include "model_fit.h"
+#include "test.h"
+
+#define GATE_MEAN 0.10
+#define GATE_MAX 0.20
+
+typedef struct {
+	double in_mean, in_max, out_mean, out_max;
+	char cal[160];
+} fold;
+
+static fold folds[FIT_NSOURCES];
+
+static void run_folds(void)
+{
+	for (size_t i = 0; i < FIT_NSOURCES; i++) {
+		fit_source *s = &fit_sources[i];
+		rm_hw hw;
+		CHECK_INT(rm_hw_preset(s->gpu, &hw, NULL), RM_OK);
+		CHECK(fit_price(s, &hw, NULL) == 0);
+		folds[i].in_mean = s->mean;
+		folds[i].in_max = s->max;
+		bool use[FIT_NSOURCES] = { false };
+		size_t ntrain = 0;
+		for (size_t j = 0; j < FIT_NSOURCES; j++)
+			if (j != i && !fit_sources[j].ungated &&
+			    !strcmp(fit_sources[j].gpu, s->gpu))
+				use[j] = true, ntrain++;
+		CHECK(ntrain >= 1);
+		const char *set[2 * FIT_NPARAMS + 1];
+		char val[FIT_NPARAMS][16];
+		double score;
+		CHECK(fit_gpu(s->gpu, use, set, val, &score) == 0);
+		CHECK(fit_price(s, &hw, set) == 0);
+		folds[i].out_mean = s->mean;
+		folds[i].out_max = s->max;
+		snprintf(folds[i].cal, sizeof(folds[i].cal), "%s %s %s %s %s %s; %s",
+			 val[0], val[1], val[2], val[3], val[4], val[5], val[6]);
+	}
+}
+
+/* The gate: at least 5 sources, each held out within 10 % on average
+ * and 20 % on its worst row. */
+static void held_out(void)
+{
+	CHECK(fit_load() == 0);
+	size_t gated = 0;
+	run_folds();
+	printf("  %-28s %-14s %5s %17s %17s  fitted without it\n", "source",
+	       "gpu", "rows", "in-sample", "held-out");
+	for (size_t i = 0; i < FIT_NSOURCES; i++) {
+		const fit_source *s = &fit_sources[i];
+		const fold *f = &folds[i];
+		printf("  %-28s %-14s %5zu %7.2f %% %6.2f %% %7.2f %% %6.2f %%  %s\n",
+		       s->label, s->gpu, s->n, 100 * f->in_mean, 100 * f->in_max,
+		       100 * f->out_mean, 100 * f->out_max, f->cal);
+		if (s->ungated) {
+			/* reported, not gated: it must stay in the table */
+			printf("    not gated: %s\n", s->ungated);
+			continue;
+		}
+		gated++;
+		CHECK(f->out_mean <= GATE_MEAN);
+		CHECK(f->out_max <= GATE_MAX);
+	}
+	CHECK(gated >= 5);
+}
+
+/* docs/explain.md's error table: one row per source, "| label | gpu |
+ * rows | in-sample mean | max | held-out mean | max |" as printed here. */
+static void doc_table(void)
+{
+	const char *doc = doc_text("docs/explain.md");
+	CHECK(doc != NULL);
+	for (size_t i = 0; doc && i < FIT_NSOURCES; i++) {
+		const fit_source *s = &fit_sources[i];
+		const fold *f = &folds[i];
+		char want[192];
+		snprintf(want, sizeof(want),
+			 "| %s | %s | %zu | %.2f %% | %.2f %% | %.2f %% | %.2f %% |",
+			 s->label, s->gpu, s->n, 100 * f->in_mean, 100 * f->in_max,
+			 100 * f->out_mean, 100 * f->out_max);
+		CHECK(!doc_missing(doc, "docs/explain.md", "held-out row", want));
+	}
+	/* README quotes each source's held-out mean (to 0.1 %; the
+	 * ungated one's in-sample mean), and the worst gated row */
+	const char *readme = doc_text("README.md");
+	CHECK(readme != NULL);
+	static char flat[1 << 17];
+	size_t k = 0;
+	for (; readme && readme[k] && k + 1 < sizeof(flat); k++)
+		flat[k] = readme[k] == '\n' ? ' ' : readme[k];
+	flat[k] = 0;
+	double worst = 0;
+	for (size_t i = 0; readme && i < FIT_NSOURCES; i++) {
+		const fold *f = &folds[i];
+		char want[32];
+		snprintf(want, sizeof(want), " %.1f %%", 100 *
+			 (fit_sources[i].ungated ? f->in_mean : f->out_mean));
+		CHECK(!doc_missing(flat, "README.md", fit_sources[i].label, want));
+		if (!fit_sources[i].ungated)
+			worst = fmax(worst, f->out_max);
+	}
+	char want[48];
+	snprintf(want, sizeof(want), "worst row %.1f %%", 100 * worst);
+	CHECK(!readme || !doc_missing(flat, "README.md", "worst row", want));
+	/* the ungated source's rows, priced with the shipped preset */
+	for (size_t i = 0; i < FIT_NSOURCES; i++) {
+		fit_source *s = &fit_sources[i];
+		rm_hw hw;
+		if (!s->ungated || rm_hw_preset(s->gpu, &hw, NULL))
+			continue;
+		CHECK(fit_price(s, &hw, NULL) == 0);
+		for (size_t r = 0; r < s->n; r++)
+			printf("    %s: published %.2f predicted %.2f %+.1f %%\n",
+			       s->p[r].row, s->p[r].published, s->p[r].predicted,
+			       100 * s->p[r].error);
+		CHECK_INT(pub_doc_check("docs/explain.md", s->p, s->n, s->mean,
+					s->max), 0);
+	}
+}
+
+/* The shipped presets come from a full grid search over the same grids
+ * and objective (tests/model/fit_calibration.c, fit_h100.c); the
+ * coordinate descent here, fitted to all of a GPU's gated sources, must
+ * not find a better calibration than the preset: when the model changes,
+ * the presets are fitted again. */
+static void preset_is_fit(void)
+{
+	static const char *const gpus[] = { "a100-sxm-80gb", "h100-sxm-80gb" };
+	for (size_t g = 0; g < 2; g++) {
+		bool use[FIT_NSOURCES];
+		for (size_t j = 0; j < FIT_NSOURCES; j++)
+			use[j] = !fit_sources[j].ungated &&
+				 !strcmp(fit_sources[j].gpu, gpus[g]);
+		const char *set[2 * FIT_NPARAMS + 1];
+		char val[FIT_NPARAMS][16];
+		double fit;
+		CHECK(fit_gpu(gpus[g], use, set, val, &fit) == 0);
+		rm_hw hw;
+		CHECK_INT(rm_hw_preset(gpus[g], &hw, NULL), RM_OK);
+		double shipped = fit_score(&hw, NULL, use);
+		printf("  %s: preset scores %.4f, the descent over all its "
+		       "sources %.4f (%s %s %s %s %s %s; tp_overlap %s)\n", gpus[g],
+		       shipped, fit, val[0], val[1], val[2], val[3], val[4],
+		       val[5], val[6]);
+		CHECK(shipped >= 0 && shipped <= fit + 1e-9);
+	}
+}
+
+int main(void)
+{
+	RUN("loso", held_out);
+	RUN("loso", doc_table);
+	RUN("loso", preset_is_fit);
+	TEST_EXIT();
+}
