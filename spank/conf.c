@@ -28,6 +28,7 @@ void rms_conf_free(rms_conf *c)
 	free(c->topology);
 	free(c->order);
 	free(c->runtime_dir);
+	free(c->hwcache);
 	rms_conf_init(c);
 }
 
@@ -99,6 +100,14 @@ bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
 			ok = set(&c->topology, v);
 		} else if (key_is(a, k, "runtime_dir")) {
 			ok = set(&c->runtime_dir, v);
+		} else if (key_is(a, k, "hwcache")) {
+			if (!strcmp(v, "off"))
+				c->hwcache_off = true;
+			else if (v[0] != '/' || strlen(v) > 200)
+				add_err(errbuf, errlen, a,
+					"hwcache is off or an absolute path");
+			else
+				ok = set(&c->hwcache, v);
 		} else if (key_is(a, k, "order")) {
 			if (!*v)
 				add_err(errbuf, errlen, a, "needs a value");
@@ -125,7 +134,8 @@ bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
 		} else {
 			add_err(errbuf, errlen, a,
 				"unknown argument (known: site=, topology=, "
-				"order=, enforce=, export=, runtime_dir=)");
+				"order=, enforce=, export=, runtime_dir=, "
+				"hwcache=)");
 		}
 		if (!ok)
 			return false;
@@ -156,12 +166,14 @@ void rms_conf_describe(const rms_conf *c, char *buf, size_t len)
 	static const char *const enforce[] = { "off", "warn", "strict" };
 	snprintf(buf, len,
 		 "site=%s topology=%s order=%s enforce=%s export=%s "
-		 "runtime_dir=%s",
+		 "runtime_dir=%s hwcache=%s",
 		 c->site ? c->site : "(none)",
 		 c->topology ? c->topology : "(beside slurm.conf, or the site's)",
 		 c->order ? c->order : "(the site's)",
 		 c->enforce >= 0 && c->enforce <= 2 ? enforce[c->enforce]
 						    : "(the site's, else warn)",
 		 c->export_slurm == 1 ? "slurm" : "rank",
-		 c->runtime_dir ? c->runtime_dir : RMS_RUNTIME_DIR);
+		 c->runtime_dir ? c->runtime_dir : RMS_RUNTIME_DIR,
+		 c->hwcache_off ? "off"
+				: c->hwcache ? c->hwcache : "(runtime_dir/.hwcache)");
 }

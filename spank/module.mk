@@ -2,7 +2,7 @@
 # (also linked by the benchmark and the unit test), `make demo`, and the
 # plugin benchmark.
 SPANK_CORE_SRC := spank/conf.c spank/plan.c spank/files.c spank/env.c spank/stamp.c \
-		  spank/launcher.c
+		  spank/launcher.c spank/hwcache.c
 SPANK_SRC      := $(wildcard spank/*.c)
 SPANK_TEST_SRC := $(wildcard tests/slurm/test_spank_*.c)
 SPANK_H        := $(wildcard /usr/include/slurm/spank.h)

@@ -202,7 +202,18 @@ static void load_hardware(void)
 	const rm_site *site = rms_g.plan.have_site ? &rms_g.plan.site : NULL;
 	/* The NCCL hints are an optimisation: a node whose hardware cannot
 	 * be read still runs, with a warning. */
-	if (rm_node_load(NULL, site, &rms_g.hw, &e) != RM_OK ||
+	/* The node's topology, from its per-boot cache when valid. */
+	char note[600];
+	rms_hw_how how;
+	char *cache = rms_hwcache_dir(&rms_g.conf);
+	rm_status hs = rms_hwcache_load(cache, site, &rms_g.hw, &how, note,
+					sizeof(note), &e);
+	if (note[0])
+		slurm_info(RMS_PREFIX "%s", note);
+	slurm_debug(RMS_PREFIX "hardware: %s", how == RMS_HW_CACHED ? "cached"
+		    : how == RMS_HW_REBUILT ? "scanned, cached" : "scanned");
+	free(cache);
+	if (hs != RM_OK ||
 	    rm_node_nccl_env(rms_g.hw, site, &rms_g.nccl, &e) != RM_OK) {
 		if (!rms_g.warning[0])
 			snprintf(rms_g.warning, sizeof(rms_g.warning),

@@ -39,6 +39,8 @@ typedef struct rms_conf {
 	char *topology;              /* topology.conf; NULL: site's or default */
 	char *order;                 /* default numbering; NULL: site's */
 	char *runtime_dir;           /* root-owned base of per-job dirs */
+	char *hwcache;               /* topology cache dir; NULL: the default */
+	bool hwcache_off;            /* hwcache=off: scan at every step */
 	int enforce;                 /* rm_enforce, or -1: the site's */
 	int export_slurm;            /* 1: also SLURM_PROCID; -1: not given */
 	bool topology_default;       /* path guessed, absence is not an error */
@@ -182,6 +184,47 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
 		  char *err, size_t errlen);
 
+/* ---- the node's topology, cached per boot (hwcache.c) ---- */
+/* Under the runtime directory unless plugstack.conf says hwcache=DIR. */
+#define RMS_HWCACHE_NAME ".hwcache"
+
+/* Where the cache key is read from: this machine's files, or a test's. */
+typedef struct rms_hwkey_src {
+	const char *boot_id;         /* /proc/sys/kernel/random/boot_id */
+	const char *nvidia[2];       /* driver version files, when present */
+	const char *pci;             /* /sys/bus/pci/devices */
+	const char *ib;              /* /sys/class/infiniband */
+} rms_hwkey_src;
+extern const rms_hwkey_src rms_hwkey_this_machine;
+
+/* What would change the node's topology, as a SHA-256 hex: boot id,
+ * hwloc's version, the NVIDIA driver, the PCI devices, the IB port
+ * states. False (with a message) when the boot id cannot be read. */
+bool rms_hwcache_key(const rms_hwkey_src *src, char key[65], char *err,
+		     size_t errlen);
+/* Whether `name` is a cache file of `key` ("KEY-SHA256.xml") and `xml`
+ * (len bytes) the content its name promises. */
+bool rms_hwcache_valid(const char *name, const char *key, const char *xml,
+		       size_t len);
+
+typedef enum {
+	RMS_HW_LIVE,                 /* scanned; no cache (off, not root) */
+	RMS_HW_CACHED,               /* read from a valid cache file */
+	RMS_HW_REBUILT               /* scanned and the cache (re)written */
+} rms_hw_how;
+
+/*
+ * The node's hardware for the plugin: the site's hwloc_xml when it names
+ * one, else the cache in `dir` (NULL: off) when running as root and it is
+ * valid, else a live scan that (as root) rewrites the cache. A cache that
+ * cannot be used is a note in `note` (empty when all is well), never an
+ * error: the scan still runs.
+ */
+rm_status rms_hwcache_load(const char *dir, const rm_site *site,
+			   rm_node_hw **out, rms_hw_how *how, char *note,
+			   size_t notelen, rm_error *err);
+/* The conf's cache directory (malloc'd), or NULL when off. */
+char *rms_hwcache_dir(const rms_conf *c);
 /* ---- one launcher task per node: torchrun (launcher.c) ---- */
 /* The workers per node when the step is one launcher task per node (one
  * task per node and a layout of more ranks than tasks), else 0. */

@@ -643,6 +643,18 @@ rm_status rm_node_load(const char *xml_path, const rm_site *site,
 		       rm_node_hw **out, rm_error *err);
 size_t rm_node_gpu_count(const rm_node_hw *hw);
 /*
+ * This machine's own export (rm_node_export_machine_xml), read back in the
+ * same boot (the plugin's per-boot cache): like rm_node_load(xml_path,
+ * ...), but as a live scan would see it: the checks that look at /sys
+ * still run, and only the CPUs and memory this process may use (its
+ * cgroup) are kept.
+ */
+rm_status rm_node_load_own_xml(const char *xml_path, const rm_site *site,
+			       rm_node_hw **out, rm_error *err);
+/* This whole machine, whatever this process's cgroup allows, as hwloc
+ * XML (malloc'd, *len bytes). */
+rm_status rm_node_export_machine_xml(char **xml, size_t *len, rm_error *err);
+/*
  * The node-wide NCCL environment (NCCL_IB_HCA, CUDA_DEVICE_ORDER,
  * NCCL_CROSS_NIC where the site is rail-optimised, the site's own NCCL
  * variables). Whether a job's own value wins is the caller's business

@@ -300,6 +300,46 @@ else
 	skip nccl-env "no hwloc capture at $HWXML (the project's shared fixtures)"
 fi
 
+# ---- issue 26.6: the node's topology, cached per boot in RUNTIME/.hwcache
+HWC=$RT/.hwcache
+rm -rf "$HWC"
+# hwc_file: the one cache file (KEY-SHA256.xml), else empty.
+hwc_file() { ls "$HWC"/*.xml 2>/dev/null | head -1; }
+# hwc_sound FILE: its bytes are what its name says.
+hwc_sound() { [ -n "$1" ] && [ "$(sha256sum <"$1" | cut -c1-64)" = "$(basename "$1" .xml | cut -c66-)" ]; }
+run hwcache-first 0 srun -N1 -n8 --parallel-layout=8x1x1 true
+F=$(hwc_file)
+[ "$(ls "$HWC" | wc -l)" = 1 ] && hwc_sound "$F" && pass hwcache-written ||
+	fail hwcache-written "$(ls -la "$HWC" 2>&1)"
+# Root's alone: the job user can neither write nor replace it.
+[ "$(stat -c %u:%a "$HWC" 2>&1) $(stat -c %u:%a:%F "$F" 2>&1)" = "0:700 0:600:regular file" ] &&
+	pass hwcache-root-only || fail hwcache-root-only "$(ls -la "$HWC" 2>&1)"
+WAS=$(stat -c '%i %y' "$F")
+run hwcache-second 0 srun -N2 -n16 --ntasks-per-node=8 --parallel-layout=8x1x2 true
+[ "$(hwc_file)" = "$F" ] && [ "$(stat -c '%i %y' "$F")" = "$WAS" ] && pass hwcache-used ||
+	fail hwcache-used "$WAS -> $(stat -c '%i %y' "$(hwc_file)" 2>&1)"
+# Corrupt (a truncated write, an edit): refused and written again.
+head -c 100 "$F" >"$F.x" && cat "$F.x" >"$F" && rm -f "$F.x"
+run hwcache-corrupt 0 srun -N1 -n8 --parallel-layout=8x1x1 true
+# (new bytes, maybe: hwloc records the writing process's name and cgroup)
+F=$(hwc_file)
+[ "$(ls "$HWC" | wc -l)" = 1 ] && hwc_sound "$F" && pass hwcache-corrupt-replaced ||
+	fail hwcache-corrupt-replaced "$(ls -la "$HWC" 2>&1)"
+# Another key's file (another boot, device list or driver) is never read:
+# it goes, and this key's is rebuilt.
+OLD=$HWC/$(printf '%064d-%064d' 0 0).xml
+mv "$F" "$OLD"
+run hwcache-other-key 0 srun -N1 -n8 --parallel-layout=8x1x1 true
+F=$(hwc_file)
+[ ! -e "$OLD" ] && [ "$(ls "$HWC" | wc -l)" = 1 ] && hwc_sound "$F" && pass hwcache-other-key-rebuilt ||
+	fail hwcache-other-key-rebuilt "$(ls -la "$HWC" 2>&1)"
+# hwcache=off: a scan at every step, nothing written.
+rm -rf "$HWC"
+plugstack_maps "site=$D/etc/site.yaml" hwcache=off
+run hwcache-off 0 srun -N1 -n8 --parallel-layout=8x1x1 true
+[ ! -e "$HWC" ] && pass hwcache-off-nothing || fail hwcache-off-nothing "$(ls -la "$HWC" 2>&1)"
+plugstack_maps "site=$D/etc/site.yaml"
+
 # ---- a job user other than root: the map is written as that user
 if ! id nobody >/dev/null 2>&1; then
 	skip other-user "no user nobody"
@@ -443,7 +483,7 @@ if cluster_restart_slurmd "$D" 4 >/dev/null 2>&1; then
 else
 	fail slurmd-start-typo "node4's slurmd did not come back"
 fi
-has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT\$"
+has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT hwcache=\(runtime_dir/\.hwcache\)\$"
 plugstack_maps "site=$D/etc/site.yaml"
 
 # ---- issue 9.8: refused in srun with one message, before anything runs

@@ -53,7 +53,7 @@ struct rm_node_hw {
 	rmi_port *port;
 	size_t nport;
 	size_t nnvswitch;
-	bool live;                   /* read from this machine, not XML */
+	bool live;                   /* this machine now: live, or its own cache */
 	bool numa_fallback;
 };
 

@@ -319,8 +319,16 @@ static rm_status check_xml_version(const char *path, const char *text,
 	return RM_OK;
 }
 
+/* The filters every read uses, so that an export reads back the same. */
+static void set_filters(hwloc_topology_t t)
+{
+	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	hwloc_topology_set_type_filter(t, HWLOC_OBJ_PCI_DEVICE,
+				       HWLOC_TYPE_FILTER_KEEP_ALL);
+}
+
 static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
-			       rm_error *err)
+			       bool own, rm_error *err)
 {
 	char q[160];
 	char *text = NULL;
@@ -344,9 +352,13 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 		hw->topo = NULL;
 		return rmi_err(err, RM_ENOMEM, "hwloc: cannot create a topology");
 	}
-	hwloc_topology_set_io_types_filter(hw->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	hwloc_topology_set_type_filter(hw->topo, HWLOC_OBJ_PCI_DEVICE,
-				       HWLOC_TYPE_FILTER_KEEP_ALL);
+	set_filters(hw->topo);
+	/* This machine's own export holds every CPU; this process (a job's
+	 * slurmstepd in its cgroup) gets its own share, as a live scan does. */
+	if (own)
+		hwloc_topology_set_flags(hw->topo,
+					 HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+					 HWLOC_TOPOLOGY_FLAG_THISSYSTEM_ALLOWED_RESOURCES);
 	if (text) {
 		/* hwloc wants the size including the final NUL. */
 		if (hwloc_topology_set_xmlbuffer(hw->topo, text, (int)len + 1) < 0) {
@@ -373,8 +385,55 @@ static rm_status open_topology(rm_node_hw *hw, const char *xml_path,
 	return RM_OK;
 }
 
+static rm_status load(const char *xml_path, bool own, const rm_site *site,
+		      rm_node_hw **out, rm_error *err);
+
 rm_status rm_node_load(const char *xml_path, const rm_site *site,
 		       rm_node_hw **out, rm_error *err)
+{
+	return load(xml_path, false, site, out, err);
+}
+
+rm_status rm_node_load_own_xml(const char *xml_path, const rm_site *site,
+			       rm_node_hw **out, rm_error *err)
+{
+	if (!xml_path)
+		return rmi_err(err, RM_EINPUT, "no XML file to read");
+	return load(xml_path, true, site, out, err);
+}
+
+rm_status rm_node_export_machine_xml(char **xml, size_t *len, rm_error *err)
+{
+	*xml = NULL;
+	*len = 0;
+	hwloc_topology_t t;
+	if (hwloc_topology_init(&t) < 0)
+		return rmi_err(err, RM_ENOMEM, "hwloc: cannot create a topology");
+	set_filters(t);
+	/* Not this process's share (a job's cgroup) but the whole machine. */
+	hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	char *buf = NULL;
+	int n = 0;
+	if (hwloc_topology_load(t) < 0 ||
+	    hwloc_topology_export_xmlbuffer(t, &buf, &n, 0) < 0 || n < 1) {
+		int e = errno;
+		hwloc_topology_destroy(t);
+		return rmi_err(err, RM_EIO, "hwloc cannot export this machine (%s)",
+			       strerror(e ? e : EIO));
+	}
+	/* hwloc counts the final NUL. */
+	*xml = malloc((size_t)n);
+	if (*xml) {
+		memcpy(*xml, buf, (size_t)n);
+		*len = (size_t)n - 1;
+	}
+	hwloc_free_xmlbuffer(t, buf);
+	hwloc_topology_destroy(t);
+	return *xml ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
+}
+
+static rm_status load(const char *xml_path, bool own, const rm_site *site,
+		      rm_node_hw **out, rm_error *err)
 {
 	*out = NULL;
 	char *cached = NULL;
@@ -401,13 +460,13 @@ rm_status rm_node_load(const char *xml_path, const rm_site *site,
 	}
 	bool from_xml = xml_path != NULL;
 	hw->source = strdup(from_xml ? xml_path : "live");
-	hw->live = !from_xml;
+	hw->live = !from_xml || own;
 	free(cached);
 	if (!hw->source) {
 		free(hw);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
-	if ((s = open_topology(hw, from_xml ? hw->source : NULL, err)) ||
+	if ((s = open_topology(hw, from_xml ? hw->source : NULL, own, err)) ||
 	    (s = scan(hw, err)) || (s = rmi_node_classify(hw, site, err))) {
 		rm_node_free(hw);
 		return s;
