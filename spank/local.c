@@ -114,6 +114,9 @@ int rms_local_user_init(spank_t sp)
 			      "the step has");
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return refuse(sp, "out of memory");
+	const char *part = getenv("SLURM_JOB_PARTITION");
+	snprintf(rms_g.partition, sizeof(rms_g.partition), "%s",
+		 part ? part : "");
 	char *nodes = NULL, *tpn = NULL;
 	if (!step_layout(sp, &nodes, &tpn)) {
 		free(nodes);

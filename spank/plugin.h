@@ -20,6 +20,9 @@ typedef struct rms_state {
 	bool layout_none;            /* --parallel-layout=none: hands off */
 	int export_slurm;            /* --parallel-export; -1: not given */
 	bool option_bad;             /* a value failed the syntax check */
+	/* SLURM_JOB_PARTITION: only picks among the admin's topology.yaml
+	 * entries, never a path. */
+	char partition[128];
 
 	/* remote: this step is ours (option given, a real step) */
 	bool active;
