@@ -56,7 +56,7 @@ include tests/module.mk
 -include bench/module.mk
 -include pkg/module.mk
 -include python/module.mk
--include slurm24/module.mk
+-include roots/module.mk
 
 build-all: $(ALL_TARGETS)
 

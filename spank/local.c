@@ -23,10 +23,11 @@
  */
 static bool step_layout(spank_t sp, char **nodes, char **tpn_out)
 {
-	slurm_step_id_t id = { .step_het_comp = NO_VAL };
-	if (spank_get_item(sp, S_JOB_ID, &id.job_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_STEPID, &id.step_id) != ESPANK_SUCCESS)
+	uint32_t job, step;
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
 		return false;
+	slurm_step_id_t id = rms_step_id(job, step);
 	slurm_step_layout_t *l = slurm_job_step_layout_get(&id);
 	if (!l)
 		return false;

@@ -25,7 +25,7 @@ ALL_TARGETS += $(BUILD)/rankmap.so
 
 # The same plugin under its Slurm release's name (rankmap-slurm22.05.so): a
 # SPANK plugin only loads in the major.minor it was built for, so packages
-# and admins keep one file per release (slurm24/module.mk adds 24.11's).
+# and admins keep one file per release (roots/module.mk adds those of the other roots).
 SLURM_RELEASE := $(shell v=$$(sed -n 's/^\#define SLURM_VERSION_NUMBER //p' \
 	$(SLURM_INC)/slurm/slurm_version.h); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
 $(BUILD)/rankmap-slurm$(SLURM_RELEASE).so: $(BUILD)/rankmap.so

@@ -7,9 +7,29 @@
 
 #include "rms.h"
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #define RMS_PREFIX "rankmap: "
+
+/*
+ * A step's id for libslurm's step calls. 26.05 added a field (sluid, the
+ * id slurmctld gives a job cluster-wide) and SLURM_STEP_ID_INITIALIZER,
+ * which is the only way to leave every field, present and future, at
+ * "unset"; 22.05 and 24.11 have neither, and zero means "unset" there
+ * only for job_id, not for step_het_comp (NO_VAL).
+ */
+static inline slurm_step_id_t rms_step_id(uint32_t jobid, uint32_t stepid)
+{
+#ifdef SLURM_STEP_ID_INITIALIZER
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+#else
+	slurm_step_id_t id = { .step_het_comp = NO_VAL };
+#endif
+	id.job_id = jobid;
+	id.step_id = stepid;
+	return id;
+}
 
 typedef struct rms_state {
 	rms_conf conf;

@@ -33,7 +33,8 @@ static const char *release_of_api(long api)
 {
 	static const struct { long api; const char *name; } known[] = {
 		{ 38, "22.05" }, { 39, "23.02" }, { 40, "23.11" },
-		{ 41, "24.05" }, { 42, "24.11" },
+		{ 41, "24.05" }, { 42, "24.11" }, { 43, "25.05" },
+		{ 44, "25.11" }, { 45, "26.05" },
 	};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (known[i].api == api)

@@ -70,8 +70,13 @@ static void refuse_step(const char *msg)
 	set_error("%s", msg);
 	slurm_error(RMS_PREFIX "%s", msg);
 	/* 24.11 added a flags argument (22.05 has none) and dropped
-	 * slurm_get_errno(); both set errno. */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+	 * slurm_get_errno(); 26.05 takes the step's slurm_step_id_t instead
+	 * of job and step ids (the old form only under
+	 * SLURM_BACKWARD_COMPAT, which we do not use). All set errno. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	slurm_step_id_t id = rms_step_id(rms_g.jobid, rms_g.stepid);
+	int rc = slurm_kill_job_step(&id, SIGKILL, 0);
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 	int rc = slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL, 0);
 #else
 	int rc = slurm_kill_job_step(rms_g.jobid, rms_g.stepid, SIGKILL);

@@ -1,7 +1,7 @@
 # tests/privdev.sh - private_dev ROOT: give the chroot at ROOT a /dev of its
 # own, so that nothing run inside can change this machine's /dev. Sourced
 # (POSIX sh) inside a private mount namespace, before the chroot, by
-# slurm24/inroot.sh, slurm24/mkroot.sh and tests/pkg/deb_check.sh.
+# roots/inroot.sh, roots/mkroot.sh and tests/pkg/deb_check.sh.
 #
 # A bind of the host's /dev (what these scripts did before) is the host's
 # devtmpfs itself: `rm /dev/null; touch /dev/null` inside the chroot made the

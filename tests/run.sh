@@ -114,7 +114,7 @@ report_suite() {
 
 # The long suites (real Slurm clusters, packages) start first so that the
 # short ones run beside them.
-slow='^tests/(slurm|slurm24|shape|pkg)/'
+slow='^tests/(slurm|slurm24|slurm26|shape|pkg)/'
 shell_suites() {
 	local t
 	for t in tests/*/t_*.sh; do

@@ -44,8 +44,25 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
 		job_desc.req_switch = r.switches
 		job_desc.wait4switch = shape.SITE.switch_wait
 	end
-	slurm.log_info("rankmap: job of uid %d, layout %s: %d nodes x %d tasks%s", submit_uid, s,
-		r.nodes, r.tasks_per_node, r.switches and (", switches=" .. r.switches) or "")
+	-- block: job_submit/lua can set the segment itself from 25.11 on (for
+	-- every client, slurmrestd too); before, cli_filter.lua does. A
+	-- segment the user chose is left alone, and then so are its flags.
+	local cflag = shape.consolidate_flag()
+	local seg = ""
+	if r.segment and cflag then
+		if (job_desc.segment_size or 0) == 0 then job_desc.segment_size = r.segment end
+		if job_desc.segment_size == r.segment then
+			seg = ", segment=" .. r.segment
+			local f = job_desc.bitflags or 0
+			-- no bit operators in Lua 5.1; the flag is one power of two
+			if r.consolidate and math.floor(f / cflag) % 2 == 0 then
+				job_desc.bitflags = f + cflag
+				seg = seg .. " consolidated"
+			end
+		end
+	end
+	slurm.log_info("rankmap: job of uid %d, layout %s: %d nodes x %d tasks%s%s", submit_uid, s,
+		r.nodes, r.tasks_per_node, r.switches and (", switches=" .. r.switches) or "", seg)
 	return slurm.SUCCESS
 end
 

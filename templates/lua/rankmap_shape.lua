@@ -2,8 +2,10 @@
 -- (rankmap's SPANK option): whole nodes, one task per GPU, the node count
 -- the layout needs, and --switches (topology/tree) or --segment
 -- (topology/block) sized so that each pipeline replica can stay on one leaf
--- switch or NVLink block. Loaded by job_submit.lua (slurmctld) and
--- cli_filter.lua (sbatch/salloc/srun) from the directory of slurm.conf.
+-- switch or NVLink block, and, where a pipeline must cross blocks,
+-- --consolidate-segments (Slurm 25.11+). Loaded by job_submit.lua
+-- (slurmctld) and cli_filter.lua (sbatch/salloc/srun) from the directory
+-- of slurm.conf.
 --
 -- Edit SITE for your cluster. Nothing here talks to the network or the
 -- disk; the functions only compute.
@@ -25,6 +27,11 @@ M.SITE = {
 	-- refuse a pipeline replica that needs more leaves/blocks than this
 	-- (nil: no limit)
 	max_pipeline_domains = 1,
+	-- block, a pipeline longer than a block (max_pipeline_domains > 1):
+	-- ask for --consolidate-segments where the release has it (25.11+),
+	-- so that the blocks its stages cross lie in one aggregated block
+	-- (BlockSizes' next level) instead of anywhere in the fabric
+	consolidate_segments = true,
 	-- "gres/gpu" (Slurm 23.02+) or "gres:gpu" (22.05); nil: detect
 	gpu_tres = nil,
 }
@@ -68,8 +75,8 @@ end
 local function ceil_div(a, b) return math.floor((a + b - 1) / b) end
 
 -- shape(layout, nodes_asked) -> {nodes=, tasks_per_node=, tasks=,
--- switches=, segment=} or nil, reason. nodes_asked (or nil) resolves
--- dp=auto.
+-- switches=, segment=, consolidate=} or nil, reason. nodes_asked (or nil)
+-- resolves dp=auto.
 function M.shape(l, nodes_asked, site)
 	site = site or M.SITE
 	local g = site.gpus_per_node
@@ -113,6 +120,16 @@ function M.shape(l, nodes_asked, site)
 			return nil, "TP=" .. l.tp .. " spans " .. unit .. " nodes; NVLink blocks have " .. dom
 		end
 		if r.nodes % unit == 0 then r.segment = unit end
+		-- TP inside a block, PP across blocks: the segments are TP
+		-- groups and each stage hands its activations to the next over
+		-- the fabric between blocks, every micro-batch, on the critical
+		-- path. --consolidate-segments puts all segments in one
+		-- aggregated block; --spread-segments would do the opposite
+		-- (each segment base blocks of its own: stages scattered over as
+		-- many blocks as segments), so it is never asked for.
+		if r.segment and rep > dom and r.nodes > unit and site.consolidate_segments then
+			r.consolidate = true
+		end
 	else
 		-- leaves holding whole replicas
 		local per = rep <= dom and math.floor(dom / rep) * rep or dom
@@ -121,11 +138,17 @@ function M.shape(l, nodes_asked, site)
 	return r
 end
 
+-- The release's job flag for --consolidate-segments (Slurm 25.11+, in
+-- lua since 25.11.x), or nil where it has none (22.05, 24.11).
+function M.consolidate_flag()
+	return slurm.CONSOLIDATE_SEGMENTS
+end
+
 function M.gpu_tres(site)
 	site = site or M.SITE
 	if site.gpu_tres then return site.gpu_tres end
 	-- get_qos_priority came with the TRES names of newer releases; 22.05
-	-- has neither (tested on 22.05 and 24.11 only)
+	-- has neither (tested on 22.05, 24.11 and 26.05)
 	return slurm.get_qos_priority and "gres/gpu" or "gres:gpu"
 end
 

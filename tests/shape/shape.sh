@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shape.sh RELEASE - templates/lua/job_submit.lua on the real slurmctld of
-# this Slurm (run by t_shape.sh on the host and inside the 24.11 root): jobs
-# with --parallel-layout are shaped (scontrol show job), bad ones refused
-# with the site policy's reason, others untouched. Cluster: 4 nodes of 8
+# this Slurm (run by t_shape.sh on the host and inside the 24.11 and 26.05
+# roots): jobs with --parallel-layout are shaped (scontrol show job), bad
+# ones refused with the site policy's reason, others untouched. Cluster: 4 nodes of 8
 # GPUs, leaves of 3 and 1 nodes (cluster.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"

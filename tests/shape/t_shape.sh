@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t_shape.sh - templates/lua/job_submit.lua on the real slurmctld of both
-# releases: the host's (22.05) and, when `make slurm24` made its root, 24.11.
+# releases: the host's (22.05) and, where `make slurm24` / `make slurm26`
+# made their roots, 24.11 and 26.05.
 . "$(dirname "$0")/../lib.sh"
 SUITE=shape
 cd "$RM_ROOT" || exit 1
@@ -12,10 +13,13 @@ elif ! ls /usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so >/dev/null 2>&1;
 else
 	bash tests/shape/shape.sh host || rc=1
 fi
-. tests/slurm24/lib24.sh
-# without the root t_slurm24.sh says so once
-if slurm24_ready quiet; then
-	slurm24/inroot.sh env RM_ROOT="$RM_ROOT" RM_BUILD="$B24" \
-		bash tests/shape/shape.sh 24.11 || rc=1
-fi
+. tests/roots/libroot.sh
+# without a root its t_NAME.sh says so once
+for r in slurm24 slurm26; do
+	root_use "$r"
+	if root_ready quiet; then
+		$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" \
+			bash tests/shape/shape.sh "$RREL" || rc=1
+	fi
+done
 exit $rc

@@ -27,6 +27,12 @@
 #
 # CLUSTER_TOPOLOGY=FILE: copy FILE to DIR/etc/topology.conf instead; with
 # BlockName= lines in it, slurmctld runs topology/block (Slurm 23.11+).
+# CLUSTER_TOPOLOGY_YAML=FILE: copy FILE to DIR/etc/topology.yaml (Slurm
+# 25.05+: several topologies, chosen per partition) and write no
+# TopologyPlugin= line; topology.conf is then written only when
+# CLUSTER_TOPOLOGY names one too (Slurm ignores it beside topology.yaml).
+# CLUSTER_PARTITIONS=LINES: the PartitionName= lines, instead of the one
+# partition "debug" of all nodes (e.g. with Topology=NAME for topology.yaml).
 # CLUSTER_CONF_EXTRA=LINES: appended to slurm.conf (e.g. JobSubmitPlugins=lua;
 # a job_submit.lua or cli_filter.lua is then read from DIR/etc, beside it).
 #
@@ -169,7 +175,9 @@ cluster_start() {
 		echo "SelectTypeParameters=CR_Core"
 		echo "ReturnToService=2"
 		echo "GresTypes=gpu"
-		if [ -n "${CLUSTER_TOPOLOGY:-}" ] && grep -q '^[[:space:]]*BlockName=' "$CLUSTER_TOPOLOGY"; then
+		if [ -n "${CLUSTER_TOPOLOGY_YAML:-}" ]; then
+			: # slurmctld picks each topology's plugin from topology.yaml
+		elif [ -n "${CLUSTER_TOPOLOGY:-}" ] && grep -q '^[[:space:]]*BlockName=' "$CLUSTER_TOPOLOGY"; then
 			echo "TopologyPlugin=topology/block"
 		else
 			echo "TopologyPlugin=topology/tree"
@@ -183,7 +191,11 @@ cluster_start() {
 		for i in $(seq 1 "$n"); do
 			echo "NodeName=node$i NodeHostname=node$i NodeAddr=127.0.0.1 Port=$((port + i)) CPUs=8 Boards=1 SocketsPerBoard=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=4096 Gres=gpu:8 State=UNKNOWN"
 		done
-		echo "PartitionName=debug Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
+		if [ -n "${CLUSTER_PARTITIONS:-}" ]; then
+			echo "$CLUSTER_PARTITIONS"
+		else
+			echo "PartitionName=debug Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
+		fi
 		[ -n "${CLUSTER_CONF_EXTRA:-}" ] && echo "$CLUSTER_CONF_EXTRA"
 	} >"$dir/etc/slurm.conf"
 	echo "NodeName=node[1-$n] Name=gpu File=$dir/dev/nvidia[0-7]" >"$dir/etc/gres.conf"
@@ -200,6 +212,11 @@ cluster_start() {
 	} >"$dir/etc/topology.conf"
 	if [ -n "${CLUSTER_TOPOLOGY:-}" ]; then
 		cp "$CLUSTER_TOPOLOGY" "$dir/etc/topology.conf" || return 1
+	elif [ -n "${CLUSTER_TOPOLOGY_YAML:-}" ]; then
+		rm -f "$dir/etc/topology.conf"
+	fi
+	if [ -n "${CLUSTER_TOPOLOGY_YAML:-}" ]; then
+		cp "$CLUSTER_TOPOLOGY_YAML" "$dir/etc/topology.yaml" || return 1
 	fi
 
 	if [ -n "$plugin" ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# block.sh - topology/block on the real slurmctld 24.11 (run inside the
-# Debian 13 root by t_block.sh). Eight nodes of 8 GPUs in two NVLink blocks
+# block.sh - topology/block on the real slurmctld 24.11 and 26.05 (run
+# inside the Debian 13 and unstable roots by tests/slurm24/t_block.sh and
+# tests/slurm26/t_block.sh). Eight nodes of 8 GPUs in two NVLink blocks
 # of four (GB200 NVL72's 18 nodes x 4 GPUs, scaled down), BlockSizes=4,8.
 #  - topology.conf variants: slurmctld and rankmap accept and refuse the
 #    same files, for the same reason;
@@ -12,6 +13,7 @@
 #  - templates/lua/cli_filter.lua sizes --segment from the layout.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
+. "$RM_ROOT/tests/slurm24/blocklib.sh"
 cluster_suite block
 
 D=$(cluster_tmpdir rankmap-block)
@@ -19,29 +21,8 @@ trap 'cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out" "$D/v"
 printf '%s\n' "# two NVLink blocks of 4 nodes x 8 GPUs" "BlockName=nvl1 Nodes=node[1-4]" \
 	"BlockName=nvl2 Nodes=node[5-8]" "BlockSizes=4,8" >"$D/blocks.conf"
-cat >"$D/etc/site.yaml" <<EOF2
-schema: rankmap-site/1
-name: rmblock
-gpus_per_node: 8
-topology: topology.conf
-nvlink:
-  domain: block
-  domain_gpus: 32
-policy:
-  enforce: strict
-EOF2
 # templates/lua shapes --parallel-layout jobs: this site's blocks
-cp templates/lua/job_submit.lua templates/lua/cli_filter.lua "$D/etc/"
-sed -e 's/^\(\ttopology = \).*/\1"block",/' -e 's/^\(\tblock_nodes = \).*/\14,/' \
-	-e 's/^\(\tnvlink_gpus = \).*/\132,/' templates/lua/rankmap_shape.lua >"$D/etc/rankmap_shape.lua"
-if ! CLUSTER_TOPOLOGY=$D/blocks.conf CLUSTER_CONF_EXTRA=$'JobSubmitPlugins=lua\nCliFilterPlugins=lua' \
-	cluster_start "$D" 8 "$PLUGIN" "site=$D/etc/site.yaml" \
-	"runtime_dir=$D/rt" >"$D/out/start.log" 2>&1; then
-	fail cluster-start "$(tail -5 "$D/out/start.log"; tail -5 "$D/log/slurmctld.log" 2>/dev/null)"
-	exit 1
-fi
-pass cluster-start
-export SLURM_CONF=$D/etc/slurm.conf
+block_cluster 32 4
 has topology-block "$SLURM_CONF" '^TopologyPlugin=topology/block$'
 
 # ---- the same files accepted and refused, for the same reason
@@ -98,6 +79,14 @@ variant() {
 	verdict=$(ctld_verdict "$f")
 	msg=$("$CLI" plan --layout 8x1x1 --nodes node1 --gpus-per-node 8 --topology "$f" \
 		--format json 2>&1 >/dev/null)
+	if [ "$cr" = gap ]; then
+		# 25.05+ slurmctld: a gap in a block, accepted; rankmap still
+		# refuses it (not yet read as a block with missing nodes)
+		if [ "$verdict" = ACCEPT ] && grep -qE -- "$rr" <<<"$msg"; then pass "file-$name"; else
+			fail "file-$name" "slurmctld: $verdict (expected ACCEPT: gaps, 25.05+); rankmap: ${msg:-accepted}"
+		fi
+		return
+	fi
 	if [ -z "$cr" ]; then
 		if [ "$verdict" = ACCEPT ] && [ -z "$msg" ]; then pass "file-$name"; else
 			fail "file-$name" "slurmctld: $verdict; rankmap: $msg"
@@ -113,6 +102,14 @@ variant() {
 }
 B1="BlockName=b1 Nodes=node[1-4]"
 B2="BlockName=b2 Nodes=node[5-8]"
+# gap REASON: slurmctld's reason where it refuses a block smaller than the
+# base size or without nodes (24.11), "gap" where it takes it as a block
+# with missing nodes (25.05+: "gaps in block definitions")
+REL=$(slurmctld -V | sed -n 's/^slurm[-a-z]* \([0-9]*\.[0-9]*\).*/\1/p')
+[ -n "$REL" ] || fail slurm-release "cannot read the release from slurmctld -V: $(slurmctld -V 2>&1)"
+gap() {
+	if [ "$(printf '%s\n' 25.05 "$REL" | sort -V | head -1)" = 25.05 ]; then echo gap; else echo "$1"; fi
+}
 variant sizes-ok "" "" "$B1" "$B2" "BlockSizes=2,4"
 variant sizes-many "" "" "$B1" "$B2" "BlockSizes=4,8,16,32,64"
 variant sizes-default "" "" "BlockName=b1 Nodes=node[1-2]" "BlockName=b2 Nodes=node[3-8]"
@@ -123,62 +120,24 @@ variant sizes-not-multiple 'Invalid BlockSizes value: 12' "'12' is not the base 
 	"$B1" "$B2" "BlockSizes=4,12"
 variant sizes-word 'Invalid BlockSizes value: x' "BlockSizes: 'x' is not a block size" \
 	"$B1" "$B2" "BlockSizes=x"
-variant below-given-base 'Block configuration \(b1\) children count lower than bblock_node_cnt' \
+variant below-given-base "$(gap 'Block configuration \(b1\) children count lower than bblock_node_cnt')" \
 	":1:1: block 'b1' has 4 nodes, fewer than the base block size of 8 .BlockSizes' first value" \
 	"$B1" "$B2" "BlockSizes=8"
-variant below-first-block 'Block configuration \(b2\) children count lower than bblock_node_cnt' \
+variant below-first-block "$(gap 'Block configuration \(b2\) children count lower than bblock_node_cnt')" \
 	":2:1: block 'b2' has 3 nodes, fewer than the base block size of 4 .the first block's" \
 	"$B1" "BlockName=b2 Nodes=node[5-7]"
-variant no-nodes "block b1 hasn't got nodes" ":1:1: block 'b1' has no Nodes=" \
+variant no-nodes "$(gap "block b1 hasn't got nodes")" ":1:1: block 'b1' has no Nodes=" \
 	"BlockName=b1" "$B2"
 variant twice 'Block \(b1\) has already been defined' ":2:11: block 'b1' defined twice" \
 	"$B1" "BlockName=b1 Nodes=node[5-8]"
 variant unknown-key 'Parse error .* line 1: " Color=red"' ":1:30: unknown key 'Color'" \
 	"$B1 Color=red" "$B2"
-variant sizes-twice 'children count lower than bblock_node_cnt' ':4:1: BlockSizes given twice' \
+variant sizes-twice "$(gap 'children count lower than bblock_node_cnt')" ':4:1: BlockSizes given twice' \
 	"$B1" "$B2" "BlockSizes=4" "BlockSizes=8"
 
 # ---- rankmap's blocks are slurmctld's
-scontrol show topology >"$D/out/topo.txt" 2>&1
-: >"$D/out/node-block.txt"
-while read -r blk nodes; do
-	for n in $(scontrol show hostnames "$nodes"); do echo "$n $blk"; done
-done < <(sed -n 's/^BlockName=\([^ ]*\) .*Nodes=\([^ ]*\).*/\1 \2/p' "$D/out/topo.txt") >"$D/out/node-block.txt"
-[ "$(wc -l <"$D/out/node-block.txt")" -eq 8 ] && pass slurm-blocks ||
-	fail slurm-blocks "$(cat "$D/out/topo.txt")"
-
-S='echo "T $SLURMD_NODENAME tp=$RANKMAP_TP_RANK ep=${RANKMAP_EP_RANK:-0} pp=$RANKMAP_PP_RANK dp=$RANKMAP_DP_RANK edp=${RANKMAP_EDP_RANK:-0}"'
-# inside NAME FILE KEYS TASKS [SIZE]: the tasks agreeing on every axis in
-# KEYS (e.g. "pp dp ep": one TP group each; SIZE tasks each) sit in one of
-# slurmctld's blocks.
-inside() {
-	local out
-	out=$(awk -v keys="$3" -v want="$4" -v size="${5:-0}" '
-		NR == FNR { blk[$1] = $2; next }
-		$1 == "T" {
-			n++
-			split($0, f, " ")
-			key = ""
-			for (i = 3; i <= 7; i++) {
-				split(f[i], kv, "=")
-				if (index(" " keys " ", " " kv[1] " ")) key = key kv[1] kv[2] ","
-			}
-			b = blk[$2]
-			members[key]++
-			if (!(key in first)) { first[key] = b; groups++ }
-			else if (first[key] != b) bad[key] = first[key] "+" b
-		}
-		END {
-			for (k in bad) { printf "group %s spans %s\n", k, bad[k]; e = 1 }
-			for (k in members) if (size && members[k] != size) {
-				printf "group %s has %d tasks, not %d\n", k, members[k], size; e = 1
-			}
-			if (n != want) { printf "%d tasks, expected %d\n", n, want; e = 1 }
-			if (groups < 2) { printf "only %d group(s)\n", groups; e = 1 }
-			exit e
-		}' "$D/out/node-block.txt" "$2")
-	if [ $? -eq 0 ]; then pass "$1"; else fail "$1" "$out"; fi
-}
+block_map 8
+S=$BLOCK_TASK
 
 run tp16 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=16,pp=2,dp=2 sh -c "$S"
 inside tp16-in-block "$OUT" "pp dp ep" 64 16
