@@ -215,7 +215,10 @@ rm_status rmi_topo_block(ctx *c, const rmi_topo_tok *name,
 	c->blocks[c->nblocks++] = (struct rmi_topo_block){
 		name->v, name->vlen, name->line, name->col };
 	f->has_blocks = true;
-	/* slurmctld's topology/block refuses a block without nodes. */
+	/* slurmctld's topology/block refuses a block without nodes (before
+	 * 25.05's gaps). */
+	if (!nodes && c->gaps)
+		return RM_OK;
 	if (!nodes)
 		return rmi_topo_at(c, name->line, name->col,
 				   "block %s has no %s",
@@ -511,7 +514,7 @@ rm_status rmi_topo_finish(ctx *c, rm_status st)
 			f->nblock_sizes = c->nsizes;
 		}
 	}
-	if (!st)
+	if (!st && !c->gaps)
 		st = blocks_hold_base(c);
 	if (!st)
 		st = rmi_topo_build_tree(c);

@@ -50,6 +50,9 @@ typedef struct rmi_topo_ctx {
 	uint32_t sizes[RMI_TOPO_MAX_BLOCK_SIZES]; /* BlockSizes= so far */
 	uint32_t nsizes;
 	const rmi_topo_words *w;     /* key names for messages */
+	/* Slurm 25.05+ reads topology.yaml with gaps in blocks: a block
+	 * with fewer nodes than the base size, or none, is still a block. */
+	bool gaps;
 	char qa[160], qb[160], qc[160]; /* quoted values for one message */
 } rmi_topo_ctx;
 

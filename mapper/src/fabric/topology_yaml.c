@@ -8,7 +8,9 @@
  * so every tree and block topology here is checked too, each into a
  * scratch fabric, and only the chosen one is kept. The values go through
  * topology.c's checks, so a name, hostlist or block size means the same
- * as in topology.conf. Keys slurmctld does not know it ignores with a
+ * as in topology.conf, except that blocks may have gaps (fewer nodes than
+ * the base block size, or none), as 25.05+ allows. Keys slurmctld does
+ * not know it ignores with a
  * warning; so does this reader, so that both pick the same topology.
  */
 #include "internal.h"
@@ -215,6 +217,7 @@ static rm_status build(yctx *y, const entry *e, rm_fabric *f)
 	if (st)
 		return st;
 	c.w = &yaml_words;
+	c.gaps = true; /* topology.yaml means 25.05+ */
 	if (e->kind == T_TREE)
 		st = read_tree(y, &c, e->body);
 	else if (e->kind == T_BLOCK)
@@ -269,15 +272,11 @@ static rm_status read_doc(yctx *y, const rmi_ynode *root, rm_fabric *f,
 	if (!v)
 		return rmi_err(y->err, RM_ENOMEM, "%s: out of memory", y->file);
 	rm_status st = RM_OK;
-	for (size_t i = 0; i < n && !st; i++) {
+	/* A name given twice is not refused: slurmctld 26.05 runs such a
+	 * file and looks names up first to last, as choose() does. */
+	for (size_t i = 0; i < n && !st; i++)
 		st = read_entry(y, root->kind == RMI_Y_SEQ ? root->item[i]
 							   : root, &v[i]);
-		for (size_t j = 0; j < i && !st; j++)
-			if (!strcmp(v[j].name->str, v[i].name->str))
-				st = yat(y, v[i].name,
-					 "topology %s defined twice (first at line %lu)",
-					 yq(y, v[i].name), v[j].name->line);
-	}
 	size_t pick = 0;
 	if (!st)
 		st = choose(y, v, n, name, &pick);
