@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hmac.c - HMAC-SHA256 (RFC 2104) over librankmap's SHA-256, a
  * constant-time comparison, and a keystream from HMAC in counter mode.

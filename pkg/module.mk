@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installing and packaging: `make install` / `make uninstall` (PREFIX,
 # DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, SYSCONFDIR, SLURM_PLUGIN_DIR),
 # the man pages (pkg/man/*.scd, scdoc), pkg-config files, bash completion,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pkg/rpm.sh (make rpm): RPM packages of this tree into $BUILD/rpm/RPMS
 # with rpmbuild and pkg/rpm/rankmap.spec, from a tarball of the files git
 # knows (tracked, and new ones not ignored), so neither build/ nor anything

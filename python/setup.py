@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Pure Python: `pip install ./python` (no compiled extension, no network:
 # setuptools from the system does the build).
 from setuptools import setup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conf.c - the plugin's arguments from plugstack.conf.
  *

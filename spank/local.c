@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * local.c - srun's side. local_user_init is the first callback that knows
  * the step (job id, nodes, tasks), and a -1 there makes srun exit 1 with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The SPANK plugin rankmap.so (needs Slurm's spank.h), its SPANK-free core
 # (also linked by the benchmark and the unit test), `make demo`, and the
 # plugin benchmark.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * options.c - --parallel-layout, --parallel-order, --parallel-export, the
  * plugin's plugstack.conf arguments, and the plan of the step they ask for.

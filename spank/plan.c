@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.c - from a step's inputs to its map file. srun and every node run
  * this same function on the same inputs; the digest tells them apart when a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugin.h - state and context handlers of the SPANK plugin. One process
  * (srun, sbatch, salloc or one slurmstepd) holds one plugin state.

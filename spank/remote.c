@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * remote.c - slurmstepd's side, once per node per step.
  *

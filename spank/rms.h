@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rms.h - the rankmap SPANK plugin's own parts. Everything declared here
  * except options.c, local.c, remote.c and rankmap_spank.c is free of SPANK

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/deps.sh [install]: checks the Debian 12 packages rankmap builds and
 # tests with; installs the missing ones with apt-get when run as root and
 # asked to, otherwise names exactly what is missing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_check.c - `rankmap check`: score a map, ours or a user's. */
 #include "cmd_model.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_plan.c - `rankmap plan`: compute the rank map for a job. */
 #include "common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c - the options plan, check and explain share (see common.h). */
 #include "common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * common.h - option handling shared by `rankmap plan`, `check` and
  * `explain`: one spelling, one default and one error style for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_fabric.h - what every topology reader's fuzz target asserts of a
  * fabric that loaded: a forest with consistent links and name tables. */
 #ifndef RANKMAP_FUZZ_FABRIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_topology.c - topology.conf text from arbitrary bytes. */
 #include "internal.h"
 #include "fuzz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_topology_yaml.c - topology.yaml text from arbitrary bytes, read for
  * the cluster default and for a named topology. */
 #include "internal.h"

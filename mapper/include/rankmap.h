@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap.h - the public header of librankmap; rankmap_text.h beside it
  * adds the text/JSON buffer programs print their reports with.

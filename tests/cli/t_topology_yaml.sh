@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap plan --topology topology.yaml [--partition P]: the partition's
 # topology from slurm.conf beside the file (the cluster default without
 # one), the same placement as the equivalent topology.conf, and clear

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_auth.c - what the id exchange authenticates with: HMAC-SHA256
  * against RFC 4231's vectors, the constant-time comparison and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/pkg/pkglib.sh - sourced by t_deb.sh and t_rpm.sh after lib.sh.
 # pkg_make KIND TOOLS...: skip the suite (one SKIP line, exit 0) when
 # RM_SKIP_<KIND>=1, a tool is missing or this is no git checkout; else run

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/pkg/rpm_check.sh: the RPMs in $BUILD/rpm/RPMS (make rpm), inspected
 # - file lists, Requires/Provides, scriptlets, licence - and installed with
 # `rpm --root --nodeps --noscripts` into a scratch root to check the paths

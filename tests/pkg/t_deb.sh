@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian packages, end to end: `make deb`, then tests/pkg/deb_check.sh
 # (lintian without errors; dpkg -i of every package in a private overlay of
 # /, the installed CLI, man pages, pkg-config, and the installed plugin in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The RPM packages, end to end: `make rpm` (rpmbuild: Debian's `rpm`
 # package here), then tests/pkg/rpm_check.sh (file lists, Requires and
 # Provides, scriptlets, licence, an install into a scratch root).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_spank_core.c - the SPANK plugin's Slurm-free parts: plugstack
  * arguments, tasks-per-node parsing, the step plan with its refusals and

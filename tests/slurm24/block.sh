@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # block.sh - topology/block on the real slurmctld 24.11 and 26.05 (run
 # inside the Debian 13 and unstable roots by tests/slurm24/t_block.sh and
 # tests/slurm26/t_block.sh). Eight nodes of 8 GPUs in two NVLink blocks

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # blocklib.sh - sourced by the topology/block suites (tests/slurm24/block.sh,
 # tests/slurm26/segments.sh), after tests/slurm/cluster.sh:
 #   block_cluster GPUS NODES [SED...]   start 8 nodes under $D/blocks.conf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_topo_yaml.sh - rankmap's topology.yaml reading against slurmctld 26.05
 # in the Debian unstable root: tests/slurm26/topo_yaml.sh.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # topo_yaml.sh - rankmap's topology.yaml against slurmctld 26.05's (run in
 # the Debian unstable root by t_topo_yaml.sh). Eight nodes, one
 # topology.yaml beside slurm.conf and no topology.conf: a tree "fat" (two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slurm_topo.c - which topology file and which topology slurmctld uses
  * for a partition: topology.yaml beside slurm.conf when it exists (then

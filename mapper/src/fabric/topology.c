@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology.c - Slurm topology.conf (topology/tree and topology/block) into
  * an rm_fabric. Every complaint names file:line:col and quotes the bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology_int.h - between the topology.conf reader (topology.c), the
  * topology.yaml reader (topology_yaml.c) and the switch-tree builder

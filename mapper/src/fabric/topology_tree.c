@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology_tree.c - turn the Switches= lines of a topology.conf into a
  * forest: parent and child links, a level per switch, and clear errors for

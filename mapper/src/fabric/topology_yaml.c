@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology_yaml.c - Slurm 25.05+ topology.yaml into an rm_fabric.
  *

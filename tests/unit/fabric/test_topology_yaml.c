@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_topology_yaml.c - Slurm 25.05+ topology.yaml into a fabric: the
  * topology slurmctld would pick, the same checks as topology.conf, and
  * slurm.conf's part in choosing (slurm_topo.c). */
