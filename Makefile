@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rankmap - one Makefile for the library, the CLI, the SPANK plugin and the
 # NCCL parts. Components add themselves through */module.mk.
 #   make            build everything this machine can build

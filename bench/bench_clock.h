@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The clock and the median every bench in bench/ reports with (their
  * random fabrics come from tests/unit/xorshift.h, shared with the tests). */
 #ifndef RM_BENCH_CLOCK_H

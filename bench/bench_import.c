@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_import.c - `rankmap site import` of a generated 4,096-host,
  * 8-rail capture (128 rail units of 32 hosts, 8 pods, 3 tiers; 12 MB of

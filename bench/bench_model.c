@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_model.c - how long the cost model takes: one explain estimate, and
  * a whole `suggest` as the CLI runs it (selective and full recomputation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_node.c - reading a node's hardware: a live hwloc scan of this
  * machine next to loading an exported XML (the generated DGX H100 and

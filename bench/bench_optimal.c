@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_optimal.c - how good the plans are on fabrics nobody tuned for: a
  * seeded random set of two-level trees, three-level pods, GB200-style

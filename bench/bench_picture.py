@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench_picture.py - `make bench`: how fast the HTML picture draws in
 headless Chromium, beside the browser's own fixed cost (the 32-GPU demo
 page) in the same run. Figures are performance.now() inside the page:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_plan.c - how long rankmap takes to plan, check and write the map
  * for 16,384 and 131,072 GPUs on generated tree fabrics, next to what it

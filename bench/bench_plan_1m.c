@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_plan_1m.c - one rm_plan of 1,048,576 GPUs (8x16x8192, Megatron
  * order) on the bench's tree (32 nodes per leaf, 16 leaves per pod, 1/8

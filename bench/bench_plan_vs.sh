@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench_plan_vs.sh [RUNS] - rm_plan at 1,048,576 GPUs, this tree's build
 # against commit e45650b's (the last before packing both ways), in one
 # run: each RUNS times (default 5), alternating, CPU ms of rm_plan and

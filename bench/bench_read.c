@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_read.c - reading a map back, from a few kB to a million GPUs:
  * rm_map_read beside the floor of any reader, a plain read() of the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_spank.c - what the SPANK plugin costs on one node of a 2,048-node
  * step (16,384 GPUs, 8x16x128), through the plugin's own functions:

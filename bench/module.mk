@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # make bench: speed figures next to their baselines and targets.
 # Every binary in BENCH_BINS is built (optimised, from the normal build's
 # librankmap.a) and run in turn; other modules append their own binaries.

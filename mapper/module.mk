@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # librankmap (static, shared, ASan) and the rankmap CLI.
 LIB_SRC  := $(wildcard mapper/src/*/*.c)
 CLI_SRC  := $(wildcard mapper/cli/*.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * auth.c - the proofs of the id exchange. A peer proves in its hello, and
  * rank 0 in its answer, that it holds the step's credentials, over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * auth.h - how the two ends of the id exchange prove who they are
  * (auth.c), with libsodium's primitives underneath. Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * busbw.c - bandwidth arithmetic in nccl-tests' convention.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check.h - the pieces of rankmap-nccl-check. Options, plan and report
  * (check_args.c, check_plan.c, check_report.c) need no GPU and are unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check_args.c - rankmap-nccl-check's options, in nccl-tests' spelling
  * where nccl-tests has one (-b, -e, -f, -n, -w). */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap-nccl-check - does every axis of the map get the bandwidth of
  * the link it was placed on? Run like the training job, one task per GPU:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check_plan.c - what rankmap-nccl-check measures, from the map alone:
  * the groups of every axis (all-reduce) and the consecutive stages of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check_report.c - turn every rank's timings into per-axis bus bandwidth,
  * find the groups far below what their placement promised, and say so

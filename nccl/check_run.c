@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check_run.c - the GPU side of rankmap-nccl-check: run every axis's
  * operation over the sizes, time it with CUDA events, check every element

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * comm.c - the world communicator, one per axis and one per combined
  * group, from the map file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * comm_env.c - rmn_opts from the environment the SPANK plugin (or any
  * launcher) sets, for everything the caller left open.

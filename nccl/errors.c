@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors.c - errors as values for librankmap-nccl, and small helpers. */
 #include "nccl_internal.h"
 

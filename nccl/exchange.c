@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange.c - hand rank 0's ncclUniqueId to every rank over TCP.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange.h - the id exchange's wire format and helpers, shared by its
  * entry point and message parsers (exchange.c, exchange_msg.c), rank 0

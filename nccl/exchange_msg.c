@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange_msg.c - the id exchange's messages as bytes: what rank 0 and
  * the peers write, and the parsers of what a stranger may send them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange_peer.c - the other ranks' side of the id exchange: reach rank 0
  * (which may start later), answer its challenge, wait for the verdict and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exchange_root.c - rank 0's side of the id exchange: listen on the
  * job's address, challenge every connection, take in the hellos that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * groups.c - the colors and keys of a communicator split, from the map.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * groups_combined.c - the groups Megatron-Core builds besides the single
  * axes (model parallel, tp-cp, dp-cp, tp-dp-cp, embedding, and for MoE the

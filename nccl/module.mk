@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # librankmap-nccl (.so, .a) and rankmap-nccl-check, where CUDA's NCCL is
 # found (CUDA_HOME, default /usr/local/cuda; libraries in lib/ or lib64/).
 # Unit tests of the GPU-free parts: tests/nccl/test_nccl_*.c, built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nccl_internal.h - shared between librankmap-nccl's own files.
  * Internal names start with rmni_ and stay out of the shared library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap_nccl.h - NCCL communicators from a rankmap map file.
  *

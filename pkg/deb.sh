@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pkg/deb.sh (make deb): Debian packages of this tree into $BUILD/deb with
 # dpkg-buildpackage, from a copy of the files git knows (tracked, and new
 # ones not ignored), so neither build/ nor anything outside $BUILD/deb is

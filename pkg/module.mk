@@ -1,7 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installing and packaging: `make install` / `make uninstall` (PREFIX,
 # DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, SYSCONFDIR, SLURM_PLUGIN_DIR),
 # the man pages (pkg/man/*.scd, scdoc), pkg-config files, bash completion,
-# the plugstack.conf.d example, and `make deb` / `make deb-check` (debian/).
+# the plugstack.conf.d example, `make deb` / `make deb-check` (debian/) and
+# `make rpm` / `make rpm-check` (pkg/rpm/).
 VERSION := $(shell sed -n 's/^\#define RM_VERSION_STRING "\(.*\)"/\1/p' \
 	mapper/include/rankmap.h)
 
@@ -109,4 +111,12 @@ deb:
 deb-check: deb
 	@BUILD=$(abspath $(BUILD)) tests/pkg/deb_check.sh
 
-.PHONY: install-core uninstall-core install-plugin uninstall-plugin deb deb-check
+# RPM packages (pkg/rpm/rankmap.spec), the same way; RPMBUILD_ARGS pass
+# through (--define 'slurm_prefix /opt/slurm').
+rpm:
+	@BUILD=$(abspath $(BUILD)) pkg/rpm.sh $(RPMBUILD_ARGS)
+
+rpm-check: rpm
+	@BUILD=$(abspath $(BUILD)) tests/pkg/rpm_check.sh
+
+.PHONY: install-core uninstall-core install-plugin uninstall-plugin deb deb-check rpm rpm-check

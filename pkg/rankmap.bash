@@ -26,16 +26,16 @@ _rankmap()
 	fi
 	local opts
 	case ${COMP_WORDS[1]} in
-	plan) opts="--layout --order --nodes --nodes-file --topology --site
+	plan) opts="--layout --order --nodes --nodes-file --topology --partition --site
 		--gpus-per-node --allow-missing --baseline -o --output --format --rank
 		--task --slurm-task --master-port" ;;
 	check) opts="--map --assignment --layout --order --gpus-per-node
-		--topology --site --nodes --nodes-file --allow-missing --baseline
+		--topology --partition --site --nodes --nodes-file --allow-missing --baseline
 		--format" ;;
 	node) opts="--hwloc-xml --site --format --ranks --nccl-topo --timing" ;;
 	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
 		--schedule --recompute --sharding --set --format --nodes
-		--nodes-file --topology --site --gpus-per-node --order
+		--nodes-file --topology --partition --site --gpus-per-node --order
 		--allow-missing" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The rankmap Python package (pure Python): `make install` copies it where
 # this prefix's python3 finds it (Debian: /usr/lib/python3/dist-packages
 # for /usr, PREFIX/lib/python3.X/dist-packages otherwise). PYTHONDIR

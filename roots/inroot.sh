@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # roots/inroot.sh NAME CMD...: run CMD inside the Debian root NAME made by
 # `make NAME` (roots/mkroot.sh), as root, in a mount namespace of its own:
 # /proc and /sys of this machine, a private /dev (tests/privdev.sh: a fresh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # roots/mkroot.sh NAME (`make slurm24`, `make slurm26`): create or refresh
 # the Debian root NAME (roots/NAME.conf: suite, Slurm release, extra
 # packages) in which that Slurm release runs for the tests and the build of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Slurm releases next to the host's Slurm, each in a Debian root of its own
 # (roots/NAME.conf says which suite and packages): `make slurm24` makes the
 # Debian 13 root (Slurm 24.11), `make slurm26` the Debian unstable one

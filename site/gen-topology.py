@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write the shipped fabrics' topology.conf files.
 
 The big ones (llama3-roce: 1,545 switches) are generated so that their

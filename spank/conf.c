@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conf.c - the plugin's arguments from plugstack.conf.
  *
@@ -26,6 +27,7 @@ void rms_conf_free(rms_conf *c)
 {
 	free(c->site);
 	free(c->topology);
+	free(c->slurm_conf);
 	free(c->order);
 	free(c->runtime_dir);
 	free(c->hwcache);
@@ -147,9 +149,18 @@ bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
 
 bool rms_conf_default_topology(rms_conf *c, const char *slurm_conf)
 {
+	char path[4096];
+	if (!c->slurm_conf) {
+		if (slurm_conf && *slurm_conf)
+			snprintf(path, sizeof(path), "%s", slurm_conf);
+		else
+			snprintf(path, sizeof(path), "%s/slurm.conf",
+				 DEFAULT_SLURM_DIR);
+		if (!set(&c->slurm_conf, path))
+			return false;
+	}
 	if (c->topology)
 		return true;
-	char path[4096];
 	const char *slash = slurm_conf ? strrchr(slurm_conf, '/') : NULL;
 	if (slash && slash != slurm_conf)
 		snprintf(path, sizeof(path), "%.*s/topology.conf",

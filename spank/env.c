@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* env.c - the variables one task gets, built without SPANK calls. */
 #include "rms.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * files.c - the per-node map file under a root-owned runtime directory:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hwcache.c - the node's topology, cached per boot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * launcher.c - the per-node contract: a layout step with one task per node
  * runs a launcher there (torchrun), which starts the node's GPU workers

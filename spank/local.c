@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * local.c - srun's side. local_user_init is the first callback that knows
  * the step (job id, nodes, tasks), and a -1 there makes srun exit 1 with
@@ -124,6 +125,9 @@ int rms_local_user_init(spank_t sp)
 			      "the step has");
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return refuse(sp, "out of memory");
+	const char *part = getenv("SLURM_JOB_PARTITION");
+	snprintf(rms_g.partition, sizeof(rms_g.partition), "%s",
+		 part ? part : "");
 	char *nodes = NULL, *tpn = NULL;
 	if (!step_layout(sp, &nodes, &tpn)) {
 		free(nodes);

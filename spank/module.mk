@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The SPANK plugin rankmap.so (needs Slurm's spank.h), its SPANK-free core
 # (also linked by the benchmark and the unit test), `make demo`, and the
 # plugin benchmark.
@@ -5,7 +6,15 @@ SPANK_CORE_SRC := spank/conf.c spank/plan.c spank/files.c spank/env.c spank/stam
 		  spank/launcher.c spank/hwcache.c
 SPANK_SRC      := $(wildcard spank/*.c)
 SPANK_TEST_SRC := $(wildcard tests/slurm/test_spank_*.c)
-SPANK_H        := $(wildcard /usr/include/slurm/spank.h)
+# The Slurm the plugin is built for: SLURM_PREFIX=/opt/slurm (a site's own
+# build), else pkg-config slurm's prefix (SchedMD's RPMs ship slurm.pc),
+# else /usr (Debian's libslurm-dev).
+SLURM_PREFIX   ?= $(or $(shell pkg-config --variable=prefix slurm 2>/dev/null),/usr)
+SLURM_INC      := $(SLURM_PREFIX)/include
+SPANK_H        := $(wildcard $(SLURM_INC)/slurm/spank.h)
+ifneq ($(SLURM_PREFIX),/usr)
+$(call obj,$(SPANK_SRC)) $(call aobj,$(SPANK_SRC)): CPPFLAGS += -I$(SLURM_INC)
+endif
 
 ifneq ($(SPANK_H),)
 # librankmap's objects are PIC already; linked in whole and hidden behind
@@ -20,11 +29,11 @@ ALL_TARGETS += $(BUILD)/rankmap.so
 # SPANK plugin only loads in the major.minor it was built for, so packages
 # and admins keep one file per release (roots/module.mk adds those of the other roots).
 SLURM_RELEASE := $(shell v=$$(sed -n 's/^\#define SLURM_VERSION_NUMBER //p' \
-	/usr/include/slurm/slurm_version.h); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
+	$(SLURM_INC)/slurm/slurm_version.h); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
 $(BUILD)/rankmap-slurm$(SLURM_RELEASE).so: $(BUILD)/rankmap.so
 	cp -p $< $@
 # libslurm's API number (its soname) for release.c's load-time check.
-SLURM_API := $(shell readlink -f "$$($(CC) -print-file-name=libslurm.so)" | \
+SLURM_API := $(shell readlink -f "$$(ls $(SLURM_PREFIX)/lib64/libslurm.so $(SLURM_PREFIX)/lib/libslurm.so 2>/dev/null | head -1 || true)" "$$($(CC) -print-file-name=libslurm.so)" | head -1 | \
 	sed -n 's/.*libslurm\.so\.\([0-9][0-9]*\).*/\1/p')
 $(call obj,spank/release.c): CPPFLAGS += -DRMS_SLURM_API=$(SLURM_API)
 .PHONY: slurm-release-plugin
@@ -34,7 +43,7 @@ else
 ALL_TARGETS += spank-skipped
 .PHONY: spank-skipped
 spank-skipped:
-	@echo "spank: /usr/include/slurm/spank.h not found: rankmap.so not built (apt-get install libslurm-dev)"
+	@echo "spank: $(SLURM_INC)/slurm/spank.h not found: rankmap.so not built (apt-get install libslurm-dev, or SLURM_PREFIX=the Slurm install)"
 endif
 
 # Unit test of the SPANK-free core, ASan+UBSan like the others.

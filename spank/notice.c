@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * notice.c - a node's refusal, told to srun so that srun says it last.
  *

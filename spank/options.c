@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * options.c - --parallel-layout, --parallel-order, --parallel-export, the
  * plugin's plugstack.conf arguments, and the plan of the step they ask for.
@@ -147,6 +148,7 @@ bool rms_plan_options(const char *nodelist, const char *tasks_per_node,
 		.order = rms_g.have_order ? rms_g.order : NULL,
 		.nodelist = nodelist,
 		.tasks_per_node = tasks_per_node,
+		.partition = rms_g.partition[0] ? rms_g.partition : NULL,
 		.ntasks = ntasks,
 		.nnodes = nnodes,
 	};

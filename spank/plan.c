@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.c - from a step's inputs to its map file. srun and every node run
  * this same function on the same inputs; the digest tells them apart when a
@@ -195,8 +196,8 @@ static bool file_sha(const char *path, char hex[65], char *err, size_t errlen)
 	return true;
 }
 
-static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
-			size_t errlen)
+static bool load_fabric(const rms_conf *conf, const char *partition,
+			rms_plan *p, char *err, size_t errlen)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
@@ -205,24 +206,28 @@ static bool load_fabric(const rms_conf *conf, rms_plan *p, char *err,
 			return fail(err, errlen, "site file: %s", e.msg);
 		p->have_site = true;
 	}
-	const char *topo = NULL;
+	/* An explicit file, the site's, else what slurmctld reads beside
+	 * slurm.conf: topology.yaml before topology.conf. */
+	const char *given = NULL;
 	if (conf->topology && !conf->topology_default)
-		topo = conf->topology;
+		given = conf->topology;
 	else if (p->have_site && p->site.topology)
-		topo = p->site.topology;
-	else if (conf->topology && access(conf->topology, F_OK) == 0)
-		topo = conf->topology;
-	if (!file_sha(conf->site, p->site_sha256, err, errlen) ||
-	    !file_sha(topo, p->topology_sha256, err, errlen))
-		return false;
-	if (!topo && !p->have_site)
-		return true;
-	if (rm_fabric_new(&p->fabric, &e) != RM_OK ||
-	    (topo && rm_fabric_load_topology(p->fabric, topo, &e) != RM_OK) ||
-	    (p->have_site &&
-	     rm_fabric_apply_site(p->fabric, &p->site, &e) != RM_OK))
+		given = p->site.topology;
+	rm_slurm_topology t;
+	if (rm_slurm_topology_find(conf->slurm_conf, partition, given, &t,
+				   &e) != RM_OK)
 		return fail(err, errlen, "%s", e.msg);
-	return true;
+	const char *topo = t.path;
+	bool ok = file_sha(conf->site, p->site_sha256, err, errlen) &&
+		  file_sha(topo, p->topology_sha256, err, errlen);
+	if (ok && (topo || p->have_site) &&
+	    (rm_fabric_new(&p->fabric, &e) != RM_OK ||
+	     rm_fabric_load_slurm_topology(p->fabric, &t, &e) != RM_OK ||
+	     (p->have_site &&
+	      rm_fabric_apply_site(p->fabric, &p->site, &e) != RM_OK)))
+		ok = fail(err, errlen, "%s", e.msg);
+	rm_slurm_topology_free(&t);
+	return ok;
 }
 
 static bool policy(rms_plan *p, char *err, size_t errlen)
@@ -284,7 +289,7 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 			 s->ntasks);
 		return false;
 	}
-	if (!load_fabric(conf, p, err, errlen))
+	if (!load_fabric(conf, s->partition, p, err, errlen))
 		return false;
 	/* --overcommit can put more tasks on a node than it has GPUs; the
 	 * map would then give two ranks one GPU (and a TP group the size of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plugin.h - state and context handlers of the SPANK plugin. One process
  * (srun, sbatch, salloc or one slurmstepd) holds one plugin state.
@@ -40,6 +41,9 @@ typedef struct rms_state {
 	bool layout_none;            /* --parallel-layout=none: hands off */
 	int export_slurm;            /* --parallel-export; -1: not given */
 	bool option_bad;             /* a value failed the syntax check */
+	/* SLURM_JOB_PARTITION: only picks among the admin's topology.yaml
+	 * entries, never a path. */
+	char partition[128];
 
 	/* remote: this step is ours (option given, a real step) */
 	bool active;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap_spank.c - the SPANK entry points of rankmap.so. Each one hands
  * over to the file of its context: options.c (all), local.c (srun),

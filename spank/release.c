@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * release.c - a rankmap.so runs only in the Slurm release it was built for.
  *

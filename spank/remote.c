@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * remote.c - slurmstepd's side, once per node per step.
  *
@@ -276,6 +277,9 @@ int rms_remote_post_opt(spank_t sp)
 	 * job's would let a user point root at a topology file of theirs. */
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return fail_step(sp, "out of memory");
+	if (!get_env(sp, "SLURM_JOB_PARTITION", rms_g.partition,
+		     sizeof(rms_g.partition)))
+		rms_g.partition[0] = 0;
 	if (!rms_plan_options(nodelist, tpn, ntasks, nnodes, &rms_g.plan, err,
 			      sizeof(err)))
 		return fail_step(sp, "%s", err);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rms.h - the rankmap SPANK plugin's own parts. Everything declared here
  * except options.c, local.c, remote.c and rankmap_spank.c is free of SPANK
@@ -36,7 +37,9 @@
 /* ---- plugstack.conf arguments (conf.c) ---- */
 typedef struct rms_conf {
 	char *site;                  /* site file; NULL: none */
-	char *topology;              /* topology.conf; NULL: site's or default */
+	char *topology;              /* topology.conf or .yaml; NULL: site's
+					or beside slurm.conf */
+	char *slurm_conf;            /* slurmstepd's/srun's slurm.conf */
 	char *order;                 /* default numbering; NULL: site's */
 	char *runtime_dir;           /* root-owned base of per-job dirs */
 	char *hwcache;               /* topology cache dir; NULL: the default */
@@ -59,7 +62,9 @@ bool rms_conf_parse(rms_conf *c, int argc, char **argv, char *errbuf,
 		    size_t errlen);
 /* One line with the effective configuration, for the slurmd log. */
 void rms_conf_describe(const rms_conf *c, char *buf, size_t len);
-/* Fill in the topology default: dirname($SLURM_CONF)/topology.conf. */
+/* Fill in the topology default: dirname($SLURM_CONF)/topology.conf, and
+ * remember slurm.conf (topology.yaml beside it wins, and it names the
+ * partition's topology). */
 bool rms_conf_default_topology(rms_conf *c, const char *slurm_conf);
 
 /* ---- the step's inputs and its map (plan.c) ---- */
@@ -68,6 +73,7 @@ typedef struct rms_step {
 	const char *order;           /* --parallel-order; NULL: default */
 	const char *nodelist;        /* the step's nodes, Slurm hostlist */
 	const char *tasks_per_node;  /* SLURM_STEP_TASKS_PER_NODE, "8(x4)" */
+	const char *partition;       /* the job's; NULL: cluster default */
 	uint32_t ntasks;             /* total tasks of the step */
 	uint32_t nnodes;             /* nodes of the step */
 } rms_step;

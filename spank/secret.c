@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * secret.c - srun's per-step secret for librankmap-nccl's id exchange,
  * which authenticates with HMAC-SHA256 under it where MUNGE is not used

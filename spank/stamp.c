@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stamp.c - what srun tells the nodes about the map it planned: the plugin
  * version, a digest of each input (plugstack.conf arguments, topology.conf,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A plain PyTorch job that takes everything from rankmap's SPANK plugin.
 
     srun --parallel-layout=2x2x2 python3 templates/pytorch_groups.py

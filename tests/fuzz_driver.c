@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_driver.c - runs a libFuzzer target without libFuzzer, so `make check`
  * exercises every parser's fuzz target under ASan+UBSan: each seed file in

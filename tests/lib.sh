@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/lib.sh - sourced by the shell test suites (tests/*/t_*.sh).
 # Each check prints "PASS: suite/name" or "FAIL: suite/name: why";
 # tests/run.sh counts them.

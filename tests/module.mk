@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Unit tests: tests/unit/<folder>/test_<module>.c, one binary each, built
 # with ASan; the folders follow mapper/src/.
 UNIT_SRC  := $(wildcard tests/unit/*/test_*.c)

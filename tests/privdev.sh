@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/privdev.sh - private_dev ROOT: give the chroot at ROOT a /dev of its
 # own, so that nothing run inside can change this machine's /dev. Sourced
 # (POSIX sh) inside a private mount namespace, before the chroot, by

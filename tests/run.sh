@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test suite (unit binaries, fuzz regressions, shell suites) and
 # ends with the line "N passed, N failed, N skipped".
 # TESTS=regex restricts the suites by name (e.g. TESTS=layout make check).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h - the rankmap command: one function per subcommand (cmd_*.c). */
 #ifndef RANKMAP_CLI_H
 #define RANKMAP_CLI_H

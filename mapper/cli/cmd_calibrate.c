@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_calibrate.c - `rankmap calibrate`: a site's calibration from its
  * own training logs and NCCL measurements, as a hardware file. */
 #include "cmd_model.h"

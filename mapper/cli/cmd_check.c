@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_check.c - `rankmap check`: score a map, ours or a user's. */
 #include "cmd_model.h"
 
@@ -16,7 +17,9 @@ static void help(FILE *f)
 	      "  --assignment FILE  lines of `rank host local_gpu` (whitespace or\n"
 	      "                     commas, '#' comments, optional header line)\n"
 	      "  --layout, --order  how the assignment's ranks are numbered\n"
-	      "  --topology F       Slurm topology.conf (default: the site's)\n"
+	      "  --topology F       Slurm topology.conf or topology.yaml (default:\n"
+	      "                     the site's)\n"
+	      "  --partition P      with a topology.yaml: partition P's topology\n"
 	      "  --baseline         also score Slurm's block order over the nodes\n"
 	      "                     (--nodes, else the map's own nodes) side by side\n"
 	      "  --format F         text (default), json; html or svg: a picture\n"

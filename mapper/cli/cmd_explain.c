@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_explain.c - `rankmap explain`: what a layout costs, axis by axis. */
 #include "cmd_model.h"
 

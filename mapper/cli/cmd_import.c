@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_import.c - `rankmap site import --ibnetdiscover FILE`: a fabric
  * capture into topology.conf and a site file in --out DIR, and always the

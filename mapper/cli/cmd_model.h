@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_model.h - options shared by `rankmap explain` and `rankmap suggest`. */
 #ifndef RANKMAP_CMD_MODEL_H
 #define RANKMAP_CMD_MODEL_H

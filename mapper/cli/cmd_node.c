@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_node.c - rankmap node: this node's GPUs, NICs, CPU sets and the
  * environment its tasks get. */
 #include "common.h"

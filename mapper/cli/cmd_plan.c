@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_plan.c - `rankmap plan`: compute the rank map for a job. */
 #include "common.h"
 
@@ -9,7 +10,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap plan --layout L [--order O]\n"
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
-	      "         [--topology F] [--site F] [--gpus-per-node N]\n"
+	      "         [--topology F [--partition P]] [--site F] [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
 	      "         [--format text|json|yaml|csv|env|hostfile|\n"
 	      "                   deepspeed-hostfile|html|svg]\n"
@@ -23,7 +24,11 @@ static void help(FILE *f)
 	      "  --nodes HOSTLIST   the allocation, e.g. gpu[001-128]; default\n"
 	      "                     SLURM_STEP_NODELIST, then SLURM_JOB_NODELIST\n"
 	      "  --nodes-file F     one host or hostlist per line, '#' comments\n"
-	      "  --topology F       Slurm topology.conf (default: the site's)\n"
+	      "  --topology F       Slurm topology.conf or topology.yaml (default:\n"
+	      "                     the site's)\n"
+	      "  --partition P      with a topology.yaml: the topology of partition\n"
+	      "                     P (Topology= in slurm.conf beside the file);\n"
+	      "                     default: the cluster_default topology\n"
 	      "  --site F           site file (rankmap-site/1 YAML)\n"
 	      "  --gpus-per-node N  default: the site's, else 8\n"
 	      "  --allow-missing    nodes absent from the topology get a leaf of\n"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_site.c - `rankmap site validate FILE [--topology F]`: what an admin
  * runs before pushing a site file and topology.conf to every node. Loads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_suggest.c - `rankmap suggest`: the fastest layouts that fit. */
 #include "cmd_model.h"
 

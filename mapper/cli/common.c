@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c - the options plan, check and explain share (see common.h). */
 #include "common.h"
 
@@ -78,6 +79,7 @@ static const rmc_optdef known[] = {
 	{ "--nodes", true, RMC_O_NODES, STR(nodes) },
 	{ "--nodes-file", true, RMC_O_NODES, STR(nodes_file) },
 	{ "--topology", true, RMC_O_TOPOLOGY, STR(topology) },
+	{ "--partition", true, RMC_O_TOPOLOGY, STR(partition) },
 	{ "--site", true, RMC_O_SITE, STR(site) },
 	{ "--gpus-per-node", true, RMC_O_GPN, STR(gpus_per_node) },
 	{ "--allow-missing", false, RMC_O_MISSING, STR(allow_missing) },
@@ -221,6 +223,42 @@ void rmc_inputs_free(rmc_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
+__attribute__((format(printf, 2, 3)))
+static rm_status cli_err(rm_error *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return e->code = RM_EINPUT;
+}
+
+/* A topology.conf or topology.yaml; slurm.conf beside it (where Slurm
+ * keeps both) names the partition's topology and the TopologyPlugin. */
+static rm_status load_topology(const rmc_opts *o, const char *path,
+			       rm_fabric *f, rm_error *e)
+{
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+	char conf[4096];
+	snprintf(conf, sizeof(conf), "%.*sslurm.conf", dir, path);
+	if (o->partition && !rm_topology_is_yaml(path))
+		return cli_err(e, "--partition picks one of a topology.yaml's "
+			       "topologies; %.900s is a topology.conf", path);
+	rm_slurm_topology t;
+	rm_status st = rm_slurm_topology_find(conf, o->partition, path, &t, e);
+	if (st)
+		return st;
+	if (o->partition && !t.partition_found)
+		st = cli_err(e, "--partition %.100s: %.700s defines no such "
+			     "partition, so its topology is unknown",
+			     o->partition, conf);
+	else
+		st = rm_fabric_load_slurm_topology(f, &t, e);
+	rm_slurm_topology_free(&t);
+	return st;
+}
+
 int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 {
 	rm_error e;
@@ -245,8 +283,7 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 		return RMC_OK;
 	}
 	if (rm_fabric_new(&in->fabric, &e) != RM_OK ||
-	    (in->topology &&
-	     rm_fabric_load_topology(in->fabric, in->topology, &e) != RM_OK) ||
+	    (in->topology && load_topology(o, in->topology, in->fabric, &e)) ||
 	    (in->have_site &&
 	     rm_fabric_apply_site(in->fabric, &in->site, &e) != RM_OK))
 		return rmc_fail(&e);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * common.h - option handling shared by `rankmap plan`, `check` and
  * `explain`: one spelling, one default and one error style for the
@@ -18,7 +19,7 @@ enum {
 	RMC_O_LAYOUT = 1u << 0,     /* --layout L */
 	RMC_O_ORDER = 1u << 1,      /* --order O */
 	RMC_O_NODES = 1u << 2,      /* --nodes HOSTLIST, --nodes-file F */
-	RMC_O_TOPOLOGY = 1u << 3,   /* --topology F */
+	RMC_O_TOPOLOGY = 1u << 3,   /* --topology F, --partition P */
 	RMC_O_SITE = 1u << 4,       /* --site F */
 	RMC_O_GPN = 1u << 5,        /* --gpus-per-node N */
 	RMC_O_MISSING = 1u << 6,    /* --allow-missing */
@@ -32,6 +33,7 @@ enum {
 
 typedef struct rmc_opts {
 	const char *layout, *order, *nodes, *nodes_file, *topology, *site;
+	const char *partition;       /* --partition: its topology.yaml entry */
 	const char *output, *format, *map, *assignment;
 	uint32_t gpus_per_node;      /* 0: the site's, else 8 */
 	bool allow_missing, baseline;

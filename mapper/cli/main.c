@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - rankmap: dispatch to a subcommand. */
 #include "cli.h"
 #include "common.h"

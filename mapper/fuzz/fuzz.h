@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz.h - shared by the fuzz targets in this folder. */
 #ifndef RANKMAP_FUZZ_H
 #define RANKMAP_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_aws.c - describe-instance-topology JSON from arbitrary bytes. */
 #include "fuzz_import.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_hostlist.c - hostlist expressions from arbitrary bytes; whatever
  * parses must survive a trip through rm_hostlist_format. */
 #include "rankmap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_ibnd.c - ibnetdiscover text from arbitrary bytes, through the import. */
 #include "fuzz_import.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_import.h - the body the import fuzz targets share: run one
  * importer on the bytes; whatever it accepts must write all three parts
  * and a topology.conf rankmap reads back; whatever it refuses must say so

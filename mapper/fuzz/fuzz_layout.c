@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_layout.c - layouts and orders from arbitrary bytes. */
 #include "rankmap.h"
 #include "fuzz.h"

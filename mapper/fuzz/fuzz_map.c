@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_map.c - map files and assignment files from hostile bytes.
  * Whatever parses must also survive every writer, and a map that reads

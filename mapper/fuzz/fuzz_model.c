@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_model.c - model and hardware YAML from arbitrary bytes; whatever
  * parses must give a finite estimate and a report without crashing. */
 #include "rankmap.h"

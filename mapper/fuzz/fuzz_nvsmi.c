@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_nvsmi.c - one node's `nvidia-smi -q` text from arbitrary bytes. */
 #include "fuzz_import.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_scontrol.c - `scontrol show topology` text from arbitrary bytes. */
 #include "fuzz_import.h"
 

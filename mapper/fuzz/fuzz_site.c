@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_site.c - any byte string given as a site file is read or refused,
  * and a site that is read applies to a small fabric without a crash or a
  * leak. */

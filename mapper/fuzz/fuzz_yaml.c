@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_yaml.c - the YAML/JSON tree loader and its typed getters must turn
  * any byte string into a tree or an error, never a crash or a leak. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap.h - the public header of librankmap; rankmap_text.h beside it
  * adds the text/JSON buffer programs print their reports with.
@@ -304,6 +305,40 @@ rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
 				  rm_error *err);
 rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 				   const char *name, rm_error *err);
+/* Slurm 25.05+ topology.yaml (tree, block and flat topologies): the one
+ * named `name`, or with NULL the one slurmctld gives a partition without
+ * Topology= (the first with cluster_default: true, else the first). Every
+ * tree and block topology in the file is checked, as slurmctld builds
+ * them all; a chosen topology/ring or topology/torus3d is refused. */
+rm_status rm_fabric_load_topology_yaml(rm_fabric *f, const char *path,
+				       const char *name, rm_error *err);
+rm_status rm_fabric_parse_topology_yaml(rm_fabric *f, const char *text,
+					size_t len, const char *file,
+					const char *name, rm_error *err);
+/* True for a path ending in .yaml or .yml. */
+bool rm_topology_is_yaml(const char *path);
+
+/* The topology slurmctld uses for a partition (slurm_topo.c). */
+typedef struct rm_slurm_topology {
+	char *path;                  /* file to read; NULL = none (flat) */
+	bool yaml;                   /* path is a topology.yaml */
+	char *name;                  /* the partition's Topology=; NULL =
+					the cluster default */
+	char *plugin;                /* slurm.conf's TopologyPlugin=, or NULL */
+	bool partition_found;        /* slurm.conf defines the partition */
+} rm_slurm_topology;
+/* `topology` given: that file; else topology.yaml beside `slurm_conf`,
+ * else topology.conf there (slurmctld's order). The partition's Topology=
+ * and TopologyPlugin= come from `slurm_conf` when it exists. Refuses
+ * TopologyPlugin=topology/ring and topology/torus3d (without a yaml). */
+rm_status rm_slurm_topology_find(const char *slurm_conf, const char *partition,
+				 const char *topology, rm_slurm_topology *out,
+				 rm_error *err);
+/* Load what rm_slurm_topology_find found (nothing for no file). */
+rm_status rm_fabric_load_slurm_topology(rm_fabric *f,
+					const rm_slurm_topology *t,
+					rm_error *err);
+void rm_slurm_topology_free(rm_slurm_topology *t);
 /* NVLink groups, rail units and tiers from the site file. */
 rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err);
 bool rm_fabric_is_flat(const rm_fabric *f);

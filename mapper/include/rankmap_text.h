@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rankmap_text.h - librankmap's text output API, public beside rankmap.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * internal.h - everything librankmap's own files share, never installed.
  * Each part lives with the folder that owns it; this header only gathers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_exchange.c - the id exchange's parsers and checks of what a
  * stranger can send: rank 0's challenge (to a peer), a peer's hello with

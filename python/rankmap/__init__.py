@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rankmap: read a rank map and check the framework built its groups.
 
     import rankmap

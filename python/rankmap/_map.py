@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A rankmap-map/1 file as plain Python objects, and the framework's
 process groups derived from it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rankmap.verify: compare the groups a framework built with the map."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The map's groups as torch.distributed objects.
 
 `device_mesh(map)` needs a torch with DeviceMesh (2.2 or later);

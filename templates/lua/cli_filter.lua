@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- cli_filter.lua - sbatch/salloc/srun's cli_filter/lua (CliFilterPlugins=lua):
 -- the part of the shaping slurmctld's job_submit cannot do. On a
 -- topology/block cluster (Slurm 23.11+) it sets --segment so that whole

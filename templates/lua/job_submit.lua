@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- job_submit.lua - slurmctld's job_submit/lua (JobSubmitPlugins=lua):
 -- jobs that ask for --parallel-layout get the request their layout needs
 -- (rankmap_shape.lua, beside this file: edit its SITE), or are refused with

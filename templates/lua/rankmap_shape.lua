@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- rankmap_shape.lua - shape a Slurm job's request from its --parallel-layout
 -- (rankmap's SPANK option): whole nodes, one task per GPU, the node count
 -- the layout needs, and --switches (topology/tree) or --segment

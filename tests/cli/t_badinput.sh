@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every class of bad input exits 2 with one "rankmap <cmd>: " line naming the
 # file:line:col or the offending value - never a crash, never exit 0/1.
 source "$(dirname "$0")/../lib.sh"

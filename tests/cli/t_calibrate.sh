@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap calibrate: a site's calibration from a Megatron-LM log (its
 # arguments block and iteration lines, as arguments.py and training.py
 # print them), nccl-tests output and a rankmap-nccl-check report, written

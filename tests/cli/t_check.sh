@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap check: our own maps pass, a user's assignment is scored the same
 # way, a broken one fails naming the rule, and --baseline compares.
 source "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap check --baseline on the shipped Llama 3 RoCE fabric: both maps'
 # PP pairs per tier (node, leaf, pod, spine), DP group spans and must-rules
 # always, and with --model their seconds per step, priced as explain

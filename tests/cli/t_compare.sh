@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap explain --baseline / --map / --assignment: one run priced on two
 # maps by one model. On the shipped Llama 3 RoCE fabric a fragmented
 # allocation makes Slurm's order cost seconds per step; a contiguous one

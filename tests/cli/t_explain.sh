@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap explain / suggest: the Llama 3 405B case, JSON, bad input.
 . "$(dirname "$0")/../lib.sh"
 SUITE=cli/explain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The two launch recipes of docs/cli.md, run as the page writes them: a
 # stand-in srun starts the tasks on this machine, each task sources
 # `rankmap plan --format env` and torch's init_process_group (gloo,

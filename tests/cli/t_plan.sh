@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap plan: the output formats agree with each other, parse in Python,
 # do not depend on the order nodes are given in, and obey the hard rules.
 source "$(dirname "$0")/../lib.sh"

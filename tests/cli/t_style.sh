@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One CLI style (docs/cli.md): `rankmap help [CMD]`, -V, every error one
 # stderr line "rankmap <cmd>: ..." naming the bad option, the usage text
 # only with --help, a documented `schema` in every JSON output, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Doc tests: run the commands README.md and docs/*.md show and compare the
 output they show with the real one.
 

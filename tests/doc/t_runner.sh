@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The doc-test runner itself: it passes a page whose shown output matches
 # (with `...` and `[...]` elisions), and fails - naming the doc line and the
 # real output line - on a wrong number, a hidden failure, a command shown

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Test-side reimplementation of the group rules rankmap must match.
 
 Written from Megatron-Core's parallel_state.py (RankGenerator,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The in-job recipe without the plugin (--task, --slurm-task, hostfile)
 # and the rank order being said in every output.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Framework semantics: rankmap's groups against a test-side
 # reimplementation of Megatron-Core's and DeviceMesh's rules.
 . "$(dirname "$0")/../lib.sh"

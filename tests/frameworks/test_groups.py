@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rankmap's dense and expert groups against Megatron-Core's rules and
 torch DeviceMesh's (tests/frameworks/megatron_ref.py), through the CLI."""
 import json

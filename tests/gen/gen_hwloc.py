@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write hwloc v2 XML fixtures for rankmap's node tests.
 
 usage: gen_hwloc.py OUTDIR

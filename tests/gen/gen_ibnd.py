@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write ibnetdiscover text for a rail-optimised leaf/spine fabric.
 
   gen_ibnd.py --units U --hosts H --rails R --spines S [--cables C]

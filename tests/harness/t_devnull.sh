@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_devnull.sh - tests/run.sh's check that /dev/null is still a character
 # device 1:3 after every suite, on a stand-in so the real /dev is never
 # touched: a throw-away tree holding a copy of run.sh and a few tiny suites,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent count over an ibnetdiscover topology file, to check
 `rankmap site import` against: per switch section, the hosts whose HCA
 ("HOST mlx5_N" / "HOST HCA-N", HOST matching the fnmatch pattern) is

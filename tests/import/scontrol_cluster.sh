@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scontrol_cluster.sh - `rankmap site import --scontrol` on what a real
 # slurmctld prints: a cluster of tests/slurm/cluster.sh (its tree, and where
 # BLOCK=1 a topology/block file), `scontrol show topology` captured, imported

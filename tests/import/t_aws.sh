@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap site import --aws: `aws ec2 describe-instance-topology` output as
 # AWS documents it (Instances[].NetworkNodes top-down, CapacityBlockId for
 # UltraServers), written by the project in tests/import/data; bad input

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap site import --ibnetdiscover: generated captures (tests/gen/gen_ibnd.py,
 # both forms, with the messy cases real captures hold) and, where
 # ../shared is there, the real DGX H100 capture checked against an

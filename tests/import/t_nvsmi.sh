@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap site import --nvidia-smi DIR: NVLink domains from each node's
 # `nvidia-smi -q` (its GPUs' Fabric sections, written here as nvidia-smi
 # prints them: State, Status, CliqueId, ClusterUUID), alone and with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap site import --scontrol: `scontrol show topology` text as the
 # project writes it from Slurm's format (tree and block), bad input with
 # file:line:col, then what the real slurmctld prints: 22.05 on this

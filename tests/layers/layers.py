@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Which headers each part of rankmap may include (docs/architecture.md).
 
 Outside the library - the CLI (mapper/cli), the SPANK plugin (spank/) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The layers hold: the CLI, the plugin and nccl/ use only librankmap's
 # public headers, and each folder of mapper/src includes only the folders
 # before it in the data flow (tests/layers/layers.py). The checker is also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_calibration.c - how the A100 calibration was found: one grid search
  * of (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff) against both

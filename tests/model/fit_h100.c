@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_h100.c - how the H100 calibration was found: one grid search of the
  * six numbers (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_gpu.c - just enough CUDA and NCCL, in host memory, to drive
  * librankmap-nccl's communicator set-up and rankmap-nccl-check's GPU side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_gpu.h - host-memory stand-ins for the CUDA and NCCL calls that
  * librankmap-nccl and rankmap-nccl-check's GPU side make (fake_gpu.c), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nccl_fixture.h - maps for the librankmap-nccl tests, made the way a job
  * gets them: planned by librankmap, written as rankmap-map/1 JSON to a

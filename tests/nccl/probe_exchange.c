@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe_exchange.c - one task's side of the id exchange exactly as
  * rmn_comms_init does it (options from the job's environment, the step's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_nccl.sh - librankmap-nccl and rankmap-nccl-check as users meet them:
 # the build (skipped cleanly without NCCL), the shared library's exported
 # names and self-containment, the check's options, its one-line answer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_auth.c - what the id exchange authenticates with: the keys
  * libsodium derives from the step's secret, the hello's proof and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_busbw.c - rankmap-nccl-check's arithmetic without a GPU:
  * busBw in nccl-tests' convention, statistics, the link a placement

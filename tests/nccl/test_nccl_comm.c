@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_comm.c - rmn_comms_init up to the point where a GPU is
  * needed: the job's environment, the map file and its digest. Each bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_exchange.c - the ncclUniqueId exchange between real processes
  * over TCP on 127.0.0.1: every rank is a fork'ed child that reports what

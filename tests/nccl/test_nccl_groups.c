@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_groups.c - the colors and keys of every communicator split,
  * for every rank and axis, against the group lists written in the map

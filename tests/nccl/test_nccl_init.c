@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_init.c - rmn_comms_init's own logic without a GPU: every rank
  * is a thread, the id travels over the real authenticated exchange on

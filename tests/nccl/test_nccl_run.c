@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_nccl_run.c - rankmap-nccl-check's GPU side (check_run.c) without a
  * GPU: every rank is a thread, CUDA and NCCL are the host-memory fakes of

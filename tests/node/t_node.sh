@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_node.sh - `rankmap node` over the generated fixtures (tests/gen/gen_hwloc.py),
 # the real captures in ../shared/fixtures/hwloc when they exist, the live
 # machine, and bad input.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """cdp.py - opens rankmap pictures in headless Chromium and checks them.
 
 Drives Debian's `chromium` over its DevTools protocol on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The HTML picture in a real browser (Debian's chromium, headless, driven
 # over the DevTools protocol by cdp.py): the demo fabric (make demo's two
 # leaves of 3 and 1 nodes, 8x2x2) and 16,384 GPUs on the Llama 3 fabric

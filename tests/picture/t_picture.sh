@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap plan/check --format svg|html: the SVG is valid XML (xmllint) with
 # a title, a description and a spoken title per GPU; it draws one square
 # per GPU, one line per pipeline pair that leaves its leaf (as many as the

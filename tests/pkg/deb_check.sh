@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/pkg/deb_check.sh (make deb-check, after make deb): the packages in
 # $BUILD/deb pass lintian without errors, and `dpkg -i` of all of them
 # works on this Debian with its Slurm - for real, with dpkg's own dependency

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make install / uninstall into a staging DESTDIR: everything lands where an
 # admin (or dpkg) expects it, the soname links let a program linked with
 # -lrankmap (flags from rankmap.pc) start, the man pages render cleanly and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program an installed librankmap must serve: built with
  * `pkg-config --cflags --libs rankmap`, it has to start (find
  * librankmap.so.0), parse a layout and write through the public text API

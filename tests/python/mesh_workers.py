@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rankmap.torch.device_mesh against torch's real DeviceMesh: WORLD gloo
 processes on this machine, each building the mesh of one map and holding
 every dimension's group (as torch reports it) against the map's group of

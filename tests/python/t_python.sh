@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The rankmap Python package with Debian's python3 and python3-torch.
 . "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3

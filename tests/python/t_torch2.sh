@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rankmap.torch.device_mesh against the real DeviceMesh of torch 2.x: the
 # Debian unstable root of `make slurm26` carries python3-torch 2.x (Debian
 # 12's 1.13 has no DeviceMesh). Maps come from this build's CLI; gloo

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The rankmap Python package (python/) against maps the CLI plans, the
 test-side Megatron/DeviceMesh rules (tests/frameworks/megatron_ref.py),
 and a real gloo job for rankmap.torch.new_groups."""

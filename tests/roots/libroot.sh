@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libroot.sh - sourced by the suites that run a Slurm release of a Debian
 # root (roots/, `make slurm24`, `make slurm26`), after tests/lib.sh.
 #   root_use NAME      RNAME, RREL (its Slurm major.minor, roots/NAME.conf),

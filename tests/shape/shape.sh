@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # shape.sh RELEASE - templates/lua/job_submit.lua on the real slurmctld of
 # this Slurm (run by t_shape.sh on the host and inside the 24.11 and 26.05
 # roots): jobs with --parallel-layout are shaped (scontrol show job), bad

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_shape.sh - templates/lua/job_submit.lua on the real slurmctld of both
 # releases: the host's (22.05) and, where `make slurm24` / `make slurm26`
 # made their roots, 24.11 and 26.05.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shipped fabrics under site/: every site.yaml is valid for rankmap and
 # for Python's yaml.safe_load, every topology.conf is what the generator
 # writes, and `rankmap plan` works on each of them.

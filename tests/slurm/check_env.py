@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Check the env lines of every task of a step (task_env.sh) against the map
 `rankmap plan` computes from the same inputs, and against the rules a user
 relies on. Prints PASS:/FAIL: lines for tests/run.sh.

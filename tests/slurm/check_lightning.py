@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Lightning's SLURMEnvironment against the map, under a real step.
 
     check_lightning.py task             (in every task: one L line)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hold the W lines of torchrun_worker.py against the map `rankmap plan`
 computes from the same inputs: every worker's RANK, LOCAL_RANK, WORLD_SIZE
 and visible device must be the map's. Prints PASS:/FAIL: lines.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cluster.sh - a throw-away Slurm cluster on this machine, for tests and the demo.
 #
 #   tests/slurm/cluster.sh start DIR [NODES] [PLUGIN_SO [plugstack args...]]

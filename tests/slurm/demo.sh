@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node,
 # two nodes per ToR as in Llama 3's cluster, ToRs joined 4:1 oversubscribed),
 # one `sbatch --parallel-layout=8x2x2 --parallel-order=megatron` job, the

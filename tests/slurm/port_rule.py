@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """MASTER_PORT without ports reserved by Slurm, written the slow way from
 docs/plugin.md (not from the C code), for the suites that check the plugin's
 and the CLI's value.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # rendezvous.sh DIR [SECONDS]: a stand-in for a framework's rendezvous
 # (torch's env:// store, NCCL's bootstrap): every rank checks in under DIR
 # and waits until WORLD_SIZE ranks have, SECONDS at most (60). While it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_abort.sh - issue 21: a step starts whole or not at all, and nothing a
 # job leaves behind can hurt the next one. One local cluster (4 nodes; the
 # last one reads its own plugstack.conf, CLUSTER_ODD) on which node4 is

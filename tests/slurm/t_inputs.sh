@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_inputs.sh - what a step is given and what it may be given, on a real
 # Slurm (issue 21, points 5 and 6): MASTER_PORT without reserved ports
 # lies outside the nodes' ephemeral port range, and the plugin refuses the

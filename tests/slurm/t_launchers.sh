@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_launchers.sh - launching the way frameworks launch, on a real local
 # Slurm (4 nodes, 8 fake GPUs each): torchrun as one task per node (issue
 # 23.1-2, with Debian's real torch), Lightning's Slurm variables under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_slurm.sh - the SPANK plugin on a real Slurm: one local cluster (4 nodes,
 # 8 fake GPUs each, leaves of 3 and 1 nodes) started once for every case.
 # The last node runs with its own plugstack.conf (CLUSTER_ODD) so that a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_verify.sh - rankmap.verify in real Slurm jobs (plugin + gloo): a job
 # whose framework numbers ranks as planned passes step 0; one that numbers
 # them differently stops there with the first differing group.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run by every task of a test step: one line with what the plugin exported.
 sha=-
 [ -n "${RANKMAP_MAP:-}" ] && [ -r "$RANKMAP_MAP" ] && sha=$(sha256sum <"$RANKMAP_MAP" | cut -c1-64)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_spank_core.c - the SPANK plugin's Slurm-free parts: plugstack
  * arguments, tasks-per-node parsing, the step plan with its refusals and
@@ -175,6 +176,82 @@ static void step_plan(void)
 	CHECK(!plan("8x2x2", NULL, "8(x4)", 31, -1, NULL, &p, err));
 	CHECK_HAS(err, "do not add up to the step's 31 tasks");
 	rms_plan_free(&p);
+}
+
+/* With no topology= argument the plugin reads what slurmctld reads beside
+ * slurm.conf: topology.yaml before topology.conf, the job partition's
+ * Topology= entry, the cluster default otherwise. */
+static void put_file(const char *name, const char *text)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool plan_in(const char *partition, const char *layout, rms_plan *p,
+		    char *err)
+{
+	char conf[160];
+	snprintf(conf, sizeof(conf), "%s/slurm.conf", tmp);
+	rms_conf c;
+	rms_conf_init(&c);
+	CHECK(rms_conf_default_topology(&c, conf));
+	rms_step s = { .layout = layout, .nodelist = "n[1-4]",
+		       .tasks_per_node = "1(x4)", .ntasks = 4, .nnodes = 4,
+		       .partition = partition };
+	rms_plan_init(p);
+	bool ok = rms_plan_step(&c, &s, p, err, RMS_ERRLEN);
+	rms_conf_free(&c);
+	return ok;
+}
+
+static void topology_choice(void)
+{
+	rms_plan p;
+	char err[RMS_ERRLEN];
+	put_file("slurm.conf", "PartitionName=nvl Nodes=n[1-4] Topology=blk\n"
+			       "PartitionName=ib Nodes=n[1-4]\n");
+	put_file("topology.yaml",
+		 "- topology: tree\n  cluster_default: true\n  tree:\n"
+		 "    switches:\n    - {switch: s1, nodes: \"n[1-4]\"}\n"
+		 "- topology: blk\n  block:\n    blocks:\n"
+		 "    - {block: b1, nodes: \"n[1-2]\"}\n"
+		 "    - {block: b2, nodes: \"n[3-4]\"}\n");
+	/* TP=2 across nodes needs the blocks' NVLink domains. */
+	CHECK(plan_in("nvl", "2x1x2", &p, err));
+	rms_plan_free(&p);
+	CHECK(!plan_in("ib", "2x1x2", &p, err));
+	CHECK_HAS(err, "TP=2");
+	rms_plan_free(&p);
+	CHECK(!plan_in(NULL, "2x1x2", &p, err));
+	rms_plan_free(&p);
+	CHECK(plan_in("ib", "1x2x2", &p, err));
+	char sha[65];
+	char path[160];
+	snprintf(path, sizeof(path), "%s/topology.yaml", tmp);
+	char *data = NULL;
+	size_t len = 0;
+	rm_error e;
+	CHECK_INT(rm_file_read(path, &data, &len, &e), RM_OK);
+	rm_sha256_hex(data, len, sha);
+	free(data);
+	CHECK_STR(p.topology_sha256, sha); /* drift is checked on its bytes */
+	rms_plan_free(&p);
+	/* A broken topology.yaml refuses the step, naming file:line:col. */
+	put_file("topology.yaml", "- topology: t\n  tree: {switches: 3}\n");
+	CHECK(!plan_in("ib", "1x2x2", &p, err));
+	CHECK_HAS(err, "topology.yaml:2:20:");
+	rms_plan_free(&p);
+	/* topology/ring: refused, naming the plugin. */
+	unlink(path);
+	put_file("slurm.conf", "TopologyPlugin=topology/ring\n");
+	CHECK(!plan_in("ib", "1x2x2", &p, err));
+	CHECK_HAS(err, "TopologyPlugin=topology/ring: rankmap cannot place");
+	rms_plan_free(&p);
+	snprintf(path, sizeof(path), "%s/slurm.conf", tmp);
+	unlink(path);
 }
 
 static void policy(void)
@@ -550,6 +627,7 @@ int main(void)
 	RUN("spank", tasks_per_node);
 	RUN("spank", syntax);
 	RUN("spank", step_plan);
+	RUN("spank", topology_choice);
 	RUN("spank", policy);
 	RUN("spank", runtime_dir);
 	RUN("spank", stamps);

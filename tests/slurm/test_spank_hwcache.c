@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_spank_hwcache.c - the plugin's per-boot topology cache: the key
  * follows what would change the topology (on a tree of files made here),

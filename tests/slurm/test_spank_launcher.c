@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-node (torchrun) contract of the plugin's core, without Slurm:
  * when a step is one launcher per node, which maps torchrun can number,
  * and the launcher's variables. The real torchrun runs in t_launchers.sh. */

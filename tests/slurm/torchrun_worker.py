@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One worker that torchrun started: joins the gloo group with torchrun's
 numbering (so every worker agrees on it) and prints what it was given, for
 check_torchrun.py to hold against the map.

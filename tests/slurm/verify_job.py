@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in for a training framework in a real Slurm job: it builds its
 own tp/dp/pp process groups the way Megatron-Core does for the order in
 FRAMEWORK_ORDER (tests/frameworks/megatron_ref.py), then calls

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One peer of librankmap-nccl's id exchange in secret mode, written from
 docs/nccl.md (not from nccl/*.c) over libsodium through ctypes: it proves
 its hello and opens rank 0's sealed answer with the step's

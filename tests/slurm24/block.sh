@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # block.sh - topology/block on the real slurmctld 24.11 and 26.05 (run
 # inside the Debian 13 and unstable roots by tests/slurm24/t_block.sh and
 # tests/slurm26/t_block.sh). Eight nodes of 8 GPUs in two NVLink blocks
@@ -26,46 +27,6 @@ block_cluster 32 4
 has topology-block "$SLURM_CONF" '^TopologyPlugin=topology/block$'
 
 # ---- the same files accepted and refused, for the same reason
-# ctld_verdict FILE: ACCEPT, or REFUSE and slurmctld's last error lines; a
-# second slurmctld on its own port and state reads FILE as topology.conf.
-ctld_verdict() {
-	local v port pid t
-	v=$(mktemp -d "$D/v/c.XXXXXX")
-	mkdir "$v/state"
-	port=$(_cluster_ports 1)
-	sed -e "s|^SlurmctldPort=.*|SlurmctldPort=$port|" \
-		-e "s|^StateSaveLocation=.*|StateSaveLocation=$v/state|" \
-		-e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$v/pid|" \
-		-e "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$v/log|" \
-		-e "s|^PlugStackConfig=.*|PlugStackConfig=$v/plugstack.conf|" \
-		-e '/^JobSubmitPlugins=/d' -e '/^CliFilterPlugins=/d' \
-		"$SLURM_CONF" >"$v/slurm.conf"
-	: >"$v/plugstack.conf"
-	cp "$1" "$v/topology.conf"
-	cp "$D/etc/gres.conf" "$v/"
-	slurmctld -D -i -f "$v/slurm.conf" >"$v/out" 2>&1 &
-	pid=$!
-	for t in $(seq 1 150); do
-		if grep -q 'Running as primary controller' "$v/log" 2>/dev/null; then
-			kill "$pid"
-			wait "$pid" 2>/dev/null
-			echo ACCEPT
-			return
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			# a port someone took meanwhile: not a verdict on FILE
-			if grep -q '_open_ports' "$v/log" && [ "${2:-0}" -lt 3 ]; then
-				ctld_verdict "$1" $((${2:-0} + 1))
-				return
-			fi
-			echo "REFUSE $(grep -E 'fatal:|error: (block|Parse|_parse)' "$v/log" | tail -2 | tr '\n' ' ')"
-			return
-		fi
-		sleep 0.1
-	done
-	kill "$pid"
-	echo TIMEOUT
-}
 # variant NAME CTLD_REASON RANKMAP_REASON LINES...: both accept (reasons
 # empty) or both refuse, slurmctld's log and rankmap's error saying why.
 variant() {

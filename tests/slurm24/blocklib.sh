@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # blocklib.sh - sourced by the topology/block suites (tests/slurm24/block.sh,
 # tests/slurm26/segments.sh), after tests/slurm/cluster.sh:
 #   block_cluster GPUS NODES [SED...]   start 8 nodes under $D/blocks.conf
@@ -14,6 +15,11 @@
 #                 SIZE tasks each) sit in one of slurmctld's blocks
 #   blocks_of NODELIST   prints the blocks of a node list, sorted, on one
 #                 line ("b1 b3")
+#   ctld_verdict FILE [NAME]   ACCEPT, or REFUSE and slurmctld's last error
+#                 lines: a second slurmctld on its own port and state reads
+#                 FILE as NAME (topology.conf; topology.yaml) beside a copy
+#                 of $SLURM_CONF (with $D/v for its scratch folders);
+#                 CTLD_ERRORS: the log lines (grep -E) that say why
 block_map() {
 	scontrol show topology >"$D/out/topo.txt" 2>&1
 	while read -r blk nodes; do
@@ -77,4 +83,42 @@ block_cluster() {
 	fi
 	pass cluster-start
 	export SLURM_CONF=$D/etc/slurm.conf
+}
+ctld_verdict() {
+	local v port pid t target=${2:-topology.conf}
+	v=$(mktemp -d "$D/v/c.XXXXXX")
+	mkdir "$v/state"
+	port=$(_cluster_ports 1)
+	sed -e "s|^SlurmctldPort=.*|SlurmctldPort=$port|" \
+		-e "s|^StateSaveLocation=.*|StateSaveLocation=$v/state|" \
+		-e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$v/pid|" \
+		-e "s|^SlurmctldLogFile=.*|SlurmctldLogFile=$v/log|" \
+		-e "s|^PlugStackConfig=.*|PlugStackConfig=$v/plugstack.conf|" \
+		-e '/^JobSubmitPlugins=/d' -e '/^CliFilterPlugins=/d' \
+		"$SLURM_CONF" >"$v/slurm.conf"
+	: >"$v/plugstack.conf"
+	cp "$1" "$v/$target"
+	cp "$D/etc/gres.conf" "$v/"
+	slurmctld -D -i -f "$v/slurm.conf" >"$v/out" 2>&1 &
+	pid=$!
+	for t in $(seq 1 150); do
+		if grep -q 'Running as primary controller' "$v/log" 2>/dev/null; then
+			kill "$pid"
+			wait "$pid" 2>/dev/null
+			echo ACCEPT
+			return
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			# a port someone took meanwhile: not a verdict on FILE
+			if grep -q '_open_ports' "$v/log" && [ "${3:-0}" -lt 3 ]; then
+				ctld_verdict "$1" "$target" $((${3:-0} + 1))
+				return
+			fi
+			echo "REFUSE $(grep -E "${CTLD_ERRORS:-fatal:|error: (block|Parse|_parse)}" "$v/log" | tail -2 | tr '\n' ' ')"
+			return
+		fi
+		sleep 0.1
+	done
+	kill "$pid"
+	echo TIMEOUT
 }

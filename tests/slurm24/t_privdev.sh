@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_privdev.sh - the chroot of roots/inroot.sh cannot change this
 # machine's /dev (issue 21): its /dev is a tmpfs of its own
 # (tests/privdev.sh), so `rm -f /dev/null; touch /dev/null` inside leaves

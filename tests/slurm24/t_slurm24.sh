@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_slurm24.sh - the Slurm integration suite (tests/slurm/t_slurm.sh, as it
 # is in this checkout) once more against Slurm 24.11: a cluster started
 # inside the Debian 13 root of `make slurm24` (roots/inroot.sh: own mount

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # segments.sh - --consolidate-segments and --spread-segments (Slurm 25.11+)
 # on the real slurmctld 26.05 (run inside the Debian unstable root by
 # t_segments.sh), and templates/lua choosing consolidate for a layout whose

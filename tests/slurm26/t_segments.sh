@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_segments.sh - --consolidate-segments / --spread-segments (Slurm 25.11+)
 # and the lua templates that set them, on the real slurmctld 26.05 of the
 # Debian unstable root: tests/slurm26/segments.sh run inside it.

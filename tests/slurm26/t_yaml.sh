@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # t_yaml.sh - slurmctld 26.05 of the Debian unstable root run from a
 # topology.yaml with a topology per partition: tests/slurm26/yaml.sh.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # yaml.sh - the cluster harness runs slurmctld 26.05 from a topology.yaml
 # (Slurm 25.05+) with one topology per partition (run inside the Debian
 # unstable root by t_yaml.sh): CLUSTER_TOPOLOGY_YAML and CLUSTER_PARTITIONS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fixture.h - what the tests (and bench_optimal) set up again and again:
  * topology.conf text parsed into a fabric, rail-optimised units on one. */
 #ifndef RM_TEST_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test.h - the smallest test harness that does the job: checks print where
  * they failed, each case ends with "PASS: suite/case" or "FAIL: suite/case",

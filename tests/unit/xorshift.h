@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seeded generator of the randomised tests, benches and the fuzz
  * driver: xorshift64, so that a seed names the same fabrics (and inputs) on
  * every machine and libc. */

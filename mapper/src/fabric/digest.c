@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * digest.c - rm_fabric_digest: SHA-256 over a canonical text of a fabric.
  * Every node of a job builds its fabric from its own copy of the inputs;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fabric.c - the rm_fabric object: nodes and switches by name. Real
  * topology files name tens of thousands of nodes and thousands of

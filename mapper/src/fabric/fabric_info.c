@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fabric_info.c - counts that describe a loaded fabric, for people
  * checking a configuration (`rankmap site validate`): how many nodes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fabric/fabric_int.h - the rm_fabric object as fabric/ builds it (from
  * topology.conf and a site file) and place/, map/, picture/ and model/

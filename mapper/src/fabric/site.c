@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * site.c - the site file (rankmap-site/1): what a cluster's admins know
  * about their fabric that Slurm's topology.conf cannot say - NVLink domains

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * site_apply.c - fold what the site file knows into a fabric read from
  * topology.conf: NVLink groups, rail-optimised units and tier bandwidths.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * site_int.h - shared by the site file's readers (site*.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * site_nccl.c - the site file's node-hardware sections: NICs NCCL must not
  * use, NCCL variables for every job, and where cached hwloc XML lives.

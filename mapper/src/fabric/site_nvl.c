@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * site_nvl.c - the site file's membership sections: NVLink groups and
  * rail-optimised units. Both are lists of hostlists in which a node may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology.c - Slurm topology.conf (topology/tree and topology/block) into
  * an rm_fabric. Every complaint names file:line:col and quotes the bad
@@ -15,7 +16,6 @@
 /* Far above any real cluster, low enough to bound memory on hostile input. */
 #define TOPO_MAX_NODES RM_MAX_HOSTS
 #define TOPO_MAX_SWITCHES RM_MAX_HOSTS
-#define TOPO_MAX_BLOCK_SIZES 64
 
 enum key { K_SWITCHNAME, K_SWITCHES, K_NODES, K_LINKSPEED, K_BLOCKNAME,
 	   K_BLOCKSIZES, K_N };
@@ -24,15 +24,9 @@ static const char *const key_names[K_N] = { "SwitchName", "Switches",
 					     "Nodes",      "LinkSpeed",
 					     "BlockName",  "BlockSizes" };
 
-struct tok {
-	enum key key;
-	const char *k, *v;
-	size_t klen, vlen;
-	unsigned long line, col;     /* of the key */
-};
-
+#define tok rmi_topo_tok_s
 struct rec {
-	struct tok t[K_N];
+	rmi_topo_tok t[K_N];
 	unsigned n;
 };
 
@@ -62,35 +56,33 @@ rm_status rmi_topo_oom(const ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-static const struct tok *get(const struct rec *r, enum key k)
+static const rmi_topo_tok *get(const struct rec *r, enum key k)
 {
 	for (unsigned i = 0; i < r->n; i++)
-		if (r->t[i].key == k)
+		if (r->t[i].key == (int)k)
 			return &r->t[i];
 	return NULL;
 }
 
-static unsigned long vcol(const struct tok *t)
-{
-	return t->col + t->klen + 1;
-}
+static const rmi_topo_words conf_words = { "Nodes=", "Switches=",
+					   "SwitchName=", "BlockSizes", "=" };
 
-static rm_status check_name(ctx *c, const struct tok *t)
+static rm_status check_name(ctx *c, const rmi_topo_tok *t)
 {
 	if (t->vlen > RM_MAX_HOSTNAME)
-		return rmi_topo_at(c, t->line, vcol(t),
+		return rmi_topo_at(c, t->line, t->vc,
 				   "name %s longer than %d bytes",
 				   qa(c, t->v, t->vlen), RM_MAX_HOSTNAME);
 	for (size_t i = 0; i < t->vlen; i++)
 		if (!rmi_host_char((unsigned char)t->v[i]))
-			return rmi_topo_at(c, t->line, vcol(t) + i,
+			return rmi_topo_at(c, t->line, t->vc + i,
 					   "name %s: character %s is not allowed in a name",
 					   qa(c, t->v, t->vlen),
 					   qb(c, t->v + i, 1));
 	return RM_OK;
 }
 
-static rm_status expand(ctx *c, const struct tok *t, rm_hostlist *hl)
+static rm_status expand(ctx *c, const rmi_topo_tok *t, rm_hostlist *hl)
 {
 	size_t col = 0;
 	rm_error e;
@@ -98,12 +90,13 @@ static rm_status expand(ctx *c, const struct tok *t, rm_hostlist *hl)
 	if (st == RM_ENOMEM)
 		return rmi_topo_oom(c);
 	if (st)
-		return rmi_topo_at(c, t->line, vcol(t) + (col ? col - 1 : 0),
-				   "%.*s=: %s", (int)t->klen, t->k, e.msg);
+		return rmi_topo_at(c, t->line, t->vc + (col ? col - 1 : 0),
+				   "%.*s%s: %s", (int)t->klen, t->k, c->w->sep,
+				   e.msg);
 	return RM_OK;
 }
 
-static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
+static rm_status add_nodes(ctx *c, const rmi_topo_tok *t, int32_t sw,
 			   int32_t block)
 {
 	rm_fabric *f = c->f;
@@ -113,7 +106,7 @@ static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
 		return st;
 	if (f->nnode + hl.n > TOPO_MAX_NODES) {
 		rm_hostlist_free(&hl);
-		return rmi_topo_at(c, t->line, vcol(t),
+		return rmi_topo_at(c, t->line, t->vc,
 				   "more than %u nodes in one topology",
 				   TOPO_MAX_NODES);
 	}
@@ -127,12 +120,12 @@ static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
 		int32_t *slot = sw >= 0 ? &n->leaf : &n->domain;
 		int32_t mine = sw >= 0 ? sw : block;
 		if (*slot == mine) {
-			st = rmi_topo_at(c, t->line, vcol(t),
+			st = rmi_topo_at(c, t->line, t->vc,
 					 "node %s is listed twice on this line",
 					 qc(c, n->name));
 		} else if (*slot >= 0 && sw >= 0) {
 			const rmi_switch *o = &f->sw[*slot];
-			st = rmi_topo_at(c, t->line, vcol(t),
+			st = rmi_topo_at(c, t->line, t->vc,
 					 "node %s is under two leaf switches: %s (line %lu) and %s",
 					 qc(c, n->name),
 					 qa(c, o->name, strlen(o->name)),
@@ -141,7 +134,7 @@ static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
 					    strlen(f->sw[sw].name)));
 		} else if (*slot >= 0) {
 			const struct rmi_topo_block *o = &c->blocks[*slot];
-			st = rmi_topo_at(c, t->line, vcol(t),
+			st = rmi_topo_at(c, t->line, t->vc,
 					 "node %s is in two blocks: %s (line %lu) and %s",
 					 qc(c, n->name), qa(c, o->name, o->len),
 					 o->line,
@@ -155,12 +148,10 @@ static rm_status add_nodes(ctx *c, const struct tok *t, int32_t sw,
 	return st;
 }
 
-static rm_status do_switch(ctx *c, const struct rec *r)
+rm_status rmi_topo_switch(ctx *c, const rmi_topo_tok *name,
+			  const rmi_topo_tok *nodes, const rmi_topo_tok *kids)
 {
 	rm_fabric *f = c->f;
-	const struct tok *name = &r->t[0];
-	const struct tok *nodes = get(r, K_NODES);
-	const struct tok *kids = get(r, K_SWITCHES);
 	rm_status st = check_name(c, name);
 	if (st)
 		return st;
@@ -169,15 +160,16 @@ static rm_status do_switch(ctx *c, const struct rec *r)
 	buf[name->vlen] = '\0';
 	int64_t prev = rmi_fabric_find_switch(f, buf);
 	if (prev >= 0)
-		return rmi_topo_at(c, name->line, vcol(name),
+		return rmi_topo_at(c, name->line, name->vc,
 				   "switch %s defined twice (first on line %lu)",
 				   qa(c, name->v, name->vlen),
 				   f->sw[prev].line);
 	/* Slurm (since 23.02) refuses this too rather than guess which wins. */
 	if (nodes && kids)
 		return rmi_topo_at(c, kids->line, kids->col,
-				   "switch %s has both Nodes= and Switches=; a switch holds either nodes or switches",
-				   qa(c, name->v, name->vlen));
+				   "switch %s has both %s and %s; a switch holds either nodes or switches",
+				   qa(c, name->v, name->vlen), c->w->nodes,
+				   c->w->switches);
 	if (f->nsw >= TOPO_MAX_SWITCHES)
 		return rmi_topo_at(c, name->line, name->col,
 				   "more than %u switches in one topology",
@@ -195,15 +187,15 @@ static rm_status do_switch(ctx *c, const struct rec *r)
 			return rmi_topo_oom(c);
 		c->pend[c->npend++] = (rmi_topo_link){
 			(uint32_t)sw, kids->v, kids->vlen, kids->line,
-			vcol(kids) };
+			kids->vc };
 	}
 	return RM_OK;
 }
 
-static rm_status do_block(ctx *c, const struct rec *r)
+rm_status rmi_topo_block(ctx *c, const rmi_topo_tok *name,
+			 const rmi_topo_tok *nodes)
 {
 	rm_fabric *f = c->f;
-	const struct tok *name = &r->t[0];
 	rm_status st = check_name(c, name);
 	if (st)
 		return st;
@@ -224,24 +216,46 @@ static rm_status do_block(ctx *c, const struct rec *r)
 	c->blocks[c->nblocks++] = (struct rmi_topo_block){
 		name->v, name->vlen, name->line, name->col };
 	f->has_blocks = true;
-	const struct tok *nodes = get(r, K_NODES);
-	/* slurmctld's topology/block refuses a block without nodes. */
+	/* slurmctld's topology/block refuses a block without nodes (before
+	 * 25.05's gaps). */
+	if (!nodes && c->gaps)
+		return RM_OK;
 	if (!nodes)
 		return rmi_topo_at(c, name->line, name->col,
-				   "block %s has no Nodes=",
-				   qa(c, name->v, name->vlen));
+				   "block %s has no %s",
+				   qa(c, name->v, name->vlen), c->w->nodes);
 	return add_nodes(c, nodes, -1, (int32_t)b);
 }
 
-static rm_status do_sizes(ctx *c, const struct tok *t)
+rm_status rmi_topo_block_size(ctx *c, uint64_t x, const rmi_topo_tok *t)
 {
-	rm_fabric *f = c->f;
+	uint32_t *v = c->sizes;
+	uint32_t n = c->nsizes;
+	if (x == 0 || x > RM_MAX_HOSTS)
+		return rmi_topo_at(c, t->line, t->vc,
+				   "%s: %s is not a block size (a whole number of nodes, 1 to %u)",
+				   c->w->blocksizes, qa(c, t->v, t->vlen),
+				   RM_MAX_HOSTS);
+	if (n == RMI_TOPO_MAX_BLOCK_SIZES)
+		return rmi_topo_at(c, t->line, t->vc, "%s: more than %d sizes",
+				   c->w->blocksizes, RMI_TOPO_MAX_BLOCK_SIZES);
+	/* slurmctld's rule: the first size is the base block, every other
+	 * one the base times 2^k, k <= 15. */
+	uint64_t k = n ? x / v[0] : 1;
+	if (n && (x % v[0] || (k & (k - 1)) || k > (1u << 15)))
+		return rmi_topo_at(c, t->line, t->vc,
+				   "%s: %s is not the base block size %u times a power of two up to 2^15 (slurmctld: Invalid BlockSizes value)",
+				   c->w->blocksizes, qa(c, t->v, t->vlen), v[0]);
+	v[c->nsizes++] = (uint32_t)x;
+	return RM_OK;
+}
+
+static rm_status do_sizes(ctx *c, const rmi_topo_tok *t)
+{
 	if (c->saw_sizes)
 		return rmi_topo_at(c, t->line, t->col,
 				   "BlockSizes given twice");
 	c->saw_sizes = true;
-	uint32_t v[TOPO_MAX_BLOCK_SIZES];
-	uint32_t n = 0;
 	size_t i = 0;
 	while (i <= t->vlen) {
 		size_t s = i, e = i;
@@ -253,32 +267,15 @@ static rm_status do_sizes(ctx *c, const struct tok *t)
 			ok = t->v[k] >= '0' && t->v[k] <= '9';
 			x = x * 10 + (uint64_t)(t->v[k] - '0');
 		}
-		if (!ok || x == 0 || x > RM_MAX_HOSTS)
-			return rmi_topo_at(c, t->line, vcol(t) + s,
-					   "BlockSizes: %s is not a block size (a whole number of nodes, 1 to %u)",
-					   qa(c, t->v + s, e - s),
-					   RM_MAX_HOSTS);
-		if (n == TOPO_MAX_BLOCK_SIZES)
-			return rmi_topo_at(c, t->line, vcol(t) + s,
-					   "BlockSizes: more than %d sizes",
-					   TOPO_MAX_BLOCK_SIZES);
-		/* slurmctld's rule: the first size is the base block, every
-		 * other one the base times 2^k, k <= 15. */
-		uint64_t k = n ? x / v[0] : 1;
-		if (n && (x % v[0] || (k & (k - 1)) || k > (1u << 15)))
-			return rmi_topo_at(c, t->line, vcol(t) + s,
-					   "BlockSizes: %s is not the base block size %u times a power of two up to 2^15 (slurmctld: Invalid BlockSizes value)",
-					   qa(c, t->v + s, e - s), v[0]);
-		v[n++] = (uint32_t)x;
+		rmi_topo_tok one = *t;
+		one.v = t->v + s;
+		one.vlen = e - s;
+		one.vc = t->vc + s;
+		rm_status st = rmi_topo_block_size(c, ok ? x : 0, &one);
+		if (st)
+			return st;
 		i = e + 1;
 	}
-	uint32_t *p = malloc(n * sizeof(*p));
-	if (!p)
-		return rmi_topo_oom(c);
-	memcpy(p, v, n * sizeof(*p));
-	free(f->block_sizes);
-	f->block_sizes = p;
-	f->nblock_sizes = n;
 	return RM_OK;
 }
 
@@ -291,7 +288,7 @@ static const bool allowed[3][K_N] = {
 
 static rm_status do_record(ctx *c, const struct rec *r)
 {
-	const struct tok *first = &r->t[0];
+	const rmi_topo_tok *first = &r->t[0];
 	int kind = first->key == K_SWITCHNAME  ? 0
 		   : first->key == K_BLOCKNAME ? 1
 		   : first->key == K_BLOCKSIZES ? 2
@@ -307,9 +304,10 @@ static rm_status do_record(ctx *c, const struct rec *r)
 					   qa(c, r->t[i].k, r->t[i].klen),
 					   key_names[first->key]);
 	if (kind == 0)
-		return do_switch(c, r);
+		return rmi_topo_switch(c, first, get(r, K_NODES),
+				       get(r, K_SWITCHES));
 	if (kind == 1)
-		return do_block(c, r);
+		return rmi_topo_block(c, first, get(r, K_NODES));
 	return do_sizes(c, first);
 }
 
@@ -320,12 +318,17 @@ static rm_status add_tok(ctx *c, struct rec *r, const char *s,
 	if (!eq)
 		return rmi_topo_at(c, line, col, "expected Key=Value, found %s",
 				   qa(c, s, len));
-	struct tok t = { K_N, s, eq + 1, (size_t)(eq - s),
-			 len - (size_t)(eq - s) - 1, line, col };
+	rmi_topo_tok t = { K_N, s, eq + 1, (size_t)(eq - s),
+			   len - (size_t)(eq - s) - 1, line, col,
+			   col + (unsigned long)(eq - s) + 1 };
 	for (int k = 0; k < K_N; k++)
 		if (strlen(key_names[k]) == t.klen &&
 		    strncasecmp(key_names[k], s, t.klen) == 0)
 			t.key = (enum key)k;
+	/* topology/ring's lines (26.05): say so rather than "unknown". */
+	if (t.key == K_N && t.klen == 8 && !strncasecmp(s, "RingName", 8))
+		return rmi_topo_at(c, line, col,
+				   "RingName= is topology/ring's, which rankmap cannot place on; rankmap supports topology/tree (SwitchName=), topology/block (BlockName=) and topology/flat");
 	if (t.key == K_N)
 		return rmi_topo_at(c, line, col,
 				   "unknown key %s (known: SwitchName, Switches, Nodes, LinkSpeed, BlockName, BlockSizes)",
@@ -470,48 +473,76 @@ static rm_status unique_blocks(ctx *c)
 	return st;
 }
 
-rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
-				   const char *name, rm_error *err)
+rm_status rmi_topo_begin(ctx *c, rm_fabric *f, const char *name,
+			 rm_error *err)
 {
+	memset(c, 0, sizeof(*c));
+	c->w = &conf_words;
+	c->err = err;
 	if (!f)
 		return rmi_err(err, RM_EINPUT, "topology: no fabric given");
-	if (!name)
-		name = "topology.conf";
-	if (!text && len)
-		return rmi_err(err, RM_EINPUT, "%s: no text given", name);
 	if (f->has_tree || f->has_blocks || f->nsw)
 		return rmi_err(err, RM_EINPUT,
 			       "%s: this fabric already holds a topology (from %s)",
 			       name, f->source ? f->source : "elsewhere");
-	if (len > RM_MAX_INPUT)
-		return rmi_err(err, RM_EINPUT, "%s: larger than %u bytes",
-			       name, RM_MAX_INPUT);
+	/* Block indices double as domain indices, so blocks come first. */
+	if (f->ndomain)
+		return rmi_err(err, RM_EINPUT,
+			       "%s: load the topology before the site's NVLink groups",
+			       name);
 	free(f->source);
 	f->source = strdup(name);
 	if (!f->source)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	ctx c;
-	memset(&c, 0, sizeof(c));
-	c.f = f;
-	c.file = f->source;
-	c.err = err;
-	rm_status st = RM_OK;
-	/* Block indices double as domain indices, so blocks come first. */
-	if (f->ndomain)
-		st = rmi_err(err, RM_EINPUT,
-			     "%s: load the topology before the site's NVLink groups",
-			     name);
-	if (!st && len)
-		st = read_lines(&c, text, len);
+	c->f = f;
+	c->file = f->source;
+	return RM_OK;
+}
+
+rm_status rmi_topo_finish(ctx *c, rm_status st)
+{
 	if (!st)
-		st = unique_blocks(&c);
+		st = unique_blocks(c);
+	if (!st && c->nsizes) {
+		rm_fabric *f = c->f;
+		uint32_t *p = malloc(c->nsizes * sizeof(*p));
+		if (!p)
+			st = rmi_topo_oom(c);
+		else {
+			memcpy(p, c->sizes, c->nsizes * sizeof(*p));
+			free(f->block_sizes);
+			f->block_sizes = p;
+			f->nblock_sizes = c->nsizes;
+		}
+	}
+	if (!st && !c->gaps)
+		st = blocks_hold_base(c);
 	if (!st)
-		st = blocks_hold_base(&c);
-	if (!st)
-		st = rmi_topo_build_tree(&c);
-	free(c.pend);
-	free(c.blocks);
+		st = rmi_topo_build_tree(c);
+	free(c->pend);
+	free(c->blocks);
+	c->pend = NULL;
+	c->blocks = NULL;
 	return st;
+}
+
+rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
+				   const char *name, rm_error *err)
+{
+	if (!name)
+		name = "topology.conf";
+	if (!text && len)
+		return rmi_err(err, RM_EINPUT, "%s: no text given", name);
+	if (len > RM_MAX_INPUT)
+		return rmi_err(err, RM_EINPUT, "%s: larger than %u bytes",
+			       name, RM_MAX_INPUT);
+	ctx c;
+	rm_status st = rmi_topo_begin(&c, f, name, err);
+	if (st)
+		return st;
+	if (len)
+		st = read_lines(&c, text, len);
+	return rmi_topo_finish(&c, st);
 }
 
 static rm_status parse_topology(void *f, const char *text, size_t len,

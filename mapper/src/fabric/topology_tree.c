@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topology_tree.c - turn the Switches= lines of a topology.conf into a
  * forest: parent and child links, a level per switch, and clear errors for
@@ -31,19 +32,21 @@ static int64_t child(ctx *c, const rmi_topo_link *t, const char *nm)
 	int64_t j = rmi_fabric_find_switch(f, nm);
 	if (j < 0) {
 		rmi_topo_at(c, t->line, t->col,
-			    "switch %s: Switches= names %s, which no SwitchName= line defines",
-			    qa(c, me), qc(c, nm));
+			    "switch %s: %s names %s, which no %s line defines",
+			    qa(c, me), c->w->switches, qc(c, nm),
+			    c->w->switchname);
 		return -1;
 	}
 	if ((uint32_t)j == t->sw) {
 		rmi_topo_at(c, t->line, t->col,
-			    "switch %s lists itself in Switches=", qc(c, nm));
+			    "switch %s lists itself in %s", qc(c, nm),
+			    c->w->switches);
 		return -1;
 	}
 	if (f->sw[j].parent == (int32_t)t->sw) {
 		rmi_topo_at(c, t->line, t->col,
-			    "switch %s is listed twice in Switches=",
-			    qc(c, nm));
+			    "switch %s is listed twice in %s", qc(c, nm),
+			    c->w->switches);
 		return -1;
 	}
 	if (f->sw[j].parent >= 0) {
@@ -68,7 +71,7 @@ static rm_status link_one(ctx *c, const rmi_topo_link *t)
 		return rmi_topo_oom(c);
 	if (st)
 		return rmi_topo_at(c, t->line, t->col + (col ? col - 1 : 0),
-				   "Switches=: %s", e.msg);
+				   "%s: %s", c->w->switches, e.msg);
 	int32_t *kids = malloc((hl.n ? hl.n : 1) * sizeof(*kids));
 	if (!kids) {
 		rm_hostlist_free(&hl);

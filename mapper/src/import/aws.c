@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * aws.c - `aws ec2 describe-instance-topology` JSON, read with the
  * project's checked libyaml loader (JSON is its flow style):

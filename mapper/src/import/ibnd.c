@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ibnd.c - infiniband-diags' ibnetdiscover text into a wiring graph.
  *

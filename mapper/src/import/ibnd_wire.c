@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ibnd_wire.c - the wiring graph of a capture into a switch tree and rail
  * units, from the cables alone (names are only read for host names).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import.c - the rm_import object: what any importer found, written out
  * as topology.conf (switch tree), a rankmap-site/1 file (rail units) and

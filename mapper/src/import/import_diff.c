@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import_diff.c - `site import ... --against topology.conf`: where a
  * hand-written topology.conf and the imported fabric disagree. Switch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import/import_int.h - what a fabric capture becomes before it is written
  * out: the wiring graph an importer reads (nodes, links), and the result

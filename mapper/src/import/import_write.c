@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * import_write.c - an rm_import as topology.conf, as a rankmap-site/1 file
  * and as the report. The site file points at the topology file and adds

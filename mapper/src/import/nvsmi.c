@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvsmi.c - NVLink domains from `nvidia-smi -q`, gathered per node: each
  * GPU's Fabric section,

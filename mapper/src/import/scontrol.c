@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scontrol.c - `scontrol show topology` output, for a login node that
  * cannot read topology.conf. topology/tree prints one line per switch,

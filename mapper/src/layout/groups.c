@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * groups.c - the framework's process groups for a layout and an order,
  * built by Megatron-Core's rule (RankGenerator and its masked orthogonal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.c - parallel layouts: "8x16x128" or "tp=8,pp=16,dp=auto". */
 #include "layout/layout_int.h"
 

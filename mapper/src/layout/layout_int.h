@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * layout/layout_int.h - shared inside layout/ and with the parts that
  * number ranks (place/, map/, model/): nesting positions, the framework

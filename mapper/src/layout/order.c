@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* order.c - rank numbering: which coordinate a framework derives from RANK. */
 #include "layout/layout_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check.c - rm_check: validate any rank map (ours, the baseline, or a
  * user's own assignment) and score it against the fabric. Every figure is

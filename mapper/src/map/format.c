@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* format.c - output format names, as given to --format. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map.c - small accessors over a rank map: release it, find the RANK on a
  * GPU, find a host, the communicator group of a rank along an axis, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_assign.c - rm_map_read_assignment: a user's own rank -> (host, GPU)
  * table, e.g. what their current launch script does, turned into an rm_map

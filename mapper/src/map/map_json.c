@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_json.c - the rankmap-map/1 file as JSON and as YAML.
  * One emitter writes both: the content is identical, only the punctuation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_locate.c - name the leaf (or unit, or NVLink block) and the rail unit
  * of each host of a map that came without them - a user's assignment file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_read.c - rm_map_read: a rankmap-map/1 file (JSON or YAML) back into
  * an rm_map. A map file may have been edited by hand or by a script, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_report.c - the `validation` object of a map file back into an
  * rm_report. The numbers are only reported, never trusted for decisions:

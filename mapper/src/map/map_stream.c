@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_stream.c - map files of any size in one pass with bounded memory.
  *

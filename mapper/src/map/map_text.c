@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_text.c - the map as a report for people: what was placed where, per
  * tier, and whether the rules hold. Machines read the JSON; this is for the

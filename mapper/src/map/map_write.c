@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * map_write.c - rm_map_write: pick the renderer, plus the two small
  * formats (csv for spreadsheets and scripts, env for shells).

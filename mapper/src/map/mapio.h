@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mapio.h - shared between the map writers and readers (map/) and the
  * picture, which embeds a map's report. Not installed.

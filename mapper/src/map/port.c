@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * port.c - rm_master_port, the MASTER_PORT of a Slurm step: the rule the
  * SPANK plugin and `rankmap plan --format env` share, so that tasks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_cal.c - a site's calibration fitted to its own step times and
  * link bandwidths (`rankmap calibrate`), and written as a hardware file. */
 #include "model/model_int.h"

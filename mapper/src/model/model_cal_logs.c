@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_cal_logs.c - measurements for `rankmap calibrate` from the logs
  * and reports that training frameworks and NCCL tests write. */
 #include "model/model_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model_compare.c - one run priced on two maps (rankmap's plan against
  * Slurm's order, or against a map a job used) with one model and one

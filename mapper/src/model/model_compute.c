@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_compute.c - compute time from GEMM shapes, attention and HBM traffic. */
 #include "model/model_int.h"
 

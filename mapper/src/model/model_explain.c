@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_explain.c - the explain report as a table to check by hand. */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_explain_json.c - the explain report as JSON (rankmap-explain/1). */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_file.c - model and hardware descriptions from YAML (or JSON) files. */
 #include "model/model_int.h"
 

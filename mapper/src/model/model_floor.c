@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_floor.c - what forces pp up and bounds tp: the memory floor. */
 #include "model/model_int.h"
 

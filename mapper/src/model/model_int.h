@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_int.h - shared between the cost model's files (model*.c). */
 #ifndef RANKMAP_MODEL_INT_H
 #define RANKMAP_MODEL_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_map.c - put each axis's traffic on the links a planned map uses. */
 #include "model/model_int.h"
 

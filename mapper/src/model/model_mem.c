@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_mem.c - memory per GPU: parameter state, activations, logits. */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_needs.c - what a compared layout that memory holds back needs to
  * run as it would with more memory, and where it ranks then. */
 #include "model/model_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_preset.c - model and hardware presets, parameter derivation, checks. */
 #include "model/model_int.h"
 

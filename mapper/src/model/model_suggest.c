@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_suggest.c - enumerate layouts, drop what does not fit, rank the rest. */
 #include "model/model_int.h"
 

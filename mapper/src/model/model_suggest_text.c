@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_suggest_text.c - the suggest report (text table or JSON). */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_time.c - compute, per-axis communication, bubble, step time. */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_train.c - training assumptions: defaults and key=value settings. */
 #include "model/model_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_env.c - the environment a task gets: one NCCL environment for the
  * whole node (NCCL's maintainers warn against per-rank NCCL_IB_HCA) and the

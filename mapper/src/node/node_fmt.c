@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_fmt.c - the `rankmap node` report as text tables, JSON or KEY=value
  * lines that a shell can source.

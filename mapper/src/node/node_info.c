@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_info.c - what callers read from a loaded node (accessors) and where
  * a site's cached hwloc XML for a host lives.

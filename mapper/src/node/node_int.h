@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_int.h - what the node*.c files share: the loaded hardware of one node.
  * The hwloc topology stays open for the life of rm_node_hw because the NCCL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_load.c - read one node's hardware through hwloc (live or XML) and
  * collect its GPUs, NVSwitches and RDMA ports.

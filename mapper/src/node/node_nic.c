@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_nic.c - PCI distance between GPUs and NICs, which NIC ports are
  * compute NICs, and which of them each GPU uses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node_topo.c - an NCCL topology file (NCCL_TOPO_FILE) from the hwloc data,
  * for virtual machines whose PCI tree NCCL cannot see.

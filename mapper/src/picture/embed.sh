@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # embed.sh CSS JS: pic_assets.h for pic_html.c, the page's style sheet and
 # script as C string literals. '?' is escaped so that no trigraph (which
 # -std=c11 honours) can form; the sources must not contain "</script".

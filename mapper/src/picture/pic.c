@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pic.c - rm_map_picture: lay the map (and its baseline) out, then write. */
 #include "picture/pic.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pic.h - the picture of a map (rm_map_picture): one model of boxes laid
  * out on the fabric's tiers (top-level subtree > leaf > multi-node NVLink

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pic_html.c - the interactive page: the laid-out model as JSON inside the
  * page, drawn by an inline script (picture.js) on canvases, so the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pic_layout.c - where every box of the picture goes. Hosts are sorted the
  * way the planner walks the fabric (top-level subtree, leaf, name), so a

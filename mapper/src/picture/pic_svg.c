@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pic_svg.c - the static picture: every GPU a square coloured by its
  * pipeline stage, with a <title> a screen reader speaks; pipeline links

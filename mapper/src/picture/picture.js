@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* picture.js - draws the rank map embedded in the page (rankmap-data).
  * The fabric boxes come laid out from rankmap (pic_layout.c); this script
  * colours GPUs by the chosen axis, draws pipeline links that leave their

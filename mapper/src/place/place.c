@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place.c - rm_plan: validate the inputs, resolve the layout against the
  * GPUs the must-rule can use, choose and order the hosts (place_pack.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place.h - shared by the planner (place*.c), the checker (check.c) and the
  * map helpers (map.c); never installed.

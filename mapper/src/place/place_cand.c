@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_cand.c - what the planner chooses among: placements as lists of
  * pieces, their crossings counted without building a map, and the

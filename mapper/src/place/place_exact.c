@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_exact.c - the exact answer to "build `need` units of U cells from
  * leaf leftovers with the fewest pieces".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_fill.c - the replicas no single leaf can hold, built from the
  * pieces the leaves have left: few pieces per replica (each extra piece is

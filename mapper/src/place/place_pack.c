@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_pack.c - choose which cells a plan uses and in which order.
  *

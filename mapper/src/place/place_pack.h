@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_pack.h - the packer's working state, shared by place_pack.c
  * (sorting cells, whole replicas, final order) and place_fill.c (split

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_rules.c - the must-rule (which axes share an NVLink domain), the
  * numbering strides and the lower bound on pipeline crossings. Shared by

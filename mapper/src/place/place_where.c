@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_where.c - where a host sits in the fabric: its PP locality group
  * (rail unit, leaf switch, block, the one flat switch, or a leaf of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* buf.c - growable text buffer, string arrays and whole-file reads. */
 #include "util/util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.c - errors as values: a status and one message line. */
 #include "util/util.h"
 

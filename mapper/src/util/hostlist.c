@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hostlist.c - Slurm hostlist expressions: parse ("r[0-3]n[00-15]") and
  * expand, with the size of the expansion known before anything is

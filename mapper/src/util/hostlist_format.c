@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hostlist_format.c - natural host order and compressing a list of names
  * back into a Slurm hostlist expression.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hostname.h - small helpers shared by the hostlist parser and formatter.
  */

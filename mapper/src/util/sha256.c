@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sha256.c - SHA-256 as specified in FIPS 180-4, written from the standard.
  * The map file carries a digest of its inputs so that two nodes computing

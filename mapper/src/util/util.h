@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util/util.h - what every part of librankmap leans on: errors as values,
  * growing arrays, bounded copies. util/ calls nothing else in the library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * yaml.c - a small, checked document tree over libyaml's event API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util/yaml.h - the checked YAML/JSON document tree (yaml.c) and its typed
  * reads (yaml_get.c). Never installed.

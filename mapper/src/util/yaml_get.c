@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * yaml_get.c - typed reads from the tree yaml.c builds. Each refusal names
  * file:line:col, what was being read and the value found, so callers can

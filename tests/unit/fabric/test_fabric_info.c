@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rm_fabric_info_get and the per-node queries `rankmap site validate`
  * reports from: counts of a two-level tree, NVLink groups and rail units,
  * and the nodes a site file names that the topology does not place. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_site.c - the rankmap-site/1 reader and rm_fabric_apply_site: a full
  * file read field by field, every class of mistake refused at its
  * file:line:col, and a fabric updated the way the site says. */

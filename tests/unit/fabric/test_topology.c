@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_topology.c - Slurm topology.conf into a fabric, and the fabric's
  * name tables. */
 #include "internal.h"

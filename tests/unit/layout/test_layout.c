@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_layout.c - parsing, resolving and printing parallel layouts. */
 #include "rankmap.h"
 #include "test.h"

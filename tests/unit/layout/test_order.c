@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_order.c - rank numbering orders and mixed-radix encode/decode. */
 #include "rankmap.h"
 #include "test.h"

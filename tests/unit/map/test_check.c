@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_check.c - rm_check on hand-made maps (what a user's own launch
  * does), its rejections of broken maps, and rm_map_group's groups.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mapio.c - map files: write/read round trips in JSON and YAML, strict
  * reading of hand-edited maps, users' assignment files, csv/env output and

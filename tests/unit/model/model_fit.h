@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_fit.h - the published sources (the tables in tests/model) as one list per
  * GPU, and the fit of a GPU's calibration to some of them: what the
  * leave-one-source-out test (test_loso.c) runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_tables.h - published training runs (the .tsv files in tests/model) priced by the
  * cost model: the rows, and the model's error on each. */
 #ifndef RANKMAP_TEST_MODEL_TABLES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_calib.c - `rankmap calibrate`'s library: measurements read from
  * logs written here in Megatron-LM's, torchtitan's, nccl-tests' and

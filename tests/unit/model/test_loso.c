@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_loso.c - the cost model's error on runs it was not fitted to:
  * leave-one-source-out over the published sources (the tables in tests/model).

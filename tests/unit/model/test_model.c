@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_model.c - the cost model against numbers worked by hand. */
 #include "model/model_int.h"
 #include "model_tables.h"

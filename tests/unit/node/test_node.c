@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_node.c - node hardware over fixtures written by tests/gen/gen_hwloc.py.
  * Every expectation below comes from the machine descriptions in that

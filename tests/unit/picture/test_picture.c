@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_picture.c - rm_map_picture through the library: what it refuses
  * (an unscored map, a format that is not a picture, rm_map_write asked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bound.c - is the lower bound true, and `exact` only when proven?
  * On seeded small fabrics of every kind (uneven leaves, pods, spares,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_floor.c - the cases issue 26 found: a plan beaten by a simple
  * fill (the planner now runs the fills as floors and may leave part of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_optimal.c - is the plan ever beaten? On 1,200 seeded random fabrics
  * (one spine over uneven leaves, or pods of leaves; random allocations

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_pack.c - the split-replica packing (place_exact.c) on its own.
  * Small random instances are compared with a brute force written here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place.c - rm_plan on small fabrics whose best placement and lower
  * bound can be worked out by hand (the reasoning is in each comment).

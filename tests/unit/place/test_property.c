@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_property.c - rm_plan over a few hundred random fabrics, allocations
  * and layouts (seeded, so a failure replays). Whenever a plan succeeds:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hostlist.c - Slurm hostlist expressions, both ways. */
 #include "rankmap.h"
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sha256.c - SHA-256 against the FIPS 180-4 / NIST example vectors. */
 #include "internal.h"
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_yaml.c - the checked YAML/JSON tree: what loads, what is refused and
  * where the messages point. */
 #include "internal.h"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The licence, everywhere a user or a packager looks: LICENSE is the
+# Apache License 2.0, debian/copyright, the RPM spec, the Python package's
+# metadata and the README say Apache-2.0, and every tracked source file
+# has its SPDX line at the top (line 1, or 2 after a shebang).
+source "$(dirname "$0")/../lib.sh"
+cd "$RM_ROOT" || exit 1
+has license-file LICENSE '^ *Apache License$'
+has license-version LICENSE '^ *Version 2\.0, January 2004$'
+has license-terms LICENSE 'TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION'
+has debian-copyright debian/copyright '^License: Apache-2\.0$'
+hasnt debian-no-unlicensed debian/copyright 'unlicensed|all rights reserved'
+has rpm-spec pkg/rpm/rankmap.spec '^License: +Apache-2\.0$'
+has rpm-spec-file pkg/rpm/rankmap.spec '^%license LICENSE$'
+out=$(cd python && python3 setup.py --license 2>/dev/null | tail -1)
+[ "$out" = Apache-2.0 ] && pass python-metadata || fail python-metadata "setup.py --license: $out"
+has readme README.md '^Apache-2\.0: see `LICENSE`'
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+	skip spdx "not a git checkout"
+	finish
+	exit
+fi
+# Counted here by extension, independently of pkg/spdx.sh's own rules.
+T=$(mktemp)
+git ls-files -z --cached --others --exclude-standard |
+	while IFS= read -r -d '' f; do
+		case "$f" in
+		*.c | *.h | *.py | *.sh | *.mk | Makefile | */Makefile | *.lua | *.js | *.css) ;;
+		*) continue ;;
+		esac
+		[ -f "$f" ] || continue
+		head -2 "$f" | grep -q 'SPDX-License-Identifier: Apache-2\.0' || echo "$f"
+	done >"$T"
+n=$(git ls-files | grep -cE '\.(c|h|py|sh|mk|lua|js|css)$|(^|/)Makefile$')
+if [ ! -s "$T" ]; then pass "spdx-sources ($n files)"; else
+	fail spdx-sources "$(wc -l <"$T") files without the SPDX line, e.g. $(head -3 "$T" | tr '\n' ' ')(run pkg/spdx.sh)"
+fi
+rm -f "$T"
+# Scripts without an extension (shebang), by the script's own rules.
+if out=$(pkg/spdx.sh --check 2>&1); then pass spdx-scripts; else
+	fail spdx-scripts "$(echo "$out" | tail -1)"
+fi
+finish
