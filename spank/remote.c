@@ -196,34 +196,37 @@ static void compare_stamp(spank_t sp)
 	}
 }
 
-static void load_hardware(void)
+/* The node's topology, from its per-boot cache when valid. A node whose
+ * hardware cannot be read at all (a site hwloc_xml that is missing or
+ * broken, hwloc failing) cannot give its tasks their GPUs and CPUs, so it
+ * refuses the step (false, `e` says why); the NCCL hints alone are an
+ * optimisation and only warn. */
+static bool load_hardware(rm_error *e)
 {
-	rm_error e;
-	memset(&e, 0, sizeof(e));
 	const rm_site *site = rms_g.plan.have_site ? &rms_g.plan.site : NULL;
-	/* The NCCL hints are an optimisation: a node whose hardware cannot
-	 * be read still runs, with a warning. */
-	/* The node's topology, from its per-boot cache when valid. */
 	char note[600];
 	rms_hw_how how;
 	char *cache = rms_hwcache_dir(&rms_g.conf);
 	rm_status hs = rms_hwcache_load(cache, site, &rms_g.hw, &how, note,
-					sizeof(note), &e);
+					sizeof(note), e);
 	if (note[0])
 		slurm_info(RMS_PREFIX "%s", note);
 	slurm_debug(RMS_PREFIX "hardware: %s", how == RMS_HW_CACHED ? "cached"
 		    : how == RMS_HW_REBUILT ? "scanned, cached" : "scanned");
 	free(cache);
-	if (hs != RM_OK ||
-	    rm_node_nccl_env(rms_g.hw, site, &rms_g.nccl, &e) != RM_OK) {
-		if (!rms_g.warning[0])
-			snprintf(rms_g.warning, sizeof(rms_g.warning),
-				 "no NCCL settings on %s: %.600s", rms_g.node,
-				 e.msg);
+	rms_g.nccl_override = site && site->nccl_override_user;
+	if (hs != RM_OK) {
 		rm_node_free(rms_g.hw);
 		rms_g.hw = NULL;
+		return false;
 	}
-	rms_g.nccl_override = site && site->nccl_override_user;
+	rm_error ne;
+	memset(&ne, 0, sizeof(ne));
+	if (rm_node_nccl_env(rms_g.hw, site, &rms_g.nccl, &ne) != RM_OK &&
+	    !rms_g.warning[0])
+		snprintf(rms_g.warning, sizeof(rms_g.warning),
+			 "no NCCL settings on %s: %.600s", rms_g.node, ne.msg);
+	return true;
 }
 
 int rms_remote_post_opt(spank_t sp)
@@ -310,7 +313,10 @@ int rms_remote_post_opt(spank_t sp)
 			    rms_g.plan.json, rms_g.plan.json_len, err,
 			    sizeof(err)))
 		return fail_step(sp, "map file: %s", err);
-	load_hardware();
+	rm_error he;
+	memset(&he, 0, sizeof(he));
+	if (!load_hardware(&he))
+		return fail_step(sp, "hardware: %s", he.msg);
 	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
 	return 0;
 }

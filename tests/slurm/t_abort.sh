@@ -91,6 +91,12 @@ odd "site=$D/etc/site-bad.yaml" "runtime_dir=$RT"
 refused site-broken ".*site-bad\\.yaml"
 odd "site=$D/etc/site.yaml" "enforse=strict" "runtime_dir=$RT"
 refused plugstack-typo "plugstack.conf: 'enforse=strict': unknown argument"
+# node4's hardware cannot be read: its site names a cached hwloc XML that
+# is broken (a missing one is scanned live instead); the others scan theirs
+printf '<?xml version="1.0"?>\n<topology version="2.0">\n<object type=' >"$D/etc/broken-hw.xml"
+{ cat "$D/etc/site.yaml"; echo "hwloc_xml: $D/etc/broken-hw.xml"; } >"$D/etc/site-hw.yaml"
+odd "site=$D/etc/site-hw.yaml" "runtime_dir=$RT"
+refused hardware "hardware: .*broken-hw\\.xml"
 mkdir "$D/squat" && chown 65534 "$D/squat"
 odd "site=$D/etc/site.yaml" "runtime_dir=$D/squat"
 refused job-dir "map file: runtime directory $D/squat belongs to uid 65534 with mode 0755; it must be root's"
