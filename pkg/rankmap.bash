@@ -3,7 +3,7 @@
 _rankmap()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="plan check node explain suggest site help"
+	local cmds="plan check node explain suggest calibrate site help"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$cmds -V --version --help" -- "$cur"))
 		return
@@ -39,9 +39,16 @@ _rankmap()
 		--allow-missing" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
+	calibrate) opts="--hw -o --output --model --megatron-log --torchtitan-log
+		--nccl-tests --nccl-check --fit --layout --batch --seq --micro-batch
+		--schedule --recompute --sharding --set" ;;
 	site)
 		if [ "$COMP_CWORD" -eq 2 ]; then
-			COMPREPLY=($(compgen -W "validate" -- "$cur"))
+			COMPREPLY=($(compgen -W "validate import" -- "$cur"))
+		elif [[ $cur == -* && ${COMP_WORDS[2]} == import ]]; then
+			COMPREPLY=($(compgen -W "--ibnetdiscover --scontrol --aws
+				--nvidia-smi --hosts --out --name --gpus-per-node
+				--against" -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--topology --format" -- "$cur"))
 		else

@@ -17,7 +17,7 @@ static const struct {
 	{ "explain", rmc_explain, "memory, compute and per-axis cost of a layout" },
 	{ "suggest", rmc_suggest, "rank layouts for a model, GPU count and batch" },
 	{ "calibrate", rmc_calibrate, "fit a site's calibration to its training logs and NCCL tests" },
-	{ "site", rmc_site, "validate a site file and topology.conf (site validate FILE)" },
+	{ "site", rmc_site, "validate a site file (site validate FILE) or build one from the fabric (site import)" },
 };
 
 static void usage(FILE *f)

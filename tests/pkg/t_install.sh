@@ -62,7 +62,7 @@ for m in "$D"/usr/share/man/man*/*; do
 		fail "man-$n" "$(head -c 300 "$T/warn")"; fi
 done
 help_opts() { "$@" 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u; }
-for c in plan check node explain suggest site; do
+for c in plan check node explain suggest calibrate site; do
 	miss=
 	for o in $(help_opts "$RANKMAP" help "$c"); do
 		[ "$o" = --help ] && continue
