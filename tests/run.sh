@@ -116,9 +116,16 @@ report_suite() {
 # The long suites (real Slurm clusters, packages) start first so that the
 # short ones run beside them.
 slow='^tests/(slurm|slurm24|slurm26|shape|pkg)/'
+# Within them, the longest known ones first (longest-first keeps the run's
+# wall time near its longest suite, not the sum of a slot's queue).
+longest='tests/slurm/t_slurm.sh tests/pkg/t_deb.sh tests/pkg/t_rpm.sh tests/slurm/t_launchers.sh'
 shell_suites() {
 	local t
+	if [ "$1" = slow ]; then
+		for t in $longest; do [ -f "$t" ] && echo "$t"; done
+	fi
 	for t in tests/*/t_*.sh; do
+		[[ " $longest " == *" $t "* ]] && continue
 		[ -f "$t" ] || continue
 		if [[ $t =~ $slow ]]; then [ "$1" = slow ] && echo "$t"
 		else [ "$1" = fast ] && echo "$t"; fi

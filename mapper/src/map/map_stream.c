@@ -65,6 +65,7 @@ typedef struct sr {
 	/* JSON */
 	char *tok;
 	size_t tcap;
+	size_t bcap;                 /* buf's size: BUFSZ, less for short text */
 	unsigned char state[RMI_YAML_MAX_DEPTH + 1];
 	unsigned depth;
 	/* YAML */
@@ -99,14 +100,14 @@ static int refill(sr *S)
 		return 0;
 	ssize_t n;
 	if (S->text) {
-		size_t k = S->tlen - S->tpos < BUFSZ ? S->tlen - S->tpos
-						     : BUFSZ;
+		size_t k = S->tlen - S->tpos < S->bcap ? S->tlen - S->tpos
+						       : S->bcap;
 		memcpy(S->buf, S->text + S->tpos, k);
 		S->tpos += k;
 		n = (ssize_t)k;
 	} else {
 		do
-			n = read(S->fd, S->buf, BUFSZ);
+			n = read(S->fd, S->buf, S->bcap);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return -1;
@@ -1016,7 +1017,10 @@ static rm_status stream_from(sr *S, rm_map **out, char *hex)
 	rm_status st = RM_OK;
 	S->line = S->col = 1;
 	S->state[0] = R_VALUE;
-	if (!(S->buf = malloc(BUFSZ)))
+	/* A map given as text needs no more buffer than its length: small
+	 * maps (the plugin's, every fuzz input) then cost no 1 MiB block. */
+	S->bcap = S->text && S->tlen < BUFSZ ? S->tlen + 1 : BUFSZ;
+	if (!(S->buf = malloc(S->bcap)))
 		return oom(S);
 	int c;
 	while ((c = peek(S)) == ' ' || c == '\t' || c == '\n' || c == '\r')
