@@ -47,7 +47,7 @@ CHECK_TARGETS :=
 INSTALL_STEPS :=
 UNINSTALL_STEPS :=
 
-.PHONY: all check build-check bench demo install uninstall deps clean fuzz
+.PHONY: all check check-all build-check bench demo install uninstall deps clean fuzz
 all: build-all
 
 include mapper/module.mk
@@ -80,6 +80,12 @@ build-check: build-all $(CHECK_TARGETS)
 check: deps
 	@$(MAKE) --no-print-directory -j2 build-check
 	@RM_BUILD=$(abspath $(BUILD)) tests/run.sh
+
+# check-all: make check with the suites too slow for every run (the RPM
+# build and its test, tests/pkg/t_rpm.sh).
+check-all: deps
+	@$(MAKE) --no-print-directory -j2 build-check
+	@RM_CHECK_ALL=1 RM_BUILD=$(abspath $(BUILD)) tests/run.sh
 
 # Each part installs itself (INSTALL_STEPS: pkg/module.mk, nccl/module.mk).
 install: build-all $(INSTALL_STEPS)
