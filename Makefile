@@ -69,7 +69,10 @@ $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Dependency files of this build only: build/deb and build/rpm hold the
+# package builds' own trees (with directories such as plugstack.conf.d),
+# which a concurrent make must not read.
+-include $(shell find $(BUILD) \( -path '$(BUILD)/deb' -o -path '$(BUILD)/rpm' \) -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 deps:
 	@tests/deps.sh install
