@@ -46,7 +46,7 @@ _rankmap()
 		if [ "$COMP_CWORD" -eq 2 ]; then
 			COMPREPLY=($(compgen -W "validate import" -- "$cur"))
 		elif [[ $cur == -* && ${COMP_WORDS[2]} == import ]]; then
-			COMPREPLY=($(compgen -W "--ibnetdiscover --scontrol --aws
+			COMPREPLY=($(compgen -W "--ibnetdiscover --scontrol --aws --gcp --oci
 				--nvidia-smi --hosts --out --name --gpus-per-node
 				--against" -- "$cur"))
 		elif [[ $cur == -* ]]; then

@@ -17,7 +17,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap site import --ibnetdiscover FILE [--hosts H]\n"
 	      "       rankmap site import --scontrol FILE|-\n"
-	      "       rankmap site import --aws FILE|-\n"
+	      "       rankmap site import --aws|--gcp|--oci FILE|-\n"
 	      "       rankmap site import --nvidia-smi DIR (also with the others)\n"
 	      "         [--out DIR] [--name NAME] [--gpus-per-node N]\n"
 	      "         [--against topology.conf]\n\n"
@@ -33,6 +33,10 @@ static void help(FILE *f)
 	      "  --name NAME   the site's name (default: imported)\n"
 	      "  --aws FILE    `aws ec2 describe-instance-topology` JSON\n"
 	      "                (NetworkNodes; CapacityBlockId: NVLink groups)\n"
+	      "  --gcp FILE    `gcloud compute instances list --format=json`\n"
+	      "                (resourceStatus.physicalHostTopology)\n"
+	      "  --oci FILE    node name: its /opc/v2/host/rdmaTopologyData\n"
+	      "                (customerGpuMemoryFabric: NVLink groups)\n"
 	      "  --nvidia-smi DIR  NVLink domains: DIR/HOST holds HOST's\n"
 	      "                `nvidia-smi -q` (Fabric: ClusterUUID, CliqueId)\n"
 	      "  --gpus-per-node N  written into the site file\n"
@@ -47,7 +51,8 @@ static const rmc_optdef opts[] = {
 	{ "--out", true, 1, 0 },           { "--name", true, 1, 0 },
 	{ "--gpus-per-node", true, 1, 0 }, { "--against", true, 1, 0 },
 	{ "--scontrol", true, 1, 0 },      { "--nvidia-smi", true, 1, 0 },
-	{ "--aws", true, 1, 0 },
+	{ "--aws", true, 1, 0 },           { "--gcp", true, 1, 0 },
+	{ "--oci", true, 1, 0 },
 };
 
 /* Every regular file of `dir` (DIR/HOST: that node's `nvidia-smi -q`). */
@@ -135,7 +140,7 @@ static int write_part(const rm_import *im, rm_import_part part,
 int rmc_site_import(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *against = NULL, *nvsmi = NULL;
-	char kind = 'i';             /* ibnetdiscover, scontrol, aws */
+	char kind = 'i';             /* ibnetdiscover, scontrol, aws, gcp, oci */
 	rm_import_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -152,11 +157,12 @@ int rmc_site_import(int argc, char **argv)
 		const char *name = opts[k].name;
 		uint64_t n;
 		if (!strcmp(name, "--ibnetdiscover") ||
-		    !strcmp(name, "--scontrol") || !strcmp(name, "--aws")) {
+		    !strcmp(name, "--scontrol") || !strcmp(name, "--aws") ||
+		    !strcmp(name, "--gcp") || !strcmp(name, "--oci")) {
 			if (file)
 				return rmc_usage("one capture at a time: "
-						 "--ibnetdiscover, --scontrol "
-						 "or --aws");
+						 "--ibnetdiscover, --scontrol, "
+						 "--aws, --gcp or --oci");
 			file = v;
 			kind = name[2];
 		}
@@ -178,7 +184,8 @@ int rmc_site_import(int argc, char **argv)
 	}
 	if (!file && !nvsmi)
 		return rmc_usage("site import needs --ibnetdiscover FILE, "
-				 "--scontrol FILE or --nvidia-smi DIR (see "
+				 "--scontrol FILE, --aws/--gcp/--oci FILE or "
+				 "--nvidia-smi DIR (see "
 				 "rankmap site import -h)");
 	char *text = NULL;
 	size_t len = 0;
@@ -199,6 +206,10 @@ int rmc_site_import(int argc, char **argv)
 		st = rm_import_scontrol(text, len, file, &o, &im, &e);
 	else if (file && kind == 'a')
 		st = rm_import_aws(text, len, file, &o, &im, &e);
+	else if (file && kind == 'g')
+		st = rm_import_gcp(text, len, file, &o, &im, &e);
+	else if (file && kind == 'o')
+		st = rm_import_oci(text, len, file, &o, &im, &e);
 	else if (file)
 		st = rm_import_ibnetdiscover(text, len, file, &o, &im, &e);
 	free(text);
@@ -213,7 +224,7 @@ int rmc_site_import(int argc, char **argv)
 		rc = write_part(im, RM_IMPORT_REPORT, NULL, NULL);
 	if (!rc && against && !rm_import_has_topology(im))
 		rc = rmc_usage("--against needs a topology (--ibnetdiscover, "
-			       "--scontrol or --aws)");
+			       "--scontrol, --aws, --gcp or --oci)");
 	else if (!rc && against) {
 		char *diff = NULL;
 		size_t nd = 0;

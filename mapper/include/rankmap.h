@@ -403,6 +403,19 @@ rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 rm_status rm_import_aws(const char *text, size_t len, const char *file,
 			const rm_import_opts *o, rm_import **out,
 			rm_error *err);
+/* `gcloud compute instances list --format=json`: each instance's
+ * resourceStatus.physicalHostTopology (cluster > block > subblock) into a
+ * tree; nodes are the instance names. */
+rm_status rm_import_gcp(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out,
+			rm_error *err);
+/* Oracle Cloud: a mapping of node name to its instance metadata
+ * /opc/v2/host/rdmaTopologyData (customerHPCIslandId > customerNetworkBlock
+ * > customerLocalBlock into a tree; customerGpuMemoryFabric into NVLink
+ * groups). */
+rm_status rm_import_oci(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out,
+			rm_error *err);
 /* One node's `nvidia-smi -q` (its GPUs' Fabric sections: ClusterUUID and
  * CliqueId) into *im (created when NULL): nodes sharing both are one site
  * NVLink group. `host` is the node's name. */

@@ -71,6 +71,7 @@ static rm_status one(rm_import *im, const rmi_ynode *inst, size_t *nopath,
 	    (st = id(c, file, "CapacityBlockId", &cb, err)))
 		return st;
 	im->nvl_blocks = true;
+	im->nvl_what = "CapacityBlockId";
 	if (cb && !rmi_import_add_nvl(im, iid, cb, 0))
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	const rmi_ynode *nn = rmi_y_get(inst, "NetworkNodes");

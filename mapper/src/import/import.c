@@ -303,3 +303,18 @@ rm_status rm_import_aws(const char *text, size_t len, const char *file,
 			   "aws ec2 describe-instance-topology", rmi_aws_build,
 			   out, err);
 }
+
+rm_status rm_import_gcp(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out, rm_error *err)
+{
+	return tree_import(text, len, file ? file : "(gcp)", o,
+			   "gcloud compute instances list", rmi_gcp_build, out,
+			   err);
+}
+
+rm_status rm_import_oci(const char *text, size_t len, const char *file,
+			const rm_import_opts *o, rm_import **out, rm_error *err)
+{
+	return tree_import(text, len, file ? file : "(oci)", o,
+			   "OCI rdmaTopologyData", rmi_oci_build, out, err);
+}

@@ -90,7 +90,8 @@ struct rm_import {
 	char **nvl_host, **nvl_key;  /* nvidia-smi: node, "uuid/clique" or
 					"-" (no domain), "mixed" */
 	uint32_t *nvl_gpus;
-	bool nvl_blocks;             /* groups are AWS capacity blocks */
+	bool nvl_blocks;             /* groups are a provider's blocks */
+	const char *nvl_what;        /* their key, for the report */
 	size_t nnvl, nvl_cap;
 	rm_import_opts opts;         /* strings copied */
 	char *o_hosts, *o_name, *o_topology;
@@ -104,6 +105,11 @@ RMI_HIDDEN rm_status rmi_scontrol_build(rm_import *im, const char *text,
 					size_t len, rm_error *err);
 /* aws.c: `aws ec2 describe-instance-topology` JSON into `im`. */
 RMI_HIDDEN rm_status rmi_aws_build(rm_import *im, const char *text,
+				   size_t len, rm_error *err);
+/* cloud.c: Google Cloud's and Oracle Cloud's instance topology. */
+RMI_HIDDEN rm_status rmi_gcp_build(rm_import *im, const char *text,
+				   size_t len, rm_error *err);
+RMI_HIDDEN rm_status rmi_oci_build(rm_import *im, const char *text,
 				   size_t len, rm_error *err);
 /* import.c */
 RMI_HIDDEN rm_status rmi_import_start(const char *file,

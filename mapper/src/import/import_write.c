@@ -177,7 +177,7 @@ static void report(const rm_import *im, rm_buf *b)
 		}
 		rm_buf_printf(b, "  %-38s %zu nodes, %zu NVLink domain%s "
 			      "of up to %zu nodes\n",
-			      im->nvl_blocks ? "CapacityBlockId"
+			      im->nvl_blocks ? im->nvl_what
 					     : "nvidia-smi -q (ClusterUUID/CliqueId)",
 			      im->nnvl, groups, groups == 1 ? "" : "s", biggest);
 	}
