@@ -28,7 +28,8 @@ static void help(FILE *f)
 	      "                stdin), tree or block, for a login node\n"
 	      "  --hosts H     compute hosts: a hostlist or a pattern (* ?);\n"
 	      "                default every host an HCA description names\n"
-	      "  --out DIR     write DIR/topology.conf and DIR/site.yaml\n"
+	      "  --out DIR     write DIR/topology.conf, DIR/topology.yaml\n"
+	      "                (Slurm 25.05+, the same) and DIR/site.yaml\n"
 	      "                (without it: the report only)\n"
 	      "  --name NAME   the site's name (default: imported)\n"
 	      "  --aws FILE    `aws ec2 describe-instance-topology` JSON\n"
@@ -218,6 +219,9 @@ int rmc_site_import(int argc, char **argv)
 	int rc = nvsmi ? nvidia_smi(nvsmi, &o, &im) : RMC_OK;
 	if (!rc && out && rm_import_has_topology(im))
 		rc = write_part(im, RM_IMPORT_TOPOLOGY, out, "topology.conf");
+	if (!rc && out && rm_import_has_topology(im))
+		rc = write_part(im, RM_IMPORT_TOPOLOGY_YAML, out,
+				"topology.yaml");
 	if (!rc && out)
 		rc = write_part(im, RM_IMPORT_SITE, out, "site.yaml");
 	if (!rc)

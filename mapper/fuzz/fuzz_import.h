@@ -21,9 +21,9 @@ static inline int fuzz_import(const uint8_t *data, size_t size,
 	rm_import *im = NULL;
 	rm_error e;
 	if (imp(s, size, "fuzz", NULL, &im, &e) == RM_OK) {
-		char *part[3];
-		size_t n[3];
-		for (int p = 0; p < 3; p++)
+		char *part[4];
+		size_t n[4];
+		for (int p = 0; p < 4; p++)
 			if (rm_import_write(im, (rm_import_part)p, &part[p],
 					    &n[p], &e))
 				abort();
@@ -34,11 +34,20 @@ static inline int fuzz_import(const uint8_t *data, size_t size,
 				abort();
 			rm_fabric_free(f);
 		}
+		/* and its topology.yaml form too, where it has a topology */
+		if (rm_import_has_topology(im) &&
+		    rm_fabric_new(&f, &e) == RM_OK) {
+			if (rm_fabric_parse_topology_yaml(f, part[3], n[3],
+							  "import.yaml", NULL,
+							  &e))
+				abort();
+			rm_fabric_free(f);
+		}
 		rm_site st;
 		if (rm_site_parse(part[1], n[1], "site", &st, &e))
 			abort();
 		rm_site_free(&st);
-		for (int p = 0; p < 3; p++)
+		for (int p = 0; p < 4; p++)
 			free(part[p]);
 		rm_import_free(im);
 	} else if (!strstr(e.msg, "fuzz") && e.code != RM_ENOMEM) {

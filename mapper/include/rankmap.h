@@ -386,7 +386,8 @@ typedef struct rm_import rm_import;
 typedef enum rm_import_part {
 	RM_IMPORT_TOPOLOGY,          /* topology.conf text */
 	RM_IMPORT_SITE,              /* rankmap-site/1 YAML */
-	RM_IMPORT_REPORT             /* found / could not place / assumed */
+	RM_IMPORT_REPORT,            /* found / could not place / assumed */
+	RM_IMPORT_TOPOLOGY_YAML      /* the same as topology.yaml (25.05+) */
 } rm_import_part;
 
 /* ibnetdiscover output, plain, --full or -p (--ports). `file` names it in

@@ -25,6 +25,13 @@ run gcp-plan 0 "$RANKMAP" plan --topology g/topology.conf --layout 8x2x1 \
 	--nodes 'a3-[0001-0004]' --gpus-per-node 8
 has gcp-plan-pp "$OUT" 'pipeline +8 neighbour pairs: 0 same node, 8 same leaf, 0 same rail, 0 cross'
 
+# the same tree as Slurm 25.05+'s topology.yaml, planned the same way
+has gcp-yaml g/topology.yaml '^- topology: default$'
+has gcp-yaml-leaf g/topology.yaml '^      nodes: "a3-\[0001-0002\]"$'
+run gcp-plan-yaml 0 "$RANKMAP" plan --topology g/topology.yaml --layout 8x2x1 \
+	--nodes 'a3-[0001-0004]' --gpus-per-node 8
+has gcp-plan-yaml-pp "$OUT" 'pipeline +8 neighbour pairs: 0 same node, 8 same leaf, 0 same rail, 0 cross'
+
 run oci 0 "$RANKMAP" site import --oci "$DATA/oci-rdma-topology.yaml" --out o
 has oci-found "$OUT" 'topology +4 nodes, 6 switches \(3 leaves, 3 levels, 1 top-level\)'
 has oci-fabric "$OUT" 'customerGpuMemoryFabric +2 nodes, 1 NVLink domain of up to 2 nodes'

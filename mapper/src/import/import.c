@@ -241,6 +241,36 @@ static rm_status readback(rm_import *im, rm_error *err)
 		st = rmi_err(err, RM_EINPUT, "%s: what it prints is no "
 			     "topology rankmap reads: %s", im->source, m);
 	}
+	/* The topology.yaml form must read back to the same fabric. */
+	char *ytext = NULL;
+	size_t ylen = 0;
+	rm_fabric *fy = NULL;
+	if (!st)
+		st = rm_import_write(im, RM_IMPORT_TOPOLOGY_YAML, &ytext, &ylen,
+				     err);
+	if (!st)
+		st = rm_fabric_new(&fy, err);
+	if (!st && rm_fabric_parse_topology_yaml(fy, ytext, ylen, "the "
+						 "written topology.yaml", NULL,
+						 err)) {
+		char m[900];
+		rmi_copy_out(err->msg, strnlen(err->msg, sizeof(m) - 1), m,
+			     sizeof(m));
+		st = rmi_err(err, RM_EINPUT, "%s: its topology.yaml is none "
+			     "rankmap reads: %s", im->source, m);
+	}
+	if (!st) {
+		rm_fabric_info a, b;
+		rm_fabric_info_get(f, &a);
+		rm_fabric_info_get(fy, &b);
+		if (a.nodes != b.nodes || a.switches != b.switches ||
+		    a.leaves != b.leaves || a.levels != b.levels ||
+		    a.blocks != b.blocks)
+			st = rmi_err(err, RM_EINPUT, "%s: its topology.yaml "
+				     "and topology.conf differ", im->source);
+	}
+	rm_fabric_free(fy);
+	free(ytext);
 	if (!st) {
 		rm_fabric_info fi;
 		rm_fabric_info_get(f, &fi);

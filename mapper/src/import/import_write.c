@@ -21,18 +21,54 @@ static bool names(rm_buf *b, char *const *v, size_t n)
 	return true;
 }
 
-static bool topology(const rm_import *im, rm_buf *b)
+/* One line of the tree: topology.conf's KEY=VALUE pairs, or the items of
+ * topology.yaml's switch list. */
+static bool sw_line(rm_buf *b, bool yaml, const char *what, const char *name,
+		    char *const *host, size_t nhost, char *const *kids,
+		    size_t nkids)
+{
+	bool ok = true;
+	rm_buf_printf(b, yaml ? "    - %s: \"%s\"\n" : "%sName=%s", what,
+		      name);
+	if (nhost) {
+		rm_buf_puts(b, yaml ? "      nodes: \"" : " Nodes=");
+		ok = names(b, host, nhost);
+		rm_buf_puts(b, yaml ? "\"\n" : "");
+	}
+	if (nkids && ok) {
+		rm_buf_puts(b, yaml ? "      children: \"" : " Switches=");
+		ok = names(b, kids, nkids);
+		rm_buf_puts(b, yaml ? "\"\n" : "");
+	}
+	if (!yaml)
+		rm_buf_puts(b, "\n");
+	return ok;
+}
+
+/* The tree or the blocks, as topology.conf or as a topology.yaml (Slurm
+ * 25.05+) holding one topology, the cluster default. */
+static bool topology(const rm_import *im, rm_buf *b, bool yaml)
 {
 	bool blocks = false;
 	for (size_t i = 0; i < im->nsw; i++)
 		blocks |= im->sw[i].block;
-	rm_buf_printf(b, "# topology.conf (topology/%s) written by `rankmap "
-		      "site import` from %s (%s).\n", blocks ? "block" : "tree",
-		      im->source, im->format);
+	rm_buf_printf(b, "# %s (topology/%s) written by `rankmap "
+		      "site import` from %s (%s).\n",
+		      yaml ? "topology.yaml" : "topology.conf",
+		      blocks ? "block" : "tree", im->source, im->format);
 	if (im->nunit)
 		rm_buf_puts(b, "# A rail-optimised unit is one switch here: "
 			    "Slurm's tree cannot say rails;\n# the site file "
 			    "lists the units and their rails.\n");
+	if (yaml)
+		rm_buf_puts(b, "- topology: default\n  cluster_default: true\n");
+	if (yaml && blocks && im->block_size)
+		rm_buf_printf(b, "  block:\n    block_sizes: [%u]\n",
+			      im->block_size);
+	else if (yaml)
+		rm_buf_puts(b, blocks ? "  block:\n" : "  tree:\n");
+	if (yaml)
+		rm_buf_puts(b, blocks ? "    blocks:\n" : "    switches:\n");
 	uint32_t top = 0;
 	for (size_t i = 0; i < im->nsw; i++)
 		top = im->sw[i].level > top ? im->sw[i].level : top;
@@ -46,33 +82,24 @@ static bool topology(const rm_import *im, rm_buf *b)
 			if (s->level != lv || s->block)
 				continue;
 			if (s->stands_for)
-				rm_buf_printf(b, "# %s: %s\n", s->name,
+				rm_buf_printf(b, "%s# %s: %s\n",
+					      yaml ? "    " : "", s->name,
 					      s->stands_for);
-			rm_buf_printf(b, "SwitchName=%s", s->name);
-			if (s->nhost) {
-				rm_buf_puts(b, " Nodes=");
-				ok = names(b, s->host, s->nhost);
-			}
 			size_t nk = 0;
 			for (size_t j = 0; j < im->nsw; j++)
 				if (im->sw[j].parent == (int32_t)i)
 					kids[nk++] = im->sw[j].name;
-			if (nk && ok) {
-				rm_buf_puts(b, " Switches=");
-				ok = names(b, kids, nk);
-			}
-			rm_buf_puts(b, "\n");
+			ok = sw_line(b, yaml, yaml ? "switch" : "Switch",
+				     s->name, s->host, s->nhost, kids, nk);
 		}
 	}
 	free(kids);
-	for (size_t i = 0; i < im->nsw && ok; i++) {
-		if (!im->sw[i].block)
-			continue;
-		rm_buf_printf(b, "BlockName=%s Nodes=", im->sw[i].name);
-		ok = names(b, im->sw[i].host, im->sw[i].nhost);
-		rm_buf_puts(b, "\n");
-	}
-	if (im->block_size)
+	for (size_t i = 0; i < im->nsw && ok; i++)
+		if (im->sw[i].block)
+			ok = sw_line(b, yaml, yaml ? "block" : "Block",
+				     im->sw[i].name, im->sw[i].host,
+				     im->sw[i].nhost, NULL, 0);
+	if (!yaml && im->block_size)
 		rm_buf_printf(b, "BlockSizes=%u\n", im->block_size);
 	return ok;
 }
@@ -203,8 +230,8 @@ rm_status rm_import_write(const rm_import *im, rm_import_part part,
 	rm_buf b;
 	rm_buf_init(&b);
 	bool ok = true;
-	if (part == RM_IMPORT_TOPOLOGY)
-		ok = topology(im, &b);
+	if (part == RM_IMPORT_TOPOLOGY || part == RM_IMPORT_TOPOLOGY_YAML)
+		ok = topology(im, &b, part == RM_IMPORT_TOPOLOGY_YAML);
 	else if (part == RM_IMPORT_SITE)
 		ok = site(im, &b);
 	else
