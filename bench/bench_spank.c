@@ -82,15 +82,15 @@ static double step_cpu(const rms_conf *conf, const rms_step *step, uint32_t id)
 	int jfd = -1;
 	bool ok = rms_plan_step(conf, step, &p, err, sizeof(err)) &&
 		  rms_stamp_format(&p, conf, mine, sizeof(mine)) &&
-		  (jfd = rms_job_dir_open(conf->runtime_dir, 1234, getuid(),
-					  getgid(), err, sizeof(err))) >= 0 &&
+		  (jfd = rms_job_dir_open(conf->runtime_dir, 1234, getgid(),
+					  err, sizeof(err))) >= 0 &&
 		  rms_file_write(&file, jfd, conf->runtime_dir, 1234, id,
-				 "gpu0001", getuid(), p.json, p.json_len, err,
+				 "gpu0001", getgid(), p.json, p.json_len, err,
 				 sizeof(err));
 	if (jfd >= 0)
 		close(jfd);
 	if (ok)
-		rms_file_remove(&file, getuid());
+		rms_file_remove(&file);
 	else
 		fprintf(stderr, "bench_spank: %s\n", err);
 	double t = cpu_ms() - c0;
