@@ -48,7 +48,14 @@ exec unshare -m --propagation private bash -c '
 		mkdir -p "$root$shared"
 		mount --bind -o ro "$shared" "$root$shared"
 	fi
-	cd "$root$repo"
-	exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	# pivot_root, not chroot: Apptainer (the container test, issue 23.3)
+	# refuses to run in a chroot; the old root is detached, so nothing of
+	# the host outside the binds above stays reachable.
+	cd "$root"
+	mkdir -p .oldroot
+	pivot_root . .oldroot
+	cd /
+	umount -l /.oldroot
+	exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$repo" "$@"
 ' inroot "$ROOT" "$repo" "$shared" "$@"
