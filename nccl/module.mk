@@ -24,7 +24,7 @@ NCCL_ALL_SRC   := $(NCCL_LIB_SRC) $(NCCL_CHECK_SRC)
 NCCL_LINK      := -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl -lcudart \
 		  -lsodium
 # MUNGE authenticates the id exchange where the cluster runs it; without
-# libmunge-dev the library still builds, with HMAC only.
+# libmunge-dev the library still builds, with the secret's mode only.
 ifneq ($(wildcard /usr/include/munge.h),)
 NCCL_MUNGE     := -DRMN_HAVE_MUNGE
 NCCL_LINK      += -lmunge

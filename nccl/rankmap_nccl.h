@@ -48,15 +48,17 @@ const char *rmn_status_name(rmn_status s);
 /* ---- unique-id exchange over TCP (exchange.c); needs no GPU ---- */
 #define RMN_BLOB_MAX 4096            /* bytes of payload (an id is 128) */
 #define RMN_DEFAULT_TIMEOUT_MS 120000
-#define RMN_SECRET_LEN 32            /* bytes of the step's HMAC secret */
+#define RMN_SECRET_LEN 32            /* bytes of the step's secret */
 
 /* How the two ends prove they belong to the same job step. */
 typedef enum rmn_auth {
-	RMN_AUTH_AUTO = 0,           /* MUNGE where munged answers, else HMAC
-				      * with the step's secret; peers follow
+	RMN_AUTH_AUTO = 0,           /* MUNGE where munged answers, else
+				      * libsodium keyed by the step's secret; peers follow
 				      * rank 0 (never down to none) */
 	RMN_AUTH_MUNGE,              /* credentials restricted to our uid */
-	RMN_AUTH_HMAC,               /* HMAC-SHA256 keyed by the secret */
+	RMN_AUTH_HMAC,               /* the secret's mode (the name is kept):
+				      * libsodium crypto_auth and an AEAD
+				      * keyed from it by crypto_kdf */
 	RMN_AUTH_NONE                /* only when asked for by name */
 } rmn_auth;
 
@@ -72,7 +74,7 @@ typedef struct rmn_exchange_opts {
 	const char *bind;            /* rank 0 listens on this address; NULL:
 				      * `host`; "*": every address */
 	rmn_auth auth;
-	const unsigned char *secret; /* RMN_SECRET_LEN bytes (HMAC) */
+	const unsigned char *secret; /* RMN_SECRET_LEN bytes (secret mode) */
 	const char *munge_socket;    /* NULL: libmunge's default */
 	uint32_t jobid, stepid;      /* bound into every proof */
 	rmn_log_fn log;              /* NULL: refusals are not reported */
@@ -82,7 +84,7 @@ typedef struct rmn_exchange_opts {
 /*
  * Rank 0 hands `blob` (len bytes) to ranks 1..nranks-1; on the others it
  * is filled in. Both directions are authenticated (see rmn_auth) and the
- * blob travels encrypted (HMAC) or inside a credential (MUNGE). Rank 0
+ * blob travels sealed (XChaCha20-Poly1305, secret mode) or inside a credential (MUNGE). Rank 0
  * answers once every rank has arrived. A connection that fails to
  * authenticate, or an authentic one with another map digest, world size
  * or blob length, or a RANK already connected, is refused alone (and

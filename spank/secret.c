@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * secret.c - srun's per-step secret for librankmap-nccl's id exchange,
- * which authenticates with HMAC-SHA256 under it where MUNGE is not used
+ * which keys libsodium's crypto_auth and AEAD from it where MUNGE is not used
  * (docs/nccl.md). srun draws 32 bytes from the kernel and puts them in its
  * own environment as RANKMAP_NCCL_SECRET; srun copies that environment
  * into the step's launch request, so the secret reaches this step's tasks
