@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bash completion for rankmap(1): commands, then each command's options
 # (the lists follow `rankmap help CMD`; tests/pkg/t_install.sh compares).
 _rankmap()

@@ -15,7 +15,7 @@ comment() {
 	case "$1" in
 	*.c | *.h | *.js | *.css) echo "/* $ID */" ;;
 	*.lua) echo "-- $ID" ;;
-	*.py | *.sh | *.mk | Makefile | */Makefile) echo "# $ID" ;;
+	*.py | *.sh | *.bash | *.mk | Makefile | */Makefile) echo "# $ID" ;;
 	*)
 		case "$(head -c 64 "$1" | tr -d '\0' | head -1)" in
 		'#!'*lua*) echo "-- $ID" ;;

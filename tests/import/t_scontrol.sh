@@ -70,8 +70,8 @@ for r in slurm24 slurm26; do
 	if root_ready quiet; then
 		$INROOT env RM_ROOT="$RM_ROOT" RM_BUILD="$RB" CLI="$RB/rankmap" \
 			RANKMAP="$RB/rankmap" BLOCK=1 bash tests/import/scontrol_cluster.sh
-	else
-		skip "slurm-$RREL" "no Debian root with Slurm $RREL (make $r)"
 	fi
+	# no root: t_slurm24.sh / t_slurm26.sh print the one SKIP line naming
+	# `make $r` (issue 22); this suite says nothing more
 done
 finish

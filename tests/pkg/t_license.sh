@@ -26,13 +26,13 @@ T=$(mktemp)
 git ls-files -z --cached --others --exclude-standard |
 	while IFS= read -r -d '' f; do
 		case "$f" in
-		*.c | *.h | *.py | *.sh | *.mk | Makefile | */Makefile | *.lua | *.js | *.css) ;;
+		*.c | *.h | *.py | *.sh | *.bash | *.mk | Makefile | */Makefile | *.lua | *.js | *.css) ;;
 		*) continue ;;
 		esac
 		[ -f "$f" ] || continue
 		head -2 "$f" | grep -q 'SPDX-License-Identifier: Apache-2\.0' || echo "$f"
 	done >"$T"
-n=$(git ls-files | grep -cE '\.(c|h|py|sh|mk|lua|js|css)$|(^|/)Makefile$')
+n=$(git ls-files | grep -cE '\.(c|h|py|sh|bash|mk|lua|js|css)$|(^|/)Makefile$')
 if [ ! -s "$T" ]; then pass "spdx-sources ($n files)"; else
 	fail spdx-sources "$(wc -l <"$T") files without the SPDX line, e.g. $(head -3 "$T" | tr '\n' ' ')(run pkg/spdx.sh)"
 fi

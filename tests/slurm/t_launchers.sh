@@ -158,7 +158,7 @@ $PY "$LT" check launchers/lightning-vars "$D/out/lt.txt" "$D/out/lt.json" || T_F
 # so that the test's runtime directory (under /tmp, which Apptainer binds
 # by default) is as hidden as /run/rankmap is on a real node.
 if ! command -v apptainer >/dev/null; then
-	skip apptainer "no apptainer here (Debian unstable's: the make slurm26 root)"
+	skip apptainer "apptainer is not installed on this machine (only the Debian unstable root has it)"
 else
 	IMG=$D/img
 	mkdir -p "$IMG"/{usr,etc,proc,dev,sys,tmp,run,var/tmp,root}
