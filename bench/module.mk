@@ -23,3 +23,8 @@ bench: $(BENCH_BINS)
 		echo "== $$b"; \
 		RM_ROOT=$(CURDIR) $$b || exit 1; \
 	done
+	@# rm_plan at 1M GPUs against commit e45650b's build, in this run
+	@# (issue 26.5); needs a git checkout to build the old commit from.
+	@if git -C $(CURDIR) cat-file -e e45650b 2>/dev/null; then \
+		echo "== bench/bench_plan_vs.sh"; sh bench/bench_plan_vs.sh 5; \
+	else echo "== bench/bench_plan_vs.sh: skipped (no git history here)"; fi
