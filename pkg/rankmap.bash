@@ -16,7 +16,7 @@ _rankmap()
 	--hwloc-xml|--nccl-topo)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--format) values="text json yaml csv env" ;;
+	--format) values="text json yaml csv env hostfile deepspeed-hostfile html svg" ;;
 	--order) values="megatron llama3 torchtitan" ;;
 	--model) values="llama3-8b llama3-70b llama3-405b gpt3-175b" ;;
 	--hw) values="a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" ;;
