@@ -28,6 +28,11 @@ static int explain_map(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_estimate a, b;
 	char *text = NULL;
 	size_t len;
+	char fd[65];
+	if (baseline) {             /* as cmd_explain.c: one fabric hash */
+		rm_fabric_digest(po.fabric, fd);
+		po.fabric_digest = fd;
+	}
 	int rc = rm_plan(&po, &map, e) ||
 		 rm_estimate_map(m, hw, t, map, po.fabric, &a, e);
 	if (!rc && baseline) {

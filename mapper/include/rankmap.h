@@ -459,6 +459,10 @@ typedef struct rm_plan_opts {
 	bool allow_missing;          /* unknown nodes get a leaf of their own */
 	bool exact;                  /* layout must use every GPU (no spares) */
 	bool baseline;               /* Slurm block order over nodes as given */
+	/* rm_fabric_digest(fabric) when the caller has it (64 hex digits),
+	 * else NULL: planning twice on one fabric (a plan and its baseline)
+	 * then hashes the fabric once. A wrong value makes a wrong stamp. */
+	const char *fabric_digest;
 } rm_plan_opts;
 
 typedef struct rm_rank {
