@@ -85,4 +85,19 @@ run other-layout 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map
 has other-layout-msg "$ERR" 'other\.json has layout tp=8,pp=8,dp=256, the plan tp=8,pp=16,dp=128: only maps of one layout compare'
 run missing-map 2 "$RANKMAP" explain "${run405[@]}" --map nowhere.json
 has missing-map-msg "$ERR" 'nowhere\.json'
+
+# The other shipped sites: where their names follow the wiring, Slurm's
+# order is as good and the verdict says so (issue 20: "changes nothing"
+# where there is nothing to gain, on every shipped site).
+SITES=$RM_ROOT/site
+run lab 0 "$RANKMAP" explain --model llama3-8b --layout 8x4x4 --order megatron \
+	--site "$SITES/lab/site.yaml" --nodes 'node[1-16]' --baseline
+has lab-verdict "$OUT" '^verdict: the baseline is within 0\.[0-9]+ % of the plan here: rankmap changes nothing'
+run superpod 0 "$RANKMAP" explain --model llama3-70b --layout 8x4x16 --order megatron \
+	--site "$SITES/dgx-superpod-h100/site.yaml" --nodes 'dgx[001-064]' --baseline
+has superpod-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the plan here: rankmap changes nothing'
+run gb200 0 "$RANKMAP" explain --model llama3-70b --hw gb200-nvl72 --layout 4x16x8 --order megatron \
+	--site "$SITES/gb200-nvl72/site.yaml" --nodes 'nvl0[1-8]n[01-16]' --baseline
+has gb200-hw "$OUT" 'on 512 x gb200-nvl72'
+has gb200-verdict "$OUT" '^verdict: the baseline is within 0\.[0-9]+ % of the plan here: rankmap changes nothing'
 finish
