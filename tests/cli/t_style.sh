@@ -92,9 +92,11 @@ schema json-node rankmap-node/1 "$RANKMAP" node --hwloc-xml dgx-h100.xml --forma
 schema json-explain rankmap-explain/1 "$RANKMAP" explain --model llama3-8b --layout 8x2x4 --format json
 schema json-suggest rankmap-suggest/1 "$RANKMAP" suggest --model llama3-8b --gpus 64 --format json
 schema json-site rankmap-site-validate/1 "$RANKMAP" site validate site.yaml --format json
+schema json-compare rankmap-explain-compare/1 "$RANKMAP" explain --model llama3-8b --layout 8x2x4 --nodes 'n[1-8]' --baseline --format json
 # and docs/cli.md documents each of them
 for s in rankmap-map/1 rankmap-check/1 rankmap-node/1 rankmap-explain/1 \
-	rankmap-suggest/1 rankmap-site-validate/1 rankmap-nccl-check/1; do
+	rankmap-explain-compare/1 rankmap-suggest/1 rankmap-site-validate/1 \
+	rankmap-nccl-check/1; do
 	has "schema-documented-${s%/1}" "$RM_ROOT/docs/cli.md" "\`$s\`"
 done
 
