@@ -27,13 +27,17 @@ bad() { # NAME PATTERN JSON
 	run "bad/$1" 2 "$RANKMAP" site import --aws bad.json
 	has "bad/$1-msg" "$ERR" "$2"
 }
-bad layers 'bad.json:3:.*network node nn-2 is 1 layers above one instance and 0 above another' '{"Instances": [
+bad layers 'bad.json:3:.*network node nn-2 is 1 levels above one node and 0 above another' '{"Instances": [
  {"InstanceId": "i-1", "NetworkNodes": ["nn-1", "nn-2"]},
  {"InstanceId": "i-2", "NetworkNodes": ["nn-1", "nn-2", "nn-3"]}]}'
 bad two-parents 'bad.json:3:.*network node nn-3 is under both nn-2 and nn-9' '{"Instances": [
  {"InstanceId": "i-1", "NetworkNodes": ["nn-1", "nn-2", "nn-3"]},
  {"InstanceId": "i-2", "NetworkNodes": ["nn-1", "nn-9", "nn-3"]}]}'
 bad quote 'bad.json:1:31: InstanceId .*letters, digits' '{"Instances": [{"InstanceId": "i-\"1", "NetworkNodes": ["nn-1"]}]}'
+bad twice 'bad.json:3:.*node i-1 is listed twice' '{"Instances": [
+ {"InstanceId": "i-1", "NetworkNodes": ["nn-1", "nn-2"]},
+ {"InstanceId": "i-1", "NetworkNodes": ["nn-1", "nn-3"]}]}'
+bad too-deep 'bad.json:1:.*9 layers, at most 8' '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a","b","c","d","e","f","g","h","i"]}]}'
 bad no-id 'bad.json:1:16: an instance without InstanceId' '{"Instances": [{"NetworkNodes": ["nn-1"]}]}'
 bad not-json 'bad.json:[0-9]+:[0-9]+: ' '{"Instances": [ {'
 bad no-instances 'no "Instances"' '{"Reservations": []}'

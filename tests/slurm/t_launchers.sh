@@ -170,6 +170,7 @@ else
 	n=$(grep -c '^C [0-3] ok$' "$OUT")
 	[ "$n" -eq 4 ] && pass apptainer-map-and-verify ||
 		fail apptainer-map-and-verify "$n of 4 tasks: $(grep '^C ' "$OUT" | head -4)"
+	no_steps_left apptainer
 	# without the bind the map is not there: what the docs tell users to add
 	run apptainer-no-bind 0 srun -N1 --ntasks-per-node=2 --parallel-layout=tp=2 \
 		env PYTHONPATH="$RM_ROOT/python" apptainer -s exec --no-privs --contain \
@@ -177,6 +178,7 @@ else
 		$PY "$RM_ROOT/tests/slurm/check_container.py"
 	[ "$(grep -c 'unreadable in the container' "$OUT")" -eq 2 ] &&
 		pass apptainer-needs-the-bind || fail apptainer-needs-the-bind "$(cat "$OUT")"
+	no_steps_left apptainer-no-bind
 fi
 
 finish

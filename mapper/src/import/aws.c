@@ -17,14 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t find_sw(const rm_import *im, const char *name)
-{
-	for (size_t i = 0; i < im->nsw; i++)
-		if (!strcmp(im->sw[i].name, name))
-			return (int64_t)i;
-	return -1;
-}
-
 static bool id_ok(const char *s)
 {
 	size_t n = strlen(s);
@@ -79,39 +71,21 @@ static rm_status one(rm_import *im, const rmi_ynode *inst, size_t *nopath,
 		(*nopath)++;
 		return RM_OK;
 	}
-	int64_t below = -1;
-	for (size_t k = nn->n; k-- > 0;) {
-		const char *name;
-		if ((st = id(nn->item[k], file, "a network node", &name, err)))
+	/* AWS documents 3 or 4 layers; a deeper list is no instance's. */
+	enum { MAX_LAYERS = 8 };
+	if (nn->n > MAX_LAYERS)
+		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(nn),
+				  rmi_y_col(nn), "NetworkNodes of %s: %zu "
+				  "layers, at most %d", iid, nn->n, MAX_LAYERS);
+	const char *way[MAX_LAYERS], *what[MAX_LAYERS];
+	for (size_t k = 0; k < nn->n; k++) {
+		if ((st = id(nn->item[k], file, "a network node", &way[k],
+			     err)))
 			return st;
-		uint32_t level = (uint32_t)(nn->n - 1 - k);
-		int64_t s = find_sw(im, name);
-		if (s < 0 && (s = rmi_import_add_switch(im, name, level)) < 0)
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		if (im->sw[s].level != level)
-			return rmi_err_at(err, RM_EINPUT, file,
-					  rmi_y_line(nn->item[k]),
-					  rmi_y_col(nn->item[k]), "network "
-					  "node %s is %u layers above one "
-					  "instance and %u above another", name,
-					  level, im->sw[s].level);
-		if (below < 0 && !rmi_import_add_host(&im->sw[s], iid))
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		if (below >= 0) {
-			int32_t p = im->sw[below].parent;
-			if (p >= 0 && p != (int32_t)s)
-				return rmi_err_at(err, RM_EINPUT, file,
-						  rmi_y_line(nn->item[k]),
-						  rmi_y_col(nn->item[k]),
-						  "network node %s is under "
-						  "both %s and %s",
-						  im->sw[below].name,
-						  im->sw[p].name, name);
-			im->sw[below].parent = (int32_t)s;
-		}
-		below = s;
+		what[k] = "network node";
 	}
-	return RM_OK;
+	return rmi_import_add_path(im, iid, way, nn->n, what, false,
+				   rmi_y_line(nn), rmi_y_col(nn), err);
 }
 
 rm_status rmi_aws_build(rm_import *im, const char *text, size_t len,

@@ -31,26 +31,6 @@
 
 #define MAX_ID 255u
 
-/* The switch standing for provider id `id` at `level`, made when new. */
-static int64_t block_for(rm_import *im, const char *prefix, uint32_t level,
-			 const char *id)
-{
-	size_t same = 0;
-	for (size_t i = 0; i < im->nsw; i++) {
-		if (im->sw[i].level != level || !im->sw[i].stands_for)
-			continue;
-		if (!strcmp(im->sw[i].stands_for, id))
-			return (int64_t)i;
-		same++;
-	}
-	char name[48];
-	snprintf(name, sizeof(name), "%s%zu", prefix, same);
-	int64_t s = rmi_import_add_switch(im, name, level);
-	if (s >= 0 && !(im->sw[s].stands_for = strdup(id)))
-		return -1;
-	return s;
-}
-
 /* An id: printable ASCII without blanks or quotes, at most MAX_ID. */
 static rm_status cloud_id(const rmi_ynode *n, const char *file,
 			  const char *what, const char **out, rm_error *err)
@@ -95,67 +75,12 @@ static rm_status node_name(const rmi_ynode *n, const char *file,
 	return RM_OK;
 }
 
-/* Puts `host` under the chain id[0] (top) .. id[n-1] (its leaf). `at`
- * is where the chain was read, for messages. */
-static rm_status add_chain(rm_import *im, const char *host,
-			   const char *const *id, const char *const *prefix,
-			   size_t n, const rmi_ynode *at, rm_error *err)
-{
-	int64_t below = -1;
-	for (size_t k = n; k-- > 0;) {
-		uint32_t level = (uint32_t)(n - 1 - k);
-		int64_t s = -1;
-		for (size_t i = 0; i < im->nsw && s < 0; i++)
-			if (im->sw[i].stands_for &&
-			    !strcmp(im->sw[i].stands_for, id[k]))
-				s = (int64_t)i;
-		if (s >= 0 && im->sw[s].level != level)
-			return rmi_err_at(err, RM_EINPUT, im->source,
-					  rmi_y_line(at), rmi_y_col(at),
-					  "%s %s is %u levels above one node "
-					  "and %u above another", prefix[k],
-					  id[k], level, im->sw[s].level);
-		if (s < 0 && (s = block_for(im, prefix[k], level, id[k])) < 0)
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		if (below < 0 && !rmi_import_add_host(&im->sw[s], host))
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		if (below >= 0) {
-			int32_t p = im->sw[below].parent;
-			if (p >= 0 && p != (int32_t)s)
-				return rmi_err_at(err, RM_EINPUT, im->source,
-						  rmi_y_line(at), rmi_y_col(at),
-						  "%s %s is under both %s and "
-						  "%s", prefix[k + 1],
-						  im->sw[below].stands_for,
-						  im->sw[p].stands_for, id[k]);
-			im->sw[below].parent = (int32_t)s;
-		}
-		below = s;
-	}
-	return RM_OK;
-}
-
-/* A node listed twice would sit under two leaves: refuse it. */
-static rm_status once(const rm_import *im, const char *host,
-		      const rmi_ynode *at, rm_error *err)
-{
-	for (size_t i = 0; i < im->nsw; i++)
-		for (size_t h = 0; h < im->sw[i].nhost; h++)
-			if (!strcmp(im->sw[i].host[h], host))
-				return rmi_err_at(err, RM_EINPUT, im->source,
-						  rmi_y_line(at), rmi_y_col(at),
-						  "node %s is listed twice",
-						  host);
-	return RM_OK;
-}
-
 /* ---- Google Cloud ---- */
 
 static const char *const gcp_prefix[] = { "cluster", "block", "subblock" };
 
 static rm_status gcp_one(rm_import *im, const rmi_ynode *inst,
-			 size_t *nopath, char ***phys, size_t *nphys,
-			 rm_error *err)
+			 size_t *nopath, rm_error *err)
 {
 	const char *file = im->source, *name;
 	rm_status st = rmi_y_kind(inst, file, "an instance", RMI_Y_MAP, err);
@@ -173,36 +98,34 @@ static rm_status gcp_one(rm_import *im, const rmi_ynode *inst,
 				     : NULL;
 	const rmi_ynode *ph = rs && rs->kind == RMI_Y_MAP
 				      ? rmi_y_get(rs, "physicalHost") : NULL;
-	const char *id[3], *host = NULL;
+	/* The physical host itself is left out: VMs sharing a machine stay
+	 * nodes of their own under its sub-block. */
+	const char *id[3];
+	char *copy = NULL;           /* physicalHost's parts live here */
 	size_t n = 0;
 	if (t) {
 		if ((st = rmi_y_kind(t, file, "physicalHostTopology",
 				     RMI_Y_MAP, err)))
 			return st;
-		static const char *const key[] = { "cluster", "block",
-						   "subblock" };
 		for (size_t k = 0; k < 3; k++) {
-			const rmi_ynode *f = rmi_y_get(t, key[k]);
+			const rmi_ynode *f = rmi_y_get(t, gcp_prefix[k]);
 			if (!f)
 				break;      /* the lowest present is the leaf */
-			if ((st = cloud_id(f, file, key[k], &id[n++], err)))
+			if ((st = cloud_id(f, file, gcp_prefix[k], &id[n++],
+					   err)))
 				return st;
 		}
-		const rmi_ynode *h = rmi_y_get(t, "host");
-		if (h && (st = cloud_id(h, file, "host", &host, err)))
-			return st;
 	} else if (ph) {
-		/* "/CLUSTER/BLOCK/HOST": the last part is the machine. */
+		/* "/CLUSTER/BLOCK[/SUBBLOCK]/HOST" */
 		const char *s;
 		if ((st = cloud_id(ph, file, "physicalHost", &s, err)))
 			return st;
-		char *copy = strdup(s);
-		if (!copy)
+		if (!(copy = strdup(s)))
 			return rmi_err(err, RM_ENOMEM, "out of memory");
-		char *part[8];
+		char *part[5];
 		size_t np = 0;
 		for (char *sv = NULL, *p = strtok_r(copy, "/", &sv);
-		     p && np < 8; p = strtok_r(NULL, "/", &sv))
+		     p && np < 5; p = strtok_r(NULL, "/", &sv))
 			part[np++] = p;
 		if (s[0] != '/' || np < 2 || np > 4) {
 			free(copy);
@@ -212,27 +135,17 @@ static rm_status gcp_one(rm_import *im, const rmi_ynode *inst,
 					  rm_quote(s, strlen(s),
 						   (char[96]){ 0 }, 96));
 		}
-		/* The parts live in `copy`: keep them with the import's
-		 * other strings until it is built. */
-		char **grow = realloc(*phys, (*nphys + 1) * sizeof(char *));
-		if (!grow) {
-			free(copy);
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		}
-		*phys = grow;
-		(*phys)[(*nphys)++] = copy;
 		for (size_t k = 0; k + 1 < np; k++)
 			id[n++] = part[k];
-		host = part[np - 1];
 	}
-	if (!n) {
+	if (n)
+		st = rmi_import_add_path(im, name, id, n, gcp_prefix, true,
+					 rmi_y_line(inst), rmi_y_col(inst),
+					 err);
+	else
 		(*nopath)++;
-		return RM_OK;
-	}
-	if ((st = once(im, name, inst, err)))
-		return st;
-	(void)host;         /* VMs sharing a machine stay apart */
-	return add_chain(im, name, id, gcp_prefix, n, inst, err);
+	free(copy);
+	return st;
 }
 
 rm_status rmi_gcp_build(rm_import *im, const char *text, size_t len,
@@ -242,22 +155,17 @@ rm_status rmi_gcp_build(rm_import *im, const char *text, size_t len,
 	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
 	if (st)
 		return st;
-	size_t nopath = 0, nphys = 0;
-	char **phys = NULL;
+	size_t nopath = 0;
 	if (root && root->kind == RMI_Y_SEQ) {
 		for (size_t i = 0; !st && i < root->n; i++)
-			st = gcp_one(im, root->item[i], &nopath, &phys, &nphys,
-				     err);
+			st = gcp_one(im, root->item[i], &nopath, err);
 	} else if (root && root->kind == RMI_Y_MAP && rmi_y_get(root, "name")) {
-		st = gcp_one(im, root, &nopath, &phys, &nphys, err);
+		st = gcp_one(im, root, &nopath, err);
 	} else {
 		st = rmi_err(err, RM_EINPUT, "%s: not `gcloud compute "
 			     "instances list --format=json` output (a list "
 			     "of instances)", im->source);
 	}
-	for (size_t i = 0; i < nphys; i++)
-		free(phys[i]);
-	free(phys);
 	rmi_yaml_free(root);
 	if (!st && !im->nsw)
 		st = rmi_err(err, RM_EINPUT, "%s: no instance has a "
@@ -341,8 +249,8 @@ rm_status rmi_oci_build(rm_import *im, const char *text, size_t len,
 			nopath++;
 			continue;
 		}
-		if (!(st = once(im, name, nk, err)))
-			st = add_chain(im, name, id, oci_prefix, 3, nk, err);
+		st = rmi_import_add_path(im, name, id, 3, oci_prefix, true,
+					 rmi_y_line(nk), rmi_y_col(nk), err);
 	}
 	rmi_yaml_free(root);
 	if (!st && !im->nsw)

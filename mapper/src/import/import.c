@@ -9,6 +9,7 @@
 #include "fabric/fabric_int.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,74 @@ bool rmi_import_host_wanted(const rm_import *im, const rm_hostlist *hl,
 		if (!strcmp(hl->host[i], host))
 			return true;
 	return false;
+}
+
+/* The switch for `id` at `level`: with `prefix`, the one standing for the
+ * provider's id (made as PREFIX<n> when new); without, the one named `id`.
+ * -1 when memory is short. */
+static int64_t switch_for(rm_import *im, const char *id, const char *prefix,
+			  uint32_t level)
+{
+	size_t same = 0;
+	for (size_t i = 0; i < im->nsw; i++) {
+		const char *key = prefix ? im->sw[i].stands_for : im->sw[i].name;
+		if (key && !strcmp(key, id))
+			return (int64_t)i;
+		same += prefix && im->sw[i].stands_for &&
+			im->sw[i].level == level;
+	}
+	if (!prefix)
+		return rmi_import_add_switch(im, id, level);
+	char name[48];
+	snprintf(name, sizeof(name), "%s%zu", prefix, same);
+	int64_t s = rmi_import_add_switch(im, name, level);
+	if (s >= 0 && !(im->sw[s].stands_for = strdup(id)))
+		return -1;
+	return s;
+}
+
+rm_status rmi_import_add_path(rm_import *im, const char *host,
+			      const char *const *id, size_t n,
+			      const char *const *what, bool rename,
+			      unsigned long line, unsigned long col,
+			      rm_error *err)
+{
+	for (size_t i = 0; i < im->nsw; i++)
+		for (size_t h = 0; h < im->sw[i].nhost; h++)
+			if (!strcmp(im->sw[i].host[h], host))
+				return rmi_err_at(err, RM_EINPUT, im->source,
+						  line, col, "node %s is listed "
+						  "twice", host);
+	int64_t below = -1;
+	for (size_t k = n; k-- > 0;) {
+		uint32_t level = (uint32_t)(n - 1 - k);
+		int64_t s = switch_for(im, id[k], rename ? what[k] : NULL,
+				       level);
+		if (s < 0)
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		if (im->sw[s].level != level)
+			return rmi_err_at(err, RM_EINPUT, im->source, line, col,
+					  "%s %s is %u levels above one node "
+					  "and %u above another", what[k],
+					  id[k], level, im->sw[s].level);
+		if (below < 0 && !rmi_import_add_host(&im->sw[s], host))
+			return rmi_err(err, RM_ENOMEM, "out of memory");
+		if (below >= 0) {
+			const rmi_tsw *b = &im->sw[below];
+			int32_t p = b->parent;
+			if (p >= 0 && p != (int32_t)s)
+				return rmi_err_at(
+					err, RM_EINPUT, im->source, line, col,
+					"%s %s is under both %s and %s",
+					what[k + 1], rename ? b->stands_for
+							    : b->name,
+					rename ? im->sw[p].stands_for
+					       : im->sw[p].name, id[k]);
+			im->sw[below].parent = (int32_t)s;
+		}
+		below = s;
+	}
+	return RM_OK;
 }
 
 bool rmi_import_add_nvl(rm_import *im, const char *host, const char *key,

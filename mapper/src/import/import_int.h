@@ -120,6 +120,17 @@ RMI_HIDDEN bool rmi_import_add_nvl(rm_import *im, const char *host,
 RMI_HIDDEN int64_t rmi_import_add_switch(rm_import *im, const char *name,
 					 uint32_t level);
 RMI_HIDDEN bool rmi_import_add_host(rmi_tsw *s, const char *host);
+/* The cloud readers' one mechanism: `host` under the path id[0] (top) ..
+ * id[n-1] (its leaf). `what[k]` names level k in messages and, with
+ * `rename`, is the prefix of its switches' names (PREFIX<n>, standing for
+ * the provider's id, which is no topology.conf name); without, the ids
+ * are the names. A node listed twice, a switch at two depths or under two
+ * parents is refused at line:col. */
+RMI_HIDDEN rm_status rmi_import_add_path(rm_import *im, const char *host,
+					 const char *const *id, size_t n,
+					 const char *const *what, bool rename,
+					 unsigned long line, unsigned long col,
+					 rm_error *err);
 /* Does `host` pass opts.hosts (a hostlist or an fnmatch pattern)? */
 RMI_HIDDEN bool rmi_import_host_wanted(const rm_import *im,
 				       const rm_hostlist *hl,
