@@ -136,7 +136,7 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 			 "or --gpu-bind narrow it per task), so cuda:LOCAL_RANK "
 			 "is not the map's GPU: with --parallel-layout give the "
 			 "step its GPUs per node (--gpus-per-node=%" PRIu32
-			 " --gpu-bind=none) without --gpus-per-task",
+			 ") without --gpus-per-task or --gpu-bind",
 			 ids->visible, local_rank, p->tasks_per_node,
 			 p->tasks_per_node);
 		return false;

@@ -39,6 +39,12 @@ $(call obj,spank/release.c): CPPFLAGS += -DRMS_SLURM_API=$(SLURM_API)
 .PHONY: slurm-release-plugin
 slurm-release-plugin: $(BUILD)/rankmap-slurm$(SLURM_RELEASE).so
 ALL_TARGETS += slurm-release-plugin
+
+# A test-only SPANK plugin that holds one node back (t_abort.sh's late
+# refusal); built for each release like the plugin, never installed.
+$(BUILD)/rankmap-test-delay.so: tests/slurm/delay_spank.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(LDHARDEN) -o $@ $<
+slurm-release-plugin: $(BUILD)/rankmap-test-delay.so
 else
 ALL_TARGETS += spank-skipped
 .PHONY: spank-skipped

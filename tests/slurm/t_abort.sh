@@ -5,7 +5,9 @@
 # last one reads its own plugstack.conf, CLUSTER_ODD) on which node4 is
 # made to fail in each way a node can (site file missing or broken, a
 # plugstack typo, a job directory it cannot use, a map it cannot write),
-# under a rendezvous stand-in that would wait 60 s for the missing ranks.
+# under a rendezvous stand-in that would wait 60 s for the missing ranks,
+# with node4 held 2 s (a test SPANK plugin) so that the others' ranks
+# wait when it refuses, and KillWait=30 as Slurm ships it.
 # Then the runtime directory: nothing of the user's in it, any depth
 # removed, an earlier job's leftovers replaced, nobody else can list it.
 . "$(dirname "$0")/../lib.sh"
@@ -20,9 +22,21 @@ trap 'cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out"
 printf 'schema: rankmap-site/1\nname: rmabort\ngpus_per_node: 8\ntopology: topology.conf\n' >"$D/etc/site.yaml"
 RT=$D/rt
-CLUSTER_ODD=1 cluster_up "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$RT"
+# KillWait as Slurm ships it (30 s): srun used to wait that long, plus 2 s,
+# for tasks a refusing node's cancel did not reach (issue 21.2).
+CLUSTER_KILLWAIT=30 CLUSTER_ODD=1 cluster_up "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$RT"
 export CLUSTER_ODD=1 SLURM_CONF=$D/etc/slurm.conf
-odd() { echo "required $PLUGIN $*" >"$D/etc/plugstack-odd.conf"; }
+# odd ARGS...: node4's plugstack.conf. A test SPANK plugin listed first
+# holds node4's slurmstepd 2 s before rankmap runs there, so the other
+# nodes' ranks have started and wait in their rendezvous when node4
+# refuses: the case where cancelling the whole step matters.
+# odd_plain ARGS...: the same without the delay.
+DELAY=$RM_BUILD/rankmap-test-delay.so
+odd() {
+	printf 'required %s 2000\nrequired %s %s\n' "$DELAY" "$PLUGIN" "$*" >"$D/etc/plugstack-odd.conf"
+}
+odd_plain() { echo "required $PLUGIN $*" >"$D/etc/plugstack-odd.conf"; }
+[ -f "$DELAY" ] || { fail delay-plugin "$DELAY was not built"; exit 1; }
 # in_cluster CMD: CMD in the daemons' mount namespace (and root, should
 # the cluster run in a chroot), where slurmstepd sees the files
 in_cluster() { nsenter -m -r -w -t "$(cat "$D/run/slurmctld.pid")" sh -c "$1"; }
@@ -68,27 +82,48 @@ refused() {
 	at=$(tail -n +"$((lines + 1))" "$log" | grep -m1 "rankmap: node node4" | sed -n 's/^\[\([^]]*\)\].*/\1/p')
 	t=
 	[ -n "$at" ] && t=$(date -d "$at" +%s.%N 2>/dev/null)
+	# Every healthy rank (24: nodes 1-3) started and beat before node4
+	# refused, and none beat 5 s past the refusal.
+	local nbeat last
+	nbeat=$(find "$B" -name 'beat.*' | wc -l)
+	last=$(cat "$B"/beat.* 2>/dev/null | sort -n | tail -1)
 	if [ -z "$t" ]; then
 		fail "$name-healthy-end-within-5s" "no refusal in node4's log"
-	else
-		local last
-		last=$(cat "$B"/beat.* 2>/dev/null | sort -n | tail -1)
-		if awk -v a="$t" -v b="${last:-0}" 'BEGIN { exit !(b - a < 5) }'; then
-			pass "$name-healthy-end-within-5s (last heartbeat $(awk -v a="$t" -v b="${last:-$t}" 'BEGIN { printf "%.2f", b - a }') s after the refusal)"
-		else
+	elif [ "${NOW:-0}" = 1 ]; then
+		[ -z "$last" ] || awk -v a="$t" -v b="$last" 'BEGIN { exit !(b - a < 5) }' &&
+			pass "$name-healthy-end-within-5s ($nbeat ranks had started)" ||
 			fail "$name-healthy-end-within-5s" "a rank beat at $last, node4 refused at $t"
-		fi
+	elif [ "$nbeat" -lt 24 ]; then
+		fail "$name-healthy-end-within-5s" "only $nbeat of the 24 healthy ranks started before node4 refused: nothing to end"
+	elif awk -v a="$t" -v b="$last" 'BEGIN { exit !(b - a < 5) }'; then
+		pass "$name-healthy-end-within-5s ($nbeat ranks waiting, last heartbeat $(awk -v a="$t" -v b="$last" 'BEGIN { printf "%.2f", b - a }') s after the refusal)"
+	else
+		fail "$name-healthy-end-within-5s" "a rank beat at $last, node4 refused at $t"
 	fi
 	if cluster_wait 30 eval '[ -z "$(squeue -h -s -o %i 2>/dev/null)" ]'; then pass "$name-no-step-left"; else
 		fail "$name-no-step-left" "$(squeue -h -s -o '%i %T' 2>&1)"; fi
-	odd "site=$D/etc/site.yaml" "runtime_dir=$RT"
+	odd_plain "site=$D/etc/site.yaml" "runtime_dir=$RT"
 }
 
+# The other way round: node4 refuses at once while the other nodes are
+# held (2 s, before rankmap runs there): their slurmstepds exist but have
+# no tasks when the cancel comes. srun must still return at once under
+# KillWait=30, and a task that starts after the cancel must not live on
+# (the refusing node cancels again 1 s and 3 s later for such tasks).
+cp "$D/etc/plugstack.conf" "$D/etc/plugstack.conf.orig"
+printf 'required %s 2000\n' "$DELAY" | cat - "$D/etc/plugstack.conf.orig" >"$D/etc/plugstack.conf"
+odd_plain "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
+NOW=1 refused others-held "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
+cp "$D/etc/plugstack.conf.orig" "$D/etc/plugstack.conf"
 odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
 refused site-missing "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
 printf 'schema: rankmap-site/1\nname: [broken\n' >"$D/etc/site-bad.yaml"
 odd "site=$D/etc/site-bad.yaml" "runtime_dir=$RT"
 refused site-broken ".*site-bad\\.yaml"
+# no site file, only a topology.conf of its own, and that one broken
+printf 'SwitchName=leaf1 Nodes=node[1-3\n' >"$D/etc/topo-bad.conf"
+odd "topology=$D/etc/topo-bad.conf" "runtime_dir=$RT"
+refused topology-broken ".*topo-bad\\.conf"
 odd "site=$D/etc/site.yaml" "enforse=strict" "runtime_dir=$RT"
 refused plugstack-typo "plugstack.conf: 'enforse=strict': unknown argument"
 # node4's hardware cannot be read: its site names a cached hwloc XML that

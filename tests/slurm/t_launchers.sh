@@ -132,9 +132,24 @@ no_steps_left torchrun-few-gpus
 run gpus-per-task 1 srun -N1 -w node1 -n4 --gpus-per-task=1 --parallel-layout=tp=4 touch "$M"
 # whichever task's check ran first names itself
 has gpus-per-task-node "$ERR" 'rankmap: node node[0-9]+: Slurm made only CUDA_VISIBLE_DEVICES=[0-9] visible to local task [0-9] of 4'
-has_text gpus-per-task-msg "$ERR" "of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4 --gpu-bind=none) without --gpus-per-task"
+has_text gpus-per-task-msg "$ERR" "of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4) without --gpus-per-task or --gpu-bind"
 [ ! -e "$M" ] && pass gpus-per-task-nothing-ran || fail gpus-per-task-nothing-ran "$M exists"
 no_steps_left gpus-per-task
+# --gpu-bind narrows it per task too (map_gpu: one GPU each), whatever
+# the step was given
+rm -f "$M"
+run gpu-bind 1 srun -N1 -w node1 -n4 --gres=gpu:4 --gpu-bind=map_gpu:0,1,2,3 --parallel-layout=tp=4 touch "$M"
+has gpu-bind-node "$ERR" 'rankmap: node node1: Slurm made only CUDA_VISIBLE_DEVICES=[0-9] visible to local task [0-9] of 4'
+[ ! -e "$M" ] && pass gpu-bind-nothing-ran || fail gpu-bind-nothing-ran "$M exists"
+no_steps_left gpu-bind
+# --gpu-bind=none: Slurm 22.05 leaves CUDA_VISIBLE_DEVICES unset (every
+# GPU of the node visible, docs/plugin.md); the step runs, each task with
+# its LOCAL_RANK
+run gpu-bind-none 0 srun -N1 -w node1 -n4 --gres=gpu:4 --gpu-bind=none --parallel-layout=tp=4 \
+	sh -c 'echo "V $LOCAL_RANK ${CUDA_VISIBLE_DEVICES-unset}"'
+[ "$(grep -cE '^V [0-3] (unset|0,1,2,3)$' "$OUT")" -eq 4 ] && [ "$(cut -d' ' -f2 "$OUT" | sort -u | wc -l)" -eq 4 ] &&
+	pass "gpu-bind-none-runs ($(cut -d' ' -f3 "$OUT" | sort -u | tr '\n' ' '))" ||
+	fail gpu-bind-none-runs "$(tr "\n" ";" <"$OUT") $(head -c 300 "$ERR")"
 run gpus-per-node 0 srun -N1 -w node1 -n4 --gres=gpu:4 --parallel-layout=tp=4 \
 	sh -c 'echo "V $LOCAL_RANK $CUDA_VISIBLE_DEVICES"'
 [ "$(grep -c '^V [0-3] 0,1,2,3$' "$OUT")" -eq 4 ] && pass gpus-per-node-visible ||
