@@ -20,7 +20,7 @@ DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 BUILD   ?= build
-PKGS    := yaml-0.1 hwloc
+PKGS    := yaml-0.1 hwloc libcrypto
 
 WARN     := -std=c11 -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIC
@@ -36,7 +36,7 @@ ALL_CFLAGS  = $(WARN) $(HARDEN) $(CFLAGS)
 ASAN_CFLAGS = $(WARN) $(HARDEN) -O1 -g -fno-omit-frame-pointer \
               -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDHARDEN := -Wl,-z,relro,-z,now -Wl,--as-needed
-LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lhwloc) -lm
+LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lhwloc -lcrypto) -lm
 
 # Object paths: $(call obj,src...) for the normal build, $(call aobj,...) for ASan.
 obj  = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))

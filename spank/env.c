@@ -158,9 +158,10 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 	if (ok) {
 		char port[16];
 		snprintf(port, sizeof(port), "%" PRIu32,
-			 rm_master_port(ids->jobid, ids->stepid,
-					ids->resv_ports, ids->eph_lo,
-					ids->eph_hi));
+			 rm_master_port_avoiding(ids->jobid, ids->stepid,
+						 ids->resv_ports, ids->eph_lo,
+						 ids->eph_hi, ids->mpi_lo,
+						 ids->mpi_hi));
 		ok = rms_envset_add(out, "MASTER_PORT", port, false);
 	}
 	/* --parallel-export=slurm: for frameworks that take the rank from

@@ -155,8 +155,9 @@ bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
 	uint64_t node_rank = (uint64_t)base / nproc;
 	char port[16];
 	snprintf(port, sizeof(port), "%" PRIu32,
-		 rm_master_port(ids->jobid, ids->stepid, ids->resv_ports,
-				ids->eph_lo, ids->eph_hi));
+		 rm_master_port_avoiding(ids->jobid, ids->stepid,
+					 ids->resv_ports, ids->eph_lo,
+					 ids->eph_hi, ids->mpi_lo, ids->mpi_hi));
 	const char *addr = m->host[m->rank[0].node];
 	/* torchrun reads PET_<option> for every option not given on its
 	 * command line (torch.distributed.argparse_util.env), so a plain

@@ -65,6 +65,7 @@ typedef struct rms_state {
 	rm_env nccl;                 /* node-wide NCCL variables */
 	bool nccl_override;
 	uint32_t eph_lo, eph_hi;     /* ephemeral ports, read once per node */
+	uint32_t mpi_lo, mpi_hi;     /* slurm.conf's MpiParams=ports, or 0 0 */
 	rm_node_hw *hw;
 
 	/* srun: where refusing nodes tell their reason (notice.c) */

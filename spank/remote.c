@@ -318,6 +318,9 @@ int rms_remote_post_opt(spank_t sp)
 	if (!load_hardware(&he))
 		return fail_step(sp, "hardware: %s", he.msg);
 	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
+	if (rm_slurm_mpi_ports(rms_g.conf.slurm_conf, &rms_g.mpi_lo,
+			       &rms_g.mpi_hi, &he) != RM_OK)
+		return fail_step(sp, "%s", he.msg);
 	return 0;
 }
 
@@ -370,6 +373,8 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 				      sizeof(ports)) ? ports : NULL,
 		.eph_lo = rms_g.eph_lo,
 		.eph_hi = rms_g.eph_hi,
+		.mpi_lo = rms_g.mpi_lo,
+		.mpi_hi = rms_g.mpi_hi,
 		.export_slurm = rms_g.export_slurm >= 0
 					? rms_g.export_slurm == 1
 					: rms_g.conf.export_slurm == 1,

@@ -176,6 +176,7 @@ typedef struct rms_task_ids {
 	uint32_t jobid, stepid;
 	const char *resv_ports;      /* SLURM_STEP_RESV_PORTS, or NULL */
 	uint32_t eph_lo, eph_hi;     /* the node's ephemeral port range */
+	uint32_t mpi_lo, mpi_hi;     /* Slurm's MpiParams=ports, or 0 0 */
 	bool export_slurm;           /* also SLURM_PROCID, SLURM_LOCALID */
 	const char *visible;         /* CUDA_VISIBLE_DEVICES as Slurm set it */
 } rms_task_ids;

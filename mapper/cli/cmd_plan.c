@@ -137,8 +137,16 @@ static int master_port(const rmc_opts *o, uint32_t *port)
 	}
 	if (f)
 		fclose(f);
-	*port = rm_master_port(job, step, getenv("SLURM_STEP_RESV_PORTS"),
-			       lo, hi);
+	/* Slurm's reserved ports (MpiParams=ports) from the slurm.conf srun
+	 * reads, as the plugin reads it on the nodes. */
+	const char *conf = getenv("SLURM_CONF");
+	uint32_t mlo = 0, mhi = 0;
+	if (rm_slurm_mpi_ports(conf && *conf ? conf : "/etc/slurm/slurm.conf",
+			       &mlo, &mhi, &e) != RM_OK)
+		return rmc_fail(&e);
+	*port = rm_master_port_avoiding(job, step,
+					getenv("SLURM_STEP_RESV_PORTS"), lo,
+					hi, mlo, mhi);
 	return RMC_OK;
 }
 

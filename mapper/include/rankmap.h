@@ -503,6 +503,10 @@ typedef struct rm_report {
 	 * top-level subtrees each spans; all 0 without expert parallelism */
 	uint32_t ep_groups, ep_leaves_max, ep_tops_max;
 	double ep_leaves_mean, ep_tops_mean;
+	/* GPUs of the used hosts that no rank runs on, and the hosts they
+	 * are on: the planner may leave parts of nodes idle rather than a
+	 * whole node spare when that crosses fewer leaves */
+	uint32_t gpus_idle, nodes_part_idle;
 } rm_report;
 
 typedef struct rm_map {
@@ -584,6 +588,19 @@ rm_status rm_map_write_env(const rm_map *map, int64_t rank,
 uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
 			const char *resv_ports, uint32_t eph_lo,
 			uint32_t eph_hi);
+/* The same, and the derived port (and the next) also outside
+ * [mpi_lo, mpi_hi], the ports Slurm reserves for steps (MpiParams=ports,
+ * rm_slurm_mpi_ports), which a step run without reserved ports
+ * (--resv-ports=0) could otherwise take from another step. 0, 0: none. */
+uint32_t rm_master_port_avoiding(uint32_t jobid, uint32_t stepid,
+				 const char *resv_ports, uint32_t eph_lo,
+				 uint32_t eph_hi, uint32_t mpi_lo,
+				 uint32_t mpi_hi);
+/* MpiParams=ports=LOW-HIGH of `slurm_conf`: 0, 0 where the file or the
+ * key is absent; RM_EINPUT (naming the file and the value) for a
+ * malformed ports=. */
+rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
+			     uint32_t *hi, rm_error *err);
 /* The two ports of ip_local_port_range ("32768\t60999\n"): 1-65535,
  * low <= high. */
 rm_status rm_port_range_parse(const char *text, uint32_t *lo, uint32_t *hi,

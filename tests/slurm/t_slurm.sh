@@ -535,6 +535,27 @@ if scontrol reconfigure >/dev/null 2>&1; then
 else
 	fail resv-ports "scontrol reconfigure failed"
 fi
+# issue 21.5: a step without reserved ports (--resv-ports=0) derives its
+# port outside the reserved range too. With ports=20000-65535 reserved,
+# the derived pool from 20000 up is empty, so every port it used to pick
+# is reserved; it must come from 1024-19999 now, the same on every task
+# and the same as `rankmap plan --format env` prints inside the step.
+sed -i 's/^MpiParams=.*/MpiParams=ports=20000-65535/' "$D/etc/slurm.conf" "$D/etc/slurm-odd.conf"
+if scontrol reconfigure >/dev/null 2>&1; then
+	run resv-ports-none 0 srun -N2 -n16 --ntasks-per-node=8 --resv-ports=0 --parallel-layout=8x2x1 sh -c \
+		'echo "NP $MASTER_PORT ${SLURM_STEP_RESV_PORTS:-none} $("$0" plan --layout 8x2x1 --format env --slurm-task | sed -n "s/^MASTER_PORT=//p")"' "$CLI"
+	ports=$(awk '$1 == "NP" { print $2 }' "$OUT" | sort -u)
+	if [ "$(grep -c '^NP ' "$OUT")" -eq 16 ] && [ "$(printf '%s\n' "$ports" | wc -l)" -eq 1 ] &&
+		[ "$ports" -ge 1024 ] && [ "$ports" -lt 19999 ] && ! grep -qv "^NP $ports none $ports\$" "$OUT"; then
+		pass "resv-ports-none-outside-reserved (MASTER_PORT=$ports)"
+	else
+		fail resv-ports-none-outside-reserved "$(sort -u "$OUT" | head -3) $(head -c 300 "$ERR")"
+	fi
+else
+	fail resv-ports-none "scontrol reconfigure with MpiParams=ports=20000-65535 failed"
+fi
+sed -i 's/^MpiParams=.*/MpiParams=ports=30100-30199/' "$D/etc/slurm.conf" "$D/etc/slurm-odd.conf"
+scontrol reconfigure >/dev/null 2>&1 || fail resv-ports-restore "scontrol reconfigure failed"
 
 # ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
 # topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF

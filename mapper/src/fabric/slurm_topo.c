@@ -6,7 +6,11 @@
  * Topology= from slurm.conf, and TopologyPlugin= so that topology/ring
  * and topology/torus3d are refused rather than read as flat.
  *
- * slurm.conf is read only for PartitionName= and TopologyPlugin= lines:
+ * rm_slurm_mpi_ports reads MpiParams=ports=LOW-HIGH from the same file:
+ * the ports Slurm reserves for steps, which a derived MASTER_PORT avoids.
+ *
+ * slurm.conf is read only for PartitionName=, TopologyPlugin= and
+ * MpiParams= lines:
  * Key=Value words, '#' comments, '\' continuations, keys in any case,
  * PartitionName=DEFAULT setting later partitions' Topology=. Include
  * lines are not followed; a partition defined in an included file falls
@@ -14,6 +18,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +31,7 @@ typedef struct scan {
 	char plugin[SC_MAX_WORD];
 	char def_topo[SC_MAX_WORD];  /* PartitionName=DEFAULT Topology= */
 	char topo[SC_MAX_WORD];
+	char mpi[SC_MAX_WORD];       /* MpiParams= */
 	bool found;
 } scan;
 
@@ -66,6 +72,7 @@ static void one_line(scan *s, const char *line)
 {
 	char name[SC_MAX_WORD], topo[SC_MAX_WORD];
 	word(line, "TopologyPlugin", s->plugin, sizeof(s->plugin));
+	word(line, "MpiParams", s->mpi, sizeof(s->mpi));
 	if (!word(line, "PartitionName", name, sizeof(name)))
 		return;
 	bool has = word(line, "Topology", topo, sizeof(topo));
@@ -201,6 +208,54 @@ rm_status rm_slurm_topology_find(const char *slurm_conf, const char *partition,
 		return st;
 	}
 	return RM_OK;
+}
+
+/* MpiParams is a comma-separated list ("ports=12000-12999" is the one
+ * slurmctld knows); only ports= matters here. */
+static rm_status mpi_ports(const char *conf, const char *v, uint32_t *lo,
+			   uint32_t *hi, rm_error *err)
+{
+	char q[96];
+	for (const char *p = v; *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > 6 && !strncasecmp(p, "ports=", 6)) {
+			char *e1, *e2;
+			const char *a = p + 6;
+			unsigned long l = strtoul(a, &e1, 10);
+			unsigned long h = *e1 == '-' ? strtoul(e1 + 1, &e2, 10) : 0;
+			if (e1 == a || *e1 != '-' || e2 != p + n || !isdigit((unsigned char)e1[1]) ||
+			    l == 0 || h > 65535 || l > h)
+				return rmi_err(err, RM_EINPUT,
+					       "%s: MpiParams=%s: ports= expects "
+					       "LOW-HIGH, two ports 1-65535",
+					       conf, rm_quote(v, strlen(v), q,
+							      sizeof(q)));
+			*lo = (uint32_t)l;
+			*hi = (uint32_t)h;
+			return RM_OK;
+		}
+		p += n + (end != NULL);
+	}
+	return RM_OK;
+}
+
+rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
+			     uint32_t *hi, rm_error *err)
+{
+	*lo = *hi = 0;
+	if (!slurm_conf || access(slurm_conf, F_OK) != 0)
+		return RM_OK;
+	scan s;
+	memset(&s, 0, sizeof(s));
+	char *text = NULL;
+	size_t len = 0;
+	rm_status st = rm_file_read(slurm_conf, &text, &len, err);
+	if (st)
+		return st;
+	read_conf(&s, text, len);
+	free(text);
+	return mpi_ports(slurm_conf, s.mpi, lo, hi, err);
 }
 
 rm_status rm_fabric_load_slurm_topology(rm_fabric *f,

@@ -26,9 +26,9 @@ typedef struct span {
 	uint32_t lo, hi;             /* inclusive */
 } span;
 
-/* The window split by two cuts: at most 3 spans. */
+/* The window split by three cuts: at most 4 spans. */
 typedef struct pool {
-	span s[3];
+	span s[4];
 	unsigned n;
 	uint32_t size;
 } pool;
@@ -61,12 +61,15 @@ static void cut(pool *p, uint32_t lo, uint32_t hi)
  * ephemeral ports to any outgoing connection on the node, so a listener
  * there fails now and then with EADDRINUSE.
  */
-static pool allowed(uint32_t floor, uint32_t eph_lo, uint32_t eph_hi)
+static pool allowed(uint32_t floor, uint32_t eph_lo, uint32_t eph_hi,
+		    uint32_t mpi_lo, uint32_t mpi_hi)
 {
 	pool p = { .s = { { floor, 65534 } }, .n = 1,
 		   .size = 65534 - floor + 1 };
 	cut(&p, eph_lo > 0 ? eph_lo - 1 : 0, eph_hi);
 	cut(&p, PORT_SLURM_LO - 1, PORT_SLURM_HI);
+	if (mpi_lo > 0 && mpi_lo <= mpi_hi)
+		cut(&p, mpi_lo - 1, mpi_hi);
 	return p;
 }
 
@@ -107,6 +110,15 @@ uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
 			const char *resv_ports, uint32_t eph_lo,
 			uint32_t eph_hi)
 {
+	return rm_master_port_avoiding(jobid, stepid, resv_ports, eph_lo,
+				       eph_hi, 0, 0);
+}
+
+uint32_t rm_master_port_avoiding(uint32_t jobid, uint32_t stepid,
+				 const char *resv_ports, uint32_t eph_lo,
+				 uint32_t eph_hi, uint32_t mpi_lo,
+				 uint32_t mpi_hi)
+{
 	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
 	 * or "12000,12007"), the same on every node; the first is ours. */
 	if (resv_ports && *resv_ports) {
@@ -124,9 +136,9 @@ uint32_t rm_master_port(uint32_t jobid, uint32_t stepid,
 	 * consecutive jobs ports 101 apart, so two steps sharing a first node
 	 * (srun --exact) do not collide. */
 	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
-	pool p = allowed(PORT_FLOOR, eph_lo, eph_hi);
+	pool p = allowed(PORT_FLOOR, eph_lo, eph_hi, mpi_lo, mpi_hi);
 	if (p.size < PORT_FLOOR_MIN_POOL)
-		p = allowed(PORT_UNPRIVILEGED, eph_lo, eph_hi);
+		p = allowed(PORT_UNPRIVILEGED, eph_lo, eph_hi, mpi_lo, mpi_hi);
 	if (p.size == 0) /* the range covers 1024-65535: nothing is outside */
 		return PORT_FLOOR + (uint32_t)(mix % PORT_FLOOR);
 	uint32_t k = (uint32_t)(mix % p.size);

@@ -643,6 +643,70 @@ static void digest(void)
 	CHECK(strcmp(flat, a) != 0 && strlen(flat) == 64);
 }
 
+/* MpiParams=ports: a derived port (and the next, the id exchange's) stays
+ * out of the range Slurm reserves for steps (issue 21.5); reserved ports
+ * of the step itself still win. */
+static void master_port_mpi(void)
+{
+	const uint32_t L = RM_EPHEMERAL_LO, H = RM_EPHEMERAL_HI;
+	/* 30100 lies in 30000-30999 */
+	CHECK_INT(rm_master_port(100, 0, NULL, L, H), 30100);
+	uint32_t moved = 0, same = 0;
+	for (uint32_t job = 0; job < 400; job++)
+		for (uint32_t step = 0; step < 4; step++) {
+			uint32_t p = rm_master_port_avoiding(job, step, NULL, L,
+							     H, 30000, 30999);
+			CHECK(p + 1 < 30000 || p > 30999);
+			CHECK(p + 1 < L || p > H);
+			uint32_t q = rm_master_port(job, step, NULL, L, H);
+			moved += p != q;
+			same += p == q;
+		}
+	CHECK(moved > 0 && same > 0);
+	CHECK_INT(rm_master_port_avoiding(77, 3, NULL, L, H, 0, 0),
+		  rm_master_port(77, 3, NULL, L, H));
+	CHECK_INT(rm_master_port_avoiding(100, 0, "30100-30103", L, H, 30000,
+					  30999), 30100);
+
+	char path[] = "/tmp/rankmap-mpi-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	static const struct { const char *text; uint32_t lo, hi; int st; } c[] = {
+		{ "ClusterName=x\nMpiParams=ports=12000-12999\n", 12000, 12999, RM_OK },
+		{ "mpiparams=\"ports=12000-12999\"  # comment\n", 12000, 12999, RM_OK },
+		{ "MpiParams=other=1,ports=20000-20009\n", 20000, 20009, RM_OK },
+		{ "ClusterName=x \\\n MpiParams=ports=5-6\n", 5, 6, RM_OK },
+		{ "ClusterName=x\n", 0, 0, RM_OK },
+		{ "MpiParams=ports=12999-12000\n", 0, 0, RM_EINPUT },
+		{ "MpiParams=ports=12000\n", 0, 0, RM_EINPUT },
+		{ "MpiParams=ports=1-70000\n", 0, 0, RM_EINPUT },
+		{ "MpiParams=ports=a-b\n", 0, 0, RM_EINPUT },
+		{ "MpiParams=ports=1-2x\n", 0, 0, RM_EINPUT },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		FILE *f = fopen(path, "w");
+		CHECK(f && fputs(c[i].text, f) >= 0 && fclose(f) == 0);
+		uint32_t lo = 1, hi = 1;
+		rm_error e;
+		memset(&e, 0, sizeof(e));
+		CHECK_INT(rm_slurm_mpi_ports(path, &lo, &hi, &e), c[i].st);
+		if (c[i].st == RM_OK) {
+			CHECK_INT(lo, c[i].lo);
+			CHECK_INT(hi, c[i].hi);
+		} else {
+			CHECK_HAS(e.msg, path);
+			CHECK_HAS(e.msg, "MpiParams=");
+		}
+	}
+	unlink(path);
+	uint32_t lo = 1, hi = 1;
+	rm_error e;
+	CHECK_INT(rm_slurm_mpi_ports(path, &lo, &hi, &e), RM_OK);
+	CHECK(lo == 0 && hi == 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	RUN("mapio", roundtrip_json);
@@ -655,6 +719,7 @@ int main(void)
 	RUN("mapio", csv_env);
 	RUN("mapio", master_port);
 	RUN("mapio", master_port_ranges);
+	RUN("mapio", master_port_mpi);
 	RUN("mapio", port_range_parse);
 	RUN("mapio", digest);
 	TEST_EXIT();
