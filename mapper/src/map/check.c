@@ -473,6 +473,24 @@ static void score(ck *c, rm_report *rep)
 	}
 }
 
+/* Idle GPUs on the hosts the map uses, and how many hosts have some. */
+static rm_status idle_gpus(const rm_map *m, uint32_t g, rm_report *rep,
+			   rm_error *err)
+{
+	uint32_t *per = calloc((size_t)m->nhost + 1, sizeof(*per));
+	if (!per)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (uint32_t r = 0; r < m->world; r++)
+		per[m->rank[r].node]++;
+	for (uint32_t i = 0; i < m->nhost; i++)
+		if (per[i] < g) {
+			rep->gpus_idle += g - per[i];
+			rep->nodes_part_idle++;
+		}
+	free(per);
+	return RM_OK;
+}
+
 static rm_status lower_bound(ck *c, rm_report *rep, rm_error *err)
 {
 	uint64_t *cap = calloc((size_t)c->nids + 1, sizeof(uint64_t));
@@ -534,6 +552,8 @@ rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)
 		st = score_ep(&c, &rep, err);
 		if (!st)
 			st = lower_bound(&c, &rep, err);
+		if (!st)
+			st = idle_gpus(map, c.g, &rep, err);
 	}
 	if (!st && c.w.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory");

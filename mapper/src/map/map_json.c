@@ -234,6 +234,8 @@ static void report(em *e, const rm_report *r)
 	kv_real(e, "ep_leaves_mean", r->ep_leaves_mean);
 	kv_u64(e, "ep_tops_max", r->ep_tops_max);
 	kv_real(e, "ep_tops_mean", r->ep_tops_mean);
+	kv_u64(e, "gpus_idle", r->gpus_idle);
+	kv_u64(e, "nodes_part_idle", r->nodes_part_idle);
 	str_list(e, "warnings", r->warning, r->nwarning);
 }
 

@@ -21,8 +21,8 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		"dp_rail_aligned", "dp_groups", "dp_leaves_max",
 		"dp_leaves_mean", "dp_tops_max", "dp_tops_mean",
 		"pp_cross_pod", "pp_cross_spine", "ep_groups", "ep_leaves_max",
-		"ep_leaves_mean", "ep_tops_max", "ep_tops_mean", "warnings",
-		NULL
+		"ep_leaves_mean", "ep_tops_max", "ep_tops_mean", "gpus_idle",
+		"nodes_part_idle", "warnings", NULL
 	};
 	rm_status st = rmi_y_keys(v, file, "validation", keys, err);
 	/* One table, so that the first bad field in this order is the one
@@ -58,6 +58,8 @@ rm_status rmi_report_read(const rmi_ynode *v, const char *file,
 		{ "ep_groups", U32, &rp->ep_groups },
 		{ "ep_leaves_max", U32, &rp->ep_leaves_max },
 		{ "ep_tops_max", U32, &rp->ep_tops_max },
+		{ "gpus_idle", U32, &rp->gpus_idle },
+		{ "nodes_part_idle", U32, &rp->nodes_part_idle },
 		{ "must_ok", BOOL, &rp->must_ok },
 		{ "cp_must", BOOL, &rp->cp_must },
 		{ "ep_must", BOOL, &rp->ep_must },

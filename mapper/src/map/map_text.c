@@ -106,6 +106,15 @@ static void placement(rm_buf *b, const rm_map *m)
 			       &spares, NULL) == RM_OK && spares)
 		rm_buf_printf(b, ": %s", spares);
 	free(spares);
+	if (r->gpus_idle) {
+		rm_buf_printf(b, "; %u GPUs idle on %u partly used nodes",
+			       r->gpus_idle, r->nodes_part_idle);
+		/* idle GPUs that would fill a node: the planner chose them
+		 * over a whole spare node (fewer leaf crossings) */
+		if (r->gpus_idle >= m->gpus_per_node)
+			rm_buf_puts(b, " (rather than a whole node spare: "
+				       "fewer PP crossings)");
+	}
 	rm_buf_puts(b, "\n");
 
 	int64_t *leaf = malloc(((size_t)m->nhost + 1) * sizeof(*leaf));

@@ -70,6 +70,9 @@ static void tiny_case(void)
 		CHECK_INT(m->nhost, 15);
 		CHECK_INT(m->nspare, 0);
 		CHECK_INT(idle_gpus(m), 8);
+		/* the report says so: 8 GPUs on 2 half-used nodes */
+		CHECK_INT(m->report.gpus_idle, 8);
+		CHECK_INT(m->report.nodes_part_idle, 2);
 	}
 	rm_map_free(m);
 	rm_fabric_free(f);
