@@ -4,7 +4,7 @@
 # tests with; installs the missing ones with apt-get when run as root and
 # asked to, otherwise names exactly what is missing.
 set -u
-PKGS="gcc make debootstrap pkg-config scdoc dpkg-dev debhelper lintian libyaml-dev libhwloc-dev hwloc slurm-wlm slurmctld slurmd slurm-client munge libmunge-dev libsodium-dev libslurm-dev python3 python3-yaml python3-torch python3-pip python3-setuptools python3-wheel libxml2-utils chromium rpm"
+PKGS="gcc make debootstrap pkg-config scdoc dpkg-dev debhelper lintian libyaml-dev libhwloc-dev libssl-dev hwloc slurm-wlm slurmctld slurmd slurm-client munge libmunge-dev libsodium-dev libslurm-dev python3 python3-yaml python3-torch python3-pip python3-setuptools python3-wheel libxml2-utils chromium rpm"
 missing=()
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

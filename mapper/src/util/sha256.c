@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sha256.c - SHA-256 as specified in FIPS 180-4, written from the standard.
- * The map file carries a digest of its inputs so that two nodes computing
- * the same map independently can prove they started from the same data.
+ * sha256.c - SHA-256 (FIPS 180-4). The map file carries a digest of its
+ * inputs so that two nodes computing the same map independently can prove
+ * they started from the same data, and every node hashes the map file it
+ * writes (megabytes at scale) at every step.
+ *
+ * One-shot digests of a buffer (rm_sha256_hex: map files, site and
+ * topology files) go through OpenSSL's libcrypto, which uses the CPU's SHA
+ * instructions: 2 MB (a 16,384-GPU map) in about 1.4 ms here against
+ * 7.3 ms for the portable code below, which is most of what the plugin
+ * spends per node per step (issue 26). The incremental interface
+ * (rm_sha256_init/add/end, small inputs fed piece by piece) stays the
+ * portable code written from the standard, whose context is a public
+ * struct; test_sha256 checks the two against each other and the NIST
+ * vectors.
  */
 #include "util/util.h"
 
+#include <openssl/evp.h>
 #include <string.h>
 
 static const uint32_t K[64] = {
@@ -134,6 +146,20 @@ void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65])
 
 void rm_sha256_hex(const void *data, size_t len, char hex[65])
 {
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	if (EVP_Digest(data, len, d, &n, EVP_sha256(), NULL) == 1 &&
+	    n == RM_SHA256_LEN) {
+		static const char digits[] = "0123456789abcdef";
+		for (unsigned i = 0; i < RM_SHA256_LEN; i++) {
+			hex[2 * i] = digits[d[i] >> 4];
+			hex[2 * i + 1] = digits[d[i] & 15];
+		}
+		hex[64] = '\0';
+		return;
+	}
+	/* libcrypto could not (out of memory, a FIPS provider without
+	 * SHA-256): the same digest, slower */
 	rm_sha256_ctx c;
 	rm_sha256_init(&c);
 	rm_sha256_add(&c, data, len);
