@@ -3,6 +3,7 @@
  * random fabrics come from tests/unit/xorshift.h, shared with the tests). */
 #ifndef RM_BENCH_CLOCK_H
 #define RM_BENCH_CLOCK_H
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -33,5 +34,24 @@ static inline double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return v[n / 2];
+}
+
+/* "median (min-max)" of n runs with prec decimals, into buf; sorts v.
+ * Every figure make bench prints is one of these, so that one slow or
+ * lucky run cannot pass for the typical one. */
+static inline const char *mmm(char *buf, size_t len, double *v, int n,
+			      int prec)
+{
+	double med = median(v, n);
+	snprintf(buf, len, "%.*f (%.*f-%.*f)", prec, med, prec, v[0], prec,
+		 v[n - 1]);
+	return buf;
+}
+
+/* Keeps the compiler from dropping work whose result is only p's
+ * memory (a copy made to be timed, then freed). */
+static inline void keep(const void *p)
+{
+	__asm__ volatile("" : : "r"(p) : "memory");
 }
 #endif

@@ -3,10 +3,18 @@
  * bench_model.c - how long the cost model takes: one explain estimate, and
  * a whole `suggest` as the CLI runs it (selective and full recomputation,
  * CP as far as the sequence allows) over every layout of 16,384 and
- * 131,072 GPUs, with Megatron's schedules (the baseline) and with every
- * schedule; target under 100 ms each. Then `explain --baseline` on a
- * fragmented 16,384-GPU allocation of site/llama3-roce against `explain`
- * alone on the same inputs: target within 2x.
+ * 131,072 GPUs, with Megatron's schedules and with every schedule. Then
+ * `explain --baseline` on a fragmented 16,384-GPU allocation of
+ * site/llama3-roce against `explain` alone on the same inputs.
+ *
+ * Every figure is a median of RUNS with min and max, every verdict a
+ * ratio within this run. suggest has no floor to beat: a search that
+ * prices fewer candidates is a different search. What it must do is cost
+ * in proportion to the layout x micro-batch pairs it prices, so each
+ * pair's cost is shown in estimate calls (how many schedule and
+ * recomputation variants it priced, plus the search's overhead) and
+ * judged against the 16,384-GPU, 8,192-token row with the same schedules:
+ * at most 2x.
  */
 #include "rankmap.h"
 #include "bench_clock.h"
@@ -95,10 +103,13 @@ static int vs_baseline(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			}
 			ms[k][r] = now_ms() - t0;
 		}
+	char b1[64], b2[64];
 	double one = median(ms[0], RUNS), two = median(ms[1], RUNS);
-	printf("explain   llama3-405b 16384 GPUs, llama3-roce, 2088 nodes  %7.1f ms\n"
-	       "explain --baseline, same inputs                       %7.1f ms"
-	       "  = %.2fx (target within 2x)  %s\n", one, two, two / one,
+	printf("explain   16384 GPUs, llama3-roce, 2088 nodes          %20s ms\n"
+	       "explain --baseline, same inputs                        %20s ms"
+	       "  = %.2fx explain (at most 2x: two plans, one report)  %s\n",
+	       mmm(b1, sizeof(b1), ms[0], RUNS, 1),
+	       mmm(b2, sizeof(b2), ms[1], RUNS, 1), two / one,
 	       two <= 2 * one ? "ok" : "SLOW");
 	free(all);
 	rm_fabric_free(f);
@@ -124,20 +135,28 @@ int main(void)
 	rm_train_set(&t, "batch", "16M", NULL);
 	double ms[RUNS];
 	rm_estimate est;
+	char b[64];
 	for (int r = 0; r < RUNS; r++) {
 		double t0 = now_ms();
 		for (int i = 0; i < 1000; i++)
 			if (rm_estimate_run(&m, &hw, &t, &l, &est, &e))
 				return 1;
-		ms[r] = (now_ms() - t0) / 1000;
+		ms[r] = now_ms() - t0;  /* ms per 1000 calls = us per call */
 	}
-	printf("estimate  llama3-405b 8x16x128            %8.4f ms each\n",
-	       median(ms, RUNS));
+	double est_us = median(ms, RUNS);
+	printf("cost model, llama3-405b, median (min-max) of %d runs, %s; "
+	       "verdict: suggest's cost per layout x micro-batch pair at most "
+	       "2x the first row's with the same schedules\n", RUNS,
+	       getenv("BENCH_WALL") ? "wall-clock" : "CPU-time");
+	printf("estimate  8x16x128, one call                           %22s us\n",
+	       mmm(b, sizeof(b), ms, RUNS, 2));
 	const struct { uint64_t gpus; const char *seq; unsigned sched; } c[] = {
 		{ 16384, "8192", 0 }, { 16384, "8192", ~0u },
 		{ 131072, "8192", 0 }, { 131072, "8192", ~0u },
 		{ 16384, "131072", 0 }, { 16384, "131072", ~0u },
 	};
+	double ref[2] = { 0, 0 };    /* us per pair: Megatron's, every */
+	int bad = 0;
 	for (size_t g = 0; g < sizeof(c) / sizeof(c[0]); g++) {
 		rm_suggest_opts o = { .gpus = c[g].gpus, .top = 10,
 				      .schedules = c[g].sched,
@@ -157,11 +176,27 @@ int main(void)
 			considered = s->considered;
 			rm_suggestion_free(s);
 		}
-		printf("suggest   llama3-405b on %6llu GPUs, seq %6s, %-9s %7.1f ms "
-		       "(%zu layout x micro-batch pairs; target < 100 ms)\n",
+		mmm(b, sizeof(b), ms, RUNS, 1);
+		double per = median(ms, RUNS) * 1000 / (double)considered;
+		int k = c[g].sched ? 1 : 0;
+		char v[48];
+		if (!ref[k]) {
+			ref[k] = per;
+			snprintf(v, sizeof(v), "reference");
+		} else {
+			bool ok = per <= 2 * ref[k];
+			bad += !ok;
+			snprintf(v, sizeof(v), "%.2fx  %s", per / ref[k],
+				 ok ? "ok" : "NONLINEAR");
+		}
+		printf("suggest   %6llu GPUs, seq %6s, %-9s %20s ms  %4zu pairs, "
+		       "%5.1f us = %4.1f estimates each  %s\n",
 		       (unsigned long long)c[g].gpus, c[g].seq,
-		       c[g].sched ? "all sched" : "megatron", median(ms, RUNS),
-		       considered);
+		       c[g].sched ? "all sched" : "megatron", b, considered, per,
+		       per / est_us, v);
 	}
+	if (bad)
+		printf("suggest: cost per pair grew past 2x the reference in "
+		       "%d rows\n", bad);
 	return vs_baseline(&m, &hw, &t, &l);
 }

@@ -11,7 +11,9 @@ set -eu
 RUNS=${1:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OLD=${RM_BENCH_OLD:-/tmp/rankmap-e45650b}
-LIBS="$(pkg-config --libs yaml-0.1 hwloc 2>/dev/null || echo -lyaml -lhwloc) -lm"
+# The libraries the tree's Makefile links with (make bench passes them:
+# they change as librankmap does); this list only when run by hand.
+LIBS=${RM_LIBS:-"$(pkg-config --libs yaml-0.1 hwloc 2>/dev/null || echo -lyaml -lhwloc) -lm"}
 if [ ! -f "$OLD/build/librankmap.a" ]; then
 	[ -d "$OLD" ] || git -C "$ROOT" worktree add --detach "$OLD" e45650b >/dev/null
 	make -C "$OLD" -j2 build/librankmap.a >/dev/null

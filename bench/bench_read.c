@@ -2,7 +2,10 @@
 /*
  * bench_read.c - reading a map back, from a few kB to a million GPUs:
  * rm_map_read beside the floor of any reader, a plain read() of the same
- * file into memory. Each figure is measured in a fresh process (this
+ * file into memory, and, for JSON, beside a fast parser: simdjson's DOM
+ * parser walking every rank record (bench_read_simdjson, built only where
+ * Debian's libsimdjson-dev is installed; optional, the column is skipped
+ * with one line otherwise). Each figure is measured in a fresh process (this
  * binary run again), so its peak RSS is that read's alone; each is the
  * median of RUNS runs, with min and max. The verdicts are ratios taken in
  * this run: memory over the file's size, and time per MB at each size
@@ -67,6 +70,9 @@ typedef struct fig {
 	double med, min, max, rss;
 } fig;
 
+/* The simdjson baseline's binary, next to this one; "" when absent. */
+static char simdjson_bin[4200];
+
 static void run_child(const char *self, const char *mode, const char *path,
 		      double *ms, double *rss_mb)
 {
@@ -79,7 +85,10 @@ static void run_child(const char *self, const char *mode, const char *path,
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		execl(self, self, "--child", mode, path, (char *)NULL);
+		if (!strcmp(mode, "simdjson"))
+			execl(simdjson_bin, simdjson_bin, path, (char *)NULL);
+		else
+			execl(self, self, "--child", mode, path, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -166,6 +175,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	self[n] = '\0';
+	snprintf(simdjson_bin, sizeof(simdjson_bin), "%.*s/bench_read_simdjson",
+		 (int)(strrchr(self, '/') - self), self);
+	if (access(simdjson_bin, X_OK))
+		simdjson_bin[0] = '\0';
 	char dir[] = "/tmp/rankmap-bench-read-XXXXXX";
 	if (!mkdtemp(dir)) {
 		perror("bench_read: mkdtemp");
@@ -176,12 +189,22 @@ int main(int argc, char **argv)
 	double base_ms, base_rss;
 	run_child(self, "none", none, &base_ms, &base_rss);
 	printf("reading a map back: rm_map_read against a plain read() of the "
-	       "file; median of %d fresh processes (min-max), %s ms; RSS is the "
-	       "process's peak less an idle one's (%.1f MB)\n", RUNS,
+	       "file (the floor) and a fast JSON parser; median of %d fresh "
+	       "processes (min-max), %s ms; RSS is the process's peak less an "
+	       "idle one's (%.1f MB)\n", RUNS,
 	       getenv("BENCH_WALL") ? "wall-clock" : "CPU-time", base_rss);
-	printf("%9s %4s %9s %18s %18s %7s %7s %8s %8s %10s\n", "GPUs", "fmt",
-	       "file MB", "read() ms", "rm_map_read ms", "x read", "ms/MB",
-	       "RSS MB", "RSS/file", "verdict");
+	if (simdjson_bin[0])
+		printf("simdjson: its DOM parser on the same JSON file, every "
+		       "rank record walked, the parser warmed by an untimed "
+		       "parse (a floor: no page faults of its own); x simd = "
+		       "rm_map_read / simdjson\n");
+	else
+		printf("simdjson column skipped: bench_read_simdjson not built "
+		       "(needs g++ and Debian's libsimdjson-dev)\n");
+	printf("%9s %4s %9s %18s %20s %7s %18s %6s %7s %7s %8s %10s\n", "GPUs",
+	       "fmt", "file MB", "read() ms", "rm_map_read ms", "x read",
+	       "simdjson ms", "x simd", "ms/MB", "RSS MB", "RSS/file",
+	       "verdict");
 	double per_mb_16k[2] = { 0, 0 };
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -196,6 +219,9 @@ int main(int argc, char **argv)
 						 path);
 			fig raw = measure(self, "raw", path);
 			fig map = measure(self, "map", path);
+			fig sj = { .med = 0 };
+			if (!y && simdjson_bin[0])
+				sj = measure(self, "simdjson", path);
 			unlink(path);
 			double mb = bytes / 1e6, per_mb = map.med / mb;
 			double rss = map.rss - base_rss;
@@ -210,18 +236,23 @@ int main(int argc, char **argv)
 				v = mem_ok && lin_ok ? "ok" : !mem_ok ? "MEMORY" : "NONLINEAR";
 				bad += !(mem_ok && lin_ok);
 			}
-			char rs[32], ms[32];
+			char rs[48], ms[48], ss[48] = "-", sx[16] = "-";
 			snprintf(rs, sizeof(rs), "%.2f (%.2f-%.2f)", raw.med,
 				 raw.min, raw.max);
 			snprintf(ms, sizeof(ms), "%.1f (%.1f-%.1f)", map.med,
 				 map.min, map.max);
-			printf("%9u %4s %9.3f %18s %18s %7.1f %7.1f %8.1f %8.2f %10s\n",
+			if (sj.med > 0) {
+				snprintf(ss, sizeof(ss), "%.2f (%.2f-%.2f)",
+					 sj.med, sj.min, sj.max);
+				snprintf(sx, sizeof(sx), "%.1f", map.med / sj.med);
+			}
+			printf("%9u %4s %9.3f %18s %20s %7.1f %18s %6s %7.1f %7.1f %8.2f %10s\n",
 			       sizes[i].gpus, y ? "yaml" : "json", mb, rs, ms,
-			       raw.med > 0 ? map.med / raw.med : 0, per_mb, rss,
-			       rss / mb, v);
+			       raw.med > 0 ? map.med / raw.med : 0, ss, sx,
+			       per_mb, rss, rss / mb, v);
 		}
 	rmdir(dir);
-	printf("targets (files of 1 MB and up): RSS at most 2x the file + "
+	printf("verdicts (files of 1 MB and up): RSS at most 2x the file + "
 	       "%.0f MB fixed, ms/MB at most 2x the 16,384-GPU figure of the "
 	       "same format: %s\n", FIXED_MB, bad ? "MISSED" : "met");
 	return 0;

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-# make bench: speed figures next to their baselines and targets.
+# make bench: speed figures, each beside a baseline of the same run.
 # Every binary in BENCH_BINS is built (optimised, from the normal build's
 # librankmap.a) and run in turn; other modules append their own binaries.
 #   bench_plan     plan, check and write at scale, and the shipped fabrics
 #   bench_optimal  plan quality on a seeded random set of fabrics
 #   bench_model    the cost model (explain, suggest)
 #   bench_node     node hardware: live hwloc scan vs cached XML
-#   bench_read     reading maps back, 8 to 1,048,576 GPUs, vs read()
+#   bench_read     reading maps back, 8 to 1,048,576 GPUs, vs read() and,
+#                  where libsimdjson-dev and g++ are installed (optional),
+#                  vs simdjson (bench_read_simdjson, run by bench_read)
 #   bench_import   site import of a 4,096-host, 8-rail ibnetdiscover capture
 BENCH_HDRS := bench/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
 
@@ -18,6 +20,15 @@ $(BUILD)/bench/$(1): bench/$(1).c $(BENCH_HDRS) $(BUILD)/librankmap.a
 endef
 $(foreach b,bench_plan bench_optimal bench_model bench_node bench_read bench_import,$(eval $(call bench_bin,$(b))))
 
+# The simdjson baseline is C++ and optional: without the package
+# bench_read prints one line saying the column is skipped.
+ifneq ($(and $(wildcard /usr/include/simdjson.h),$(shell command -v $(CXX) 2>/dev/null)),)
+$(BUILD)/bench/bench_read: $(BUILD)/bench/bench_read_simdjson
+$(BUILD)/bench/bench_read_simdjson: bench/bench_read_simdjson.cc bench/bench_clock.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -Wformat=2 -Wshadow -O2 -g -o $@ $< -lsimdjson
+endif
+
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do \
 		echo "== $$b"; \
@@ -26,5 +37,5 @@ bench: $(BENCH_BINS)
 	@# rm_plan at 1M GPUs against commit e45650b's build, in this run
 	@# (issue 26.5); needs a git checkout to build the old commit from.
 	@if git -C $(CURDIR) cat-file -e e45650b 2>/dev/null; then \
-		echo "== bench/bench_plan_vs.sh"; sh bench/bench_plan_vs.sh 5; \
+		echo "== bench/bench_plan_vs.sh"; RM_LIBS="$(LIBS)" sh bench/bench_plan_vs.sh 5; \
 	else echo "== bench/bench_plan_vs.sh: skipped (no git history here)"; fi
