@@ -5,11 +5,11 @@
  * they started from the same data, and every node hashes the map file it
  * writes (megabytes at scale) at every step.
  *
- * One-shot digests of a buffer (rm_sha256_hex: map files, site and
- * topology files) go through OpenSSL's libcrypto, which uses the CPU's SHA
- * instructions: 2 MB (a 16,384-GPU map) in about 1.4 ms here against
- * 7.3 ms for the portable code below, which is most of what the plugin
- * spends per node per step (issue 26). The incremental interface
+ * One-shot digests of large buffers (rm_sha256_hex of 1 MiB and more: the
+ * map files of big steps) go through OpenSSL's libcrypto, which uses the
+ * CPU's SHA instructions: 2 MB (a 16,384-GPU map) in about 1.4 ms here
+ * against 7.3 ms for the portable code below, which was most of what the
+ * plugin spent per node per step (issue 26). The incremental interface
  * (rm_sha256_init/add/end, small inputs fed piece by piece) stays the
  * portable code written from the standard, whose context is a public
  * struct; test_sha256 checks the two against each other and the NIST
@@ -144,11 +144,18 @@ void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65])
 	hex[64] = '\0';
 }
 
+/* libcrypto's first digest in a process costs 1.3-2.5 ms here (its
+ * default provider starts up); the portable code hashes about 0.3 MB in
+ * that time. Below this size a slurmstepd that hashes a small map once
+ * would only pay the start-up. */
+#define LIBCRYPTO_FROM (1u << 20)
+
 void rm_sha256_hex(const void *data, size_t len, char hex[65])
 {
 	unsigned char d[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
-	if (EVP_Digest(data, len, d, &n, EVP_sha256(), NULL) == 1 &&
+	if (len >= LIBCRYPTO_FROM &&
+	    EVP_Digest(data, len, d, &n, EVP_sha256(), NULL) == 1 &&
 	    n == RM_SHA256_LEN) {
 		static const char digits[] = "0123456789abcdef";
 		for (unsigned i = 0; i < RM_SHA256_LEN; i++) {
