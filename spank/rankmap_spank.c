@@ -11,10 +11,21 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 SPANK_PLUGIN(rankmap, 1);
 
 rms_state rms_g;
+
+/* CPU ms of this thread: what the node side of a step costs, logged at
+ * SlurmdDebug=debug (bench/bench_stepd.sh reads it). */
+static double thread_ms(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+		return 0;
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 /* slurmd loads the plugin at start (and on reconfigure): one line with what
  * it will do, and a loud error for a plugstack.conf it cannot honour. */
@@ -67,7 +78,11 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return rms_check_options();
 	if (ctx != S_CTX_REMOTE)
 		return 0;
-	return rms_remote_post_opt(sp);
+	double t0 = thread_ms();
+	int rc = rms_remote_post_opt(sp);
+	if (rms_g.active || rms_g.failed)
+		slurm_debug(RMS_PREFIX "node side %.3f ms CPU", thread_ms() - t0);
+	return rc;
 }
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
@@ -111,7 +126,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	spank_context_t ctx = spank_context();
 	if (ctx == S_CTX_REMOTE) {
+		double t0 = thread_ms();
+		bool was = rms_g.active;
 		rms_remote_exit();
+		if (was)
+			slurm_debug(RMS_PREFIX "exit %.3f ms CPU", thread_ms() - t0);
 		return 0;
 	}
 	if (ctx == S_CTX_LOCAL)

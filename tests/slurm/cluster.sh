@@ -23,6 +23,9 @@
 # after a botched config roll-out. slurmctld logs that node's config hash
 # mismatch; nothing else changes.
 #
+# CLUSTER_SLURMD_WRAP=CMD: each slurmd is started as "CMD slurmd ..."
+# (bench/bench_stepd.sh runs them under bench/subreaper.py).
+#
 # CLUSTER_KILLWAIT=S: slurm.conf's KillWait (default 2, to keep the suites
 # short; Slurm's own default is 30, which t_abort.sh uses).
 #
@@ -269,7 +272,7 @@ cluster_start() {
 		env -u SLURM_CONF slurmd -N node$i --conf-server 127.0.0.1:$port || exit 1"
 		else
 			daemons="$daemons
-		slurmd -N node$i -f '$conf' || exit 1"
+		${CLUSTER_SLURMD_WRAP:-} slurmd -N node$i -f '$conf' || exit 1"
 		fi
 	done
 	SLURM_CONF="$dir/etc/slurm.conf" unshare -m --propagation private \
