@@ -57,6 +57,32 @@ megatron_log "$T/run2.log" 8000.0
 run two_keys 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--megatron-log "$T/run2.log" --fit gemm_eff,hbm_eff -o "$T/s2.yaml"
 has two_keys_file "$T/s2.yaml" '^hbm_eff: '
+# torchtitan's log (its metrics line, colour codes and all; tps is tokens
+# per second per GPU) with the run given as for explain: 4M tokens on 64
+# GPUs at 7,282 tps is a 9.000 s step; and a rankmap-nccl-check report
+# (the text tests/nccl/test_nccl_busbw.c checks that nccl/check_report.c
+# writes) for the links
+for i in 1 2 3 4 5; do
+	tps=7,282; [ "$i" = 1 ] && tps=1,000
+	printf '[rank0]:[titan] 2025-01-01 00:00:0%d,000 - root - INFO - \033[31mstep: %2d  \033[32mloss:  7.8712  \033[33mmemory: 30.12GiB(31.70%%)  \033[34mtps: %s  \033[36mtflops: 334.37  \033[35mmfu: 33.81%%\033[39m\n' "$i" "$((10 * i))" "$tps"
+done >"$T/tt.log"
+cat >"$T/check.txt" <<'OUT'
+rankmap-nccl-check: NCCL 2.28.9, 64 ranks, layout tp=2,cp=1,dp=16,pp=2, 20 iterations after 5 warm-up
+tp  allreduce over 32 groups of 2  placed on: nvlink 32
+  peak busBw over sizes: min 300.00, median 330.00, max 335.00 GB/s; 0 slow, 0 with wrong results
+dp  allreduce over 4 groups of 16  placed on: spine 4
+  peak busBw over sizes: min 36.00, median 40.00, max 41.00 GB/s; 0 slow, 0 with wrong results
+OUT
+run torchtitan 0 "$RANKMAP" calibrate --hw h100-sxm-80gb --model llama3-8b \
+	--torchtitan-log "$T/tt.log" --layout tp=2,cp=1,dp=16,pp=2 --batch 4M \
+	--recompute selective --set tp_overlap=0 --nccl-check "$T/check.txt" -o "$T/tt.yaml"
+has torchtitan_step "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*tt\.log: torchtitan'
+has torchtitan_links "$OUT" 'check\.txt:[0-9]+: rankmap-nccl-check, dp on spine, median peak busBw 40\.00 GB/s'
+has torchtitan_net "$OUT" '^  net_eff '
+# each link is a share of its own kind's nominal (NVLink 450, network 50)
+has torchtitan_nvl_share "$OUT" '^  link +330\.00 GB/s, 0\.733 of nominal  .*tp on nvlink'
+has torchtitan_net_share "$OUT" '^  link +40\.00 GB/s, 0\.800 of nominal  .*dp on spine'
+has torchtitan_file "$T/tt.yaml" '^gemm_eff: '
 # refusals: more constants than runs, no input, a model that is not the run's
 run too_many 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--fit gemm_eff,attn_eff -o "$T/x.yaml"

@@ -270,6 +270,20 @@ static void analysis_and_reports(void)
 	CHECK_HAS(text, ": 5 wrong elements");
 	CHECK_HAS(text, "placed on: spine 4");
 	CHECK_HAS(text, "result: 5 wrong elements, 1 slow");
+	/* `rankmap calibrate --nccl-check` reads this very report: one link
+	 * per axis, each its median group's peak, the DP one on the network */
+	rm_cal_link links[8];
+	size_t got = 0;
+	rm_error ce = { 0 };
+	CHECK_INT(rm_cal_nccl_check(text, strlen(text), "report.txt", links, 8,
+				    &got, &ce), RM_OK);
+	CHECK_INT(got, 3);
+	if (got == 3) {
+		CHECK(NEAR(links[0].busbw, 360) && !links[0].network);
+		CHECK(NEAR(links[1].busbw, 300));
+		CHECK(NEAR(links[2].busbw, 45) && links[2].network);
+		CHECK_HAS(links[2].what, "dp on spine");
+	}
 	free(text);
 
 	char *json = nck_report_json(&p, &o.nominal, &res, &meta);

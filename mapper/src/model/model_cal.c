@@ -90,9 +90,11 @@ static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
 	size_t n = 0;
 	*eff = 0;
 	for (size_t i = 0; i < nl; i++) {
-		shares[i] = links[i].busbw / nominal;
+		/* each link's share of its own kind's nominal only: the other
+		 * kind's call must not overwrite it */
 		if (links[i].network != network)
 			continue;
+		shares[i] = links[i].busbw / nominal;
 		if (shares[i] > 1)
 			return rmi_err(err, RM_EINPUT, "%s: %.2f GB/s is more than "
 				       "the nominal %.2f GB/s of %s: give the "
