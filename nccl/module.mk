@@ -145,8 +145,14 @@ CHECK_TARGETS += $(patsubst tests/nccl/%.c,$(BUILD)/asan/tests/%,$(NCCL_TEST_SRC
 		 $(BUILD)/asan/fuzz/fuzz_exchange $(BUILD)/asan/tests/probe_exchange
 INSTALL_STEPS += install-nccl
 UNINSTALL_STEPS += uninstall-nccl
+# what the Slurm suites of a root (roots/module.mk) need built inside it
+.PHONY: root-test-tools
+root-test-tools: $(BUILD)/asan/tests/probe_exchange
 
 else
+.PHONY: root-test-tools
+root-test-tools:
+
 ifeq ($(and $(wildcard $(NCCL_INC)/nccl.h),$(NCCL_LIBDIR)),)
 $(info rankmap: no NCCL under $(CUDA_HOME) (nccl.h, libnccl.so): librankmap-nccl and rankmap-nccl-check skipped)
 else

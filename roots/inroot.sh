@@ -6,7 +6,9 @@
 # tmpfs with null, zero, full, random, urandom, tty and a devpts of its own,
 # never the host's /dev), this checkout at the same path (so paths in logs
 # and test output read the same inside and out), /work/shared read-only when
-# it exists, and the root's own /tmp. Nothing stays mounted afterwards.
+# it exists, /usr/local/cuda read-only where it exists (NCCL's headers for
+# the id exchange's probe), and the root's own /tmp. Nothing stays mounted
+# afterwards.
 # Exit 3 (and a line saying so) when there is no usable root.
 # roots/inroot.sh --path NAME: print where root NAME lives.
 set -u
@@ -44,6 +46,12 @@ exec unshare -m --propagation private bash -c '
 	mount --rbind -o ro /sys "$root/sys" 2>/dev/null || mount --rbind /sys "$root/sys"
 	mkdir -p "$root$repo"
 	mount --bind "$repo" "$root$repo"
+	# the NCCL headers of CUDA, read-only, for the id exchange probe built
+	# and run inside (its exchange needs no GPU and no libnccl)
+	if [ -d /usr/local/cuda/include ]; then
+		mkdir -p "$root/usr/local/cuda"
+		mount --bind -o ro /usr/local/cuda "$root/usr/local/cuda"
+	fi
 	if [ -n "$shared" ]; then
 		mkdir -p "$root$shared"
 		mount --bind -o ro "$shared" "$root$shared"

@@ -27,7 +27,7 @@ STAMP=.rankmap-$NAME
 # debootstrap's own resolver misses alternatives (libhwloc-dev -> libltdl-dev
 # -> automake-1.17 | automaken), so it gets only the base and apt the rest.
 BASE=gcc,make,libc6-dev
-PKGS="slurmd slurmctld slurm-client munge libslurm-dev libhwloc-dev libyaml-dev libssl-dev
+PKGS="slurmd slurmctld slurm-client munge libslurm-dev libhwloc-dev libyaml-dev libssl-dev libsodium-dev libmunge-dev
 pkgconf python3 hostname procps $EXTRA_PKGS"
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"

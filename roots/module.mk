@@ -21,7 +21,7 @@ ifneq ($$(wildcard $$($(2))/.rankmap-$(1)),)
 $(1)-build:
 	@RM_$(2)=$$($(2)) roots/inroot.sh $(1) make --no-print-directory -j2 \
 		SLURM24_ROOT=/nonexistent SLURM26_ROOT=/nonexistent BUILD=$$(BUILD)/$(1) \
-		slurm-release-plugin $$(BUILD)/$(1)/rankmap
+		slurm-release-plugin root-test-tools $$(BUILD)/$(1)/rankmap
 	@cp -p $$(BUILD)/$(1)/rankmap-slurm*.so $$(BUILD)/
 
 ALL_TARGETS += $(1)-build
