@@ -20,6 +20,8 @@ static void help(FILE *f)
 	      "  than 1 % is a tie, said so) and says why each neighbour of #1\n"
 	      "  (tp x2, tp /2, pp x2, pp /2, cp x2, cp /2, mb x2, mb /2) lost.\n"
 	      "  --around LAYOUT  show where LAYOUT ranks and why its neighbours lose\n"
+	      "                   (default: the layout published for the model\n"
+	      "                   on this many GPUs, if any; best: #1's)\n"
 	      "  --schedules L    e.g. zb-v,interleaved (default: Megatron-LM's own,\n"
 	      "                   1f1b and interleaved:V; also zb-h1, zb-h2, zb-v)\n"
 	      "  --top N          rows to show (default 10)\n"
@@ -43,6 +45,15 @@ int rmc_suggest(int argc, char **argv)
 			      .recomputes = a.recompute_given ? 0 :
 				      (1u << RM_RECOMPUTE_SELECTIVE) |
 				      (1u << RM_RECOMPUTE_FULL) };
+	/* no --around: the layout the model's authors published for this
+	 * many GPUs, where there is one (the question a user of a published
+	 * recipe asks first) */
+	const char *src = NULL;
+	if (a.around && !strcmp(a.around, "best"))
+		a.around = NULL; /* #1's neighbours, even where one was published */
+	else if (!a.around &&
+		 (a.around = rm_model_published_layout(&a.model, a.gpus, &src)))
+		o.around_source = src;
 	if (a.around) {
 		if (rm_layout_parse(a.around, &around, &e) ||
 		    rm_layout_resolve(&around, a.gpus, true, &e)) {

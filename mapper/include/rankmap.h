@@ -909,6 +909,12 @@ extern const char *const rm_model_presets[];
 extern const char *const rm_hw_presets[];
 rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err);
 rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err);
+/* The layout a model's authors published for training it on `gpus` GPUs
+ * (Llama 3 405B: Meta's 8,192 and 16,384-GPU runs), and where they did
+ * (*source); NULL when the model is not such a preset (its name and shape)
+ * or nothing was published for that many GPUs. */
+const char *rm_model_published_layout(const rm_model *m, uint64_t gpus,
+				      const char **source);
 /* A preset name, or a path (contains '/' or ends .yaml/.yml/.json). */
 rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err);
 rm_status rm_hw_get(const char *spec, rm_hw *out, rm_error *err);
@@ -1061,6 +1067,7 @@ typedef struct rm_suggest_opts {
 	uint32_t max_cp;             /* 0 = as far as the sequence allows */
 	uint32_t max_mb;             /* 0 = 8 */
 	const rm_layout *around;     /* neighbours of this; NULL = of #1 */
+	const char *around_source;   /* who published `around`, or NULL */
 	unsigned schedules;          /* bits 1 << rm_schedule; 0 = Megatron's
 				      * (1f1b, interleaved) */
 	unsigned recomputes;         /* bits 1 << rm_recompute; 0 = the train's */

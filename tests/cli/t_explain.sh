@@ -84,8 +84,23 @@ has explain_chunks_msg "$ERR" '3 chunks per GPU do not divide the 8 layers'
 run explain_first 2 "$RANKMAP" explain "${case405[@]}" --layout 8x16x128 --set first_layers=100 --set last_layers=20
 has explain_first_msg "$ERR" 'first_layers=100 and last_layers=20'
 
-run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
+# Without --around, the seed case places the layout Meta published for
+# 16,384 GPUs (issue 25.6): where it ranks with the defaults and why, what
+# it needs (sharded gradients, Meta's uneven stages), how it ranks then
+run suggest_seed 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5
+has suggest_seed_published "$OUT" '^tp=8,pp=16,dp=128 is the layout published for this model on 16384 GPUs \(Meta, The Llama 3 Herd of Models \(arXiv 2407\.21783\), Table 4\)'
+has suggest_seed_rank "$OUT" '^tp=8,pp=16,dp=128 ranks #20, \+1\.273 s per step behind #1; memory: needs recompute full:1'
+has suggest_seed_needs "$OUT" '^what tp=8,pp=16,dp=128 needs to run as it would with more memory: sharding zero2 .*stages 7 \+ 14 x 8 \+ 7$'
+has suggest_seed_then "$OUT" '^  then it fits \(73\.8 GiB\) and ranks #1 of the 157 layouts that fit so'
+run suggest_seed_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 3 --format json
+has suggest_seed_json_src "$OUT" '"base_published": "Meta, The Llama 3 Herd of Models'
+# a model file that only borrows the preset's name is not Meta's model
+printf 'name: llama3-405b\nlayers: 8\nhidden: 4096\nffn: 14336\nheads: 32\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/fake405.yaml"
+run suggest_fake 0 "$RANKMAP" suggest --model "$T/fake405.yaml" --batch 4M --gpus 16384 --top 3
+hasnt suggest_fake_published "$OUT" 'is the layout published'
+run suggest_405b 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 5 --around best
 hasnt suggest_405b_megatron "$OUT" ' zb-(v|h1|h2) '
+hasnt suggest_405b_published "$OUT" 'is the layout published'
 has suggest_405b_cp16 "$OUT" 'do not fit memory'
 # 8x16x128 is #1's cp /2 neighbour: it loses by memory (recompute and
 # fewer chunks to fit), which the bubble it is left with used to hide

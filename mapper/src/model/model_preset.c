@@ -81,6 +81,37 @@ double rmi_model_layer_params(const rm_model *m)
 	return rest > 0 ? rest / m->layers : 0.0;
 }
 
+/* Layouts as their authors trained the model, for suggest to place (it
+ * prints where they rank and what they need). */
+static const struct {
+	const char *model, *layout, *source;
+	uint64_t gpus;
+} published[] = {
+	{ "llama3-405b", "tp=8,pp=16,dp=64", "Meta, The Llama 3 Herd of "
+	  "Models (arXiv 2407.21783), Table 4", 8192 },
+	{ "llama3-405b", "tp=8,pp=16,dp=128", "Meta, The Llama 3 Herd of "
+	  "Models (arXiv 2407.21783), Table 4", 16384 },
+};
+
+const char *rm_model_published_layout(const rm_model *m, uint64_t gpus,
+				      const char **source)
+{
+	rm_model p;
+	for (size_t i = 0; m && i < sizeof(published) / sizeof(published[0]);
+	     i++) {
+		/* a model file that only borrows the name is not Meta's */
+		if (published[i].gpus != gpus || strcmp(m->name, published[i].model) ||
+		    rm_model_preset(published[i].model, &p, NULL) ||
+		    p.layers != m->layers || p.hidden != m->hidden ||
+		    p.ffn != m->ffn || p.heads != m->heads)
+			continue;
+		if (source)
+			*source = published[i].source;
+		return published[i].layout;
+	}
+	return NULL;
+}
+
 rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 {
 	char q[96];

@@ -72,7 +72,13 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		cand_json(b, &s->ranked[i]);
 	}
-	rm_buf_printf(b, "],\n \"base_rank\": %zu, \"base\": ", s->base_rank);
+	rm_buf_printf(b, "],\n \"base_rank\": %zu, ", s->base_rank);
+	if (o->around_source) {
+		rm_buf_puts(b, "\"base_published\": ");
+		rm_buf_json_str(b, o->around_source);
+		rm_buf_puts(b, ", ");
+	}
+	rm_buf_puts(b, "\"base\": ");
 	cand_json(b, &s->base);
 	if (s->unbounded_rank) {
 		rm_buf_printf(b, ",\n \"unbounded_rank\": %zu, \"unbounded\": ",
@@ -208,6 +214,13 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		} else {
 			char lay[96];
 			rm_layout_format(&s->base.est.layout, lay, sizeof(lay));
+			if (o->around_source)
+				rm_buf_printf(&b, "\n%s is the layout published for "
+					       "this model on %llu GPUs (%s): where it "
+					       "ranks, what it needs and why its "
+					       "neighbours lose (--around)",
+					       lay, (unsigned long long)o->gpus,
+					       o->around_source);
 			if (s->base_rank)
 				rm_buf_printf(&b, "\n%s ranks #%zu, %+.3f s per step behind #1%s%s\n",
 					       lay, s->base_rank,
