@@ -35,7 +35,7 @@ bench: $(BENCH_BINS)
 		RM_ROOT=$(CURDIR) $$b || exit 1; \
 	done
 	@# the plugin inside real slurmstepds, against steps without it
-	@echo "== bench/bench_stepd.sh"; RM_BUILD=$(abspath $(BUILD)) bash bench/bench_stepd.sh 7
+	@echo "== bench/bench_stepd.sh"; RM_BUILD=$(abspath $(BUILD)) bash bench/bench_stepd.sh 15
 	@# rm_plan at 1M GPUs against commit e45650b's build, in this run
 	@# (issue 26.5); needs a git checkout to build the old commit from.
 	@if git -C $(CURDIR) cat-file -e e45650b 2>/dev/null; then \
