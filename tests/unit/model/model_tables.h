@@ -151,6 +151,7 @@ static inline int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
  */
 typedef struct {
 	char row[24], arch[16], recompute[16], metric[16];
+	char sharding[16];           /* optional last column; "" = zero1 */
 	unsigned layers, hidden, ffn, heads, kv, vocab, seq;
 	unsigned tp, cp, pp, dp, mb, gbs, v, first, last, overlap;
 	double published, predicted, error;  /* error: predicted/published - 1 */
@@ -166,13 +167,15 @@ static inline size_t mod_read(const char *path, mod_row *rows, size_t max)
 	while (n < max && tbl_line(f, line, sizeof(line))) {
 		mod_row *r = &rows[n];
 		memset(r, 0, sizeof(*r));
-		if (sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u %u %u %u "
-			   "%u %u %u %u %15s %u %15s %lf", r->row, &r->layers,
-			   &r->hidden, &r->ffn, &r->heads, &r->kv, &r->vocab,
-			   &r->seq, r->arch, &r->tp, &r->cp, &r->pp, &r->dp,
-			   &r->mb, &r->gbs, &r->v, &r->first, &r->last,
-			   r->recompute, &r->overlap, r->metric,
-			   &r->published) == 22)
+		int got = sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u "
+				 "%u %u %u %u %u %u %u %15s %u %15s %lf %15s",
+				 r->row, &r->layers, &r->hidden, &r->ffn,
+				 &r->heads, &r->kv, &r->vocab, &r->seq, r->arch,
+				 &r->tp, &r->cp, &r->pp, &r->dp, &r->mb, &r->gbs,
+				 &r->v, &r->first, &r->last, r->recompute,
+				 &r->overlap, r->metric, &r->published,
+				 r->sharding);
+		if (got == 22 || got == 23)
 			n++;
 	}
 	fclose(f);
@@ -200,6 +203,14 @@ static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	m->tied_embeddings = !strcmp(r->arch, "gpt");
 	m->params = rm_model_derive_params(m);
 	rm_train_init(t);
+	/* "full:K": full recomputation of K layers per chunk */
+	char rc[16];
+	const char *colon = strchr(r->recompute, ':');
+	snprintf(rc, sizeof(rc), "%.*s",
+		 colon ? (int)(colon - r->recompute) : (int)strlen(r->recompute),
+		 r->recompute);
+	if (colon && rm_train_set(t, "recompute_layers", colon + 1, NULL))
+		return -1;
 	char b[4][32];
 	snprintf(b[0], 32, "%llu", (unsigned long long)r->gbs * r->seq);
 	snprintf(b[1], 32, "%u", r->mb);
@@ -207,12 +218,13 @@ static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	snprintf(b[3], 32, "%u", r->last);
 	if (rm_train_set(t, "batch", b[0], NULL) ||
 	    rm_train_set(t, "mb", b[1], NULL) ||
-	    rm_train_set(t, "recompute", r->recompute, NULL) ||
+	    rm_train_set(t, "recompute", rc, NULL) ||
 	    (r->first && rm_train_set(t, "first_layers", b[2], NULL)) ||
 	    (r->last && rm_train_set(t, "last_layers", b[3], NULL)) ||
 	    /* a row run without --tp-comm-overlap hides nothing; one run
 	     * with it hides `overlap`, or the GPU's calibrated share */
 	    (!r->overlap && rm_train_set(t, "tp_overlap", "0", NULL)) ||
+	    (r->sharding[0] && rm_train_set(t, "sharding", r->sharding, NULL)) ||
 	    (r->overlap && overlap && rm_train_set(t, "tp_overlap", overlap, NULL)))
 		return -1;
 	snprintf(b[0], 32, "interleaved:%u", r->v);

@@ -123,10 +123,14 @@ static void doc_table(void)
 		CHECK(fit_price(s, &hw, NULL) == 0);
 		for (size_t r = 0; r < s->n; r++)
 			printf("    %s: published %.2f predicted %.2f %+.1f %%\n",
-			       s->p[r].row, s->p[r].published, s->p[r].predicted,
-			       100 * s->p[r].error);
-		CHECK_INT(pub_doc_check("docs/explain.md", s->p, s->n, s->mean,
-					s->max), 0);
+			       s->pub ? s->p[r].row : s->r[r].row,
+			       s->pub ? s->p[r].published : s->r[r].published,
+			       s->pub ? s->p[r].predicted : s->r[r].predicted,
+			       100 * (s->pub ? s->p[r].error : s->r[r].error));
+		CHECK_INT(s->pub ? pub_doc_check("docs/explain.md", s->p, s->n,
+						 s->mean, s->max)
+				 : mod_doc_check("docs/explain.md", s->r, s->n,
+						 s->mean, s->max), 0);
 	}
 }
 
