@@ -238,6 +238,6 @@ run yaml_hw_nocal 2 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T
 has yaml_hw_nocal_msg "$ERR" 'hw4\.yaml:1:1: hbm_gbps is missing: give every calibration key .* or base: a preset'
 printf 'base: a100-sxm-80gb\nname: lab\ntp_overlap: 0\n' >"$T/hw5.yaml"
 run yaml_hw_base 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw5.yaml"
-has yaml_hw_base_cal "$OUT" 'calibration \(lab; --set overrides\): gemm_eff 0\.8, gemm_dim0 128, attn_eff 0\.7, hbm_eff 0\.6'
+has yaml_hw_base_cal "$OUT" 'calibration \(lab; --set overrides\): gemm_eff 0\.85, gemm_dim0 256, attn_eff 0\.8, hbm_eff 0\.7'
 has yaml_hw_base_tpo "$OUT" 'tp_overlap 0\.00'
 finish

@@ -10,7 +10,7 @@
 /* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
  * net_eff, tp_overlap), where they came from: model_preset.c and
  * docs/explain.md. */
-#define RMI_A100_CAL 0.80, 128, 0.70, 0.60, 0.60, 0.80, 0.0
+#define RMI_A100_CAL 0.85, 256, 0.80, 0.70, 0.60, 0.90, 0.0
 #define RMI_H100_CAL 0.725, 256, 0.75, 0.90, 0.60, 0.90, 0.9
 
 /* The calibration in force: the train's overrides, else the hardware's. */

@@ -114,6 +114,18 @@ static void doc_table(void)
 	char want[48];
 	snprintf(want, sizeof(want), "worst row %.1f %%", 100 * worst);
 	CHECK(!readme || !doc_missing(flat, "README.md", "worst row", want));
+	/* the A100 tables of modern runs (torchtitan's) are checked here;
+	 * test_model checks the H100 ones and the GPT tables */
+	for (size_t i = 0; i < FIT_NSOURCES; i++) {
+		fit_source *s = &fit_sources[i];
+		rm_hw hw;
+		if (s->pub || s->ungated || strcmp(s->gpu, "a100-sxm-80gb") ||
+		    rm_hw_preset(s->gpu, &hw, NULL))
+			continue;
+		CHECK(fit_price(s, &hw, NULL) == 0);
+		CHECK_INT(mod_doc_check("docs/explain.md", s->r, s->n, s->mean,
+					s->max), 0);
+	}
 	/* the ungated source's rows, priced with the shipped preset */
 	for (size_t i = 0; i < FIT_NSOURCES; i++) {
 		fit_source *s = &fit_sources[i];
