@@ -105,6 +105,28 @@ static bool add_step(rms_envset *out, const rms_plan *p, const char *map_path,
 	       add_list(out, nccl, nccl_override);
 }
 
+bool rms_task_visible_ok(const rms_plan *p, uint32_t local_rank,
+			 const char *visible, char *err, size_t errlen)
+{
+	/* --gpus-per-task and --gpu-bind narrow CUDA_VISIBLE_DEVICES per
+	 * task while LOCAL_RANK stays the local id: cuda:LOCAL_RANK would
+	 * not exist, or not be the map's GPU. */
+	size_t nvis = rms_visible_count(visible);
+	if (nvis && nvis < p->tasks_per_node) {
+		snprintf(err, errlen,
+			 "Slurm made only CUDA_VISIBLE_DEVICES=%.64s visible to "
+			 "local task %" PRIu32 " of %" PRIu32 " (--gpus-per-task "
+			 "or --gpu-bind narrow it per task), so cuda:LOCAL_RANK "
+			 "is not the map's GPU: with --parallel-layout give the "
+			 "step its GPUs per node (--gpus-per-node=%" PRIu32
+			 ") without --gpus-per-task or --gpu-bind",
+			 visible, local_rank, p->tasks_per_node,
+			 p->tasks_per_node);
+		return false;
+	}
+	return true;
+}
+
 bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  const rms_task_ids *ids, const char *map_path, const rm_env *nccl,
 		  bool nccl_override, const rm_env *rank_env, rms_envset *out,
@@ -125,22 +147,8 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 			 "building the launcher's environment");
 		return false;
 	}
-	/* --gpus-per-task and --gpu-bind narrow CUDA_VISIBLE_DEVICES per
-	 * task while LOCAL_RANK stays the local id: cuda:LOCAL_RANK would
-	 * not exist, or not be the map's GPU. */
-	size_t nvis = rms_visible_count(ids->visible);
-	if (nvis && nvis < p->tasks_per_node) {
-		snprintf(err, errlen,
-			 "Slurm made only CUDA_VISIBLE_DEVICES=%.64s visible to "
-			 "local task %" PRIu32 " of %" PRIu32 " (--gpus-per-task "
-			 "or --gpu-bind narrow it per task), so cuda:LOCAL_RANK "
-			 "is not the map's GPU: with --parallel-layout give the "
-			 "step its GPUs per node (--gpus-per-node=%" PRIu32
-			 ") without --gpus-per-task or --gpu-bind",
-			 ids->visible, local_rank, p->tasks_per_node,
-			 p->tasks_per_node);
+	if (!rms_task_visible_ok(p, local_rank, ids->visible, err, errlen))
 		return false;
-	}
 	int64_t rank = rm_map_rank_at(m, (uint32_t)host_index, local_rank);
 	if (rank < 0) {
 		snprintf(err, errlen,

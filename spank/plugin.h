@@ -67,6 +67,10 @@ typedef struct rms_state {
 	uint32_t eph_lo, eph_hi;     /* ephemeral ports, read once per node */
 	uint32_t mpi_lo, mpi_hi;     /* slurm.conf's MpiParams=ports, or 0 0 */
 	rm_node_hw *hw;
+	/* each local task's variables, made once per node before the tasks
+	 * are forked (one task per GPU only; NULL: made in each task) */
+	rms_envset *task_env;
+	uint32_t ntask_env;
 
 	/* srun: where refusing nodes tell their reason (notice.c) */
 	int notice_fd;               /* listening socket, or -1 */

@@ -181,6 +181,10 @@ typedef struct rms_task_ids {
 	const char *visible;         /* CUDA_VISIBLE_DEVICES as Slurm set it */
 } rms_task_ids;
 
+/* One task per GPU: the task's own CUDA_VISIBLE_DEVICES (as Slurm set it
+ * for that task, NULL if unset) does not narrow what the map assumes. */
+bool rms_task_visible_ok(const rms_plan *p, uint32_t local_rank,
+			 const char *visible, char *err, size_t errlen);
 /*
  * The variables of the task playing `local_rank` on map host `host_index`.
  * `nccl` (node-wide, may be NULL) is appended with the job-wins rule unless
