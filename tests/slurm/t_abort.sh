@@ -4,7 +4,8 @@
 # job leaves behind can hurt the next one. One local cluster (4 nodes; the
 # last one reads its own plugstack.conf, CLUSTER_ODD) on which node4 is
 # made to fail in each way a node can (site file missing or broken, a
-# plugstack typo, a job directory it cannot use, a map it cannot write),
+# plugstack typo, a job directory it cannot use, a map it cannot write, an
+# MpiParams=ports it cannot use),
 # under a rendezvous stand-in that would wait 60 s for the missing ranks,
 # with node4 held 2 s (a test SPANK plugin) so that the others' ranks
 # wait when it refuses, and KillWait=30 as Slurm ships it.
@@ -144,6 +145,14 @@ if in_cluster "mkdir -p '$D/full' && mount -t tmpfs -o size=4k,mode=755 rmfull '
 else
 	fail map-write "cannot mount a full tmpfs in the cluster's namespace"
 fi
+
+# node4's slurm.conf (the one its slurmstepd reads) with a ports= value
+# the plugin cannot use for MASTER_PORT; slurmd keeps the one it started with
+cp "$D/etc/slurm-odd.conf" "$D/etc/slurm-odd.conf.orig"
+echo "MpiParams=ports=30199-30100" >>"$D/etc/slurm-odd.conf"
+odd "site=$D/etc/site.yaml" "runtime_dir=$RT"
+refused mpi-ports "$D/etc/slurm-odd\\.conf: MpiParams='ports=30199-30100': ports= expects LOW-HIGH"
+cp "$D/etc/slurm-odd.conf.orig" "$D/etc/slurm-odd.conf"
 
 # ---- the runtime directory: root's all the way down, the map readable by
 # the job's user, nothing of the user's can be stored in it
