@@ -390,9 +390,9 @@ static void task_envs_free(void)
  * Every local task's variables, made here, once, before slurmstepd forks
  * the tasks. Made in each forked task instead, they cost about 1.2 ms of
  * CPU per task on this project's machine (bench/bench_stepd.sh: +12 ms per
- * node per step of 8 tasks, +4 ms this way): the task's allocations and
- * writes there land on pages it shares with slurmstepd until it writes
- * them. A launcher (one task per node) builds its own: its variables
+ * node per step of 8 tasks, +5 ms this way), with about 70 more page
+ * faults per task: copy-on-write, most likely, as the task writes pages
+ * it still shares with slurmstepd. A launcher (one task per node) builds its own: its variables
  * depend on what Slurm made visible to it. Anything that fails here is
  * made again in the task, which then says why.
  */
