@@ -4,7 +4,8 @@
  * six numbers (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
  * net_eff) and of the share of TP traffic that --tp-comm-overlap hides
  * (one figure for every row run with it) against the three published H100
- * tables together (tests/model/h100_*.tsv), minimising the worst row among
+ * tables together (the three files below; h100_mosaic_mpt.tsv is held
+ * out, reported by unit/loso), minimising the worst row among
  * the settings that keep every table's mean within 5 %, as
  * fit_calibration.c does for A100. It also prints where the fitted GEMM
  * curve sits against measured H100 GEMMs (Bekman's MAMF, OpenXLA's sm_90

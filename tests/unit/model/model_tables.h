@@ -142,7 +142,8 @@ static inline int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
  * A row of a modern run (the h100_*.tsv files): the architecture (arch gpt
  * = GeLU FFN, biases, learned positions, tied embeddings; gpt-untied = the
  * same with an output layer of its own; llama = SwiGLU, no biases, untied;
- * nemotron = squared-ReLU FFN of two matrices, no biases, untied), the
+ * nemotron = squared-ReLU FFN of two matrices, no biases, untied; mpt =
+ * GeLU FFN, no biases, no position table, tied), the
  * layout, the batch in sequences, the schedule,
  * recompute, whether TP communication overlap was on, and what is
  * published: "seconds" per step, or TFLOP/s per GPU counted as the model
@@ -200,7 +201,7 @@ static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	m->seq_len = r->seq;
 	m->swiglu = !strcmp(r->arch, "llama");
 	m->bias = m->learned_pos = !strncmp(r->arch, "gpt", 3);
-	m->tied_embeddings = !strcmp(r->arch, "gpt");
+	m->tied_embeddings = !strcmp(r->arch, "gpt") || !strcmp(r->arch, "mpt");
 	m->params = rm_model_derive_params(m);
 	rm_train_init(t);
 	/* "full:K": full recomputation of K layers per chunk */

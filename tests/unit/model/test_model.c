@@ -541,7 +541,7 @@ static void published_a100(void)
 }
 
 /*
- * H100: three published tables (tests/model/h100_*.tsv, sources and
+ * H100: the three published tables the preset is fitted to (sources and
  * assumptions in their headers) priced with the shipped h100-sxm-80gb
  * preset and nothing set per row; the rows run with TP communication
  * overlap hide the preset's tp_overlap of their TP traffic, one figure
