@@ -849,8 +849,10 @@ typedef struct rm_hw {
 	double hbm_eff;              /* achieved / peak HBM bandwidth */
 	double nvlink_eff;           /* achievable share of NVLink bandwidth */
 	double net_eff;              /* achievable share of NIC bandwidth */
-	double tp_overlap;           /* share of TP traffic Transformer Engine's
-				      * --tp-comm-overlap hides (0: none) */
+	double tp_overlap;           /* share of TP traffic sent through
+				      * Transformer Engine's overlap
+				      * (--tp-comm-overlap: 1; none: 0); what
+				      * that hides is derived per GEMM */
 } rm_hw;
 
 typedef enum rm_schedule {
@@ -890,7 +892,8 @@ typedef struct rm_train {
 	/* calibration overrides; 0 = the hardware's (rm_hw) */
 	double gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff;
 	double dp_overlap;           /* share of the overlap window DP can use */
-	double tp_overlap;           /* share of TP traffic hidden behind GEMMs;
+	double tp_overlap;           /* share of TP traffic overlapped (1: all,
+				      * as --tp-comm-overlap does);
 				      * < 0: the hardware's (rm_hw.tp_overlap) */
 	double mem_reserve_bytes;    /* CUDA context, NCCL buffers, fragmentation */
 	bool flash;                  /* fused (flash) attention, no s x s scores */

@@ -42,15 +42,15 @@ OUT
 run fit 0 "$RANKMAP" calibrate --hw h100-sxm-80gb --model llama3-8b \
 	--megatron-log "$T/run.log" --nccl-tests "$T/ar.txt" -o "$T/site.yaml"
 has fit_head "$OUT" '^rankmap calibrate: h100-sxm-80gb from 1 step time and 1 link measurement -> '
-has fit_nvl "$OUT" '^  nvlink_eff +0\.7262 \(preset 0\.6\)$'
-has fit_gemm "$OUT" '^  gemm_eff +0\.[0-9]+ \(preset 0\.725\)$'
+has fit_nvl "$OUT" '^  nvlink_eff +0\.7262 \(preset 0\.65\)$'
+has fit_gemm "$OUT" '^  gemm_eff +0\.[0-9]+ \(preset 0\.7\)$'
 has fit_resid "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*run\.log: Megatron-LM, llama3-8b, tp=2,cp=1,dp=16,pp=2'
 has fit_warn "$OUT" 'as many step times as step-time keys'
 has fit_file "$T/site.yaml" '^base: h100-sxm-80gb$'
 # explain and suggest read it: the fitted numbers are the calibration
 run explain_reads 0 "$RANKMAP" explain --model llama3-8b --hw "$T/site.yaml" \
 	--layout tp=2,cp=1,dp=16,pp=2 --batch 4M --set tp_overlap=0
-has explain_reads_cal "$OUT" 'calibration \(h100-sxm-80gb-site; --set overrides\): gemm_eff 0\.[0-9]+, gemm_dim0 256, attn_eff 0\.75, hbm_eff 0\.9, nvlink_eff 0\.726'
+has explain_reads_cal "$OUT" 'calibration \(h100-sxm-80gb-site; --set overrides\): gemm_eff 0\.[0-9]+, gemm_dim0 192, attn_eff 0\.7, hbm_eff 0\.9, nvlink_eff 0\.726'
 has explain_reads_step "$OUT" '^  step 9\.00[0-9] s;'
 # a second run at another step time: two runs for two constants
 megatron_log "$T/run2.log" 8000.0

@@ -37,8 +37,6 @@ int main(void)
 	static const double H[] = { 0.6, 0.7, 0.8, 0.9 };
 	static const double V[] = { 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9 };
 	static const double N[] = { 0.6, 0.7, 0.8, 0.9 };
-	static const double O[] = { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
-				    0.9, 1 };
 	static mod_row rows[NF][32];
 	size_t n[NF];
 	rm_hw hw;
@@ -47,27 +45,25 @@ int main(void)
 	for (size_t f = 0; f < NF; f++)
 		if (!(n[f] = mod_read(files[f], rows[f], 32)))
 			return 1;
-	char v[7][32];
+	char v[6][32];
 	const char *set[] = { "gemm_eff", v[0], "gemm_dim0", v[1], "attn_eff",
 			      v[2], "hbm_eff", v[3], "nvlink_eff", v[4],
 			      "net_eff", v[5], NULL };
-	double best = 1e9, bp[7] = { 0 };
+	double best = 1e9, bp[6] = { 0 };
 #define LEN(a) (sizeof(a) / sizeof(a[0]))
 	for (size_t z = 0; z < LEN(E); z++)
 	for (size_t a = 0; a < LEN(D); a++)
 	for (size_t b = 0; b < LEN(A); b++)
 	for (size_t c = 0; c < LEN(H); c++)
 	for (size_t d = 0; d < LEN(V); d++)
-	for (size_t e = 0; e < LEN(N); e++)
-	for (size_t g = 0; g < LEN(O); g++) {
-		const double x[7] = { E[z], D[a], A[b], H[c],
-				      V[d], N[e], O[g] };
-		for (int i = 0; i < 7; i++)
+	for (size_t e = 0; e < LEN(N); e++) {
+		const double x[6] = { E[z], D[a], A[b], H[c], V[d], N[e] };
+		for (int i = 0; i < 6; i++)
 			snprintf(v[i], sizeof(v[i]), "%.4g", x[i]);
 		double worst = 0, sum = 0, over = 0;
 		for (size_t f = 0; f < NF; f++) {
 			double mean, max;
-			if (mod_price(rows[f], n[f], &hw, set, v[6], &mean, &max))
+			if (mod_price(rows[f], n[f], &hw, set, NULL, &mean, &max))
 				return 1;
 			worst = fmax(worst, max);
 			sum += mean;
@@ -80,8 +76,8 @@ int main(void)
 		}
 	}
 	printf("gemm_eff %.4g, gemm_dim0 %g, attn_eff %g, hbm_eff %g, "
-	       "nvlink_eff %g, net_eff %g; tp_overlap %g (score %.4f)\n",
-	       bp[0], bp[1], bp[2], bp[3], bp[4], bp[5], bp[6], best);
+	       "nvlink_eff %g, net_eff %g (score %.4f)\n",
+	       bp[0], bp[1], bp[2], bp[3], bp[4], bp[5], best);
 	for (size_t i = 0; i < LEN(h100_gemms); i++) {
 		const h100_gemm *g = &h100_gemms[i];
 		printf("  GEMM %5.0f x %5.0f x %5.0f measured %5.1f TFLOP/s, "

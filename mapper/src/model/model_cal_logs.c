@@ -187,9 +187,11 @@ static rm_status megatron_run(const meg_arg *a, size_t na, const char *f,
 		st = rm_train_set(t, "seq_parallel", arg_true(a, na,
 				  "sequence_parallel") ? "on" : "off", err);
 	/* TP overlap is a flag of the run (--tp-comm-overlap): off hides
-	 * nothing; on, the GPU's share */
-	if (!st && !arg_true(a, na, "tp_comm_overlap"))
-		st = rm_train_set(t, "tp_overlap", "0", err);
+	 * nothing; on, all TP traffic goes through Transformer Engine's
+	 * overlap, whatever the GPU's default */
+	if (!st)
+		st = rm_train_set(t, "tp_overlap", arg_true(a, na,
+				  "tp_comm_overlap") ? "1" : "0", err);
 	snprintf(b, sizeof(b), "interleaved:%u", vpp);
 	if (!st && vpp > 1)
 		st = rm_train_set(t, "schedule", b, err);

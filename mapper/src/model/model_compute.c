@@ -44,6 +44,61 @@ static void gemm3(const rmi_cal *c, double peak, double m, double n, double k,
 	*flops += 2.0 * m * n * k;
 }
 
+/*
+ * TP traffic Transformer Engine's userbuffers overlap hides (Megatron-LM's
+ * --tp-comm-overlap, which needs sequence parallelism), per layer and
+ * micro-batch, from its default methods (TE pytorch/module/base.py,
+ * initialize_ub): every all-gather or reduce-scatter of one linear runs
+ * beside a GEMM of its own. Ring exchange (qkv and fc1 forward, proj and
+ * fc2 input gradients) splits the GEMM in tp chunks and sends one chunk
+ * while the previous one multiplies: tp-1 transfers hide behind tp-1 of
+ * the tp chunks. Pipeline (proj and fc2 forward) splits in 4 and
+ * reduce-scatters each chunk after it is computed: the last quarter's
+ * transfer has nothing left to hide behind. Bulk (qkv and fc1 in the
+ * backward: the input gathered again for the weight gradient beside the
+ * input-gradient GEMM, that gradient reduce-scattered beside the weight
+ * gradient) hides a transfer behind one whole independent GEMM. A full
+ * recomputation's forward overlaps as the forward does. `unit`: seconds
+ * of one all-gather or reduce-scatter; returns the exposed seconds. The
+ * split GEMMs are priced as the whole one, and the SMs the pipeline and
+ * bulk kernels take from the GEMM beside them (16 by default) are not.
+ */
+double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		      const rm_estimate *e, double unit)
+{
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
+	const rm_layout *l = &e->layout;
+	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
+	double peak = hw->peak_flops, T = e->micro_batch * rmi_seq(m, t) / cp;
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = (double)m->heads * hd;
+	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
+	/* the linears' forward, input-gradient and weight-gradient GEMMs */
+	double qkv_f = gemm_s(&c, peak, T, q / tp + 2.0 * kvh * hd, h);
+	double qkv_d = gemm_s(&c, peak, T, h, q / tp + 2.0 * kvh * hd);
+	double qkv_w = gemm_s(&c, peak, h, q / tp + 2.0 * kvh * hd, T);
+	double proj_f = gemm_s(&c, peak, T, h, q / tp);
+	double proj_d = gemm_s(&c, peak, T, q / tp, h);
+	double fc1_f = gemm_s(&c, peak, T, fc1, h);
+	double fc1_d = gemm_s(&c, peak, T, h, fc1);
+	double fc1_w = gemm_s(&c, peak, h, fc1, T);
+	double fc2_f = gemm_s(&c, peak, T, h, f / tp);
+	double fc2_d = gemm_s(&c, peak, T, f / tp, h);
+	double ring = (tp - 1) / tp;
+#define RING(g) fmax(0, unit - (g) * ring)
+#define PIPE(g) (unit / 4 + fmax(0, (unit - (g)) * 3 / 4))
+#define BULK(g) fmax(0, unit - (g))
+	double fwd = RING(qkv_f) + RING(fc1_f) + PIPE(proj_f) + PIPE(fc2_f);
+	double bwd = RING(proj_d) + RING(fc2_d) + BULK(qkv_d) + BULK(fc1_d) +
+		     BULK(qkv_w) + BULK(fc1_w);
+#undef RING
+#undef PIPE
+#undef BULK
+	return fwd * (1.0 + rmi_full_share(t, e->layers_stage)) + bwd;
+}
+
 uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
 			  uint32_t i)
 {

@@ -11,7 +11,7 @@
  * net_eff, tp_overlap), where they came from: model_preset.c and
  * docs/explain.md. */
 #define RMI_A100_CAL 0.85, 256, 0.80, 0.70, 0.60, 0.90, 0.0
-#define RMI_H100_CAL 0.725, 256, 0.75, 0.90, 0.60, 0.90, 0.9
+#define RMI_H100_CAL 0.70, 192, 0.70, 0.90, 0.65, 0.90, 1.0
 
 /* The calibration in force: the train's overrides, else the hardware's. */
 typedef struct {
@@ -21,6 +21,12 @@ typedef struct {
 RMI_HIDDEN void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c);
 /* The share of TP traffic hidden in force (the train's, else the GPU's). */
 RMI_HIDDEN double rmi_tp_overlap(const rm_hw *hw, const rm_train *t);
+/* TP traffic exposed per layer and micro-batch under Transformer Engine's
+ * userbuffers overlap, `unit` the seconds of one all-gather or
+ * reduce-scatter (model_compute.c says what hides behind what). */
+RMI_HIDDEN double rmi_tp_exposed(const rm_model *m, const rm_hw *hw,
+				 const rm_train *t, const rm_estimate *e,
+				 double unit);
 /* Fill the compute part of `e` (layout, m, layers set): per-layer GEMM,
  * attention and elementwise times, head, optimizer, slowest stage. */
 RMI_HIDDEN void rmi_compute(const rm_model *m, const rm_hw *hw,

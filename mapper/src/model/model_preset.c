@@ -153,9 +153,11 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
  * Llama 3 405B Table 4, Megatron-LM's weak scaling; tests/model/h100_*.tsv,
  * tests/model/fit_h100.c), within the measured ceilings (Bekman's MAMF for
  * GEMMs, FlashAttention-3's forward for attention). H200 and GB200 carry
- * H100's figures, not fitted to any run of theirs. tp_overlap is what
- * Transformer Engine's --tp-comm-overlap hides in the H100 runs that used
- * it (all of NVIDIA's); the A100 runs predate it.
+ * H100's figures, not fitted to any run of theirs. tp_overlap is not
+ * fitted: it is the share of TP traffic sent through Transformer Engine's
+ * overlap (1 on H100-class GPUs, as every NVIDIA H100 recipe runs; 0 on
+ * A100, whose published runs predate it), and what that hides is derived
+ * per GEMM (rmi_tp_exposed).
  */
 static void calibrate(rm_hw *h, double gemm, double dim0, double attn,
 		      double hbm_eff, double nvl, double net, double tpo)

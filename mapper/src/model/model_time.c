@@ -124,11 +124,16 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		c->exposed = c->seconds;
 	}
 	rm_axis_cost *tpc = &e->axis[RM_AXIS_TP];
-	if (tpc->used)
-		/* what overlapping TP communication hides behind the GEMMs */
-		tpc->exposed = tpc->seconds - fmin(rmi_tp_overlap(hw, t) *
-						   tpc->seconds,
-						   e->t_compute);
+	double o = rmi_tp_overlap(hw, t);
+	if (tpc->used && t->seq_parallel && o > 0 && tpc->calls > 0) {
+		/* tp_overlap of the traffic goes through Transformer Engine's
+		 * overlap and hides what its GEMMs can hide (rmi_tp_exposed);
+		 * the rest is exposed. Without sequence parallelism nothing
+		 * hides: Megatron-LM refuses --tp-comm-overlap then. */
+		double unit = tpc->seconds / tpc->calls;
+		double te = rmi_tp_exposed(m, hw, t, e, unit) * ls * mb;
+		tpc->exposed = (1 - o) * tpc->seconds + o * fmin(te, tpc->seconds);
+	}
 	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
 	if (cp->used) {
 		/* ring attention hides behind the attention it feeds */
