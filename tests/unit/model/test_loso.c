@@ -176,11 +176,11 @@ static void preset_is_fit(void)
 
 /*
  * What `rankmap calibrate` does for a run the presets price badly: the
- * MosaicML MPT source, calibrated (rm_calibrate, its default step keys)
+ * MosaicML MPT source, calibrated (rm_calibrate, --fit gemm_eff,hbm_eff)
  * on its six 128-GPU rows as a site would on its own runs, then its
  * twelve 256- and 512-GPU rows priced with that calibration, held out.
- * The calibration must do better on them than the preset; docs/explain.md
- * states both figures.
+ * The calibration must bring them within the gate (10 % on average);
+ * docs/explain.md states both figures.
  */
 static void site_calibration(void)
 {
@@ -207,7 +207,8 @@ static void site_calibration(void)
 	CHECK_INT(rm_hw_preset(s->gpu, &base, NULL), RM_OK);
 	static rm_cal_fit f;
 	rm_error e;
-	CHECK_INT(rm_calibrate(&base, st, ns, NULL, 0, NULL, &f, &e), RM_OK);
+	static const char *const keys[] = { "gemm_eff", "hbm_eff", NULL };
+	CHECK_INT(rm_calibrate(&base, st, ns, NULL, 0, keys, &f, &e), RM_OK);
 	double mean[2] = { 0 }, max[2] = { 0 };
 	size_t n = 0;
 	for (int k = 0; k < 2; k++) {
@@ -229,7 +230,7 @@ static void site_calibration(void)
 	       100 * max[1], f.hw.gemm_eff, f.hw.gemm_dim0, f.hw.attn_eff,
 	       f.hw.hbm_eff);
 	CHECK_INT(n, 12);
-	CHECK(mean[1] < mean[0]);
+	CHECK(mean[1] < mean[0] && mean[1] <= GATE_MEAN);
 	const char *doc = doc_text("docs/explain.md");
 	char want[160];
 	snprintf(want, sizeof(want), "%.1f %% on average (%.1f %% worst) with "
