@@ -30,7 +30,8 @@ static fit_source fit_sources[] = {
 	 * GPU's (a site calibrates it; the preset is not tuned to it) */
 	{ .file = "tests/model/smith2022_mtnlg.tsv", "MT-NLG 530B (Smith 2022)",
 	  "a100-sxm-80gb", .pub = true,
-	  .ungated = "DeepSpeed's pipeline engine, not priced" },
+	  .ungated = "DeepSpeed's pipeline engine: a site calibrates it "
+		     "(site_calibration)" },
 	/* torchtitan with FSDP2 alone on 64 A100s: another framework, and
 	 * the only A100 source whose time is mostly the network (issue 25.1) */
 	{ .file = "tests/model/torchtitan_a100_fsdp.tsv", "torchtitan FSDP2 (A100)",
