@@ -34,6 +34,31 @@ static double gemm_s(const rmi_cal *c, double peak, double m, double n,
 	return 2.0 * m * n * k / (peak * eff);
 }
 
+/*
+ * Megatron's four linears of a layer on one GPU, column- then
+ * row-parallel (qkv, proj, fc1, fc2), as m x n x k of their forward GEMM:
+ * m = the tokens of the micro-batch (all of them, sequence parallel or
+ * not). rmi_compute prices them, rmi_tp_exposed hides TP traffic behind
+ * them.
+ */
+enum { LIN_QKV, LIN_PROJ, LIN_FC1, LIN_FC2, NLIN };
+static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
+		    double shape[NLIN][3])
+{
+	const rm_layout *l = &e->layout;
+	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
+	double T = e->micro_batch * rmi_seq(m, t) / cp;
+	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double q = (double)m->heads * hd;
+	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
+	const double s[NLIN][3] = {
+		{ T, q / tp + 2.0 * kvh * hd, h }, { T, h, q / tp },
+		{ T, fc1, h }, { T, h, f / tp },
+	};
+	memcpy(shape, s, sizeof(s));
+}
+
 /* Forward, input gradient (m x k output) and weight gradient (k x n). */
 static void gemm3(const rmi_cal *c, double peak, double m, double n, double k,
 		  double *fwd, double *dgrad, double *wgrad, double *flops)
@@ -68,24 +93,21 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
-	const rm_layout *l = &e->layout;
-	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
-	double peak = hw->peak_flops, T = e->micro_batch * rmi_seq(m, t) / cp;
-	double h = m->hidden, f = m->ffn, hd = m->head_dim;
-	double q = (double)m->heads * hd;
-	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
-	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
-	/* the linears' forward, input-gradient and weight-gradient GEMMs */
-	double qkv_f = gemm_s(&c, peak, T, q / tp + 2.0 * kvh * hd, h);
-	double qkv_d = gemm_s(&c, peak, T, h, q / tp + 2.0 * kvh * hd);
-	double qkv_w = gemm_s(&c, peak, h, q / tp + 2.0 * kvh * hd, T);
-	double proj_f = gemm_s(&c, peak, T, h, q / tp);
-	double proj_d = gemm_s(&c, peak, T, q / tp, h);
-	double fc1_f = gemm_s(&c, peak, T, fc1, h);
-	double fc1_d = gemm_s(&c, peak, T, h, fc1);
-	double fc1_w = gemm_s(&c, peak, h, fc1, T);
-	double fc2_f = gemm_s(&c, peak, T, h, f / tp);
-	double fc2_d = gemm_s(&c, peak, T, f / tp, h);
+	double tp = e->layout.size[RM_AXIS_TP], peak = hw->peak_flops;
+	double g[NLIN][3];           /* forward, input and weight gradient */
+	double sh[NLIN][3];
+	linears(m, t, e, sh);
+	for (int i = 0; i < NLIN; i++) {
+		g[i][0] = g[i][1] = g[i][2] = 0;
+		double fl = 0;
+		gemm3(&c, peak, sh[i][0], sh[i][1], sh[i][2], &g[i][0],
+		      &g[i][1], &g[i][2], &fl);
+	}
+	double qkv_f = g[LIN_QKV][0], qkv_d = g[LIN_QKV][1];
+	double qkv_w = g[LIN_QKV][2], proj_f = g[LIN_PROJ][0];
+	double proj_d = g[LIN_PROJ][1], fc1_f = g[LIN_FC1][0];
+	double fc1_d = g[LIN_FC1][1], fc1_w = g[LIN_FC1][2];
+	double fc2_f = g[LIN_FC2][0], fc2_d = g[LIN_FC2][1];
 	double ring = (tp - 1) / tp;
 #define RING(g) fmax(0, unit - (g) * ring)
 #define PIPE(g) (unit / 4 + fmax(0, (unit - (g)) * 3 / 4))
@@ -131,17 +153,12 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double peak = hw->peak_flops, bw = hw->hbm_gbytes_per_s * 1e9 * c.hbm_eff;
 	double s = rmi_seq(m, t), b = e->micro_batch, T = b * s / cp;
 	double h = m->hidden, f = m->ffn, hd = m->head_dim;
-	double q = (double)m->heads * hd;
-	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
 	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
-
-	/* Megatron's four linears, column- then row-parallel: m = the tokens
-	 * of the micro-batch (all of them, sequence parallel or not) */
-	gemm3(&c, peak, T, q / tp + 2.0 * kvh * hd, h, &fwd, &dgrad, &wgrad, &flops);
-	gemm3(&c, peak, T, h, q / tp, &fwd, &dgrad, &wgrad, &flops);
-	gemm3(&c, peak, T, (m->swiglu ? 2.0 : 1.0) * f / tp, h, &fwd, &dgrad,
-	      &wgrad, &flops);
-	gemm3(&c, peak, T, h, f / tp, &fwd, &dgrad, &wgrad, &flops);
+	double sh[NLIN][3];
+	linears(m, t, e, sh);
+	for (int i = 0; i < NLIN; i++)
+		gemm3(&c, peak, sh[i][0], sh[i][1], sh[i][2], &fwd, &dgrad,
+		      &wgrad, &flops);
 	e->gemm_flops = flops;
 	e->t_gemm = fwd;
 
