@@ -24,6 +24,7 @@
 
 #include "rankmap.h"
 #include "bench_clock.h"
+#include "bench_map.h"
 
 #define RUNS 5
 /* What any read costs before the file counts: the reader's 1 MiB input
@@ -124,8 +125,6 @@ static size_t write_map(uint32_t gpus, const char *layout, rm_format fmt,
 {
 	uint32_t nodes = gpus / 8;
 	char **names = calloc(nodes, sizeof(*names));
-	rm_layout l;
-	rm_order o;
 	rm_error e;
 	rm_map *m = NULL;
 	char *out = NULL;
@@ -134,12 +133,8 @@ static size_t write_map(uint32_t gpus, const char *layout, rm_format fmt,
 		names[i] = malloc(16);
 		snprintf(names[i], 16, "gpu%06u", i + 1);
 	}
-	rm_plan_opts po = { .layout = &l, .order = &o,
-			    .nodes = (const char *const *)names,
-			    .nnodes = nodes, .gpus_per_node = 8 };
-	if (rm_layout_parse(layout, &l, &e) ||
-	    rm_order_parse("megatron", &l, &o, &e) || rm_plan(&po, &m, &e) ||
-	    rm_map_write(m, fmt, &out, &bytes, &e)) {
+	if (!bench_plan_render(layout, (const char *const *)names, nodes, 8,
+			       NULL, fmt, &m, &out, &bytes, &e)) {
 		fprintf(stderr, "bench_read: %s: %s\n", layout, e.msg);
 		exit(1);
 	}

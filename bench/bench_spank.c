@@ -14,6 +14,8 @@
  * plugin inside real slurmstepds against steps without it.
  */
 #include "rms.h"
+#include "bench_clock.h"
+#include "bench_map.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -29,14 +31,7 @@
 #define REPS 7
 #define HWREPS 7
 
-static double clock_ms(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double now_ms(void)
+static double wall_ms(void)
 {
 	return clock_ms(CLOCK_MONOTONIC);
 }
@@ -46,12 +41,6 @@ static double now_ms(void)
 static double cpu_ms(void)
 {
 	return clock_ms(CLOCK_PROCESS_CPUTIME_ID);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* CPU ms of one hardware read the way the plugin does it: the node, then
@@ -82,8 +71,6 @@ static double floor_cpu(const char *topo, const char *nodes,
 {
 	rm_fabric *f = NULL;
 	rm_hostlist hl = { 0 };
-	rm_layout l;
-	rm_order o;
 	rm_error e;
 	rm_map *m = NULL;
 	char *out = NULL;
@@ -92,16 +79,8 @@ static double floor_cpu(const char *topo, const char *nodes,
 	bool ok = rm_fabric_new(&f, &e) == RM_OK &&
 		  rm_fabric_load_topology(f, topo, &e) == RM_OK &&
 		  rm_hostlist_parse(nodes, &hl, &e) == RM_OK &&
-		  rm_layout_parse(layout, &l, &e) == RM_OK &&
-		  rm_order_parse("megatron", &l, &o, &e) == RM_OK;
-	if (ok) {
-		rm_plan_opts po = { .layout = &l, .order = &o,
-				    .nodes = (const char *const *)hl.host,
-				    .nnodes = hl.n, .gpus_per_node = GPN,
-				    .fabric = f };
-		ok = rm_plan(&po, &m, &e) == RM_OK &&
-		     rm_map_write(m, RM_FMT_JSON, &out, &len, &e) == RM_OK;
-	}
+		  bench_plan_render(layout, (const char *const *)hl.host, hl.n,
+				    GPN, f, RM_FMT_JSON, &m, &out, &len, &e);
 	double t = cpu_ms() - c0;
 	if (!ok)
 		fprintf(stderr, "bench_spank: floor: %s\n", e.msg);
@@ -110,14 +89,6 @@ static double floor_cpu(const char *topo, const char *nodes,
 	rm_hostlist_free(&hl);
 	rm_fabric_free(f);
 	return ok ? t : -1;
-}
-
-/* "median (min-max)" of n sorted runs. */
-static const char *mmm3(char *buf, size_t len, const double *v, int n, int prec)
-{
-	snprintf(buf, len, "%.*f (%.*f-%.*f)", prec, v[n / 2], prec, v[0],
-		 prec, v[n - 1]);
-	return buf;
 }
 
 /* CPU ms of the node's side of one step without the hardware: plan,
@@ -196,7 +167,7 @@ int main(void)
 		rms_plan p;
 		rms_file file;
 		rms_plan_init(&p);
-		double t0 = now_ms(), c0 = cpu_ms();
+		double t0 = wall_ms(), c0 = cpu_ms();
 		/* The node's side: plan, compare with srun's stamp (here
 		 * its own), the job and step directories, the file. */
 		char mine[RMS_STAMP_LEN], why[512];
@@ -216,10 +187,10 @@ int main(void)
 		close(jfd);
 		int64_t host = rm_map_host_index(p.map, "gpu1000");
 		rms_file_remove(&file);
-		node_ms[r] = now_ms() - t0;
+		node_ms[r] = wall_ms() - t0;
 		node_cpu[r] = cpu_ms() - c0;
 
-		double t1 = now_ms();
+		double t1 = wall_ms();
 		for (uint32_t lr = 0; lr < GPN; lr++) {
 			rms_envset env = { 0 };
 			rms_task_ids ids = { .jobid = 1234, .stepid = 0 };
@@ -231,7 +202,7 @@ int main(void)
 			envn = env.n;
 			rms_envset_free(&env);
 		}
-		task_us[r] = (now_ms() - t1) * 1e3 / GPN;
+		task_us[r] = (wall_ms() - t1) * 1e3 / GPN;
 		if (r == 0)
 			printf("spank  map file %zu bytes, %zu variables per task\n",
 			       p.json_len, envn);
@@ -241,24 +212,24 @@ int main(void)
 	for (int r = 0; r < REPS; r++)
 		if ((fl[r] = floor_cpu(topo, step.nodelist, step.layout)) < 0)
 			return 1;
-	qsort(node_ms, REPS, sizeof(double), cmp_d);
-	qsort(node_cpu, REPS, sizeof(double), cmp_d);
-	qsort(task_us, REPS, sizeof(double), cmp_d);
-	qsort(fl, REPS, sizeof(double), cmp_d);
+	qsort(node_ms, REPS, sizeof(double), cmp_double);
+	qsort(node_cpu, REPS, sizeof(double), cmp_double);
+	qsort(task_us, REPS, sizeof(double), cmp_double);
+	qsort(fl, REPS, sizeof(double), cmp_double);
 	char b1[64], b2[64], b3[64];
 	printf("spank  median (min-max) of %d runs, CPU time; verdict: the "
 	       "node's side at most 2x its floor (read topology.conf, "
 	       "rm_plan, render the JSON map) in this run\n", REPS);
 	printf("spank  per node per step, 2,048 nodes x 8 (16,384 GPUs): "
 	       "%s ms (wall %s); floor %s ms; %.2fx the floor  %s\n",
-	       mmm3(b1, sizeof(b1), node_cpu, REPS, 2),
-	       mmm3(b2, sizeof(b2), node_ms, REPS, 2),
-	       mmm3(b3, sizeof(b3), fl, REPS, 2),
+	       mmm(b1, sizeof(b1), node_cpu, REPS, 2),
+	       mmm(b2, sizeof(b2), node_ms, REPS, 2),
+	       mmm(b3, sizeof(b3), fl, REPS, 2),
 	       node_cpu[REPS / 2] / fl[REPS / 2],
 	       node_cpu[REPS / 2] <= 2 * fl[REPS / 2] ? "ok" : "SLOWER");
 	printf("spank  per task (environment):                          "
 	       "%s us; no verdict (nothing cheaper sets the same variables)\n",
-	       mmm3(b1, sizeof(b1), task_us, REPS, 2));
+	       mmm(b1, sizeof(b1), task_us, REPS, 2));
 	/* The node's NCCL settings need its hardware, once per node per
 	 * step: a live hwloc scan of this machine, or (slurmstepd as root)
 	 * the per-boot cache hwcache.c keeps. Median of HWREPS, min, max. */
@@ -277,15 +248,15 @@ int main(void)
 			return 1;
 		}
 	}
-	qsort(live, HWREPS, sizeof(double), cmp_d);
-	qsort(cached, HWREPS, sizeof(double), cmp_d);
+	qsort(live, HWREPS, sizeof(double), cmp_double);
+	qsort(cached, HWREPS, sizeof(double), cmp_double);
 	double plan = node_cpu[REPS / 2];
 	printf("spank  hardware read, live hwloc scan:                  "
-	       "%s ms\n", mmm3(b1, sizeof(b1), live, HWREPS, 2));
+	       "%s ms\n", mmm(b1, sizeof(b1), live, HWREPS, 2));
 	if (root) {
 		printf("spank  hardware read, per-boot cache:                   "
 		       "%s ms, %.2fx the scan\n",
-		       mmm3(b1, sizeof(b1), cached, HWREPS, 2),
+		       mmm(b1, sizeof(b1), cached, HWREPS, 2),
 		       cached[HWREPS / 2] / live[HWREPS / 2]);
 		/* A step of 4 nodes (the test cluster's): the 10 ms target. */
 		rms_step small = { .layout = "8x2x2", .nodelist = "gpu[0001-0004]",
@@ -295,13 +266,13 @@ int main(void)
 		for (int r = 0; r < HWREPS; r++)
 			if ((sm[r] = step_cpu(&conf, &small, 100 + (uint32_t)r)) < 0)
 				return 1;
-		qsort(sm, HWREPS, sizeof(double), cmp_d);
+		qsort(sm, HWREPS, sizeof(double), cmp_double);
 		double sc = sm[HWREPS / 2] + cached[HWREPS / 2];
 		double sl = sm[HWREPS / 2] + live[HWREPS / 2];
 		printf("spank  per node per step, 4 nodes x 8, with hardware:   "
 		       "%.2f ms cached, %.2f live (%.2fx); without it %s ms "
 		       "(inside slurmstepd: bench_stepd.sh)\n",
-		       sc, sl, sc / sl, mmm3(b1, sizeof(b1), sm, HWREPS, 2));
+		       sc, sl, sc / sl, mmm(b1, sizeof(b1), sm, HWREPS, 2));
 		double with = plan + cached[HWREPS / 2];
 		printf("spank  per node per step, 2,048 nodes, with hardware:   "
 		       "%8.2f ms CPU cached, %.2f live (%.2fx)\n",

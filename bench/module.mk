@@ -10,7 +10,7 @@
 #                  where libsimdjson-dev and g++ are installed (optional),
 #                  vs simdjson (bench_read_simdjson, run by bench_read)
 #   bench_import   site import of a 4,096-host, 8-rail ibnetdiscover capture
-BENCH_HDRS := bench/bench_clock.h tests/unit/fixture.h tests/unit/xorshift.h
+BENCH_HDRS := bench/bench_clock.h bench/bench_map.h tests/unit/fixture.h tests/unit/xorshift.h
 
 define bench_bin
 BENCH_BINS += $(BUILD)/bench/$(1)

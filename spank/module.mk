@@ -62,7 +62,7 @@ $(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h \
 CHECK_TARGETS += $(patsubst tests/slurm/%.c,$(BUILD)/asan/tests/%,$(SPANK_TEST_SRC))
 
 # Plugin cost for a 2,048-node step, through the plugin's own functions.
-$(BUILD)/bench/bench_spank: bench/bench_spank.c $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a
+$(BUILD)/bench/bench_spank: bench/bench_spank.c $(BENCH_HDRS) $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Ispank $(ALL_CFLAGS) $(LDHARDEN) -o $@ $< \
 		$(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a $(LIBS)
