@@ -392,8 +392,8 @@ static void task_envs_free(void)
  * CPU per task on this project's machine (bench/bench_stepd.sh: +12 ms per
  * node per step of 8 tasks, +5 ms this way), with about 70 more page
  * faults per task: copy-on-write, most likely, as the task writes pages
- * it still shares with slurmstepd. A launcher (one task per node) builds its own: its variables
- * depend on what Slurm made visible to it. Anything that fails here is
+ * it still shares with slurmstepd. A launcher (one task per node) builds
+ * its own: its variables depend on what Slurm made visible to it. Anything that fails here is
  * made again in the task, which then says why.
  */
 static void task_envs_make(spank_t sp)

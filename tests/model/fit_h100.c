@@ -10,7 +10,7 @@
  * fit_calibration.c does for A100. It also prints where the fitted GEMM
  * curve sits against measured H100 GEMMs (Bekman's MAMF, OpenXLA's sm_90
  * table). Not part of `make check` (the test is unit/model published_h100);
- * about a minute; run by hand from the repository root after `make`:
+ * a few seconds; run by hand from the repository root after `make`:
  *
  *   cc -O2 -std=c11 -Imapper/include -Itests/unit/model tests/model/fit_h100.c \
  *      build/librankmap.a -lyaml -lhwloc -lm -o build/fit_h100 && build/fit_h100

@@ -148,10 +148,10 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
  * The calibration of one GPU type: gemm_eff, gemm_dim0, attn_eff, hbm_eff,
  * nvlink_eff, net_eff. A100's is fitted once to the three published A100
  * tables (Megatron-LM's two and torchtitan's FSDP2 runs, which alone pin
- * net_eff; tests/model/fit_calibration.c, docs/explain.md "Accuracy"). H100's is fitted the same
- * way to three published H100 tables (NVIDIA's DGX Cloud BF16 recipes,
- * Llama 3 405B Table 4, Megatron-LM's weak scaling; tests/model/h100_*.tsv,
- * tests/model/fit_h100.c), within the measured ceilings (Bekman's MAMF for
+ * net_eff; tests/model/fit_calibration.c, docs/explain.md "Accuracy").
+ * H100's is fitted the same way to three published H100 tables (NVIDIA's
+ * DGX Cloud BF16 recipes, Llama 3 405B Table 4, Megatron-LM's weak
+ * scaling; tests/model/fit_h100.c names the files), within the measured ceilings (Bekman's MAMF for
  * GEMMs, FlashAttention-3's forward for attention). H200 and GB200 carry
  * H100's figures, not fitted to any run of theirs. tp_overlap is not
  * fitted: it is the share of TP traffic sent through Transformer Engine's

@@ -255,6 +255,89 @@ static void site_case(size_t c)
 		 100 * max[0], 100 * mean[1], 100 * max[1]);
 	CHECK(doc && !doc_missing(doc, "docs/explain.md", "site calibration",
 				  want));
+	/* what it fitted, as the docs say it */
+	if (site_cases[c].keys[1])
+		snprintf(want, sizeof(want), "\nfits gemm_eff %.3f and hbm_eff "
+			 "%.3f\n", f.hw.gemm_eff, f.hw.hbm_eff);
+	else
+		snprintf(want, sizeof(want), "\nfits gemm_eff %.3f,",
+			 f.hw.gemm_eff);
+	CHECK(doc && !doc_missing(doc, "docs/explain.md", "fitted keys", want));
+	if (!site_cases[c].keys[1])
+		return;
+	snprintf(want, sizeof(want), "about %.1f times the bytes",
+		 base.hbm_eff / f.hw.hbm_eff);
+	CHECK(doc && !doc_missing(doc, "docs/explain.md", "bytes ratio", want));
+	/* the calibrated 512-GPU rows of the smallest models */
+	double lo = 1, hi = 0;
+	CHECK(fit_price(s, &f.hw, NULL) == 0);
+	for (size_t j = 0; j < s->n; j++)
+		if (!s->pub && strstr(s->r[j].row, "@512") && s->r[j].layers <= 32 &&
+		    s->r[j].hidden <= 2560) {
+			lo = fmin(lo, -s->r[j].error);
+			hi = fmax(hi, -s->r[j].error);
+		}
+	snprintf(want, sizeof(want), "\nstay %.1f-%.1f %% fast,", 100 * lo,
+		 100 * hi);
+	CHECK(doc && !doc_missing(doc, "docs/explain.md", "left fast", want));
+}
+
+/*
+ * The MPT paragraph's other figures: the model's traffic and compute for
+ * the 3B rows on 128 GPUs (the preset), how much each model's published
+ * time grows from 128 to 512 GPUs, and what the model prices MT-NLG's
+ * first run at.
+ */
+static void outside_figures(void)
+{
+	const char *doc = doc_text("docs/explain.md");
+	CHECK(doc != NULL);
+	char want[160];
+	for (size_t i = 0; doc && i < FIT_NSOURCES; i++) {
+		fit_source *s = &fit_sources[i];
+		rm_hw hw;
+		CHECK_INT(rm_hw_preset(s->gpu, &hw, NULL), RM_OK);
+		if (strstr(s->file, "mtnlg")) {
+			CHECK(fit_price(s, &hw, NULL) == 0);
+			snprintf(want, sizeof(want), "prices its stated layout at "
+				 "%.1f s", s->p[0].predicted);
+			CHECK(!doc_missing(doc, "docs/explain.md", "MT-NLG", want));
+		}
+		if (!strstr(s->file, "mosaic"))
+			continue;
+		double lo = 1, hi = 0;
+		for (size_t j = 0; j < s->n; j++) {
+			const mod_row *r = &s->r[j];
+			if (!strcmp(r->row, "3b@128")) {
+				rm_model m;
+				rm_train t;
+				rm_layout l;
+				rm_estimate e;
+				CHECK(mod_setup(r, NULL, &m, &t, &l) == 0);
+				CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL),
+					  RM_OK);
+				snprintf(want, sizeof(want), "\n%.2f s of traffic "
+					 "beside %.2f s of compute,",
+					 e.axis[RM_AXIS_DP].seconds, e.t_compute);
+				CHECK(!doc_missing(doc, "docs/explain.md", "3B",
+						   want));
+			}
+			if (!strstr(r->row, "@128"))
+				continue;
+			/* the same model on 512 GPUs */
+			for (size_t k = 0; k < s->n; k++)
+				if (strstr(s->r[k].row, "@512") &&
+				    !strncmp(s->r[k].row, r->row,
+					     strcspn(r->row, "@") + 1)) {
+					double g = s->r[k].published / r->published - 1;
+					lo = fmin(lo, g);
+					hi = fmax(hi, g);
+				}
+		}
+		snprintf(want, sizeof(want), "\ngrow %.0f-%.0f %% from 128 to "
+			 "512 GPUs\n", 100 * lo, 100 * hi);
+		CHECK(!doc_missing(doc, "docs/explain.md", "growth", want));
+	}
 }
 
 static void site_calibration(void)
@@ -274,5 +357,6 @@ int main(void)
 	RUN("loso", doc_table);
 	RUN("loso", preset_is_fit);
 	RUN("loso", site_calibration);
+	RUN("loso", outside_figures);
 	TEST_EXIT();
 }

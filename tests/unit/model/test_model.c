@@ -901,6 +901,25 @@ static void chunk_recompute_and_overlap(void)
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
 	CHECK_INT(rm_train_set(&t, "seq_parallel", "on", NULL), RM_OK);
+	/* without recomputation, on NVLink, the exposed share is about the
+	 * pipeline quarters alone: 2 of the 10 transfers, a quarter each, as
+	 * docs/explain.md (TP) says */
+	{
+		rm_train t5;
+		rm_model m5;
+		rm_hw h5;
+		rm_estimate e5;
+		setup_modern(&m5, &h5, &t5);
+		CHECK_INT(rm_estimate_run(&m5, &h5, &t5, &l, &e5, &err), RM_OK);
+		const rm_axis_cost *c5 = &e5.axis[RM_AXIS_TP];
+		CHECK(!strcmp(c5->link, "nvlink"));
+		char want[96];
+		snprintf(want, sizeof(want), "exposed: %.0f %% of the TP traffic "
+			 "without", 100 * c5->exposed / c5->seconds);
+		const char *d5 = doc_text("docs/explain.md");
+		CHECK(d5 && !doc_missing(d5, "docs/explain.md", "TP share", want));
+		CHECK(fabs(c5->exposed / c5->seconds - 0.05) < 0.01);
+	}
 	CHECK_INT(rm_train_set(&t, "tp_overlap", "0", NULL), RM_OK);
 	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
