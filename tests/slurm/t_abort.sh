@@ -7,8 +7,8 @@
 # plugstack typo, a job directory it cannot use, a map it cannot write, an
 # MpiParams=ports it cannot use),
 # under a rendezvous stand-in that would wait 60 s for the missing ranks,
-# with node4 held until the others' ranks wait (a test SPANK plugin) so that the others' ranks
-# wait when it refuses, and KillWait=30 as Slurm ships it.
+# with node4 held (a test SPANK plugin) until the other nodes' ranks wait
+# in it when node4 refuses, and KillWait=30 as Slurm ships it.
 # Then the runtime directory: nothing of the user's in it, any depth
 # removed, an earlier job's leftovers replaced, nobody else can list it.
 . "$(dirname "$0")/../lib.sh"
