@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,12 +120,12 @@ static rmn_status pick_device(const rmn_opts *o, rmn_comms *c,
 	return RMN_OK;
 }
 
-static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
+/* Rank 0's id into every rank's *id (rmn_exchange). */
+static rmn_status share_id(const rmn_opts *o, const rmn_comms *c,
+			   ncclUniqueId *id, rmn_error *err)
 {
-	ncclUniqueId id;
 	ncclResult_t r;
-	memset(&id, 0, sizeof(id));
-	if (c->rank == 0 && (r = ncclGetUniqueId(&id)) != ncclSuccess)
+	if (c->rank == 0 && (r = ncclGetUniqueId(id)) != ncclSuccess)
 		return nccl_err(err, r, NULL, "ncclGetUniqueId");
 	if (c->world > 1 && !o->port)
 		return rmni_err(err, RMN_EINPUT,
@@ -133,15 +134,28 @@ static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 	unsigned char secret[RMN_SECRET_LEN];
 	rmn_exchange_opts x;
 	rmni_exchange_opts_of(o, c->rank, c->world, c->digest, secret, &x);
-	rmn_status st = rmn_exchange(&x, &id, sizeof(id), err);
-	memset(secret, 0, sizeof(secret));
+	rmn_status st = rmn_exchange(&x, id, sizeof(*id), err);
+	/* A memset of a buffer that dies is a dead store (tests/secrets). */
+	sodium_memzero(secret, sizeof(secret));
+	return st;
+}
+
+static rmn_status init_world(const rmn_opts *o, rmn_comms *c, rmn_error *err)
+{
+	ncclUniqueId id = { { 0 } };
+	rmn_status st = share_id(o, c, &id, err);
+	ncclResult_t r = ncclSuccess;
+	if (st == RMN_OK) {
+		ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+		cfg.blocking = 0;
+		cfg.commName = "rankmap-world";
+		r = ncclCommInitRankConfig(&c->comm, (int)c->world, id,
+					   (int)c->rank, &cfg);
+	}
+	/* Whoever holds the id can join the world: NCCL has its copy. */
+	sodium_memzero(&id, sizeof(id));
 	if (st != RMN_OK)
 		return st;
-	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	cfg.blocking = 0;
-	cfg.commName = "rankmap-world";
-	r = ncclCommInitRankConfig(&c->comm, (int)c->world, id, (int)c->rank,
-				   &cfg);
 	if (r != ncclSuccess && r != ncclInProgress) {
 		if (c->comm)
 			ncclCommAbort(c->comm);

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -101,6 +102,9 @@ bool rmni_answer_send(int fd, const rmni_auth *a, const rmni_bind *b,
 	bool ok = rmni_send_all(fd, head, sizeof(head), deadline) &&
 		  (!blen || rmni_send_all(fd, bp, blen, deadline)) &&
 		  (!plen || rmni_send_all(fd, proof, plen, deadline));
+	/* Without authentication the body is the id in clear. */
+	if (body)
+		sodium_memzero(body, blen);
 	free(body);
 	free(proof);
 	return ok;
@@ -151,13 +155,17 @@ rmn_status rmn_exchange(const rmn_exchange_opts *o, void *blob, size_t len,
 		eff.timeout_ms = RMN_DEFAULT_TIMEOUT_MS;
 	rmni_auth a;
 	rmn_status st = rmni_auth_setup(&eff, &a, err);
-	if (st != RMN_OK)
-		return st;
-	int64_t deadline = rmni_now_ms() + eff.timeout_ms;
-	if (o->rank == 0)
-		st = rmni_exchange_root(&eff, &a, blob, len, deadline, err);
-	else
-		st = rmni_exchange_peer(&eff, &a, blob, len, deadline, err);
-	memset(&a, 0, sizeof(a));
+	if (st == RMN_OK) {
+		int64_t deadline = rmni_now_ms() + eff.timeout_ms;
+		if (o->rank == 0)
+			st = rmni_exchange_root(&eff, &a, blob, len, deadline,
+						err);
+		else
+			st = rmni_exchange_peer(&eff, &a, blob, len, deadline,
+						err);
+	}
+	/* The secret and its derived keys, also when the set-up refused
+	 * after copying them; a memset here would be a dead store. */
+	sodium_memzero(&a, sizeof(a));
 	return st;
 }

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -153,7 +154,10 @@ static int read_answer(attempt *t, int fd, const rmni_bind *b,
 					 sizeof(q)));
 		res = 1;
 	}
-	memset(content, 0, sizeof(content));
+	/* The id, and without authentication the body holding it too. */
+	sodium_memzero(content, sizeof(content));
+	if (body)
+		sodium_memzero(body, an.bodylen);
 	free(body);
 	free(proof);
 	return res;
