@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * model_suggest.h - what the three parts of `suggest` share: the search's
+ * bounds (model_suggest.c enumerates the layouts within them), pricing one
+ * layout (model_suggest_price.c) and the compared layout with its
+ * neighbours (model_suggest_around.c). Only these files include it; the
+ * folder's header stays model_int.h.
+ */
+#ifndef RM_MODEL_SUGGEST_H
+#define RM_MODEL_SUGGEST_H
+
+#include "model/model_int.h"
+
+/* One search: its inputs and the bounds derived from them, which the
+ * compared layout's report names when that layout falls outside them. */
+typedef struct rmi_search {
+	const rm_model *m;
+	const rm_hw *hw;
+	const rm_train *t;
+	const rm_suggest_opts *o;
+	uint64_t gpus;
+	uint32_t seq;
+	uint32_t max_cp, max_mb, max_tp;
+} rmi_search;
+
+/* model_suggest.c: the layout tp x cp x pp x dp nested as explain argues. */
+RMI_HIDDEN void rmi_suggest_layout(rm_layout *l, uint32_t tp, uint32_t cp,
+				   uint32_t pp, uint32_t dp);
+
+/* model_suggest_price.c: the fastest valid schedule and recomputation of
+ * layout l at micro-batch mb (0 sets: Megatron's schedules, t's
+ * recomputation); false when none is valid, out->why then says why. */
+RMI_HIDDEN bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
+				  const rm_train *t, const rm_layout *l,
+				  uint32_t mb, unsigned schedules,
+				  unsigned recomputes, rm_candidate *out);
+/* The fastest micro-batch of l on hw (1, 2, 4 .. max_mb); false when
+ * none is valid, and then *mem (may be NULL) says whether *best is the
+ * first that failed for memory alone. *considered (may be NULL) counts
+ * the micro-batches tried. */
+RMI_HIDDEN bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
+				     const rm_layout *l, rm_candidate *best,
+				     bool *mem, size_t *considered);
+
+/* model_suggest_around.c: s->base becomes o->around, ranked or priced
+ * apart, with how much memory holds it back (s->unbounded). */
+RMI_HIDDEN rm_status rmi_suggest_around(const rmi_search *q,
+					rm_suggestion *s, rm_error *err);
+/* The neighbours of the compared layout, as it would run with the memory
+ * when memory holds it back; none when it is not valid. */
+RMI_HIDDEN void rmi_suggest_neighbours(const rmi_search *q, rm_suggestion *s);
+
+#endif

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * model_suggest_price.c - pricing for suggest: one layout's fastest valid
+ * schedule, recomputation and micro-batch, or why none is valid.
+ */
+#include "model/model_suggest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Megatron-LM's own pipeline schedules: 1F1B and interleaved 1F1B. */
+#define MEGATRON_SCHEDULES ((1u << RM_SCHED_1F1B) | (1u << RM_SCHED_INTERLEAVED))
+
+/* Schedule variant i of a stage with ls layers: 0 1f1b, 1 zb-h1, 2 zb-h2,
+ * 3 zb-v, 4.. interleaved with v = i - 2 chunks. False past the end. */
+static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
+{
+	uint32_t last = pp > 1 ? 4 + (ls > 64 ? 64 : ls) - 2 : 0;
+	if (i > last)
+		return false;
+	t->schedule = i == 0 ? RM_SCHED_1F1B : i == 1 ? RM_SCHED_ZBH1 :
+		      i == 2 ? RM_SCHED_ZBH2 : i == 3 ? RM_SCHED_ZBV :
+		      RM_SCHED_INTERLEAVED;
+	t->vchunks = i >= 4 ? i - 2 : t->schedule == RM_SCHED_ZBV ? 2 : 1;
+	return true;
+}
+
+/* Full recomputation of every layer fits: recompute the fewest layers per
+ * chunk that still fit (memory falls, time rises with their number), the
+ * rest selective - Megatron's --recompute-num-layers, which counts in each
+ * model chunk: with v chunks a stage recomputes a multiple of v. */
+static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
+			const rm_layout *l, uint32_t ls, rm_estimate *best)
+{
+	ls /= rmi_chunks(t);           /* layers of one chunk */
+	uint32_t lo = 1, hi = ls;      /* hi fits (all layers) */
+	rm_estimate x;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		t->recompute_layers = mid;
+		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (hi < ls) {
+		t->recompute_layers = hi;
+		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+			*best = x;
+	}
+	t->recompute_layers = 0;
+}
+
+/* The layers of the largest stage: interleaving needs its chunks to
+ * divide them, and the schedules tried grow with them. */
+static uint32_t largest_stage(const rm_model *m, const rm_train *t,
+			      uint32_t pp)
+{
+	uint32_t ls = 0;
+	for (uint32_t i = 0; i < pp; i++) {
+		uint32_t n = rmi_stage_layers(m, t, pp, i);
+		ls = n > ls ? n : ls;
+	}
+	return ls;
+}
+
+/* What rmi_best_schedule keeps between variants: the fastest valid one
+ * (found), else the one that misses memory by least (mem), else the
+ * first error. */
+typedef struct pricing {
+	rm_candidate *out;
+	bool found, mem;
+	uint32_t mb, ls;
+} pricing;
+
+/* The memory reason, worded for a user who will change one setting: the
+ * floor (state alone over HBM) says no setting but sharding helps. */
+static void why_not_fit(rm_candidate *out, const rm_estimate *e,
+			rm_recompute r, uint32_t mb)
+{
+	double state = e->weights + e->grads + e->optim;
+	snprintf(out->why, sizeof(out->why),
+		 "does not fit: %.1f GiB per GPU (%s, recompute %s, mb=%u) > "
+		 "%.1f GiB HBM, short by %.1f GiB%s",
+		 e->mem_peak / RMI_GIB, rm_schedule_name(e->schedule),
+		 rm_recompute_name(r), mb, e->hbm / RMI_GIB,
+		 (e->mem_peak - e->hbm) / RMI_GIB,
+		 state > e->hbm - e->reserve ?
+		 "; below the memory floor: weights, gradients and optimizer "
+		 "alone exceed HBM" : "");
+}
+
+/* Prices the schedule and recomputation in t and keeps it in p as above. */
+static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
+			  const rm_layout *l, pricing *p)
+{
+	rm_estimate e;
+	memset(&e, 0, sizeof(e));
+	rm_error err = { 0 };
+	t->recompute_layers = 0;
+	if (rm_estimate_run(m, hw, t, l, &e, &err)) {
+		if (!p->found && !p->mem)
+			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
+				 err.msg);
+		return;
+	}
+	if (t->recompute == RM_RECOMPUTE_FULL && e.fits && p->ls > 1)
+		fewest_full(m, hw, t, l, p->ls, &e);
+	e.recompute = t->recompute;
+	if (!e.fits) {
+		if (!p->found && (!p->mem || e.mem_peak < p->out->est.mem_peak)) {
+			p->out->est = e;
+			why_not_fit(p->out, &e, t->recompute, p->mb);
+			p->mem = true;
+		}
+		return;
+	}
+	if (!p->found || e.t_step < p->out->est.t_step) {
+		p->out->est = e;
+		p->out->valid = true;
+		p->out->why[0] = '\0';
+		p->found = true;
+	}
+}
+
+/* Memory first in out->why: it is the usual reason and the one a user
+ * can act on. */
+bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
+		       const rm_train *base, const rm_layout *l, uint32_t mb,
+		       unsigned allowed, unsigned recomputes, rm_candidate *out)
+{
+	rm_train t = *base;
+	t.micro_batch = mb;
+	memset(out, 0, sizeof(*out));
+	if (!allowed)
+		allowed = MEGATRON_SCHEDULES;
+	if (!recomputes)
+		recomputes = 1u << base->recompute;
+	uint32_t pp = l->size[RM_AXIS_PP];
+	pricing p = { .out = out, .mb = mb, .ls = largest_stage(m, base, pp) };
+	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
+		if (!(recomputes & (1u << r)))
+			continue;
+		t.recompute = (rm_recompute)r;
+		for (uint32_t i = 0; sched_variant(i, pp, p.ls, &t); i++)
+			if ((allowed & (1u << t.schedule)) &&
+			    !(t.schedule == RM_SCHED_INTERLEAVED &&
+			      p.ls % t.vchunks))
+				price_variant(m, hw, &t, l, &p);
+	}
+	if (!p.found && p.mem)
+		out->est.fits = false;
+	return p.found;
+}
+
+/* When none is valid, *best is the first micro-batch that failed for
+ * memory alone (mem_peak known): the report lists it among the closest
+ * layouts that do not fit. */
+bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
+			  const rm_layout *l, rm_candidate *best, bool *mem,
+			  size_t *considered)
+{
+	bool any = false, mem_seen = false;
+	rm_candidate c;
+	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
+		if (considered)
+			++*considered;
+		if (!rmi_best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
+				       q->o->recomputes, &c)) {
+			if (!c.est.fits && c.est.mem_peak > 0 && !mem_seen &&
+			    !any) {
+				*best = c;
+				mem_seen = true;
+			}
+			continue;
+		}
+		if (!any || c.est.t_step < best->est.t_step)
+			*best = c;
+		any = true;
+	}
+	if (mem)
+		*mem = mem_seen;
+	return any;
+}
