@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * place.c - rm_plan: validate the inputs, resolve the layout against the
- * GPUs the must-rule can use, choose and order the hosts (place_pack.c),
- * number the slots and score the result with rm_check.
+ * place.c - the placement behind rm_plan: validate the inputs, resolve the
+ * layout against the GPUs the must-rule can use, choose and order the
+ * hosts (place_pack.c) and number the slots into the caller's map.
+ * map/plan.c scores it with rm_check: place/ comes before map/.
  */
 #include "place/place.h"
 #include "internal.h"
@@ -720,15 +721,11 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	if ((st = build_map(c, m, err)))
 		return st;
 	inputs_digest(c, m->inputs_sha256);
-	return rm_check(m, o->fabric, err);
+	return RM_OK;
 }
 
-rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
+rm_status rmi_place(const rm_plan_opts *opts, rm_map *m, rm_error *err)
 {
-	if (out)
-		*out = NULL;
-	if (!out)
-		return rmi_err(err, RM_EINPUT, "plan: no output given");
 	rm_status st = check_opts(opts, err);
 	if (st)
 		return st;
@@ -739,15 +736,7 @@ rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
 	c.n = (uint32_t)opts->nnodes;
 	if ((st = rmi_layout_ok(&c.l, err)))
 		return st;
-	rm_map *m = calloc(1, sizeof(*m));
-	if (!m)
-		return rmi_err(err, RM_ENOMEM, "out of memory");
 	st = plan(&c, m, err);
 	ctx_free(&c);
-	if (st) {
-		rm_map_free(m);
-		return st;
-	}
-	*out = m;
-	return RM_OK;
+	return st;
 }

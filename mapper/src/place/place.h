@@ -198,4 +198,10 @@ RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,
 				      rmi_xsol *out, rm_error *err);
 RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
+/* The placement rm_plan makes into `m` (zeroed by the caller, who frees it
+ * also on failure). Not scored: rm_check is map/'s (map/plan.c composes
+ * the two). */
+RMI_HIDDEN rm_status rmi_place(const rm_plan_opts *opts, rm_map *m,
+			       rm_error *err);
+
 #endif
