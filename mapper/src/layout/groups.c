@@ -310,6 +310,18 @@ bool rmi_kind_expert(rm_group_kind k)
 	return (unsigned)k < RM_NGROUP_KINDS && kinds[k].expert;
 }
 
+/* CP and the expert axes only when the job uses them (the SPANK plugin
+ * exports the same kinds). It asks the layout alone, so it sits beside
+ * the kinds it names rather than in map/, its caller (layout_int.h). */
+bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
+{
+	if (k == RM_GROUP_CP)
+		return l->size[RM_AXIS_CP] > 1;
+	if (k == RM_GROUP_EP || k == RM_GROUP_ETP || k == RM_GROUP_EDP)
+		return rm_layout_ep(l) > 1 || l->etp;
+	return true;
+}
+
 uint32_t rmi_kind_size(const rm_layout *l, rm_group_kind k)
 {
 	switch (k) {

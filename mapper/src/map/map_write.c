@@ -95,17 +95,6 @@ static void upper(char *dst, size_t n, const char *pre, const char *axis,
 			*p = (char)(*p - 'a' + 'A');
 }
 
-/* CP and the expert axes only when the job uses them (the SPANK plugin
- * exports the same kinds). */
-bool rmi_kind_env(const rm_layout *l, rm_group_kind k)
-{
-	if (k == RM_GROUP_CP)
-		return l->size[RM_AXIS_CP] > 1;
-	if (k == RM_GROUP_EP || k == RM_GROUP_ETP || k == RM_GROUP_EDP)
-		return rm_layout_ep(l) > 1 || l->etp;
-	return true;
-}
-
 rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
 		      rm_buf *b, rm_error *err)
 {
