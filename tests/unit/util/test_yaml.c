@@ -102,7 +102,8 @@ static void libyaml_errors(void)
 	refused("a: 1\nb: [1, 2\n", "t.yaml:3:1:", "flow sequence");
 	refused("a: 1\n b: 2\n", "t.yaml:2:3:", "mapping values are not allowed");
 	refused("key: \"unterminated\n", "t.yaml:2:1:", "quoted scalar");
-	refused("a: \xff\xfe bad\n", "t.yaml:1:4:", "invalid");
+	refused("a: \xff\xfe bad\n", "t.yaml:1:4:",
+		"byte 0xff is not valid UTF-8");
 	refused("{\"a\": 1,, \"b\": 2}", "t.yaml:1:9:", "");
 }
 
