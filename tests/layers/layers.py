@@ -11,8 +11,16 @@ the data flow only:
 
     util -> layout -> fabric -> {node, place} -> map -> {picture, model}
 
+The same order holds for calls: a file of mapper/src may call, or take
+the address of, only rm_* and rmi_* functions (and function-like macros)
+defined in its own folder or in a folder it may include. util/util.h
+includes rankmap.h, so the include check alone would let any folder call
+any public function.
+
 Usage: layers.py [ROOT]. Prints one line per violation, file:line first,
 and exits 1 when there is any; prints a summary and exits 0 otherwise.
+layers.py --index [ROOT] lists the functions the call check found defined
+in the .c files, "name file" a line, for comparing with the objects.
 layers.py --doc [ROOT] checks instead that docs/architecture.md's folder
 table, the folders of mapper/src, their READMEs and ALLOWED agree.
 """
@@ -43,8 +51,10 @@ GENERATED = {"pic_assets.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 INTERNAL_NAME = re.compile(r"\b(rmi_[A-Za-z0-9_]+|RMI_[A-Z0-9_]+)\b")
-COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+# Comments, strings and character constants, left to right, so that a
+# quote inside a comment or a '{' in a lexer does not derail the rest.
+NOT_CODE = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\""
+                      r"|'(?:\\.|[^'\\\n])*'", re.S)
 
 
 def sources(root, top):
@@ -86,7 +96,7 @@ def code_lines(text):
     """The text with comments and strings blanked, lines kept in place."""
     def blank(m):
         return re.sub(r"[^\n]", " ", m.group(0))
-    return STRING.sub(blank, COMMENT.sub(blank, text)).split("\n")
+    return NOT_CODE.sub(blank, text).split("\n")
 
 
 def check(root):
@@ -156,6 +166,130 @@ def check(root):
     return nfiles, bad
 
 
+# --- Calls -----------------------------------------------------------------
+# The definitions are read from the sources rather than from `nm` on the
+# objects: it needs no build, sees function-like macros and static inline
+# functions in headers (which leave no symbol of their own), and names the
+# defining file in the message. The price is a small C reader that relies
+# on the tree's style: a definition's head ends with its parameter list
+# at brace depth 0.
+FUNC_NAME = re.compile(r"\b(rmi?_[a-z0-9_]+)\b")
+MACRO_DEF = re.compile(r"^\s*#\s*define\s+(rmi?_[a-z0-9_]+)\b")
+DIRECTIVE = re.compile(r"^\s*#")
+BRACE = re.compile(r"[{};]")
+# The end of a function definition's head: NAME(params), the params
+# nesting two levels deep (a function pointer parameter).
+DEF_HEAD = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*"
+                      r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*$")
+
+
+def folder_of(rel):
+    parts = os.path.relpath(rel, LIB).split("/")
+    return parts[0] if len(parts) > 1 else None
+
+
+def without_directives(lines):
+    """The code lines with preprocessor directives (and their continuation
+    lines) blanked, so a macro's braces do not look like a body."""
+    out, cont = [], False
+    for line in lines:
+        if cont or DIRECTIVE.match(line):
+            cont = line.rstrip().endswith("\\")
+            out.append("")
+        else:
+            out.append(line)
+    return out
+
+
+def definitions(code):
+    """(name, static) for each function defined at file scope of `code`,
+    whose comments, strings and directives are blanked: the text between
+    the last ';' or '}' at depth 0 and a '{' is the head of a definition
+    when it ends with a parameter list and assigns nothing."""
+    defs, depth, head = [], 0, 0
+    for m in BRACE.finditer(code):
+        ch = m.group(0)
+        if depth == 0 and ch == "{":
+            text = code[head:m.start()]
+            d = DEF_HEAD.search(text)
+            if d and "=" not in text[:d.start()]:
+                defs.append((d.group(1),
+                             re.search(r"\bstatic\b", text) is not None))
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+        if depth == 0:
+            head = m.end()
+    return defs
+
+
+def read_lib(root):
+    """Each file of mapper/src's folders: its code lines (comments,
+    strings and character constants blanked)."""
+    files = {}
+    for rel in sources(root, LIB):
+        if folder_of(rel) is None:
+            continue
+        with open(os.path.join(root, rel), errors="replace") as f:
+            files[rel] = code_lines(f.read())
+    return files
+
+
+def def_index(files):
+    """name -> {file defining it} for what other files can reach: non-static
+    functions of .c files, and functions and macros defined in headers
+    (static inline included: every includer gets the body); and
+    file -> {name} for each .c file's own static functions."""
+    index, local = {}, {}
+    for rel, code in files.items():
+        header = rel.endswith(".h")
+        for line in code:
+            m = MACRO_DEF.match(line)
+            if m:
+                index.setdefault(m.group(1), set()).add(rel)
+        for name, static in definitions("\n".join(without_directives(code))):
+            if not FUNC_NAME.fullmatch(name):
+                continue
+            if static and not header:
+                local.setdefault(rel, set()).add(name)
+            else:
+                index.setdefault(name, set()).add(rel)
+    return index, local
+
+
+def check_calls(root):
+    """Every mention of an rm_/rmi_ function in a file of mapper/src, call
+    or address taken, checked against ALLOWED. A call through a pointer
+    names no function; the place that took the address is checked
+    instead. Names defined nowhere in mapper/src (types, libc, misspelt
+    ones the compiler will catch) are not ours to judge."""
+    files = read_lib(root)
+    index, local = def_index(files)
+    bad, nuses = [], 0
+    for rel, code in sorted(files.items()):
+        folder = folder_of(rel)
+        if folder not in ALLOWED:
+            continue                  # reported by check()
+        own = local.get(rel, set())
+        for n, line in enumerate(code, 1):
+            for m in FUNC_NAME.finditer(line):
+                name = m.group(1)
+                if name in own or name not in index:
+                    continue
+                nuses += 1
+                where = index[name]
+                if any(folder_of(d) in ALLOWED[folder] for d in where):
+                    continue
+                d = sorted(where)[0]
+                verb = ("calls" if line[m.end():].lstrip().startswith("(")
+                        else "uses")
+                bad.append(f"{rel}:{n}: {folder}/ {verb} {name} "
+                           f"({os.path.relpath(d, LIB)}): {folder}/ may "
+                           f"use only {', '.join(sorted(ALLOWED[folder]))}")
+    return nuses, bad
+
+
 DOC = "docs/architecture.md"
 DOC_ROW = re.compile(r"^\| `mapper/src/([a-z0-9_]+)/` \|[^|]*\| ([^|]*) \|$")
 
@@ -193,6 +327,14 @@ def check_doc(root):
 
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--index":
+        # what t_layers.sh compares with nm on the built objects
+        index, _ = def_index(read_lib(args[1] if len(args) > 1 else "."))
+        for name in sorted(index):
+            for rel in sorted(index[name]):
+                if rel.endswith(".c"):
+                    print(name, rel)
+        return 0
     if args and args[0] == "--doc":
         root = args[1] if len(args) > 1 else "."
         n, bad = check_doc(root)
@@ -204,12 +346,16 @@ def main():
         return 0
     root = args[0] if args else "."
     nfiles, bad = check(root)
+    ncalls, bad_calls = check_calls(root)
+    bad += bad_calls
     for b in bad:
         print(b)
     if bad:
         print(f"layers: {len(bad)} violation(s) in {nfiles} files")
         return 1
     print(f"layers: {nfiles} files, every include within its layer")
+    print(f"layers: {ncalls} uses of rm_/rmi_ functions in {LIB}, "
+          f"every call within its layer")
     return 0
 
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The layers hold: the CLI, the plugin and nccl/ use only librankmap's
-# public headers, and each folder of mapper/src includes only the folders
-# before it in the data flow (tests/layers/layers.py). The checker is also
-# run on copies of the tree with one violation planted each, so a check
-# that has stopped seeing violations fails here too.
+# public headers, and each folder of mapper/src includes and calls only
+# the folders before it in the data flow (tests/layers/layers.py). The
+# checker is also run on copies of the tree with one violation planted
+# each, so a check that has stopped seeing violations fails here too.
 source "$(dirname "$0")/../lib.sh"
 PY=/usr/bin/python3
 [ -x $PY ] || PY=python3
@@ -12,15 +12,20 @@ CHECK=$RM_ROOT/tests/layers/layers.py
 
 run tree 0 $PY "$CHECK" "$RM_ROOT"
 has tree-summary "$OUT" '^layers: [0-9]+ files, every include within its layer$'
+has tree-calls "$OUT" '^layers: [0-9]+ uses of rm_/rmi_ functions in mapper/src, every call within its layer$'
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-# plant NAME FILE LINE-TO-ADD PATTERN-EXPECTED
-plant() {
-	local name=$1 file=$2 line=$3 want=$4
+# copy: a fresh copy of the checked parts of the tree in $T/r
+copy() {
 	rm -rf "$T/r"
 	mkdir -p "$T/r"
 	cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
+}
+# plant NAME FILE LINE-TO-ADD PATTERN-EXPECTED
+plant() {
+	local name=$1 file=$2 line=$3 want=$4
+	copy
 	printf '%s\n' "$line" >>"$T/r/$file"
 	run "$name" 1 $PY "$CHECK" "$T/r"
 	has "$name-says" "$OUT" "$want"
@@ -41,11 +46,77 @@ plant layout-umbrella mapper/src/layout/order.c '#include "internal.h"' \
 	'^mapper/src/layout/order.c:[0-9]+: layout/ includes internal.h \(fabric/\)'
 plant place-map mapper/src/place/place.c '#include "map/mapio.h"' \
 	'^mapper/src/place/place.c:[0-9]+: place/ includes map/mapio.h \(map/\)'
-# A name in a comment or a string is not a use.
-rm -rf "$T/r"; mkdir -p "$T/r"
-cp -r "$RM_ROOT/mapper" "$RM_ROOT/spank" "$RM_ROOT/nccl" "$T/r/"
+# Calls follow the same order: each plant names a function of a later
+# folder on the line it adds (the file's last), which the checker must
+# give as file:line with the folder and file that define the function.
+# util/util.h includes rankmap.h, so no include check would see these.
+# plant_call NAME FILE LINE-TO-ADD MESSAGE-AFTER-FILE:LINE
+plant_call() {
+	local n=$(($(wc -l <"$RM_ROOT/$2") + 1))
+	plant "$1" "$2" "$3" "^$2:$n: $4"
+}
+# the cycle issue 34 found: the planner scoring its map with map/'s check
+plant_call place-calls-map mapper/src/place/place_fill.c \
+	'static rm_status lay_f(rm_map *m) { return rm_check(m, NULL, NULL); }' \
+	'place/ calls rm_check \(map/check.c\): place/ may use only fabric, layout, place, util$'
+# an internal function, from a static inline function in a header
+plant_call fabric-inline-calls-place mapper/src/fabric/fabric_int.h \
+	'static inline void lay_g(rmi_where *w) { rmi_where_free(w); }' \
+	'fabric/ calls rmi_where_free \(place/place_where.c\): fabric/ may use only fabric, layout, util$'
+# a function taken as a pointer is checked where its name is taken: the
+# call through the pointer names nothing
+plant_call util-pointer-to-layout mapper/src/util/buf.c \
+	'static bool (*const lay_p)(rm_group_kind) = rmi_kind_expert;' \
+	'util/ uses rmi_kind_expert \(layout/groups.c\): util/ may use only util$'
+# a function-like macro belongs to its header's folder
+copy
+printf '#define rmi_lay_check(m) rm_check(m, NULL, NULL)\n' \
+	>>"$T/r/mapper/src/map/mapio.h"
+n=$(($(wc -l <"$T/r/mapper/src/place/place_cand.c") + 1))
+printf 'static void lay_h(rm_map *m) { rmi_lay_check(m); }\n' \
+	>>"$T/r/mapper/src/place/place_cand.c"
+run macro-call 1 $PY "$CHECK" "$T/r"
+has macro-call-says "$OUT" "^mapper/src/place/place_cand.c:$n: place/ calls rmi_lay_check \(map/mapio.h\)"
+hasnt macro-call-once "$OUT" 'mapio.h:[0-9]+: map/ calls rm_check'
+
+# A name in a comment or a string is not a use, nor is a file's own
+# static function that shares a later folder's name.
+copy
 printf '/* rmi_err is internal */\nstatic const char *s = "rmi_err";\n' >>"$T/r/spank/env.c"
+printf '/* rm_check(m) is map/s */\nstatic const char *lay_s = "rm_check(";\n' \
+	>>"$T/r/mapper/src/place/place_fill.c"
+printf 'static void rm_map_sort(int *m) { (void)m; }\nstatic void lay_k(int *m) { rm_map_sort(m); }\n' \
+	>>"$T/r/mapper/src/place/place_exact.c"
+printf 'void rm_map_sort(rm_map *m) { (void)m; }\n' >>"$T/r/mapper/src/map/map.c"
 run comment-not-use 0 $PY "$CHECK" "$T/r"
+
+# The call check reads definitions from the sources; the compiler's view
+# (global text symbols of the library's objects) must agree, or calls to
+# what the reader missed would go unjudged.
+OBJ=$RM_BUILD/obj/mapper/src
+if compgen -G "$OBJ/*/*.o" >/dev/null; then
+	: >"$T/built"
+	for o in "$OBJ"/*/*.o; do
+		c=mapper/src/${o#"$OBJ"/}
+		c=${c%.o}.c
+		# a source removed or changed since says nothing about the object
+		[ -f "$RM_ROOT/$c" ] && [ ! "$RM_ROOT/$c" -nt "$o" ] || continue
+		echo "$c" >>"$T/built"
+		nm --defined-only "$o" |
+			awk -v c="$c" '$2 == "T" && $3 ~ /^rmi?_/ { print $3, c }'
+	done | sort >"$T/nm"
+	# sources with an object only: a partial build judges what it built
+	$PY "$CHECK" --index "$RM_ROOT" |
+		awk 'NR == FNR { b[$1]; next } $2 in b' "$T/built" - | sort >"$T/index"
+	d=$(diff "$T/nm" "$T/index" | grep '^[<>]' | head -5 | tr '\n' ' ')
+	if [ -s "$T/index" ] && [ -z "$d" ]; then
+		pass index-matches-objects
+	else
+		fail index-matches-objects "objects (<) and layers.py --index (>) differ: $d"
+	fi
+else
+	skip index-matches-objects "no $OBJ (make first)"
+fi
 
 # The shared library is the public API: it exports every function the
 # public headers declare and nothing but rm_ names.
