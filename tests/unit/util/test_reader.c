@@ -205,20 +205,20 @@ static void read_blocks(const char *t, size_t o, size_t strings)
 	CHECK_INT(rmi_ysrc_fd(fd, NAME, NULL, NULL, &e, &s), RM_OK);
 	for (int pass = 0; s && pass < 2; pass++) {
 		rmi_yevent ev;
-		size_t got = 0, bad = 0;
+		size_t got = 0, wrong = 0;
 		rm_status st;
 		while (!(st = rmi_ysrc_next(s, &ev)) && ev.k != RMI_EV_EOF) {
 			if (ev.k != RMI_EV_SCALAR || ev.len == 1)
 				continue;
 			got++;
-			bad += ev.len != 5 * PIECES ||
+			wrong += ev.len != 5 * PIECES ||
 			       memcmp(ev.s + ev.len - 5, "ab\xc3\xa9\n", 5);
 		}
 		CHECK_INT(st, RM_OK);
 		if (st)
 			printf("  %s\n", e.msg);
 		CHECK_INT(got, strings);
-		CHECK_INT(bad, 0);
+		CHECK_INT(wrong, 0);
 		CHECK_INT(rmi_ysrc_rewind(s), RM_OK);
 	}
 	rmi_ysrc_free(s);
