@@ -109,7 +109,9 @@ if compgen -G "$OBJ/*/*.o" >/dev/null; then
 	$PY "$CHECK" --index "$RM_ROOT" |
 		awk 'NR == FNR { b[$1]; next } $2 in b' "$T/built" - | sort >"$T/index"
 	d=$(diff "$T/nm" "$T/index" | grep '^[<>]' | head -5 | tr '\n' ' ')
-	if [ -s "$T/index" ] && [ -z "$d" ]; then
+	if [ ! -s "$T/built" ]; then
+		skip index-matches-objects "no object as new as its source (make first)"
+	elif [ -s "$T/index" ] && [ -z "$d" ]; then
 		pass index-matches-objects
 	else
 		fail index-matches-objects "objects (<) and layers.py --index (>) differ: $d"
@@ -123,9 +125,12 @@ fi
 SO=$RM_BUILD/librankmap.so
 if [ -f "$SO" ]; then
 	grep -ohE '^[a-z][a-z0-9_ *]* [*]*rm_[a-z0-9_]+[(]' \
-		"$RM_ROOT"/mapper/include/rankmap.h "$RM_ROOT"/mapper/include/rankmap_text.h |
+		"$RM_ROOT"/mapper/include/*.h |
 		grep -oE 'rm_[a-z0-9_]+[(]$' | tr -d '(' | sort -u >"$T/declared"
-	nm -D --defined-only "$SO" | awk '{print $3}' | sort -u >"$T/exported"
+	# names without their version (rm_plan@@RANKMAP_1); the version
+	# node itself is an absolute symbol, not a name
+	nm -D --defined-only "$SO" |
+		awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u >"$T/exported"
 	missing=$(comm -23 "$T/declared" "$T/exported" | tr '\n' ' ')
 	others=$(grep -v '^rm_' "$T/exported" | head -5 | tr '\n' ' ')
 	if [ "$(wc -l <"$T/declared")" -gt 100 ] && [ -z "$missing" ]; then
