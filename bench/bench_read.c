@@ -11,8 +11,12 @@
  * this run: memory over the file's size, and time per MB at each size
  * against time per MB at 16,384 GPUs (linear growth keeps it flat).
  * The JSON files go from 2 kB (8 GPUs) to 139 MB (1,048,576 GPUs).
+ * BENCH_READ_BASE=path names another build's bench_read (an older
+ * commit's): its reader is then timed on the same files in the same run,
+ * and "x base" is this reader's time (and RSS) over that one's.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +77,8 @@ typedef struct fig {
 
 /* The simdjson baseline's binary, next to this one; "" when absent. */
 static char simdjson_bin[4200];
+/* Another build's bench_read (BENCH_READ_BASE); "" when not given. */
+static char base_bin[4200];
 
 static void run_child(const char *self, const char *mode, const char *path,
 		      double *ms, double *rss_mb)
@@ -88,6 +94,9 @@ static void run_child(const char *self, const char *mode, const char *path,
 		close(p[0]);
 		if (!strcmp(mode, "simdjson"))
 			execl(simdjson_bin, simdjson_bin, path, (char *)NULL);
+		else if (!strcmp(mode, "base"))
+			execl(base_bin, base_bin, "--child", "map", path,
+			      (char *)NULL);
 		else
 			execl(self, self, "--child", mode, path, (char *)NULL);
 		_exit(127);
@@ -174,6 +183,9 @@ int main(int argc, char **argv)
 		 (int)(strrchr(self, '/') - self), self);
 	if (access(simdjson_bin, X_OK))
 		simdjson_bin[0] = '\0';
+	const char *base = getenv("BENCH_READ_BASE");
+	if (base && !access(base, X_OK))
+		snprintf(base_bin, sizeof(base_bin), "%s", base);
 	char dir[] = "/tmp/rankmap-bench-read-XXXXXX";
 	if (!mkdtemp(dir)) {
 		perror("bench_read: mkdtemp");
@@ -202,6 +214,9 @@ int main(int argc, char **argv)
 	       "verdict");
 	double per_mb_16k[2] = { 0, 0 };
 	int bad = 0;
+	/* against the base build: products of the ratios, for a geomean */
+	double base_t = 1, base_m = 1;
+	int base_n = 0;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		for (int y = 0; y < 2; y++) {
 			if (y && !sizes[i].yaml)
@@ -214,9 +229,11 @@ int main(int argc, char **argv)
 						 path);
 			fig raw = measure(self, "raw", path);
 			fig map = measure(self, "map", path);
-			fig sj = { .med = 0 };
+			fig sj = { .med = 0 }, bs = { .med = 0 };
 			if (!y && simdjson_bin[0])
 				sj = measure(self, "simdjson", path);
+			if (base_bin[0])
+				bs = measure(self, "base", path);
 			unlink(path);
 			double mb = bytes / 1e6, per_mb = map.med / mb;
 			double rss = map.rss - base_rss;
@@ -245,8 +262,23 @@ int main(int argc, char **argv)
 			       sizes[i].gpus, y ? "yaml" : "json", mb, rs, ms,
 			       raw.med > 0 ? map.med / raw.med : 0, ss, sx,
 			       per_mb, rss, rss / mb, v);
+			if (bs.med > 0 && mb >= 1) {
+				double bt = map.med / bs.med;
+				double bm = rss / (bs.rss - base_rss);
+				printf("%9s %4s x base: time %.2f (%.1f vs %.1f ms), "
+				       "RSS %.2f (%.1f vs %.1f MB)\n", "",
+				       y ? "yaml" : "json", bt, map.med, bs.med,
+				       bm, rss, bs.rss - base_rss);
+				base_t *= bt;
+				base_m *= bm;
+				base_n++;
+			}
 		}
 	rmdir(dir);
+	if (base_n)
+		printf("against %s (files of 1 MB and up, geometric mean): "
+		       "time x %.2f, RSS x %.2f\n", base_bin,
+		       pow(base_t, 1.0 / base_n), pow(base_m, 1.0 / base_n));
 	printf("verdicts (files of 1 MB and up): RSS at most 2x the file + "
 	       "%.0f MB fixed, ms/MB at most 2x the 16,384-GPU figure of the "
 	       "same format: %s\n", FIXED_MB, bad ? "MISSED" : "met");
