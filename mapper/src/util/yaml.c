@@ -88,6 +88,7 @@ typedef struct frame {
 
 struct rmi_ytree {
 	rmi_chunk *arena;
+	rmi_chunk *spare;            /* dropped by a reset, kept for reuse */
 	size_t first, most;
 	size_t nodes;
 	frame f[RMI_YAML_MAX_DEPTH + 1];
@@ -112,6 +113,7 @@ void rmi_ytree_free(rmi_ytree *t)
 		free(t->f[i].set);
 	}
 	rmi_arena_free(t->arena);
+	rmi_arena_free(t->spare);
 	free(t);
 }
 
@@ -121,11 +123,15 @@ rmi_ymark rmi_ytree_mark(const rmi_ytree *t)
 			    t->nodes };
 }
 
+/* The chunks dropped are kept, not freed: a streamed map resets after
+ * every record, and a chunk freed and allocated again costs its page
+ * faults each time (more than the parsing). */
 void rmi_ytree_reset(rmi_ytree *t, rmi_ymark m)
 {
 	while (t->arena && t->arena != m.chunk) {
 		rmi_chunk *n = t->arena->next;
-		free(t->arena);
+		t->arena->next = t->spare;
+		t->spare = t->arena;
 		t->arena = n;
 	}
 	if (t->arena)
@@ -133,13 +139,30 @@ void rmi_ytree_reset(rmi_ytree *t, rmi_ymark m)
 	t->nodes = m.nodes;
 }
 
-static void *alloc(rmi_ytree *t, size_t size)
+/* The bump inline, a new chunk through rmi_arena_alloc. */
+static inline void *alloc(rmi_ytree *t, size_t size)
 {
-	return rmi_arena_alloc(&t->arena, size, t->first, t->most);
+	size_t a = _Alignof(rmi_ynode);
+	size = (size + a - 1) / a * a;
+	rmi_chunk *c = t->arena;
+	if (!c || c->cap - c->used < size) {
+		if (!t->spare || t->spare->cap < size)
+			return rmi_arena_alloc(&t->arena, size, t->first,
+					       t->most);
+		c = t->spare;
+		t->spare = c->next;
+		c->next = t->arena;
+		c->used = 0;
+		t->arena = c;
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += size;
+	return p;
 }
 
-rm_status rmi_ytree_node(rmi_ytree *t, rmi_ysrc *s, const rmi_yevent *e,
-			 rmi_ynode **out)
+/* One node per event of every file read: kept inline in the builder. */
+static inline rm_status new_node(rmi_ytree *t, rmi_ysrc *s,
+				 const rmi_yevent *e, rmi_ynode **out)
 {
 	if (++t->nodes > RMI_YAML_MAX_NODES)
 		return rmi_ysrc_fail(s, e->line, e->col,
@@ -163,6 +186,12 @@ rm_status rmi_ytree_node(rmi_ytree *t, rmi_ysrc *s, const rmi_yevent *e,
 	}
 	*out = n;
 	return RM_OK;
+}
+
+rm_status rmi_ytree_node(rmi_ytree *t, rmi_ysrc *s, const rmi_yevent *e,
+			 rmi_ynode **out)
+{
+	return new_node(t, s, e, out);
 }
 
 static bool same_key(const rmi_ynode *a, const rmi_ynode *b)
@@ -250,8 +279,8 @@ static rm_status items(rmi_ytree *t, rmi_ysrc *s, rmi_ynode *n, unsigned d)
 		if (x.k == RMI_EV_EOF)
 			return rmi_ysrc_fail(s, x.line, x.col,
 					     "the file ends too early");
-		rmi_ynode *child;
-		if ((st = rmi_ytree_node(t, s, &x, &child)))
+		rmi_ynode *child = NULL;
+		if ((st = new_node(t, s, &x, &child)))
 			return st;
 		if (x.k != RMI_EV_SCALAR && (st = items(t, s, child, d + 1)))
 			return st;
@@ -281,7 +310,7 @@ rm_status rmi_ytree_value(rmi_ytree *t, rmi_ysrc *s, const rmi_yevent *e,
 {
 	if (e->k != RMI_EV_SCALAR && e->k != RMI_EV_MAP && e->k != RMI_EV_SEQ)
 		return rmi_ysrc_fail(s, e->line, e->col, "expected a value");
-	rm_status st = rmi_ytree_node(t, s, e, out);
+	rm_status st = new_node(t, s, e, out);
 	/* the source stops nesting at RMI_YAML_MAX_DEPTH: frames suffice */
 	if (!st && e->k != RMI_EV_SCALAR)
 		st = items(t, s, *out, 0);

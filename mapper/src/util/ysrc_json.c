@@ -274,13 +274,19 @@ static rm_status lex(rmi_ysrc *s, int *t, size_t *len, unsigned long *line,
 		return rmi_err_at(s->err, RM_EIO, s->file, 0, 0,
 				  "read error: %s", strerror(errno));
 	*t = T_EOF;
-	if (c == -1)
-		return RM_OK;
-	static const char single[] = "{}[]:,\"";
-	const char *at = strchr(single, c);
-	if (at && c) {
+	switch (c) {
+	case -1: return RM_OK;
+	case '{': *t = T_LBRACE; break;
+	case '}': *t = T_RBRACE; break;
+	case '[': *t = T_LBRACKET; break;
+	case ']': *t = T_RBRACKET; break;
+	case ':': *t = T_COLON; break;
+	case ',': *t = T_COMMA; break;
+	case '"': *t = T_STRING; break;
+	default: break;
+	}
+	if (*t != T_EOF) {
 		get(s);
-		*t = T_LBRACE + (int)(at - single);
 		return *t == T_STRING ? lex_string(s, len) : RM_OK;
 	}
 	if (plain_char(c)) {
