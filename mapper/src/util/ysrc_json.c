@@ -262,6 +262,29 @@ static rm_status lex_plain(rmi_ysrc *s, int c, size_t *len,
 	return RM_OK;
 }
 
+/* An anchor, alias or tag in a file read as JSON (a YAML habit in flow
+ * style): the YAML half's words for it, not "unexpected character". */
+static rm_status yaml_only(rmi_ysrc *s, int c, unsigned long line,
+			   unsigned long col)
+{
+	char name[64];
+	size_t n = 0;
+	get(s);
+	if (c == '!')
+		name[n++] = '!';
+	for (int d; n + 1 < sizeof(name) && (d = peek(s)) > ' ' && d < 0x7f &&
+		    !strchr(",[]{}:", d);)
+		name[n++] = (char)get(s);
+	char q[96];
+	rm_quote(name, n, q, sizeof(q));
+	if (c == '!')
+		return rmi_ysrc_fail(s, line, col, "explicit tags are not "
+				     "supported (tag %s)", q);
+	return rmi_ysrc_fail(s, line, col, "anchors and aliases are not "
+			     "allowed (%s %s)", c == '&' ? "anchor" : "alias",
+			     q);
+}
+
 static rm_status lex(rmi_ysrc *s, int *t, size_t *len, unsigned long *line,
 		     unsigned long *col)
 {
@@ -302,6 +325,8 @@ static rm_status lex(rmi_ysrc *s, int *t, size_t *len, unsigned long *line,
 						 s->buf + s->bpos,
 						 s->blen - s->bpos);
 	}
+	if (c == '&' || c == '*' || c == '!')
+		return yaml_only(s, c, *line, *col);
 	return rmi_ysrc_fail(s, *line, *col, "unexpected character 0x%02x",
 			     (unsigned)c);
 }

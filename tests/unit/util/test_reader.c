@@ -103,6 +103,11 @@ static void tags_anchors_aliases(void)
 	same_s("a: &x 1\n",
 	       NAME ":1:4: anchors and aliases are not allowed (anchor 'x')");
 	same_s("a: &x [1]\n", NAME ":1:4: anchors and aliases");
+	/* the same habit in a file read as JSON */
+	same_s("{\"a\": [&x {\"b\": 1}, *x]}",
+	       NAME ":1:8: anchors and aliases are not allowed (anchor 'x')");
+	same_s("{\"a\": !!str 1}",
+	       NAME ":1:7: explicit tags are not supported (tag '!!str')");
 	same_s("a: [1]\nb: *x\n",
 	       NAME ":2:4: anchors and aliases are not allowed (alias 'x')");
 }
