@@ -24,7 +24,7 @@ PKGS    := yaml-0.1 hwloc libcrypto
 
 WARN     := -std=c11 -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla
 HARDEN   := -fstack-protector-strong -fstack-clash-protection -fPIC
-CPPFLAGS += -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -Imapper/include \
+CPPFLAGS += -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 -Imapper/include -Imapper/priv \
             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # librankmap's internal headers (mapper/src/*/...h, named from mapper/src):
 # for the library itself and its white-box tests, fuzz targets and

@@ -12,6 +12,7 @@
  * step on a 287,000-line capture would be hundreds of times the floor.
  */
 #include "rankmap.h"
+#include "rankmap_priv.h"
 #include "bench_clock.h"
 
 #include <stdio.h>
@@ -65,7 +66,8 @@ int main(void)
 			return 1;
 		}
 		rm_import *im = NULL;
-		rm_import_opts o = { .gpus_per_node = 8 };
+		rm_import_options o = RM_IMPORT_OPTIONS_INIT;
+		o.gpus_per_node = 8;
 		if (rm_import_ibnetdiscover(text, len, path, &o, &im, &e)) {
 			fprintf(stderr, "bench_import: %s\n", e.msg);
 			free(text);

@@ -19,8 +19,9 @@ static inline bool bench_plan_render(const char *layout,
 	if (rm_layout_parse(layout, &l, e) != RM_OK ||
 	    rm_order_parse("megatron", &l, &o, e) != RM_OK)
 		return false;
-	rm_plan_opts po = { .layout = &l, .order = &o, .nodes = nodes,
-			    .nnodes = n, .gpus_per_node = gpn, .fabric = f };
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = &l, .order = &o, .nodes = nodes,
+			       .nnodes = n, .gpus_per_node = gpn, .fabric = f };
 	return rm_plan(&po, m, e) == RM_OK &&
 	       rm_map_write(*m, fmt, out, len, e) == RM_OK;
 }

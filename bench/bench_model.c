@@ -16,7 +16,8 @@
  * judged against the 16,384-GPU, 8,192-token row with the same schedules:
  * at most 2x.
  */
-#include "rankmap.h"
+#include "model/model_int.h"   /* rmi_estimate_*: the estimate as a value */
+#include "rankmap_priv.h"
 #include "bench_clock.h"
 #include "../tests/unit/xorshift.h"
 
@@ -30,23 +31,24 @@
 /* What `rankmap explain` does with an allocation: plan, price the map,
  * write the report; with `baseline` also Slurm's order, both side by side. */
 static int explain_map(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       rm_plan_opts po, bool baseline, rm_error *e)
+		       rm_plan_options po, bool baseline, rm_error *e)
 {
 	rm_map *map = NULL, *base = NULL;
 	rm_estimate a, b;
 	char *text = NULL;
 	size_t len;
 	char fd[65];
+	const char *digest = NULL;
 	if (baseline) {             /* as cmd_explain.c: one fabric hash */
 		rm_fabric_digest(po.fabric, fd);
-		po.fabric_digest = fd;
+		digest = fd;
 	}
-	int rc = rm_plan(&po, &map, e) ||
-		 rm_estimate_map(m, hw, t, map, po.fabric, &a, e);
+	int rc = rm_plan_with_digest(&po, digest, &map, e) ||
+		 rmi_estimate_map(m, hw, t, map, po.fabric, &a, e);
 	if (!rc && baseline) {
 		po.baseline = true;
-		rc = rm_plan(&po, &base, e) ||
-		     rm_estimate_map(m, hw, t, base, po.fabric, &b, e) ||
+		rc = rm_plan_with_digest(&po, digest, &base, e) ||
+		     rmi_estimate_map(m, hw, t, base, po.fabric, &b, e) ||
 		     rm_estimate_compare_write(m, hw, t, &a, "plan", &b,
 					       "baseline", RM_FMT_TEXT, &text,
 					       &len, e);
@@ -68,13 +70,13 @@ static int vs_baseline(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_site site;
 	rm_fabric *f = NULL;
 	rm_error e;
-	rm_site_init(&site);
-	if (rm_site_load(path, &site, &e) || rm_fabric_new(&f, &e) ||
+	rmi_site_init(&site);
+	if (rmi_site_load(path, &site, &e) || rm_fabric_new(&f, &e) ||
 	    rm_fabric_load_topology(f, site.topology, &e) ||
 	    rm_fabric_apply_site(f, &site, &e)) {
 		printf("explain --baseline: skipped (%s)\n", e.msg);
 		rm_fabric_free(f);
-		rm_site_free(&site);
+		rmi_site_clear(&site);
 		return 0;
 	}
 	/* 2,088 of its 3,072 nodes, shuffled: a busy cluster's allocation */
@@ -91,8 +93,9 @@ static int vs_baseline(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		all[i] = all[j];
 		all[j] = x;
 	}
-	rm_plan_opts po = { .layout = l, .nodes = all, .nnodes = 2088,
-			    .gpus_per_node = 8, .fabric = f };
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = l, .nodes = all, .nnodes = 2088,
+			       .gpus_per_node = 8, .fabric = f };
 	double ms[2][RUNS];
 	for (int r = 0; r < RUNS; r++)
 		for (int k = 0; k < 2; k++) {
@@ -113,14 +116,14 @@ static int vs_baseline(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	       two <= 2 * one ? "ok" : "SLOW");
 	free(all);
 	rm_fabric_free(f);
-	rm_site_free(&site);
+	rmi_site_clear(&site);
 	return 0;
 }
 
 int main(void)
 {
-	rm_model m;
-	rm_hw hw;
+	rm_model m = RM_MODEL_INIT;
+	rm_hw hw = RM_HW_INIT;
 	rm_train t;
 	rm_error e;
 	rm_layout l;
@@ -131,7 +134,7 @@ int main(void)
 		fprintf(stderr, "bench_model: %s\n", e.msg);
 		return 1;
 	}
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	rm_train_set(&t, "batch", "16M", NULL);
 	double ms[RUNS];
 	rm_estimate est;
@@ -139,7 +142,7 @@ int main(void)
 	for (int r = 0; r < RUNS; r++) {
 		double t0 = now_ms();
 		for (int i = 0; i < 1000; i++)
-			if (rm_estimate_run(&m, &hw, &t, &l, &est, &e))
+			if (rmi_estimate_run(&m, &hw, &t, &l, &est, &e))
 				return 1;
 		ms[r] = now_ms() - t0;  /* ms per 1000 calls = us per call */
 	}
@@ -158,10 +161,11 @@ int main(void)
 	double ref[2] = { 0, 0 };    /* us per pair: Megatron's, every */
 	int bad = 0;
 	for (size_t g = 0; g < sizeof(c) / sizeof(c[0]); g++) {
-		rm_suggest_opts o = { .gpus = c[g].gpus, .top = 10,
-				      .schedules = c[g].sched,
-				      .recomputes = (1u << RM_RECOMPUTE_SELECTIVE) |
-						    (1u << RM_RECOMPUTE_FULL) };
+		rm_suggest_options o = { .version = RM_SUGGEST_OPTIONS_VERSION,
+					 .gpus = c[g].gpus, .top = 10,
+					 .schedules = c[g].sched,
+					 .recomputes = (1u << RM_RECOMPUTE_SELECTIVE) |
+						       (1u << RM_RECOMPUTE_FULL) };
 		rm_train ts = t;
 		rm_train_set(&ts, "seq", c[g].seq, NULL);
 		size_t considered = 0;

@@ -181,9 +181,10 @@ static void one(int kind, tally *t)
 		fprintf(stderr, "bench: %s: %s\n", lay, e.msg);
 		exit(1);
 	}
-	rm_plan_opts po = { .layout = &l, .order = &o, .nodes = alloc,
-			    .nnodes = n, .gpus_per_node = fb.gpn, .fabric = f,
-			    .allow_missing = missing };
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = &l, .order = &o, .nodes = alloc,
+			       .nnodes = n, .gpus_per_node = fb.gpn, .fabric = f,
+			       .allow_missing = missing };
 	rm_map *m = NULL;
 	t->fabrics++;
 	rm_status st = RM_OK;
@@ -211,7 +212,7 @@ static void one(int kind, tally *t)
 	rm_fabric_free(f);
 	for (uint32_t i = 0; i < fb.n; i++)
 		free(fb.name[i]);
-	rm_buf_free(&fb.topo);
+	rm_buf_clear(&fb.topo);
 }
 
 int main(void)

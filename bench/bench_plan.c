@@ -91,7 +91,7 @@ static rm_fabric *make_fabric(const shape *s, uint32_t job_nodes,
 		fprintf(stderr, "bench: fabric: %s\n", e.msg);
 		exit(1);
 	}
-	rm_buf_free(&t);
+	rm_buf_clear(&t);
 	char **all = malloc(total * sizeof(char *));
 	for (uint32_t i = 0; i < total; i++) {
 		char name[32];
@@ -250,9 +250,10 @@ static int one(const shape *s, int si, uint32_t gpus, const char *layout)
 		fprintf(stderr, "bench: %s\n", e.msg);
 		exit(1);
 	}
-	rm_plan_opts po = { .layout = &l, .order = &o,
-			    .nodes = (const char *const *)alloc,
-			    .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = &l, .order = &o,
+			       .nodes = (const char *const *)alloc,
+			       .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
 	long rss0 = status_kb("VmRSS");
 	double tp[RUNS], tc[RUNS], tw[RUNS], tt[RUNS], tf[RUNS];
 	size_t map_bytes = 0;
@@ -364,9 +365,10 @@ static int million(int si, const shape *s)
 		fprintf(stderr, "bench: 1M setup failed\n");
 		exit(1);
 	}
-	rm_plan_opts po = { .layout = &l, .order = &o,
-			    .nodes = (const char *const *)alloc,
-			    .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = &l, .order = &o,
+			       .nodes = (const char *const *)alloc,
+			       .nnodes = nodes, .gpus_per_node = 8, .fabric = f };
 	enum { N = MILLION_RUNS };
 	double tp[N], tw[N], tf[N], tr[N], trf[N], tc[N], tt[N];
 	uint64_t cross = 0, bound = 0;
@@ -457,12 +459,12 @@ static void shipped(const char *root)
 		rm_site site;
 		rm_fabric *f = NULL;
 		rm_error e;
-		rm_site_init(&site);
+		rmi_site_init(&site);
 		if (access(path, R_OK) != 0) {
 			free(names[i]);
 			continue;
 		}
-		if (rm_site_load(path, &site, &e) || rm_fabric_new(&f, &e) ||
+		if (rmi_site_load(path, &site, &e) || rm_fabric_new(&f, &e) ||
 		    (site.topology &&
 		     rm_fabric_load_topology(f, site.topology, &e)) ||
 		    rm_fabric_apply_site(f, &site, &e)) {
@@ -490,10 +492,11 @@ static void shipped(const char *root)
 				free(nodes);
 				break;
 			}
-			rm_plan_opts po = { .layout = &l, .order = &o,
-					    .nodes = nodes, .nnodes = k,
-					    .gpus_per_node = g, .fabric = f,
-					    .allow_missing = site.allow_missing_nodes };
+			rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+					       .layout = &l, .order = &o,
+					       .nodes = nodes, .nnodes = k,
+					       .gpus_per_node = g, .fabric = f,
+					       .allow_missing = site.allow_missing_nodes };
 			if (rm_plan(&po, &m, &e)) {
 				printf("%-20s %s: %s\n", names[i], text, e.msg);
 			} else {
@@ -511,7 +514,7 @@ static void shipped(const char *root)
 		}
 next:
 		rm_fabric_free(f);
-		rm_site_free(&site);
+		rmi_site_clear(&site);
 		free(names[i]);
 	}
 }

@@ -6,14 +6,17 @@
  * Public API only, so the same file builds against an older library:
  * bench_plan_vs.sh runs it against this tree's build and e45650b's, side
  * by side, for time and peak memory. Prints CPU ms of rm_plan alone and
- * the crossings the plan reached.
+ * the crossings the plan reached. RM_ABI_VERSION (ABI 1 on) tells the
+ * two public APIs apart.
  */
 #include "rankmap.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint64_t next(void)
@@ -29,6 +32,47 @@ static double cpu_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The generated topology.conf into f. ABI 1 reads one from a file only
+ * (rm_fabric_parse_topology left the public header): a temporary one. */
+static rm_status load_topology(rm_fabric *f, const char *text, size_t len,
+			       rm_error *e)
+{
+#ifdef RM_ABI_VERSION
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[512];
+	snprintf(path, sizeof(path), "%.480s/bench_plan_1m.XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		e->code = RM_EIO;
+		snprintf(e->msg, sizeof(e->msg), "%s: %s", path,
+			 strerror(errno));
+		return RM_EIO;
+	}
+	FILE *fp = fdopen(fd, "w");
+	bool ok = fp && fwrite(text, 1, len, fp) == len;
+	if (fp)
+		ok = fclose(fp) == 0 && ok;
+	else
+		close(fd);
+	rm_status st = RM_EIO;
+	if (!ok) {
+		e->code = RM_EIO;
+		snprintf(e->msg, sizeof(e->msg), "%s: cannot write", path);
+	} else {
+		rm_slurm_topology t;
+		st = rm_slurm_topology_find(NULL, NULL, path, &t, e);
+		if (st == RM_OK) {
+			st = rm_fabric_load_slurm_topology(f, &t, e);
+			rm_slurm_topology_clear(&t);
+		}
+	}
+	unlink(path);
+	return st;
+#else
+	return rm_fabric_parse_topology(f, text, len, "generated", e);
+#endif
 }
 
 int main(void)
@@ -57,7 +101,7 @@ int main(void)
 	rm_fabric *f = NULL;
 	rm_error e;
 	if (rm_fabric_new(&f, &e) ||
-	    rm_fabric_parse_topology(f, t, o, "generated", &e)) {
+	    load_topology(f, t, o, &e)) {
 		fprintf(stderr, "bench: fabric: %s\n", e.msg);
 		return 1;
 	}
@@ -80,9 +124,17 @@ int main(void)
 		fprintf(stderr, "bench: %s\n", e.msg);
 		return 1;
 	}
-	rm_plan_opts po = { .layout = &l, .order = &ord,
-			    .nodes = (const char *const *)all, .nnodes = job,
-			    .gpus_per_node = 8, .fabric = f };
+#ifdef RM_ABI_VERSION
+	rm_plan_options po = RM_PLAN_OPTIONS_INIT;
+#else
+	rm_plan_opts po = { 0 };
+#endif
+	po.layout = &l;
+	po.order = &ord;
+	po.nodes = (const char *const *)all;
+	po.nnodes = job;
+	po.gpus_per_node = 8;
+	po.fabric = f;
 	rm_map *m = NULL;
 	double t0 = cpu_ms();
 	if (rm_plan(&po, &m, &e)) {
@@ -90,10 +142,18 @@ int main(void)
 		return 1;
 	}
 	double t1 = cpu_ms();
+#ifdef RM_ABI_VERSION
+	const rm_report *r = rm_map_report(m);
+	unsigned long long cross = rm_report_count(r, RM_REPORT_PP_CROSS),
+			   bound = rm_report_count(r, RM_REPORT_PP_CROSS_BOUND),
+			   top = rm_report_count(r, RM_REPORT_PP_CROSS_TOP);
+#else
+	unsigned long long cross = m->report.pp_cross,
+			   bound = m->report.pp_cross_lower_bound,
+			   top = m->report.pp_cross_top;
+#endif
 	printf("plan_ms %.1f pp_cross %llu bound %llu top %llu\n", t1 - t0,
-	       (unsigned long long)m->report.pp_cross,
-	       (unsigned long long)m->report.pp_cross_lower_bound,
-	       (unsigned long long)m->report.pp_cross_top);
+	       cross, bound, top);
 	rm_map_free(m);
 	for (uint32_t i = 0; i < total; i++)
 		free(all[i]);

@@ -14,6 +14,7 @@
  * plugin inside real slurmstepds against steps without it.
  */
 #include "rms.h"
+#include "internal.h"        /* rm_fabric_load_topology: the floor's read */
 #include "bench_clock.h"
 #include "bench_map.h"
 
@@ -59,7 +60,7 @@ static double hw_read(const char *cache, rms_hw_how *how)
 	double t = cpu_ms() - c0;
 	if (note[0])
 		fprintf(stderr, "bench_spank: %s\n", note);
-	rm_env_free(&nccl);
+	rm_env_clear(&nccl);
 	rm_node_free(hw);
 	return t;
 }
@@ -86,7 +87,7 @@ static double floor_cpu(const char *topo, const char *nodes,
 		fprintf(stderr, "bench_spank: floor: %s\n", e.msg);
 	free(out);
 	rm_map_free(m);
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	rm_fabric_free(f);
 	return ok ? t : -1;
 }

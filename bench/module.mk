@@ -14,9 +14,9 @@ BENCH_HDRS := bench/bench_clock.h bench/bench_map.h tests/unit/fixture.h tests/u
 
 define bench_bin
 BENCH_BINS += $(BUILD)/bench/$(1)
-$(BUILD)/bench/$(1): bench/$(1).c $(BENCH_HDRS) $(BUILD)/librankmap.a
+$(BUILD)/bench/$(1): bench/$(1).c $(BENCH_HDRS) $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CPPFLAGS) $$(LIB_CPPFLAGS) $$(ALL_CFLAGS) -o $$@ $$< $(BUILD)/librankmap.a $$(LIBS)
+	$$(CC) $$(CPPFLAGS) $$(LIB_CPPFLAGS) $$(ALL_CFLAGS) -o $$@ $$< $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a $$(LIBS)
 endef
 $(foreach b,bench_plan bench_optimal bench_model bench_node bench_read bench_import,$(eval $(call bench_bin,$(b))))
 

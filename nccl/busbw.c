@@ -91,25 +91,26 @@ static const char *leaf_of(const rm_map *map, uint32_t node)
 {
 	/* The map already names the rail unit as the leaf where the
 	 * fabric is rail-optimised. */
-	if (map->host_leaf && map->host_leaf[node])
-		return map->host_leaf[node];
-	if (map->host_unit && map->host_unit[node])
-		return map->host_unit[node];
-	return "";
+	const char *leaf = rm_map_host_leaf(map, node);
+	if (leaf)
+		return leaf;
+	const char *unit = rm_map_host_unit(map, node);
+	return unit ? unit : "";
 }
 
 rmn_link rmn_group_link(const rm_map *map, const uint32_t *members,
 			size_t n)
 {
 	rmn_link worst = RMN_LINK_NVLINK;
-	if (n == 0 || !map || members[0] >= map->world)
+	rm_rank r0, r;
+	if (n == 0 || !map || !rm_map_rank(map, members[0], &r0))
 		return worst;
-	uint32_t node0 = map->rank[members[0]].node;
+	uint32_t node0 = r0.node;
 	const char *leaf0 = leaf_of(map, node0);
 	for (size_t i = 1; i < n; i++) {
-		if (members[i] >= map->world)
+		if (!rm_map_rank(map, members[i], &r))
 			continue;
-		uint32_t node = map->rank[members[i]].node;
+		uint32_t node = r.node;
 		if (node == node0)
 			continue;
 		if (strcmp(leaf_of(map, node), leaf0) != 0)

@@ -138,21 +138,22 @@ static bool parse_axes(const char *s, bool want[RM_NAXES],
 static int apply_site(const char *path, rmn_nominal *nom, char *msg,
 		      size_t cap)
 {
-	rm_site site;
+	rm_site *site = NULL;
 	rm_error e = { 0 };
 	if (rm_site_load(path, &site, &e) != RM_OK) {
 		snprintf(msg, cap, "--site: %s", e.msg);
 		return NCK_EXIT_USAGE;
 	}
-	if (site.ntiers > 0 && site.tier[0].gbytes_per_s > 0)
-		nom->gbps[RMN_LINK_NVLINK] = site.tier[0].gbytes_per_s;
-	if (site.ntiers > 1 && site.tier[1].gbytes_per_s > 0)
+	rm_tier tier;
+	if (rm_site_tier(site, 0, &tier) && tier.gbytes_per_s > 0)
+		nom->gbps[RMN_LINK_NVLINK] = tier.gbytes_per_s;
+	if (rm_site_tier(site, 1, &tier) && tier.gbytes_per_s > 0)
 		nom->gbps[RMN_LINK_LEAF] = nom->gbps[RMN_LINK_SPINE] =
-			site.tier[1].gbytes_per_s;
+			tier.gbytes_per_s;
 	double spine = 0;
-	for (size_t t = 2; t < site.ntiers && t < RM_MAX_TIERS; t++) {
-		double g = site.tier[t].gbytes_per_s;
-		double over = site.tier[t].oversubscription;
+	for (size_t t = 2; rm_site_tier(site, t, &tier); t++) {
+		double g = tier.gbytes_per_s;
+		double over = tier.oversubscription;
 		if (!(g > 0))
 			continue;
 		if (over > 1)
@@ -162,7 +163,7 @@ static int apply_site(const char *path, rmn_nominal *nom, char *msg,
 	}
 	if (spine > 0)
 		nom->gbps[RMN_LINK_SPINE] = spine;
-	rm_site_free(&site);
+	rm_site_free(site);
 	return 0;
 }
 

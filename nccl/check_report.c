@@ -133,8 +133,10 @@ static void unit_name(rm_buf *b, const nck_plan *p, const nck_axis *x,
 	bool more = false;
 	list[0] = '\0';
 	for (uint32_t i = 0; i < x->unit_size && !more; i++) {
-		uint32_t node = p->map->rank[mem[i]].node;
-		bool dup = node >= p->map->nhost;
+		rm_rank r = { 0 };
+		bool dup = !rm_map_rank(p->map, mem[i], &r) ||
+			   r.node >= rm_map_host_count(p->map);
+		uint32_t node = r.node;
 		for (size_t k = 0; k < shown && !dup; k++)
 			dup = seen[k] == node;
 		if (dup)
@@ -144,7 +146,7 @@ static void unit_name(rm_buf *b, const nck_plan *p, const nck_axis *x,
 			break;
 		}
 		int n = snprintf(list + o, sizeof(list) - o, "%s%s",
-				 shown ? "," : "", p->map->host[node]);
+				 shown ? "," : "", rm_map_host(p->map, node));
 		if (n < 0 || (size_t)n >= sizeof(list) - o) {
 			more = true;
 			break;
@@ -245,13 +247,13 @@ char *nck_report_text(const nck_plan *p, const rmn_nominal *nom,
 	rm_buf b;
 	char lay[128], ord[128], lo[32], hi[32];
 	rm_buf_init(&b);
-	rm_layout_format(&p->map->layout, lay, sizeof(lay));
-	rm_order_format(&p->map->order, ord, sizeof(ord));
+	rm_layout_format(rm_map_layout(p->map), lay, sizeof(lay));
+	rm_order_format(rm_map_order(p->map), ord, sizeof(ord));
 	nck_fmt_bytes(p->sizes[0], lo, sizeof(lo));
 	nck_fmt_bytes(p->sizes[p->nsizes - 1], hi, sizeof(hi));
 	rm_buf_printf(&b, "rankmap-nccl-check: %u ranks, layout %s, order %s,"
 			   " NCCL %s\n",
-		       p->map->world, lay, ord, m->nccl_version);
+		       rm_map_world(p->map), lay, ord, m->nccl_version);
 	rm_buf_printf(&b, "%zu sizes %s .. %s, %u iterations after %u "
 			   "warm-up; busBw as nccl-tests reports it\n",
 		       p->nsizes, lo, hi, m->iters, m->warmup);
@@ -327,11 +329,13 @@ static void unit_json(rm_buf *b, const nck_plan *p, const nck_axis *x,
 		rm_buf_printf(b, "%s%u", i ? ", " : "", mem[i]);
 	rm_buf_puts(b, "], \"hosts\": [");
 	for (uint32_t i = 0; i < x->unit_size; i++) {
-		uint32_t node = p->map->rank[mem[i]].node;
+		rm_rank r;
+		const char *host = rm_map_rank(p->map, mem[i], &r)
+					   ? rm_map_host(p->map, r.node)
+					   : NULL;
 		if (i)
 			rm_buf_puts(b, ", ");
-		rm_buf_json_str(b, node < p->map->nhost ? p->map->host[node]
-							 : "");
+		rm_buf_json_str(b, host ? host : "");
 	}
 	rm_buf_printf(b, "], \"link\": \"%s\", \"nominal_gbps\": ",
 		       rmn_link_name(x->link[u]));
@@ -385,10 +389,10 @@ char *nck_report_json(const nck_plan *p, const rmn_nominal *nom,
 	rm_buf b;
 	char lay[128], ord[128];
 	rm_buf_init(&b);
-	rm_layout_format(&p->map->layout, lay, sizeof(lay));
-	rm_order_format(&p->map->order, ord, sizeof(ord));
+	rm_layout_format(rm_map_layout(p->map), lay, sizeof(lay));
+	rm_order_format(rm_map_order(p->map), ord, sizeof(ord));
 	rm_buf_puts(&b, "{\n  \"schema\": \"rankmap-nccl-check/1\",\n");
-	rm_buf_printf(&b, "  \"world\": %u,\n  \"layout\": ", p->map->world);
+	rm_buf_printf(&b, "  \"world\": %u,\n  \"layout\": ", rm_map_world(p->map));
 	rm_buf_json_str(&b, lay);
 	rm_buf_puts(&b, ",\n  \"order\": ");
 	rm_buf_json_str(&b, ord);

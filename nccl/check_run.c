@@ -262,7 +262,9 @@ static int pair_phase(dev *d, const nck_plan *p, const nck_opts *o,
 		      const uint32_t *mem, uint32_t k, size_t s)
 {
 	rm_axis axis = p->ax[ax].axis;
-	uint32_t pos = p->map->rank[d->rank].coord[axis];
+	rm_rank r = { 0 };
+	rm_map_rank(p->map, d->rank, &r);
+	uint32_t pos = r.coord[axis];
 	bool in = pos == k || pos == k + 1;
 	int slot = pos == k ? 0 : 1;
 	uint32_t peer = pos == k ? k + 1 : k;

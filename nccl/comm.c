@@ -77,17 +77,17 @@ static rmn_status load_map(const rmn_opts *o, rmn_comms *c, rmn_error *err)
 				err);
 	if (st != RMN_OK)
 		return st;
-	if (found && ws != c->map->world)
+	if (found && ws != rm_map_world(c->map))
 		return rmni_err(err, RMN_EINPUT,
 				"WORLD_SIZE=%llu but the map %s has %u ranks",
 				(unsigned long long)ws, o->map_path,
-				c->map->world);
-	if ((uint64_t)o->rank >= c->map->world)
+				rm_map_world(c->map));
+	if ((uint64_t)o->rank >= rm_map_world(c->map))
 		return rmni_err(err, RMN_EINPUT,
 				"RANK %lld is outside the map's world of %u",
-				(long long)o->rank, c->map->world);
+				(long long)o->rank, rm_map_world(c->map));
 	c->rank = (uint32_t)o->rank;
-	c->world = c->map->world;
+	c->world = rm_map_world(c->map);
 	return RMN_OK;
 }
 
@@ -105,8 +105,9 @@ static rmn_status pick_device(const rmn_opts *o, rmn_comms *c,
 	int dev = o->device;
 	if (dev < 0) {
 		/* One visible GPU: the launcher already bound us to it. */
-		uint32_t local = c->map->rank[c->rank].local_gpu;
-		dev = count == 1 ? 0 : (int)local;
+		rm_rank r = { 0 };
+		rm_map_rank(c->map, c->rank, &r);
+		dev = count == 1 ? 0 : (int)r.local_gpu;
 	}
 	if (dev >= count)
 		return rmni_err(err, RMN_ENOCUDA,

@@ -42,7 +42,7 @@ static rmn_status axis_groups(const rm_map *map, rm_axis axis, rm_groups *g,
 	if (rm_map_groups(map, kind[axis], g, &e) != RM_OK)
 		return rmni_from_rm(err, &e);
 	if (g->ngroups > INT32_MAX) {
-		rm_groups_free(g);
+		rm_groups_clear(g);
 		return rmni_err(err, RMN_EINPUT, "map: too many %s groups",
 				rm_axis_name(axis));
 	}
@@ -51,12 +51,12 @@ static rmn_status axis_groups(const rm_map *map, rm_axis axis, rm_groups *g,
 
 static rmn_status check_map(const rm_map *map, uint32_t rank, rmn_error *err)
 {
-	if (!map || !map->rank || map->world == 0)
+	if (!map || !rm_map_rank(map, 0, &(rm_rank){ 0 }))
 		return rmni_err(err, RMN_EINPUT, "map: no ranks");
-	if (rank >= map->world)
+	if (rank >= rm_map_world(map))
 		return rmni_err(err, RMN_EINPUT,
 				"RANK %u is outside the map's world of %u",
-				rank, map->world);
+				rank, rm_map_world(map));
 	return RMN_OK;
 }
 
@@ -69,17 +69,19 @@ rmn_status rmn_splits(const rm_map *map, uint32_t rank,
 	memset(out, 0, sizeof(*out) * RM_NAXES);
 	for (int a = 0; a < RM_NAXES && st == RMN_OK; a++) {
 		rm_axis axis = (rm_axis)a;
-		if (!in_layout(&map->layout, axis))
+		if (!in_layout(rm_map_layout(map), axis))
 			continue;
 		rm_groups g;
 		if ((st = axis_groups(map, axis, &g, err)) != RMN_OK)
 			break;
 		/* tp, cp and pp are placement axes too: the rank must sit at
 		 * its own coordinate, or the map is inconsistent. */
-		uint32_t pos = map->rank[rank].coord[a];
+		rm_rank r = { 0 };
+		rm_map_rank(map, rank, &r);
+		uint32_t pos = r.coord[a];
 		if ((axis == RM_AXIS_TP || axis == RM_AXIS_CP ||
 		     axis == RM_AXIS_PP) && pos != g.index_of[rank]) {
-			rm_groups_free(&g);
+			rm_groups_clear(&g);
 			st = rmni_err(err, RMN_EINPUT,
 				      "map: rank %u has %s coordinate %u but "
 				      "its %s group does not list it there",
@@ -88,7 +90,7 @@ rmn_status rmn_splits(const rm_map *map, uint32_t rank,
 			break;
 		}
 		out[a] = rmni_split_of(&g, rank);
-		rm_groups_free(&g);
+		rm_groups_clear(&g);
 	}
 	return st;
 }
@@ -121,6 +123,6 @@ rmn_status rmn_axis_groups(const rm_map *map, rm_axis axis,
 	gr.rank = NULL;
 	*ngroups = gr.ngroups;
 	*size = gr.size;
-	rm_groups_free(&gr);
+	rm_groups_clear(&gr);
 	return RMN_OK;
 }

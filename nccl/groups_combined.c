@@ -47,18 +47,18 @@ static rmn_status load(const rm_map *map, rmn_group g, rm_groups *out,
 {
 	rm_error e = { 0 };
 	memset(out, 0, sizeof(*out));
-	if (!map || !map->rank || map->world == 0)
+	if (!map || !rm_map_rank(map, 0, &(rm_rank){ 0 }))
 		return rmni_err(err, RMN_EINPUT, "map: no ranks");
 	if ((unsigned)g >= RMN_NGROUPS)
 		return rmni_err(err, RMN_EINPUT, "unknown group %d", (int)g);
 	if (rm_map_groups(map, table[g].kind, out, &e) != RM_OK)
 		return rmni_from_rm(err, &e);
-	if (out->world != map->world || out->ngroups * out->size == 0 ||
-	    out->size > map->world) {
-		rm_groups_free(out);
+	if (out->world != rm_map_world(map) || out->ngroups * out->size == 0 ||
+	    out->size > rm_map_world(map)) {
+		rm_groups_clear(out);
 		return rmni_err(err, RMN_EINPUT,
 				"map: %s groups do not cover its world of %u",
-				table[g].name, map->world);
+				table[g].name, rm_map_world(map));
 	}
 	return RMN_OK;
 }
@@ -71,13 +71,13 @@ rmn_status rmn_group_split(const rm_map *map, rmn_group g, uint32_t rank,
 	rmn_status st = load(map, g, &gr, err);
 	if (st != RMN_OK)
 		return st;
-	if (rank >= map->world)
+	if (rank >= rm_map_world(map))
 		st = rmni_err(err, RMN_EINPUT,
 			      "RANK %u is outside the map's world of %u", rank,
-			      map->world);
+			      rm_map_world(map));
 	else
 		*out = rmni_split_of(&gr, rank);
-	rm_groups_free(&gr);
+	rm_groups_clear(&gr);
 	return st;
 }
 
@@ -96,6 +96,6 @@ rmn_status rmn_group_members(const rm_map *map, rmn_group g,
 	gr.rank = NULL;
 	*ngroups = gr.ngroups;
 	*size = gr.size;
-	rm_groups_free(&gr);
+	rm_groups_clear(&gr);
 	return RMN_OK;
 }

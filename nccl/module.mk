@@ -41,15 +41,15 @@ $(BUILD)/librankmap-nccl.a: $(call obj,$(NCCL_LIB_SRC))
 
 # Self-contained: the librankmap pieces it needs are linked in and kept
 # out of its symbol table, so it sits beside librankmap.so without clashes.
-$(BUILD)/librankmap-nccl.so: $(call obj,$(NCCL_LIB_SRC)) $(BUILD)/librankmap.a
+$(BUILD)/librankmap-nccl.so: $(call obj,$(NCCL_LIB_SRC)) $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a
 	$(CC) -shared -Wl,-soname,librankmap-nccl.so $(LDHARDEN) -Wl,-z,defs \
 		-Wl,--exclude-libs,ALL -o $@ $(call obj,$(NCCL_LIB_SRC)) \
-		$(BUILD)/librankmap.a $(LIBS) $(NCCL_LINK)
+		$(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a $(LIBS) $(NCCL_LINK)
 
 $(BUILD)/rankmap-nccl-check: $(call obj,$(NCCL_CHECK_SRC)) \
-		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap.a
+		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a
 	$(CC) $(LDHARDEN) -pie -o $@ $(call obj,$(NCCL_CHECK_SRC)) \
-		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap.a $(LIBS) \
+		$(BUILD)/librankmap-nccl.a $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a $(LIBS) \
 		$(NCCL_LINK)
 
 $(BUILD)/asan/librankmap-nccl.a: $(call aobj,$(NCCL_LIB_SRC))
@@ -62,23 +62,23 @@ NCCL_TEST_OBJS := $(call aobj,$(filter-out nccl/check_main.c nccl/check_run.c,\
 
 $(BUILD)/asan/tests/test_nccl_%: tests/nccl/test_nccl_%.c tests/unit/test.h $(NCCL_TEST_HDRS) \
 		$(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
-		$(BUILD)/asan/librankmap.a
+		$(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ $< $(NCCL_TEST_OBJS) $(BUILD)/asan/librankmap-nccl.a \
-		$(BUILD)/asan/librankmap.a $(LIBS) -Wl,--as-needed $(NCCL_LINK)
+		$(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a $(LIBS) -Wl,--as-needed $(NCCL_LINK)
 
 # The check's GPU side, run by threads over host-memory CUDA and NCCL
 # stand-ins instead of the real libraries.
 $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h $(NCCL_TEST_HDRS) \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ tests/nccl/test_nccl_run.c tests/nccl/fake_gpu.c \
 		$(NCCL_TEST_OBJS) $(call aobj,nccl/check_run.c) \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(NCCL_CRYPTO) -lpthread
 
 # The exchange's message parsers as a fuzz target: under ASan over its
@@ -87,11 +87,11 @@ $(BUILD)/asan/tests/test_nccl_run: tests/nccl/test_nccl_run.c \
 NCCL_FUZZ_OBJ := nccl/exchange_msg.c nccl/auth.c nccl/errors.c
 $(BUILD)/asan/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c \
 		tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
-		$(BUILD)/asan/librankmap.a
+		$(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(NCCL_MUNGE) $(ASAN_CFLAGS) \
 		-o $@ $< tests/fuzz_driver.c $(call aobj,$(NCCL_FUZZ_OBJ)) \
-		$(BUILD)/asan/librankmap.a $(LIBS) $(NCCL_CRYPTO)
+		$(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a $(LIBS) $(NCCL_CRYPTO)
 
 $(BUILD)/fuzz/fuzz_exchange: nccl/fuzz/fuzz_exchange.c $(NCCL_FUZZ_OBJ) \
 		$(LIB_SRC)
@@ -106,19 +106,19 @@ fuzz: $(BUILD)/fuzz/fuzz_exchange
 # real id exchange between threads.
 $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 		tests/nccl/fake_gpu.c tests/nccl/fake_gpu.h tests/unit/test.h $(NCCL_TEST_HDRS) \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
 		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(NCCL_CRYPTO) -lpthread
 
 # One task of the id exchange for the Slurm suite (tests/slurm/t_slurm.sh).
 $(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) $(ASAN_CFLAGS) -o $@ $< \
-		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap.a \
+		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a \
 		$(LIBS) $(NCCL_CRYPTO)
 
 install-nccl: $(BUILD)/librankmap-nccl.so $(BUILD)/librankmap-nccl.a \

@@ -7,7 +7,7 @@
 #define RANKMAP_NCCL_INTERNAL_H
 
 #include "rankmap_nccl.h"
-#include "rankmap_text.h"
+#include "rankmap_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>

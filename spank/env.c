@@ -133,7 +133,7 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 		  char *err, size_t errlen)
 {
 	const rm_map *m = p->map;
-	if (host_index < 0 || (uint64_t)host_index >= m->nhost) {
+	if (host_index < 0 || (uint64_t)host_index >= rm_map_host_count(m)) {
 		snprintf(err, errlen, "this node is not in the map");
 		return false;
 	}
@@ -153,15 +153,16 @@ bool rms_task_env(const rms_plan *p, int64_t host_index, uint32_t local_rank,
 	if (rank < 0) {
 		snprintf(err, errlen,
 			 "local task %" PRIu32 " has no rank in the map "
-			 "(%" PRIu32 " per node)", local_rank, m->gpus_per_node);
+			 "(%" PRIu32 " per node)", local_rank,
+			 rm_map_gpus_per_node(m));
 		return false;
 	}
 	bool ok = add_u(out, "RANK", (uint64_t)rank) &&
-		  add_u(out, "WORLD_SIZE", m->world) &&
+		  add_u(out, "WORLD_SIZE", rm_map_world(m)) &&
 		  add_u(out, "LOCAL_RANK", local_rank) &&
 		  add_u(out, "LOCAL_WORLD_SIZE", p->tasks_per_node) &&
-		  rms_envset_add(out, "MASTER_ADDR",
-				 m->host[m->rank[0].node], true) &&
+		  rms_envset_add(out, "MASTER_ADDR", rms_master_addr(m),
+				 true) &&
 		  add_u(out, "RANKMAP_NODE_INDEX", (uint64_t)host_index);
 	if (ok) {
 		char port[16];

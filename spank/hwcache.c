@@ -280,7 +280,7 @@ rm_status rms_hwcache_load(const char *dir, const rm_site *site,
 	*how = RMS_HW_LIVE;
 	note[0] = 0;
 	/* The site's own export wins; only root may write the cache. */
-	if ((site && site->hwloc_xml) || !dir || geteuid() != 0)
+	if ((site && rm_site_hwloc_xml(site)) || !dir || geteuid() != 0)
 		return rm_node_load(NULL, site, out, err);
 	char key[65];
 	if (!rms_hwcache_key(&rms_hwkey_this_machine, key, note, notelen))

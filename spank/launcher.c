@@ -27,8 +27,8 @@ uint32_t rms_per_node_nproc(const rm_layout *l, const rm_site *site,
 	if (w && w % nnodes == 0 && w / nnodes <= RMS_MAX_NPROC)
 		return (uint32_t)(w / nnodes);
 	/* dp=auto: the nodes' GPUs as the site file counts them. */
-	if (!w && site && site->gpus_per_node > 1)
-		return site->gpus_per_node;
+	if (!w && site && rm_site_gpus_per_node(site) > 1)
+		return rm_site_gpus_per_node(site);
 	return 0;
 }
 
@@ -37,7 +37,8 @@ static void rank_list(const rm_map *m, uint32_t h, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = 0;
-	for (uint32_t l = 0; l < m->gpus_per_node && used + 16 < len; l++) {
+	for (uint32_t l = 0; l < rm_map_gpus_per_node(m) && used + 16 < len;
+	     l++) {
 		int64_t r = rm_map_rank_at(m, h, l);
 		int k = r < 0 ? snprintf(buf + used, len - used, "%sidle",
 					 l ? "," : "")
@@ -52,7 +53,7 @@ static void rank_list(const rm_map *m, uint32_t h, char *buf, size_t len)
 bool rms_per_node_check(const rm_map *m, uint32_t nproc, char *err,
 			size_t errlen)
 {
-	for (uint32_t h = 0; h < m->nhost; h++) {
+	for (uint32_t h = 0; h < rm_map_host_count(m); h++) {
 		int64_t r0 = rm_map_rank_at(m, h, 0);
 		int64_t base = r0 < 0 ? -1 : r0 - r0 % nproc;
 		bool ok = r0 >= 0;
@@ -71,7 +72,7 @@ bool rms_per_node_check(const rm_map *m, uint32_t nproc, char *err,
 			 "that numbers a node's GPUs together "
 			 "(--parallel-order=nest), or start one task per GPU "
 			 "(--ntasks-per-node=%" PRIu32 ") without torchrun",
-			 nproc, ranks, m->host[h], nproc, nproc);
+			 nproc, ranks, rm_map_host(m, h), nproc, nproc);
 		return false;
 	}
 	return true;
@@ -142,8 +143,9 @@ bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
 	char cvd[256], one[64];
 	size_t used = 0;
 	for (uint32_t j = 0; j < nproc; j++) {
-		uint32_t gpu = m->rank[base + j].local_gpu;
-		if (!visible_entry(ids->visible, gpu, one, sizeof(one)) ||
+		rm_rank r;
+		if (!rm_map_rank(m, (uint32_t)base + j, &r) ||
+		    !visible_entry(ids->visible, r.local_gpu, one, sizeof(one)) ||
 		    used + strlen(one) + 2 > sizeof(cvd)) {
 			snprintf(err, errlen, "cannot order CUDA_VISIBLE_DEVICES"
 				 "=%.64s for the map", ids->visible);
@@ -158,7 +160,7 @@ bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
 		 rm_master_port_avoiding(ids->jobid, ids->stepid,
 					 ids->resv_ports, ids->eph_lo,
 					 ids->eph_hi, ids->mpi_lo, ids->mpi_hi));
-	const char *addr = m->host[m->rank[0].node];
+	const char *addr = rms_master_addr(m);
 	/* torchrun reads PET_<option> for every option not given on its
 	 * command line (torch.distributed.argparse_util.env), so a plain
 	 * `torchrun train.py` starts the map's numbering; the plain names are
@@ -166,14 +168,14 @@ bool rms_node_env(const rms_plan *p, uint32_t h, const rms_task_ids *ids,
 	bool ok = add_u(out, "NODE_RANK", node_rank) &&
 		  add_u(out, "GROUP_RANK", node_rank) &&
 		  add_u(out, "RANKMAP_NODE_RANK", node_rank) &&
-		  add_u(out, "RANKMAP_NNODES", m->nhost) &&
+		  add_u(out, "RANKMAP_NNODES", rm_map_host_count(m)) &&
 		  add_u(out, "RANKMAP_NPROC_PER_NODE", nproc) &&
-		  add_u(out, "WORLD_SIZE", m->world) &&
+		  add_u(out, "WORLD_SIZE", rm_map_world(m)) &&
 		  add_u(out, "LOCAL_WORLD_SIZE", nproc) &&
 		  rms_envset_add(out, "MASTER_ADDR", addr, true) &&
 		  rms_envset_add(out, "MASTER_PORT", port, false) &&
 		  add_u(out, "PET_NODE_RANK", node_rank) &&
-		  add_u(out, "PET_NNODES", m->nhost) &&
+		  add_u(out, "PET_NNODES", rm_map_host_count(m)) &&
 		  add_u(out, "PET_NPROC_PER_NODE", nproc) &&
 		  rms_envset_add(out, "PET_MASTER_ADDR", addr, true) &&
 		  rms_envset_add(out, "PET_MASTER_PORT", port, false) &&

@@ -19,9 +19,9 @@ endif
 ifneq ($(SPANK_H),)
 # librankmap's objects are PIC already; linked in whole and hidden behind
 # the version script, so the plugin needs no librankmap.so on the nodes.
-$(BUILD)/rankmap.so: $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) spank/spank.map
+$(BUILD)/rankmap.so: $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC) $(PRIV_SRC)) spank/spank.map
 	$(CC) -shared $(LDHARDEN) -Wl,--version-script=spank/spank.map \
-		-o $@ $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC)) $(LIBS)
+		-o $@ $(call obj,$(SPANK_SRC)) $(call obj,$(LIB_SRC) $(PRIV_SRC)) $(LIBS)
 
 ALL_TARGETS += $(BUILD)/rankmap.so
 
@@ -54,18 +54,18 @@ endif
 
 # Unit test of the SPANK-free core, ASan+UBSan like the others.
 $(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h \
-		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a
+		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Itests/unit -Ispank $(ASAN_CFLAGS) -o $@ $< \
-		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap.a $(LIBS)
+		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a $(LIBS)
 
 CHECK_TARGETS += $(patsubst tests/slurm/%.c,$(BUILD)/asan/tests/%,$(SPANK_TEST_SRC))
 
 # Plugin cost for a 2,048-node step, through the plugin's own functions.
-$(BUILD)/bench/bench_spank: bench/bench_spank.c $(BENCH_HDRS) $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a
+$(BUILD)/bench/bench_spank: bench/bench_spank.c $(BENCH_HDRS) $(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Ispank $(ALL_CFLAGS) $(LDHARDEN) -o $@ $< \
-		$(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap.a $(LIBS)
+		$(call obj,$(SPANK_CORE_SRC)) $(BUILD)/librankmap-priv.a $(BUILD)/librankmap.a $(LIBS)
 
 BENCH_BINS += $(BUILD)/bench/bench_spank
 

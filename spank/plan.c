@@ -17,15 +17,15 @@
 void rms_plan_init(rms_plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	rm_site_init(&p->site);
+	p->site = NULL;
 }
 
 void rms_plan_free(rms_plan *p)
 {
-	rm_site_free(&p->site);
+	rm_site_free(p->site);
 	rm_fabric_free(p->fabric);
 	rm_map_free(p->map);
-	rm_hostlist_free(&p->nodes);
+	rm_hostlist_clear(&p->nodes);
 	free(p->json);
 	free(p->warning);
 	rms_plan_init(p);
@@ -211,8 +211,8 @@ static bool load_fabric(const rms_conf *conf, const char *partition,
 	const char *given = NULL;
 	if (conf->topology && !conf->topology_default)
 		given = conf->topology;
-	else if (p->have_site && p->site.topology)
-		given = p->site.topology;
+	else if (p->have_site && rm_site_topology(p->site))
+		given = rm_site_topology(p->site);
 	rm_slurm_topology t;
 	if (rm_slurm_topology_find(conf->slurm_conf, partition, given, &t,
 				   &e) != RM_OK)
@@ -224,27 +224,30 @@ static bool load_fabric(const rms_conf *conf, const char *partition,
 	    (rm_fabric_new(&p->fabric, &e) != RM_OK ||
 	     rm_fabric_load_slurm_topology(p->fabric, &t, &e) != RM_OK ||
 	     (p->have_site &&
-	      rm_fabric_apply_site(p->fabric, &p->site, &e) != RM_OK)))
+	      rm_fabric_apply_site(p->fabric, p->site, &e) != RM_OK)))
 		ok = fail(err, errlen, "%s", e.msg);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	return ok;
 }
 
 static bool policy(rms_plan *p, char *err, size_t errlen)
 {
-	const rm_report *r = &p->map->report;
-	int64_t max_pp = p->have_site ? p->site.max_pp_crossings : -1;
+	const rm_report *r = rm_map_report(p->map);
+	int64_t max_pp = p->site ? rm_site_max_pp_crossings(p->site) : -1;
+	uint64_t cross = rm_report_count(r, RM_REPORT_PP_CROSS);
 	char why[512] = "";
-	if (!r->must_ok)
+	if (!rm_report_count(r, RM_REPORT_MUST_OK))
 		snprintf(why, sizeof(why),
 			 "the placement breaks a must-rule (%s)",
-			 r->nwarning ? r->warning[0] : "see rankmap check");
-	else if (max_pp >= 0 && r->pp_cross > (uint64_t)max_pp)
+			 rm_report_warning_count(r) ? rm_report_warning(r, 0)
+						    : "see rankmap check");
+	else if (max_pp >= 0 && cross > (uint64_t)max_pp)
 		snprintf(why, sizeof(why),
 			 "%" PRIu64 " pipeline neighbour pairs cross a leaf "
 			 "switch, above the site's max_pp_crossings of %" PRId64
 			 " (at best %" PRIu64 " with these nodes)",
-			 r->pp_cross, max_pp, r->pp_cross_lower_bound);
+			 cross, max_pp,
+			 rm_report_count(r, RM_REPORT_PP_CROSS_BOUND));
 	if (!why[0] || p->enforce == RM_ENFORCE_OFF)
 		return true;
 	if (p->enforce == RM_ENFORCE_STRICT) {
@@ -294,29 +297,30 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	/* --overcommit can put more tasks on a node than it has GPUs; the
 	 * map would then give two ranks one GPU (and a TP group the size of
 	 * the task count). */
-	if (p->have_site && p->site.gpus_per_node &&
-	    p->tasks_per_node > p->site.gpus_per_node) {
+	if (p->have_site && rm_site_gpus_per_node(p->site) &&
+	    p->tasks_per_node > rm_site_gpus_per_node(p->site)) {
 		snprintf(err, errlen, "%" PRIu32 " tasks per node, but the nodes "
 			 "have %" PRIu32 " GPUs (site file): one task per GPU "
 			 "(no --overcommit with --parallel-layout)",
-			 p->tasks_per_node, p->site.gpus_per_node);
+			 p->tasks_per_node, rm_site_gpus_per_node(p->site));
 		return false;
 	}
 	p->enforce = conf->enforce >= 0 ? (rm_enforce)conf->enforce
-		     : p->have_site    ? p->site.enforce
+		     : p->have_site    ? rm_site_enforce(p->site)
 				       : RM_ENFORCE_WARN;
 
 	rm_layout l;
 	rm_order o;
 	if (rm_layout_parse(s->layout, &l, &e) != RM_OK)
 		return fail(err, errlen, "--parallel-layout: %s", e.msg);
+	const char *site_order = p->site ? rm_site_order(p->site) : "";
 	const char *order = s->order && *s->order ? s->order
 			    : conf->order	   ? conf->order
-			    : p->have_site && p->site.order[0] ? p->site.order
-							       : NULL;
+			    : site_order[0]	   ? site_order
+						   : NULL;
 	if (rm_order_parse(order, &l, &o, &e) != RM_OK)
 		return fail(err, errlen, "--parallel-order: %s", e.msg);
-	p->nproc = rms_per_node_nproc(&l, p->have_site ? &p->site : NULL,
+	p->nproc = rms_per_node_nproc(&l, p->site,
 				      p->tasks_per_node, p->nodes.n);
 	uint32_t gpn = p->nproc ? p->nproc : p->tasks_per_node;
 	uint64_t world = (uint64_t)gpn * p->nodes.n;
@@ -333,14 +337,16 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	rm_order_format(&o, p->order_text, sizeof(p->order_text));
 	/* The same call `rankmap plan` makes, so that the CLI reproduces the
 	 * step's map byte for byte from the same inputs. */
-	rm_plan_opts po = {
+	rm_plan_options po = {
+		.version = RM_PLAN_OPTIONS_VERSION,
 		.layout = &l,
 		.order = &o,
 		.nodes = (const char *const *)p->nodes.host,
 		.nnodes = p->nodes.n,
 		.gpus_per_node = gpn,
 		.fabric = p->fabric,
-		.allow_missing = p->have_site && p->site.allow_missing_nodes,
+		.allow_missing = p->site &&
+				 rm_site_allow_missing_nodes(p->site),
 		.exact = false,
 	};
 	if (rm_plan(&po, &p->map, &e) != RM_OK)

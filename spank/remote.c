@@ -120,7 +120,7 @@ static const char *node_name(spank_t sp)
 	    rms_g.nodeid < hl.n)
 		snprintf(rms_g.node, sizeof(rms_g.node), "%s",
 			 hl.host[rms_g.nodeid]);
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return rms_g.node[0] ? rms_g.node : "(unknown)";
 }
 
@@ -204,7 +204,7 @@ static void compare_stamp(spank_t sp)
  * optimisation and only warn. */
 static bool load_hardware(rm_error *e)
 {
-	const rm_site *site = rms_g.plan.have_site ? &rms_g.plan.site : NULL;
+	const rm_site *site = rms_g.plan.site;
 	char note[600];
 	rms_hw_how how;
 	char *cache = rms_hwcache_dir(&rms_g.conf);
@@ -215,7 +215,7 @@ static bool load_hardware(rm_error *e)
 	slurm_debug(RMS_PREFIX "hardware: %s", how == RMS_HW_CACHED ? "cached"
 		    : how == RMS_HW_REBUILT ? "scanned, cached" : "scanned");
 	free(cache);
-	rms_g.nccl_override = site && site->nccl_override_user;
+	rms_g.nccl_override = site && rm_site_nccl_override_user(site);
 	if (hs != RM_OK) {
 		rm_node_free(rms_g.hw);
 		rms_g.hw = NULL;
@@ -369,11 +369,11 @@ static bool task_env(const rms_task_ids *ids, uint32_t local, rms_envset *env,
 	if (rms_g.hw &&
 	    rm_node_rank_env(rms_g.hw, local, rms_g.plan.tasks_per_node,
 			     &rank_env, &e) != RM_OK)
-		rm_env_free(&rank_env);
+		rm_env_clear(&rank_env);
 	bool ok = rms_task_env(&rms_g.plan, rms_g.host_index, local, ids,
 			       rms_g.file.path, &rms_g.nccl,
 			       rms_g.nccl_override, &rank_env, env, err, errlen);
-	rm_env_free(&rank_env);
+	rm_env_clear(&rank_env);
 	return ok;
 }
 
@@ -491,7 +491,7 @@ void rms_remote_exit(void)
 		close(rms_g.jobfd);
 	rms_g.jobfd = -1;
 	rms_plan_free(&rms_g.plan);
-	rm_env_free(&rms_g.nccl);
+	rm_env_clear(&rms_g.nccl);
 	rm_node_free(rms_g.hw);
 	rms_g.hw = NULL;
 	rms_conf_free(&rms_g.conf);

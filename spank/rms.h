@@ -10,6 +10,7 @@
 #define RANKMAP_SPANK_RMS_H
 
 #include "rankmap.h"
+#include "rankmap_priv.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,7 +80,7 @@ typedef struct rms_step {
 } rms_step;
 
 typedef struct rms_plan {
-	rm_site site;
+	rm_site *site;               /* NULL: no site file */
 	bool have_site;
 	rm_fabric *fabric;           /* NULL: one flat switch */
 	rm_map *map;
@@ -97,6 +98,13 @@ typedef struct rms_plan {
 	char json_sha256[65];
 	char *warning;               /* policy warning (warn mode), or NULL */
 } rms_plan;
+
+/* MASTER_ADDR: the host of RANK 0. */
+static inline const char *rms_master_addr(const rm_map *m)
+{
+	rm_rank r0;
+	return rm_map_rank(m, 0, &r0) ? rm_map_host(m, r0.node) : "";
+}
 
 void rms_plan_init(rms_plan *p);
 void rms_plan_free(rms_plan *p);

@@ -4,7 +4,7 @@
 #define RANKMAP_CLI_H
 
 #include "rankmap.h"
-#include "rankmap_text.h"
+#include "rankmap_priv.h"
 
 /* Exit codes shared by every subcommand. */
 enum { RMC_OK = 0, RMC_RULE_FAILED = 1, RMC_USAGE = 2 };

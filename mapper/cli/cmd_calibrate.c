@@ -107,24 +107,19 @@ static int add_file(const char **list, size_t *n, const char *name,
 static int parse(int argc, char **argv, cal_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	rm_train_init(&a->train);
+	rm_train_init(&a->train, RM_TRAIN_VERSION);
 	a->hw = "h100-sxm-80gb";
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return RMC_OK;
-		}
 		const char *v;
-		int k = rmc_opt_match(opts, sizeof(opts) / sizeof(opts[0]), C_ALL,
-				      argc, argv, &i, &v);
-		if (k == RMC_OPT_BAD)
-			return RMC_USAGE;
-		if (k == RMC_OPT_NOT_OURS)
-			return rmc_unknown("calibrate", argv[i]);
-		const char *name = opts[k].name;
 		int rc = -1;
+		int k = rmc_opt_own(opts, sizeof(opts) / sizeof(opts[0]), C_ALL,
+				    "calibrate", help, argc, argv, &i, &v, &rc);
+		if (k < 0)
+			return rc;
+		const char *name = opts[k].name;
+		rc = -1;
 		if (!strcmp(name, "--hw"))
 			a->hw = v;
 		else if (!strcmp(name, "--model"))
@@ -232,7 +227,7 @@ int rmc_calibrate(int argc, char **argv)
 		return rc;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	rm_hw base;
+	rm_hw base = RM_HW_INIT;
 	if (strchr(a.hw, '/') || strstr(a.hw, ".yaml") || strstr(a.hw, ".json"))
 		return rmc_usage("--hw %s: calibrate starts from a preset (%s), "
 				 "which the file it writes names as its base",
@@ -240,8 +235,7 @@ int rmc_calibrate(int argc, char **argv)
 				 "gb200-nvl72");
 	if (rm_hw_preset(a.hw, &base, &e))
 		return rmc_fail(&e);
-	rm_model m;
-	memset(&m, 0, sizeof(m));
+	rm_model m = RM_MODEL_INIT;
 	if (a.model && rm_model_get(a.model, &m, &e))
 		return rmc_fail(&e);
 	static rm_cal_step steps[2 * MAX_FILES];

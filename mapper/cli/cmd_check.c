@@ -49,15 +49,19 @@ static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 	int rc = rmc_load_nodes(o, in, false);
 	if (rc)
 		return rc;
-	size_t k = in->nodes.n ? in->nodes.n : (size_t)m->nhost + m->nspare;
+	uint32_t nh = rm_map_host_count(m), ns = rm_map_spare_count(m);
+	size_t k = in->nodes.n ? in->nodes.n : (size_t)nh + ns;
 	char **v = calloc(k + 1, sizeof(char *));
 	if (!v)
 		return rmc_usage("out of memory");
 	if (in->nodes.n) {
 		memcpy(v, in->nodes.host, k * sizeof(char *));
 	} else {
-		memcpy(v, m->host, m->nhost * sizeof(char *));
-		memcpy(v + m->nhost, m->spare, m->nspare * sizeof(char *));
+		/* borrowed from the map, which outlives v */
+		for (uint32_t i = 0; i < nh; i++)
+			v[i] = (char *)rm_map_host(m, i);
+		for (uint32_t i = 0; i < ns; i++)
+			v[nh + i] = (char *)rm_map_spare(m, i);
 		if (o->map)
 			qsort(v, k, sizeof(char *), cmp_host);
 	}
@@ -69,7 +73,7 @@ static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 /* Each map priced by one model (check --model); est[1] is the baseline's. */
 typedef struct priced {
 	const rmc_model_args *a;     /* NULL: no --model */
-	rm_estimate est[2];
+	rm_estimate *est[2];         /* NULL: not priced */
 	char by[160];                /* "llama3-405b on h100-sxm-80gb" */
 } priced;
 
@@ -81,10 +85,10 @@ static rm_status priced_json(rm_buf *b, const priced *p, bool base,
 	char *text = NULL;
 	size_t len = 0;
 	rm_status st = base ? rm_estimate_compare_write(&a->model, &a->hw,
-				&a->train, &p->est[0], "checked", &p->est[1],
+				&a->train, p->est[0], "checked", p->est[1],
 				"baseline", RM_FMT_JSON, &text, &len, e)
 			    : rm_estimate_write(&a->model, &a->hw, &a->train,
-						&p->est[0], RM_FMT_JSON, &text,
+						p->est[0], RM_FMT_JSON, &text,
 						&len, e);
 	if (st)
 		return st;
@@ -99,13 +103,15 @@ static rm_status priced_json(rm_buf *b, const priced *p, bool base,
 /* Under the text report: what the model makes of the map alone. */
 static void priced_text(rm_buf *b, const priced *p, int i)
 {
-	const rm_estimate *x = &p->est[i];
+	const rm_estimate *x = p->est[i];
 	rm_buf_printf(b, "\npriced by %s: %.3f s per step, MFU %.1f %%\n",
-		       p->by, x->t_step, 100 * x->mfu);
-	if (!x->fits)
+		       p->by, rm_estimate_step_seconds(x),
+		       100 * rm_estimate_mfu(x));
+	if (!rm_estimate_fits(x))
 		rm_buf_printf(b, "  the layout does not fit memory (%.1f GiB per "
 			       "GPU): see rankmap explain\n",
-			       x->mem_peak / (1024.0 * 1024 * 1024));
+			       rm_estimate_memory_peak(x) /
+				       (1024.0 * 1024 * 1024));
 }
 
 static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
@@ -120,14 +126,15 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 	if (fmt == RM_FMT_HTML || fmt == RM_FMT_SVG) {
 		char *pic = NULL;
 		size_t len = 0;
-		rm_picture_opts po = { .format = fmt, .fabric = fabric,
-				       .baseline = base,
-				       .estimate = has ? &p->est[0] : NULL,
-				       .baseline_estimate = has && base
-						? &p->est[1] : NULL,
-				       .priced_by = has ? p->by : NULL };
+		rm_picture_options po = RM_PICTURE_OPTIONS_INIT;
+		po.format = fmt;
+		po.fabric = fabric;
+		po.baseline = base;
+		po.estimate = has ? p->est[0] : NULL;
+		po.baseline_estimate = has && base ? p->est[1] : NULL;
+		po.priced_by = has ? p->by : NULL;
 		if (rm_map_picture(m, &po, &pic, &len, &e) != RM_OK) {
-			rm_buf_free(&b);
+			rm_buf_clear(&b);
 			return rmc_fail(&e);
 		}
 		rm_buf_add(&b, pic, len);
@@ -137,13 +144,13 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 				 "  \"source\": ");
 		rm_buf_json_str(&b, o->map ? o->map : o->assignment);
 		rm_buf_puts(&b, ",\n  \"map\": ");
-		rm_report_json(&b, &m->report, 1);
+		rm_report_json(&b, rm_map_report(m), 1);
 		if (base) {
 			rm_buf_puts(&b, ",\n  \"baseline\": ");
-			rm_report_json(&b, &base->report, 1);
+			rm_report_json(&b, rm_map_report(base), 1);
 		}
 		if (has && priced_json(&b, p, base != NULL, &e)) {
-			rm_buf_free(&b);
+			rm_buf_clear(&b);
 			return rmc_fail(&e);
 		}
 		rm_buf_puts(&b, "\n}\n");
@@ -151,7 +158,7 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		char *text = NULL;
 		size_t len = 0;
 		if (rm_map_write(m, RM_FMT_TEXT, &text, &len, &e) != RM_OK) {
-			rm_buf_free(&b);
+			rm_buf_clear(&b);
 			return rmc_fail(&e);
 		}
 		rm_buf_add(&b, text, len);
@@ -165,23 +172,23 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 				rm_buf_printf(&b, ", priced by %s", p->by);
 			rm_buf_puts(&b, "\n");
 			rm_report_compare_priced_text(
-				&b, &m->report, has ? &p->est[0] : NULL,
-				"checked", &base->report,
-				has ? &p->est[1] : NULL, "baseline");
+				&b, rm_map_report(m), has ? p->est[0] : NULL,
+				"checked", rm_map_report(base),
+				has ? p->est[1] : NULL, "baseline");
 		}
 		if (has && base) {
 			rm_buf_puts(&b, "verdict: ");
-			rm_estimate_compare_verdict(&b, &p->est[0], "checked map",
-						    &p->est[1], "baseline");
+			rm_estimate_compare_verdict(&b, p->est[0], "checked map",
+						    p->est[1], "baseline");
 			rm_buf_puts(&b, "\n");
 			for (int i = 0; i < 2; i++)
-				if (!p->est[i].fits)
+				if (!rm_estimate_fits(p->est[i]))
 					priced_text(&b, p, i);
 		}
 	}
 	int rc = b.oom ? rmc_usage("out of memory")
 		       : rmc_output(o->output, b.data ? b.data : "", b.len);
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	return rc;
 }
 
@@ -251,18 +258,17 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 			rm_map_free(m);
 			return rc;
 		}
-		rm_plan_opts po = {
-			.layout = &m->layout,
-			.order = &m->order,
-			.nodes = (const char *const *)nodes,
-			.nnodes = n,
-			.gpus_per_node = m->gpus_per_node,
-			.fabric = in->fabric,
-			.allow_missing = o->allow_missing ||
-					 (in->have_site &&
-					  in->site.allow_missing_nodes),
-			.baseline = true,
-		};
+		rm_plan_options po = RM_PLAN_OPTIONS_INIT;
+		po.layout = rm_map_layout(m);
+		po.order = rm_map_order(m);
+		po.nodes = (const char *const *)nodes;
+		po.nnodes = n;
+		po.gpus_per_node = rm_map_gpus_per_node(m);
+		po.fabric = in->fabric;
+		po.allow_missing = o->allow_missing ||
+				   (in->site &&
+				    rm_site_allow_missing_nodes(in->site));
+		po.baseline = true;
 		rm_status st = rm_plan(&po, &base, &e);
 		free(nodes);
 		if (st != RM_OK) {
@@ -273,7 +279,7 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 	rc = price(p, m, base, in->fabric);
 	if (!rc)
 		rc = render(o, fmt, m, base, in->fabric, p);
-	bool ok = m->report.must_ok;
+	bool ok = rm_report_count(rm_map_report(m), RM_REPORT_MUST_OK);
 	rm_map_free(m);
 	rm_map_free(base);
 	if (rc)
@@ -293,6 +299,8 @@ int rmc_check(int argc, char **argv)
 	rmc_inputs in;
 	rmc_inputs_init(&in);
 	rc = check(&a.common, &in, &p);
+	rm_estimate_free(p.est[0]);
+	rm_estimate_free(p.est[1]);
 	rmc_flat_warning(&in, rc);
 	rmc_order_warning(&in, rc);
 	rmc_inputs_free(&in);

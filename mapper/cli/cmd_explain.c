@@ -154,7 +154,7 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 		for (char *sv = NULL, *w = strtok_r(buf, ",", &sv); w;
 		     w = strtok_r(NULL, ",", &sv)) {
 			rm_train tmp;
-			rm_train_init(&tmp);
+			rm_train_init(&tmp, RM_TRAIN_VERSION);
 			if (rm_train_set(&tmp, "schedule", w, &e))
 				return fail(&e);
 			a->schedules |= 1u << tmp.schedule;
@@ -186,7 +186,9 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 {
 	bool suggest = cmd == RMC_SUGGEST;
 	memset(a, 0, sizeof(*a));
-	rm_train_init(&a->train);
+	a->model = (rm_model)RM_MODEL_INIT;
+	a->hw = (rm_hw)RM_HW_INIT;
+	rm_train_init(&a->train, RM_TRAIN_VERSION);
 	rmc_opts_init(&a->common);
 	a->hw_spec = "h100-sxm-80gb";
 	rm_error e;
@@ -197,24 +199,20 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 	unsigned own = M_RUN | (cmd == RMC_CHECK ? 0 : M_GPUS) |
 		       (suggest ? M_SUGGEST : 0);
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			h(stdout);
-			return RMC_OK;
-		}
+		/* the shared options first: -h and --help are none of them */
 		int r = rmc_opt(&a->common, mask, argc, argv, &i);
 		if (r < 0)
 			return RMC_USAGE;
 		if (r > 0)
 			continue;
 		const char *v;
-		int k = rmc_opt_match(model_opts,
-				      sizeof(model_opts) / sizeof(model_opts[0]),
-				      own, argc, argv, &i, &v);
-		if (k == RMC_OPT_BAD)
-			return RMC_USAGE;
-		if (k == RMC_OPT_NOT_OURS)
-			return rmc_unknown(name, argv[i]);
-		int rc = own_opt(a, suggest, model_opts[k].name, v);
+		int rc;
+		int k = rmc_opt_own(model_opts,
+				    sizeof(model_opts) / sizeof(model_opts[0]),
+				    own, name, h, argc, argv, &i, &v, &rc);
+		if (k < 0)
+			return rc;
+		rc = own_opt(a, suggest, model_opts[k].name, v);
 		if (rc >= 0)
 			return rc;
 	}
@@ -269,20 +267,21 @@ static int by_host(const void *a, const void *b)
  * (its hostlists are sorted), which is what Slurm's order numbers. */
 static int nodes_of(const rm_map *m, rmc_inputs *in)
 {
-	size_t n = (size_t)m->nhost + m->nspare;
+	uint32_t nh = rm_map_host_count(m);
+	size_t n = (size_t)nh + rm_map_spare_count(m);
 	char **v = calloc(n ? n : 1, sizeof(char *));
 	if (!v)
 		return rmc_usage("out of memory");
 	for (size_t i = 0; i < n; i++)
-		if (!(v[i] = strdup(i < m->nhost ? m->host[i]
-						 : m->spare[i - m->nhost]))) {
+		if (!(v[i] = strdup(i < nh ? rm_map_host(m, (uint32_t)i)
+					   : rm_map_spare(m, (uint32_t)(i - nh))))) {
 			while (i)
 				free(v[--i]);
 			free(v);
 			return rmc_usage("out of memory");
 		}
 	qsort(v, n, sizeof(char *), by_host);
-	rm_hostlist_free(&in->nodes);
+	rm_hostlist_clear(&in->nodes);
 	in->nodes.host = v;
 	in->nodes.n = n;
 	return RMC_OK;
@@ -290,7 +289,7 @@ static int nodes_of(const rm_map *m, rmc_inputs *in)
 
 /* What explain prices: one map, or two side by side. */
 typedef struct priced {
-	rm_estimate est[2];
+	rm_estimate *est[2];         /* NULL: not priced */
 	const char *name[2];
 	bool two;
 } priced;
@@ -318,27 +317,27 @@ static int with_map(rmc_model_args *a, priced *p)
 		goto out;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	rm_plan_opts po = {
-		.layout = &in.layout,
-		.order = &in.order,
-		.nodes = (const char *const *)in.nodes.host,
-		.nnodes = in.nodes.n,
-		.gpus_per_node = in.gpus_per_node,
-		.fabric = in.fabric,
-		.allow_missing = o->allow_missing ||
-				 (in.have_site && in.site.allow_missing_nodes),
-		.exact = false,
-	};
+	rm_plan_options po = RM_PLAN_OPTIONS_INIT;
+	po.layout = &in.layout;
+	po.order = &in.order;
+	po.nodes = (const char *const *)in.nodes.host;
+	po.nnodes = in.nodes.n;
+	po.gpus_per_node = in.gpus_per_node;
+	po.fabric = in.fabric;
+	po.allow_missing = o->allow_missing ||
+			   (in.site && rm_site_allow_missing_nodes(in.site));
 	/* Two plans on one fabric: hash it once (it was 40 % of the work). */
 	char fd[65];
+	const char *digest = NULL;
 	if (o->baseline && !(given && o->baseline)) {
 		rm_fabric_digest(in.fabric, fd);
-		po.fabric_digest = fd;
+		digest = fd;
 	}
-	rm_plan_opts bo = po;
+	rm_plan_options bo = po;
 	bo.baseline = true;
-	if ((!(given && o->baseline) && rm_plan(&po, &plan, &e)) ||
-	    (o->baseline && rm_plan(&bo, &base, &e))) {
+	if ((!(given && o->baseline) &&
+	     rm_plan_with_digest(&po, digest, &plan, &e)) ||
+	    (o->baseline && rm_plan_with_digest(&bo, digest, &base, &e))) {
 		rc = rmc_fail(&e);
 		goto out;
 	}
@@ -352,10 +351,11 @@ static int with_map(rmc_model_args *a, priced *p)
 			rc = rmc_fail(&e);
 			goto out;
 		}
-	if (p->two && !rm_layout_equal(&col[0]->layout, &col[1]->layout)) {
+	if (p->two && !rm_layout_equal(rm_map_layout(col[0]),
+				       rm_map_layout(col[1]))) {
 		char x[128], y[128];
-		rm_layout_format(&given->layout, x, sizeof(x));
-		rm_layout_format(&(plan ? plan : base)->layout, y, sizeof(y));
+		rm_layout_format(rm_map_layout(given), x, sizeof(x));
+		rm_layout_format(rm_map_layout(plan ? plan : base), y, sizeof(y));
 		rc = rmc_usage("%s has layout %s, the %s %s: only maps of one "
 			       "layout compare", file, x, plan ? "plan" : "baseline",
 			       y);
@@ -377,7 +377,6 @@ int rmc_explain(int argc, char **argv)
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	priced p = { .name = { "plan", NULL } };
-	rm_estimate *est = &p.est[0];
 	const rmc_opts *o = &a.common;
 	if (o->map && o->assignment)
 		return rmc_usage("give one of --map, --assignment");
@@ -389,28 +388,41 @@ int rmc_explain(int argc, char **argv)
 	if (o->nodes || o->nodes_file || o->topology || o->site ||
 	    o->baseline || o->map || o->assignment) {
 		if ((rc = with_map(&a, &p)))
-			return rc;
+			goto out;
 	} else {
 		rm_layout l;
-		if (rm_layout_parse(o->layout, &l, &e))
-			return fail(&e);
+		if (rm_layout_parse(o->layout, &l, &e)) {
+			rc = fail(&e);
+			goto out;
+		}
 		uint64_t gpus = a.gpus ? a.gpus : rm_layout_world(&l);
-		if (l.dp_auto && !a.gpus)
-			return rmc_usage("--layout %s: dp=auto needs --gpus",
-					 o->layout);
+		if (l.dp_auto && !a.gpus) {
+			rc = rmc_usage("--layout %s: dp=auto needs --gpus",
+				       o->layout);
+			goto out;
+		}
 		if (rm_layout_resolve(&l, gpus, true, &e) ||
-		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, est, &e))
-			return fail(&e);
+		    rm_estimate_run(&a.model, &a.hw, &a.train, &l, &p.est[0],
+				    &e)) {
+			rc = fail(&e);
+			goto out;
+		}
 	}
 	char *text = NULL;
 	size_t len = 0;
 	if (p.two ? rm_estimate_compare_write(&a.model, &a.hw, &a.train,
-					      &p.est[0], p.name[0], &p.est[1],
+					      p.est[0], p.name[0], p.est[1],
 					      p.name[1], a.fmt, &text, &len, &e)
-		  : rm_estimate_write(&a.model, &a.hw, &a.train, est, a.fmt,
-				      &text, &len, &e))
-		return fail(&e);
+		  : rm_estimate_write(&a.model, &a.hw, &a.train, p.est[0],
+				      a.fmt, &text, &len, &e)) {
+		rc = fail(&e);
+		goto out;
+	}
 	fwrite(text, 1, len, stdout);
 	free(text);
-	return est->fits ? RMC_OK : RMC_RULE_FAILED;
+	rc = rm_estimate_fits(p.est[0]) ? RMC_OK : RMC_RULE_FAILED;
+out:
+	rm_estimate_free(p.est[0]);
+	rm_estimate_free(p.est[1]);
+	return rc;
 }

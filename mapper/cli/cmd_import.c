@@ -57,7 +57,7 @@ static const rmc_optdef opts[] = {
 };
 
 /* Every regular file of `dir` (DIR/HOST: that node's `nvidia-smi -q`). */
-static int nvidia_smi(const char *dir, const rm_import_opts *o,
+static int nvidia_smi(const char *dir, const rm_import_options *o,
 		      rm_import **im)
 {
 	struct dirent **ent = NULL;
@@ -102,13 +102,13 @@ static char *slurp_stdin(size_t *len)
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
 		if (b.len + n > RM_MAX_INPUT) {
-			rm_buf_free(&b);
+			rm_buf_clear(&b);
 			return NULL;
 		}
 		rm_buf_add(&b, chunk, n);
 	}
 	char *t = rm_buf_take(&b, len);
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	return t;
 }
 
@@ -142,19 +142,15 @@ int rmc_site_import(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *against = NULL, *nvsmi = NULL;
 	char kind = 'i';             /* ibnetdiscover, scontrol, aws, gcp, oci */
-	rm_import_opts o = { 0 };
+	rm_import_options o = RM_IMPORT_OPTIONS_INIT;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help(stdout);
-			return RMC_OK;
-		}
 		const char *v;
-		int k = rmc_opt_match(opts, sizeof(opts) / sizeof(opts[0]), 1,
-				      argc, argv, &i, &v);
-		if (k == RMC_OPT_BAD)
-			return RMC_USAGE;
-		if (k == RMC_OPT_NOT_OURS)
-			return rmc_unknown("site import", argv[i]);
+		int rc;
+		int k = rmc_opt_own(opts, sizeof(opts) / sizeof(opts[0]), 1,
+				    "site import", help, argc, argv, &i, &v,
+				    &rc);
+		if (k < 0)
+			return rc;
 		const char *name = opts[k].name;
 		uint64_t n;
 		if (!strcmp(name, "--ibnetdiscover") ||

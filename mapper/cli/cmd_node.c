@@ -72,18 +72,13 @@ int rmc_node(int argc, char **argv)
 	uint32_t ranks = 0;
 	bool timing = false;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return RMC_OK;
-		}
 		const char *v;
-		int k = rmc_opt_match(node_opts,
-				      sizeof(node_opts) / sizeof(node_opts[0]),
-				      1, argc, argv, &i, &v);
-		if (k == RMC_OPT_BAD)
-			return RMC_USAGE;
-		if (k == RMC_OPT_NOT_OURS)
-			return rmc_unknown("node", argv[i]);
+		int rc;
+		int k = rmc_opt_own(node_opts,
+				    sizeof(node_opts) / sizeof(node_opts[0]), 1,
+				    "node", usage, argc, argv, &i, &v, &rc);
+		if (k < 0)
+			return rc;
 		const char *name = node_opts[k].name;
 		if (!strcmp(name, "--hwloc-xml")) {
 			xml = v;
@@ -110,21 +105,19 @@ int rmc_node(int argc, char **argv)
 	}
 
 	rm_error err = { 0 };
-	rm_site site;
-	rm_site_init(&site);
+	rm_site *site = NULL;
 	if (site_path && rm_site_load(site_path, &site, &err)) {
 		fprintf(stderr, "rankmap node: %s\n", err.msg);
-		rm_site_free(&site);
 		return RMC_USAGE;
 	}
-	const rm_site *sp = site_path ? &site : NULL;
+	const rm_site *sp = site;
 	rm_node_hw *hw = NULL;
 	/* CPU time too: on a busy machine wall time mostly measures the
 	 * neighbours. */
 	double t0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
 	if (rm_node_load(xml, sp, &hw, &err)) {
 		fprintf(stderr, "rankmap node: %s\n", err.msg);
-		rm_site_free(&site);
+		rm_site_free(site);
 		return RMC_USAGE;
 	}
 	double t1 = now_ms(CLOCK_MONOTONIC), c1 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
@@ -162,6 +155,6 @@ int rmc_node(int argc, char **argv)
 	free(text);
 	free(tx);
 	rm_node_free(hw);
-	rm_site_free(&site);
+	rm_site_free(site);
 	return rc;
 }

@@ -160,8 +160,8 @@ static int task_rank(const rm_map *map, const rmc_opts *o, int64_t *rank)
 		return rc;
 	int64_t h = rm_map_host_index(map, host);
 	if (h < 0) {
-		for (uint32_t i = 0; i < map->nspare; i++)
-			if (!strcmp(map->spare[i], host)) {
+		for (uint32_t i = 0; i < rm_map_spare_count(map); i++)
+			if (!strcmp(rm_map_spare(map, i), host)) {
 				rmc_prefix(stderr);
 				fprintf(stderr, "%s is a spare node: its tasks "
 					"play no rank\n", host);
@@ -170,9 +170,9 @@ static int task_rank(const rm_map *map, const rmc_opts *o, int64_t *rank)
 		return rmc_usage("task host %s is not in the allocation",
 				 rm_quote(host, strlen(host), q, sizeof(q)));
 	}
-	if (local >= map->gpus_per_node)
+	if (local >= rm_map_gpus_per_node(map))
 		return rmc_usage("task local id %u: nodes have %u GPUs", local,
-				 map->gpus_per_node);
+				 rm_map_gpus_per_node(map));
 	*rank = rm_map_rank_at(map, (uint32_t)h, local);
 	if (*rank < 0) {
 		rmc_prefix(stderr);
@@ -211,18 +211,15 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	if ((rc = rmc_load_fabric(o, in)) || (rc = rmc_load_layout(o, in)) ||
 	    (rc = rmc_load_nodes(o, in, true)))
 		return rc;
-	rm_plan_opts po = {
-		.layout = &in->layout,
-		.order = &in->order,
-		.nodes = (const char *const *)in->nodes.host,
-		.nnodes = in->nodes.n,
-		.gpus_per_node = in->gpus_per_node,
-		.fabric = in->fabric,
-		.allow_missing = o->allow_missing ||
-				 (in->have_site && in->site.allow_missing_nodes),
-		.exact = false,
-		.baseline = o->baseline,
-	};
+	rm_plan_options po = RM_PLAN_OPTIONS_INIT;
+	po.layout = &in->layout;
+	po.order = &in->order;
+	po.nodes = (const char *const *)in->nodes.host;
+	po.nnodes = in->nodes.n;
+	po.gpus_per_node = in->gpus_per_node;
+	po.fabric = in->fabric;
+	po.allow_missing = o->allow_missing ||
+			   (in->site && rm_site_allow_missing_nodes(in->site));
 	rm_map *map = NULL, *base = NULL;
 	bool picture = fmt == RM_FMT_HTML || fmt == RM_FMT_SVG;
 	/* A picture puts the baseline beside the plan of the same job. */
@@ -250,8 +247,10 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	} else if (dshost) {
 		st = rm_map_write_deepspeed_hostfile(map, &text, &len, &e);
 	} else if (picture) {
-		rm_picture_opts pic = { .format = fmt, .fabric = in->fabric,
-					.baseline = base };
+		rm_picture_options pic = RM_PICTURE_OPTIONS_INIT;
+		pic.format = fmt;
+		pic.fabric = in->fabric;
+		pic.baseline = base;
 		st = rm_map_picture(map, &pic, &text, &len, &e);
 		rm_map_free(base);
 	} else if (fmt == RM_FMT_ENV) {
@@ -259,7 +258,7 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	} else {
 		st = rm_map_write(map, fmt, &text, &len, &e);
 	}
-	bool ok = map->report.must_ok;
+	bool ok = rm_report_count(rm_map_report(map), RM_REPORT_MUST_OK);
 	rm_map_free(map);
 	if (st != RM_OK)
 		return rmc_fail(&e);

@@ -70,14 +70,14 @@ static void note(report *r, bool problem, const char *fmt, ...)
 	(problem ? r->prob : r->warn)[(*n)++] = t;
 }
 
-/* "a, b, c" of up to 8 strings, "..." after. */
-static void join(char *out, size_t n, char *const *v, size_t k)
+/* The site's NIC exclusions, "a, b, c" of up to 8, "..." after. */
+static void join_excluded(char *out, size_t n, const rm_site *s)
 {
-	size_t at = 0;
+	size_t at = 0, k = rm_site_nic_exclude_count(s);
 	out[0] = '\0';
 	for (size_t i = 0; i < k && i < 8 && at < n; i++)
 		at += (size_t)snprintf(out + at, n - at, "%s%s", i ? ", " : "",
-				       v[i]);
+				       rm_site_nic_exclude(s, i));
 	if (k > 8 && at < n)
 		snprintf(out + at, n - at, ", ... (%zu)", k);
 }
@@ -97,53 +97,61 @@ static const char *enforce_name(rm_enforce e)
 static void site_settings(report *r, const rm_site *s, uint32_t gpn)
 {
 	char buf[512];
-	setting(r, "name", "%s", s->name ? s->name : "(none)");
+	const char *name = rm_site_name(s);
+	bool gpn_given = rm_site_gpus_per_node(s) != 0;
+	setting(r, "name", "%s", name ? name : "(none)");
 	setting(r, "gpus_per_node", "%u%s", gpn,
-		s->gpus_per_node ? "" : " (default: not in the site file)");
-	if (!s->gpus_per_node)
+		gpn_given ? "" : " (default: not in the site file)");
+	if (!gpn_given)
 		note(r, false, "gpus_per_node is not set: 8 is assumed");
-	setting(r, "nvlink.domain", "%s%s", nvl_name(s->nvl_kind),
-		s->nvl_given ? "" : " (default)");
-	if (s->nunits)
+	setting(r, "nvlink.domain", "%s%s", nvl_name(rm_site_nvl_kind(s)),
+		rm_site_nvl_given(s) ? "" : " (default)");
+	if (rm_site_unit_count(s))
 		setting(r, "units", "%zu rail-optimised units, %u rails",
-			s->nunits, s->rails);
+			rm_site_unit_count(s), rm_site_rails(s));
 	else
 		setting(r, "units", "none (not rail-optimised)");
 	size_t at = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < s->ntiers && at < sizeof(buf); i++) {
-		const rm_tier *t = &s->tier[i];
+	rm_tier t;
+	for (size_t i = 0; rm_site_tier(s, i, &t) && at < sizeof(buf); i++) {
 		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s %g GB/s",
-				       i ? "; " : "", t->name, t->gbytes_per_s);
-		if (t->oversubscription > 0 && at < sizeof(buf))
+				       i ? "; " : "", t.name, t.gbytes_per_s);
+		if (t.oversubscription > 0 && at < sizeof(buf))
 			at += (size_t)snprintf(buf + at, sizeof(buf) - at,
-					       " %g:1", t->oversubscription);
+					       " %g:1", t.oversubscription);
 	}
-	setting(r, "tiers", "%s", s->ntiers ? buf : "(none: the hardware's)");
+	setting(r, "tiers", "%s",
+		rm_site_tier_count(s) ? buf : "(none: the hardware's)");
+	const char *order = rm_site_order(s);
 	setting(r, "defaults.order", "%s",
-		s->order[0] ? s->order : "(none: the layout's nesting order)");
-	setting(r, "policy.enforce", "%s", enforce_name(s->enforce));
-	if (s->max_pp_crossings < 0)
+		order[0] ? order : "(none: the layout's nesting order)");
+	setting(r, "policy.enforce", "%s", enforce_name(rm_site_enforce(s)));
+	int64_t max_pp = rm_site_max_pp_crossings(s);
+	if (max_pp < 0)
 		setting(r, "policy.max_pp_crossings", "no limit");
 	else
 		setting(r, "policy.max_pp_crossings", "%lld",
-			(long long)s->max_pp_crossings);
+			(long long)max_pp);
 	setting(r, "policy.missing_nodes", "%s",
-		s->allow_missing_nodes ? "own-leaf" : "error");
-	join(buf, sizeof(buf), s->nic_exclude, s->n_nic_exclude);
-	setting(r, "nccl.exclude_nics", "%s", s->n_nic_exclude ? buf : "none");
+		rm_site_allow_missing_nodes(s) ? "own-leaf" : "error");
+	join_excluded(buf, sizeof(buf), s);
+	setting(r, "nccl.exclude_nics", "%s",
+		rm_site_nic_exclude_count(s) ? buf : "none");
 	at = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < s->n_nccl && at < sizeof(buf); i++)
+	const char *key, *val;
+	for (size_t i = 0; rm_site_nccl(s, i, &key, &val) && at < sizeof(buf);
+	     i++)
 		at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s=%s",
-				       i ? " " : "", s->nccl_key[i],
-				       s->nccl_val[i]);
-	setting(r, "nccl.env", "%s", s->n_nccl ? buf : "none");
+				       i ? " " : "", key, val);
+	setting(r, "nccl.env", "%s", rm_site_nccl_count(s) ? buf : "none");
 	setting(r, "nccl.override_user", "%s",
-		s->nccl_override_user ? "yes: the site's values win"
-				      : "no: a job's own values win");
+		rm_site_nccl_override_user(s) ? "yes: the site's values win"
+					      : "no: a job's own values win");
+	const char *xml = rm_site_hwloc_xml(s);
 	setting(r, "hwloc_xml", "%s",
-		s->hwloc_xml ? s->hwloc_xml : "(none: live hwloc on each node)");
+		xml ? xml : "(none: live hwloc on each node)");
 }
 
 static void fabric_settings(report *r, const rm_site *s, const rm_fabric *f,
@@ -173,11 +181,11 @@ static void fabric_settings(report *r, const rm_site *s, const rm_fabric *f,
 		    fi.switches)
 			first = rm_fabric_node_name(f, i);
 	if (first)
-		note(r, !s->allow_missing_nodes,
+		note(r, !rm_site_allow_missing_nodes(s),
 		     "%u node%s named in the site file but under no switch of "
 		     "the topology (first: %s)%s", fi.no_leaf,
 		     fi.no_leaf == 1 ? "" : "s", first,
-		     s->allow_missing_nodes
+		     rm_site_allow_missing_nodes(s)
 			     ? "; each gets a leaf of its own"
 			     : "; policy.missing_nodes is error, so jobs on "
 			       "them fail");
@@ -189,10 +197,11 @@ static void fabric_settings(report *r, const rm_site *s, const rm_fabric *f,
 		note(r, false, "%u node%s in no rail unit", fi.no_unit,
 		     fi.no_unit == 1 ? "" : "s");
 	/* tiers after nvlink describe switch levels, innermost first */
-	if (s->ntiers > 1 && fi.levels && s->ntiers - 1 != fi.levels)
+	size_t ntiers = rm_site_tier_count(s);
+	if (ntiers > 1 && fi.levels && ntiers - 1 != fi.levels)
 		note(r, false, "%zu network tiers after nvlink for %u switch "
 		     "levels: levels without a tier use the hardware's, extra "
-		     "tiers are unused", s->ntiers - 1, fi.levels);
+		     "tiers are unused", ntiers - 1, fi.levels);
 	char hex[65];
 	rm_fabric_digest(f, hex);
 	setting(r, "fabric sha256", "%s", hex);
@@ -243,7 +252,7 @@ static int render(report *r, const char *site, const char *topo, bool json)
 	}
 	size_t len = 0;
 	char *text = rm_buf_take(&b, &len);
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	if (!text)
 		return rmc_usage("out of memory");
 	int rc = rmc_output(NULL, text, len);
@@ -270,15 +279,15 @@ static int validate(const rmc_opts *o, rmc_inputs *in)
 	memset(&r, 0, sizeof(r));
 	rm_buf_init(&r.set);
 	rm_buf_init(&r.json);
-	site_settings(&r, &in->site, in->gpus_per_node);
+	site_settings(&r, in->site, in->gpus_per_node);
 	if (in->fabric)
-		fabric_settings(&r, &in->site, in->fabric, in->gpus_per_node);
+		fabric_settings(&r, in->site, in->fabric, in->gpus_per_node);
 	if (!in->topology)
 		note(&r, false, "no topology (the site's `topology` or "
 		     "--topology): every node hangs off one flat switch");
 	rc = render(&r, o->site, in->topology, json);
-	rm_buf_free(&r.set);
-	rm_buf_free(&r.json);
+	rm_buf_clear(&r.set);
+	rm_buf_clear(&r.json);
 	return rc;
 }
 

@@ -39,12 +39,15 @@ int rmc_suggest(int argc, char **argv)
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rm_layout around;
-	rm_suggest_opts o = { .gpus = a.gpus, .top = a.top, .max_cp = a.max_cp,
-			      .max_mb = a.max_mb,
-			      .schedules = a.schedules,
-			      .recomputes = a.recompute_given ? 0 :
-				      (1u << RM_RECOMPUTE_SELECTIVE) |
-				      (1u << RM_RECOMPUTE_FULL) };
+	rm_suggest_options o = RM_SUGGEST_OPTIONS_INIT;
+	o.gpus = a.gpus;
+	o.top = a.top;
+	o.max_cp = a.max_cp;
+	o.max_mb = a.max_mb;
+	o.schedules = a.schedules;
+	o.recomputes = a.recompute_given ? 0
+					 : (1u << RM_RECOMPUTE_SELECTIVE) |
+						   (1u << RM_RECOMPUTE_FULL);
 	/* no --around: the layout the model's authors published for this
 	 * many GPUs, where there is one (the question a user of a published
 	 * recipe asks first) */

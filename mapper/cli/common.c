@@ -133,6 +133,22 @@ int rmc_unknown(const char *cmd, const char *word)
 			 rm_quote(word, strlen(word), q, sizeof(q)), cmd);
 }
 
+int rmc_opt_own(const rmc_optdef *defs, size_t ndefs, unsigned mask,
+		const char *cmd, void (*help)(FILE *f), int argc, char **argv,
+		int *i, const char **v, int *rc)
+{
+	if (!strcmp(argv[*i], "--help") || !strcmp(argv[*i], "-h")) {
+		help(stdout);
+		*rc = RMC_OK;
+		return -1;
+	}
+	int k = rmc_opt_match(defs, ndefs, mask, argc, argv, i, v);
+	if (k >= 0)
+		return k;
+	*rc = k == RMC_OPT_BAD ? RMC_USAGE : rmc_unknown(cmd, argv[*i]);
+	return -1;
+}
+
 /* The value of a shared option into its rmc_opts member; 1 when set, -1
  * after a usage error. */
 static int set(rmc_opts *o, const rmc_optdef *d, const char *v)
@@ -210,15 +226,15 @@ int rmc_command(const char *name, unsigned mask, int argc, char **argv,
 void rmc_inputs_init(rmc_inputs *in)
 {
 	memset(in, 0, sizeof(*in));
-	rm_site_init(&in->site);
+	in->site = NULL;
 }
 
 void rmc_inputs_free(rmc_inputs *in)
 {
-	if (in->have_site)
-		rm_site_free(&in->site);
+	rm_site_free(in->site);
+	in->site = NULL;
 	rm_fabric_free(in->fabric);
-	rm_hostlist_free(&in->nodes);
+	rm_hostlist_clear(&in->nodes);
 	free(in->topology);
 	memset(in, 0, sizeof(*in));
 }
@@ -255,7 +271,7 @@ static rm_status load_topology(const rmc_opts *o, const char *path,
 			     o->partition, conf);
 	else
 		st = rm_fabric_load_slurm_topology(f, &t, e);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	return st;
 }
 
@@ -268,14 +284,15 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 			return rmc_fail(&e);
 		in->have_site = true;
 	}
-	in->gpus_per_node = o->gpus_per_node      ? o->gpus_per_node
-			    : in->site.gpus_per_node ? in->site.gpus_per_node
-						     : DEFAULT_GPUS_PER_NODE;
+	uint32_t site_gpn = in->site ? rm_site_gpus_per_node(in->site) : 0;
+	in->gpus_per_node = o->gpus_per_node ? o->gpus_per_node
+			    : site_gpn        ? site_gpn
+					      : DEFAULT_GPUS_PER_NODE;
 	if (o->topology)
 		in->topology = strdup(o->topology);
-	else if (in->have_site && in->site.topology)
-		in->topology = strdup(in->site.topology); /* already rebased */
-	if ((o->topology || (in->have_site && in->site.topology)) &&
+	else if (in->have_site && rm_site_topology(in->site))
+		in->topology = strdup(rm_site_topology(in->site)); /* already rebased */
+	if ((o->topology || (in->have_site && rm_site_topology(in->site))) &&
 	    !in->topology)
 		return rmc_usage("out of memory");
 	if (!in->topology && !in->have_site) {
@@ -285,7 +302,7 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 	if (rm_fabric_new(&in->fabric, &e) != RM_OK ||
 	    (in->topology && load_topology(o, in->topology, in->fabric, &e)) ||
 	    (in->have_site &&
-	     rm_fabric_apply_site(in->fabric, &in->site, &e) != RM_OK))
+	     rm_fabric_apply_site(in->fabric, in->site, &e) != RM_OK))
 		return rmc_fail(&e);
 	return RMC_OK;
 }
@@ -310,8 +327,8 @@ int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
 	if (rm_layout_parse(o->layout, &in->layout, &e) != RM_OK)
 		return rmc_fail(&e);
 	const char *order = o->order;
-	if (!order && in->have_site && in->site.order[0])
-		order = in->site.order;
+	if (!order && in->have_site && rm_site_order(in->site)[0])
+		order = rm_site_order(in->site);
 	if (rm_order_parse(order, &in->layout, &in->order, &e) != RM_OK)
 		return rmc_fail(&e);
 	in->nest_order = !order;
@@ -399,7 +416,7 @@ static int nodes_file(const char *path, rm_hostlist *out)
 		} else {
 			rc = append(out, &hl);
 		}
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		free(expr);
 	}
 	free(text);
@@ -434,6 +451,23 @@ int rmc_load_nodes(const rmc_opts *o, rmc_inputs *in, bool required)
 	return RMC_OK;
 }
 
+/* Write to what is already at `path` - a device (/dev/null, /dev/stdout)
+ * or a FIFO - instead of renaming a regular file over it: as root, the
+ * rename would replace /dev/null itself with a file. */
+static int output_special(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return rmc_usage("%s: %s", path, strerror(errno));
+	bool ok = fwrite(data, 1, len, f) == len;
+	int e = errno;
+	if (fclose(f) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	return ok ? RMC_OK : rmc_usage("%s: %s", path, strerror(e));
+}
+
 int rmc_output(const char *path, const char *data, size_t len)
 {
 	if (!path || !strcmp(path, "-")) {
@@ -441,6 +475,12 @@ int rmc_output(const char *path, const char *data, size_t len)
 			return rmc_usage("writing the output: %s",
 					 strerror(errno));
 		return RMC_OK;
+	}
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (S_ISDIR(sb.st_mode))
+			return rmc_usage("%s: is a directory", path);
+		return output_special(path, data, len);
 	}
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 16);

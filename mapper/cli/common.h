@@ -45,7 +45,7 @@ typedef struct rmc_opts {
 
 /* Everything the options point at, loaded and checked. */
 typedef struct rmc_inputs {
-	rm_site site;
+	rm_site *site;               /* NULL: no site file */
 	bool have_site;
 	char *topology;              /* path actually used, or NULL */
 	rm_fabric *fabric;           /* NULL: one flat switch */
@@ -81,6 +81,15 @@ int rmc_opt_match(const rmc_optdef *defs, size_t ndefs, unsigned mask,
 /* The usage error for a word no option took: "unknown option '--x' (see
  * rankmap help CMD)", or "unknown argument" when it is not an option. */
 int rmc_unknown(const char *cmd, const char *word);
+/*
+ * argv[*i] as one of a command's own options (rmc_opt_match over the defs
+ * in `mask`): returns the index of the one taken, *v its value. Else -1
+ * and *rc the command's exit code: RMC_OK after -h/--help printed
+ * help(stdout), a usage error for a bad or unknown word (naming `cmd`).
+ */
+int rmc_opt_own(const rmc_optdef *defs, size_t ndefs, unsigned mask,
+		const char *cmd, void (*help)(FILE *f), int argc, char **argv,
+		int *i, const char **v, int *rc);
 
 void rmc_opts_init(rmc_opts *o);
 /*

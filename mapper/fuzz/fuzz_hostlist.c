@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_hostlist.c - hostlist expressions from arbitrary bytes; whatever
  * parses must survive a trip through rm_hostlist_format. */
-#include "rankmap.h"
+#include "internal.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,14 +23,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (rm_hostlist_parse(f, &back, &e) != RM_OK ||
 			    back.n != hl.n)
 				abort();
-			rm_hostlist_free(&back);
+			rm_hostlist_clear(&back);
 			free(f);
 		}
 		for (size_t i = 1; i < hl.n && i < 64; i++)
 			if (rm_host_cmp(hl.host[i - 1], hl.host[i]) !=
 			    -rm_host_cmp(hl.host[i], hl.host[i - 1]))
 				abort();
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 	}
 	free(s);
 	return 0;

@@ -9,7 +9,7 @@
 #include "fuzz.h"
 
 typedef rm_status (*fuzz_importer)(const char *, size_t, const char *,
-				   const rm_import_opts *, rm_import **,
+				   const rm_import_options *, rm_import **,
 				   rm_error *);
 
 static inline int fuzz_import(const uint8_t *data, size_t size,
@@ -44,9 +44,9 @@ static inline int fuzz_import(const uint8_t *data, size_t size,
 			rm_fabric_free(f);
 		}
 		rm_site st;
-		if (rm_site_parse(part[1], n[1], "site", &st, &e))
+		if (rmi_site_parse(part[1], n[1], "site", &st, &e))
 			abort();
-		rm_site_free(&st);
+		rmi_site_clear(&st);
 		for (int p = 0; p < 4; p++)
 			free(part[p]);
 		rm_import_free(im);

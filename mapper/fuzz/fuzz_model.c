@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_model.c - model and hardware YAML from arbitrary bytes; whatever
  * parses must give a finite estimate and a report without crashing. */
-#include "rankmap.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,18 +21,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool got_h = rm_hw_parse_yaml(text, size, "fuzz.yaml", &hw, &e) == RM_OK;
 	if (!got_m && rm_model_preset("llama3-8b", &m, &e) != RM_OK)
 		abort();
-	if (!got_h && rm_hw_preset("h100-sxm-80gb", &hw, &e) != RM_OK)
+	if (!got_h && rmi_hw_preset("h100-sxm-80gb", &hw, &e) != RM_OK)
 		abort();
 	if (!got_m && !got_h)
 		return 0;
 	rm_train t;
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	t.batch_tokens = (uint64_t)m.seq_len * 8;
 	rm_layout l;
 	if (rm_layout_parse("tp=1,pp=2,dp=4", &l, &e) != RM_OK)
 		abort();
 	rm_estimate est;
-	if (rm_estimate_run(&m, &hw, &t, &l, &est, &e) == RM_OK) {
+	if (rmi_estimate_run(&m, &hw, &t, &l, &est, &e) == RM_OK) {
 		if (!isfinite(est.t_step) || !isfinite(est.mem_peak) ||
 		    est.t_step <= 0)
 			abort();

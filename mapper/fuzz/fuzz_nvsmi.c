@@ -4,7 +4,7 @@
 
 /* The importer's shape for fuzz_import: the node is called n1. */
 static rm_status one_node(const char *t, size_t n, const char *file,
-			  const rm_import_opts *o, rm_import **im, rm_error *e)
+			  const rm_import_options *o, rm_import **im, rm_error *e)
 {
 	*im = NULL;
 	rm_status st = rm_import_nvidia_smi(im, "n1", t, n, file, o, e);

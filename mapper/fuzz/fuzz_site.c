@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	rm_error err;
 	rm_site s;
-	if (rm_site_parse((const char *)data, size, "fuzz.yaml", &s, &err))
+	if (rmi_site_parse((const char *)data, size, "fuzz.yaml", &s, &err))
 		return 0;
 	rm_fabric *f = NULL;
 	if (rm_fabric_new(&f, &err) == RM_OK &&
@@ -23,6 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    RM_OK)
 		(void)rm_fabric_apply_site(f, &s, &err);
 	rm_fabric_free(f);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 	return 0;
 }

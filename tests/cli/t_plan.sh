@@ -69,6 +69,18 @@ if cmp -s map.json a.json && [ "$(stat -c %a map.json)" = 644 ]; then pass out-m
 run out-umask 0 bash -c 'umask 077; "$0" plan "$@" -o map2.json --format json' "$RANKMAP" "${P[@]}" --nodes 'n[1-8]'
 if [ "$(stat -c %a map2.json)" = 600 ]; then pass out-umask-mode; else fail out-umask-mode "$(stat -c %a map2.json)"; fi
 if ls | grep -q '\.tmp\.'; then fail no-temp-left "$(ls)"; else pass no-temp-left; fi
+# -o onto a FIFO (as onto /dev/null or /dev/stdout): written through, the
+# FIFO left in place; a rename over it, done as root on /dev/null, once
+# turned the host's /dev/null into a regular file.
+mkfifo fifo
+cat fifo >fifo.out &
+run out-fifo 0 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format json -o fifo
+wait
+if [ -p fifo ] && cmp -s fifo.out a.json; then pass out-fifo-kept; else
+	fail out-fifo-kept "$(ls -l fifo) $(wc -c <fifo.out) bytes"; fi
+mkdir outdir
+run out-dir 2 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' -o outdir
+has out-dir-says "$ERR" 'outdir: is a directory'
 
 # env --rank N: the variables of task N agree with the map.
 run env-rank 0 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --rank 13

@@ -32,7 +32,7 @@ int main(void)
 	mod_row tt[8];
 	size_t nt = mod_read("tests/model/torchtitan_a100_fsdp.tsv", tt, 8);
 	rm_hw hw;
-	if (!nk || !nn || rm_hw_preset("a100-sxm-80gb", &hw, NULL))
+	if (!nk || !nn || rmi_hw_preset("a100-sxm-80gb", &hw, NULL))
 		return 1;
 	char v[6][32];
 	const char *set[] = { "gemm_eff", v[0], "gemm_dim0", v[1], "attn_eff",

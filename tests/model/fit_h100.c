@@ -40,7 +40,7 @@ int main(void)
 	static mod_row rows[NF][32];
 	size_t n[NF];
 	rm_hw hw;
-	if (rm_hw_preset("h100-sxm-80gb", &hw, NULL))
+	if (rmi_hw_preset("h100-sxm-80gb", &hw, NULL))
 		return 1;
 	for (size_t f = 0; f < NF; f++)
 		if (!(n[f] = mod_read(files[f], rows[f], 32)))

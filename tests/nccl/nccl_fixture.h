@@ -76,10 +76,11 @@ static inline bool fx_make(fx_map *fx, const char *layout, const char *order,
 		     !rm_fabric_parse_topology(f, topology, strlen(topology),
 					       "test.conf", &e);
 	if (ok) {
-		rm_plan_opts po = { .layout = &l, .order = order ? &o : NULL,
-				    .nodes = (const char *const *)hl.host,
-				    .nnodes = hl.n, .gpus_per_node = gpn,
-				    .fabric = f };
+		rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+				       .layout = &l, .order = order ? &o : NULL,
+				       .nodes = (const char *const *)hl.host,
+				       .nnodes = hl.n, .gpus_per_node = gpn,
+				       .fabric = f };
 		ok = !rm_plan(&po, &planned, &e) &&
 		     !rm_map_write(planned, RM_FMT_JSON, &fx->json, &fx->len,
 				   &e);
@@ -100,7 +101,7 @@ static inline bool fx_make(fx_map *fx, const char *layout, const char *order,
 		printf("  fixture %s: %s\n", layout, e.msg);
 	rm_map_free(planned);
 	rm_fabric_free(f);
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return ok;
 }
 

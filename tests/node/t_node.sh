@@ -143,7 +143,7 @@ else
 		[psmgmt-topo.mel2001.xml]=4 [mpibind-coral-lassen.xml]=4
 		[mpibind-coral-lassen-hwloc1.xml]=4 [mpibind-g4dnmetal.xml]=8
 		[mpibind-cts1-pascal.xml]=2 [model-dgx-h100.xml]=8
-		[aws-p5en-h200.reconstructed.xml]=8
+		[aws-p5en-h200.reconstructed.xml]=8 [h200-vm-lstopo.xml]=1
 	)
 	for f in "$REAL"/*.xml; do
 		b=${f##*/}

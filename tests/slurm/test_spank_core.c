@@ -461,7 +461,7 @@ static void task_env(void)
 	nccl.key = k, nccl.val = v, nccl.n = 1;
 	bool seen[32] = { false };
 	rms_task_ids ids = { .jobid = 12345, .stepid = 2 };
-	for (uint32_t h = 0; h < p.map->nhost; h++)
+	for (uint32_t h = 0; h < rm_map_host_count(p.map); h++)
 		for (uint32_t lr = 0; lr < 8; lr++) {
 			rms_envset e = { 0 };
 			CHECK(rms_task_env(&p, h, lr, &ids, "/x/map.json",
@@ -526,7 +526,7 @@ static void expert_env(void)
 	CHECK(plan("tp=2,ep=2,dp=16", NULL, "8(x4)", 32, -1, NULL, &p, err));
 	rms_task_ids ids = { .jobid = 1 };
 	int seen = 0;
-	for (uint32_t h = 0; h < p.map->nhost; h++)
+	for (uint32_t h = 0; h < rm_map_host_count(p.map); h++)
 		for (uint32_t lr = 0; lr < 8; lr++) {
 			rms_envset e = { 0 };
 			CHECK(rms_task_env(&p, h, lr, &ids, NULL, NULL, false,

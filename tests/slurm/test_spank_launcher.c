@@ -3,6 +3,7 @@
  * when a step is one launcher per node, which maps torchrun can number,
  * and the launcher's variables. The real torchrun runs in t_launchers.sh. */
 #include "rms.h"
+#include "internal.h"        /* rmi_site_*: a site without a file */
 #include "test.h"
 
 #include <stdio.h>
@@ -42,10 +43,10 @@ static void which_steps(void)
 	CHECK(rm_layout_parse("tp=2,dp=auto", &l, &e) == RM_OK);
 	CHECK_INT(rms_per_node_nproc(&l, NULL, 1, 2), 0);
 	rm_site site;
-	rm_site_init(&site);
+	rmi_site_init(&site);
 	site.gpus_per_node = 8;
 	CHECK_INT(rms_per_node_nproc(&l, &site, 1, 2), 8);
-	rm_site_free(&site);
+	rmi_site_clear(&site);
 	CHECK_INT(rms_visible_count(NULL), 0);
 	CHECK_INT(rms_visible_count(""), 0);
 	CHECK_INT(rms_visible_count("3"), 1);
@@ -59,7 +60,7 @@ static void launcher_env(void)
 	/* pp-tp-dp numbers a node together, rank 1 on GPU 2 */
 	CHECK(plan("tp=2,pp=2,dp=2", "pp-tp-dp", "1(x2)", 2, &p, err));
 	CHECK_INT(p.nproc, 4);
-	CHECK_INT(p.map->world, 8);
+	CHECK_INT(rm_map_world(p.map), 8);
 	int64_t h = rm_map_host_index(p.map, "n2");
 	CHECK(h >= 0);
 	rms_task_ids ids = { .jobid = 7, .stepid = 0, .visible = "4,5,6,7" };

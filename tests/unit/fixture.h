@@ -28,7 +28,7 @@ static inline rm_status fixture_units(rm_fabric *f, uint32_t gpn, char **name,
 				      char **nodes, size_t n, rm_error *e)
 {
 	rm_site s;
-	rm_site_init(&s);
+	rmi_site_init(&s);
 	s.gpus_per_node = gpn;
 	s.unit_name = name;
 	s.unit_nodes = nodes;
@@ -42,7 +42,7 @@ static inline rm_status fixture_groups(rm_fabric *f, uint32_t gpn,
 				       char **groups, size_t n, rm_error *e)
 {
 	rm_site s;
-	rm_site_init(&s);
+	rmi_site_init(&s);
 	s.gpus_per_node = gpn;
 	s.nvl_kind = RM_NVL_GROUPS;
 	s.nvl_groups = groups;

@@ -60,4 +60,35 @@ RMI_HIDDEN int64_t rmi_fabric_add_switch(rm_fabric *f, const char *name);
 RMI_HIDDEN int64_t rmi_fabric_find_switch(const rm_fabric *f,
 					  const char *name);
 
+/* Left the public header with ABI 1: programs load a fabric through
+ * rm_slurm_topology_find and rm_fabric_load_slurm_topology. */
+
+/* Slurm topology.conf (topology/tree and topology/block). */
+rm_status rm_fabric_load_topology(rm_fabric *f, const char *path,
+				  rm_error *err);
+rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
+				   const char *name, rm_error *err);
+/* Slurm 25.05+ topology.yaml (tree, block and flat topologies): the one
+ * named `name`, or with NULL the one slurmctld gives a partition without
+ * Topology= (the first with cluster_default: true, else the first). Every
+ * tree and block topology in the file is checked, as slurmctld builds
+ * them all; a chosen topology/ring or topology/torus3d is refused. */
+rm_status rm_fabric_load_topology_yaml(rm_fabric *f, const char *path,
+				       const char *name, rm_error *err);
+rm_status rm_fabric_parse_topology_yaml(rm_fabric *f, const char *text,
+					size_t len, const char *file,
+					const char *name, rm_error *err);
+bool rm_fabric_is_flat(const rm_fabric *f);
+
+/* The site as a value in the caller's memory (site.c): the library and
+ * its white-box tests; rm_site_load and rm_site_free wrap them for
+ * programs. rmi_site_clear frees what the site holds and empties it. */
+RMI_HIDDEN void rmi_site_init(rm_site *s);
+RMI_HIDDEN rm_status rmi_site_load(const char *path, rm_site *out,
+				   rm_error *err);
+RMI_HIDDEN rm_status rmi_site_parse(const char *text, size_t len,
+				    const char *name, rm_site *out,
+				    rm_error *err);
+RMI_HIDDEN void rmi_site_clear(rm_site *s);
+
 #endif /* RANKMAP_FABRIC_INT_H */

@@ -16,7 +16,7 @@ rm_status rmi_site_oom(ctx *c)
 	return rmi_err(c->err, RM_ENOMEM, "%s: out of memory", c->file);
 }
 
-void rm_site_init(rm_site *s)
+void rmi_site_init(rm_site *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->nvl_kind = RM_NVL_NODE;
@@ -24,7 +24,7 @@ void rm_site_init(rm_site *s)
 	s->max_pp_crossings = -1;
 }
 
-void rm_site_free(rm_site *s)
+void rmi_site_clear(rm_site *s)
 {
 	if (!s)
 		return;
@@ -38,7 +38,7 @@ void rm_site_free(rm_site *s)
 	rmi_strv_free(s->nccl_key, s->n_nccl);
 	rmi_strv_free(s->nccl_val, s->n_nccl);
 	free(s->hwloc_xml);
-	rm_site_init(s);
+	rmi_site_init(s);
 }
 
 /* A text value: a scalar without control bytes, 1..max bytes. */
@@ -343,12 +343,12 @@ static rm_status parse_root(ctx *c, const rmi_ynode *root)
 	return RM_OK;
 }
 
-rm_status rm_site_parse(const char *text_in, size_t len, const char *name,
+rm_status rmi_site_parse(const char *text_in, size_t len, const char *name,
 			rm_site *out, rm_error *err)
 {
 	if (!out)
 		return rmi_err(err, RM_EINPUT, "rm_site_parse: no output given");
-	rm_site_init(out);
+	rmi_site_init(out);
 	const char *file = name ? name : "<site>";
 	if (!text_in)
 		return rmi_err_at(err, RM_EINPUT, file, 0, 0, "no text given");
@@ -362,7 +362,7 @@ rm_status rm_site_parse(const char *text_in, size_t len, const char *name,
 	if (!st && !(out->path = strdup(file)))
 		st = rmi_site_oom(&c);
 	if (st)
-		rm_site_free(out);
+		rmi_site_clear(out);
 	return st;
 }
 
@@ -407,18 +407,18 @@ static rm_status rebase(const char *site_path, char **p, rm_error *err)
 static rm_status parse_site(void *s, const char *text, size_t len,
 			    const char *file, rm_error *err)
 {
-	return rm_site_parse(text, len, file, s, err);
+	return rmi_site_parse(text, len, file, s, err);
 }
 
-rm_status rm_site_load(const char *path, rm_site *out, rm_error *err)
+rm_status rmi_site_load(const char *path, rm_site *out, rm_error *err)
 {
 	if (!out || !path)
 		return rmi_err(err, RM_EINPUT, "rm_site_load: no %s given",
 			       out ? "path" : "output");
-	rm_site_init(out);
+	rmi_site_init(out);
 	rm_status st = rmi_parse_file(path, parse_site, out, err);
 	if (!st && ((st = rebase(path, &out->topology, err)) ||
 		    (st = rebase(path, &out->hwloc_xml, err))))
-		rm_site_free(out);
+		rmi_site_clear(out);
 	return st;
 }

@@ -71,7 +71,7 @@ static rm_status assign(rm_fabric *f, const char *file, const char *label,
 		}
 		*slot = idx;
 	}
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return st;
 }
 

@@ -78,7 +78,7 @@ static rm_status check_disjoint(ctx *c, const char *what, const char *label,
 	}
 	free(o);
 	for (size_t i = 0; i < n; i++)
-		rm_hostlist_free(&hl[i]);
+		rm_hostlist_clear(&hl[i]);
 	free(hl);
 	return st;
 }
@@ -167,7 +167,7 @@ rm_status rmi_site_nvlink(ctx *c, const rmi_ynode *m)
 		if (rm_hostlist_parse(s->nvl_groups[i], &hl, NULL))
 			return rmi_site_oom(c);
 		uint64_t g = (uint64_t)hl.n * s->gpus_per_node;
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		if (g > s->nvl_domain_gpus)
 			return rmi_site_bad(
 				c, groups->item[i],

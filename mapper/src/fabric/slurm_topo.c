@@ -131,7 +131,7 @@ bool rm_topology_is_yaml(const char *path)
 	return path && (has_suffix(path, ".yaml") || has_suffix(path, ".yml"));
 }
 
-void rm_slurm_topology_free(rm_slurm_topology *t)
+void rm_slurm_topology_clear(rm_slurm_topology *t)
 {
 	if (!t)
 		return;
@@ -193,7 +193,7 @@ rm_status rm_slurm_topology_find(const char *slurm_conf, const char *partition,
 	if (out->yaml && s.topo[0])
 		out->name = rmi_dup_or_null(s.topo, &oom);
 	if (oom) {
-		rm_slurm_topology_free(out);
+		rm_slurm_topology_clear(out);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	/* With topology.yaml slurmctld ignores TopologyPlugin=. */
@@ -204,7 +204,7 @@ rm_status rm_slurm_topology_find(const char *slurm_conf, const char *partition,
 			err, RM_EINPUT,
 			"%s: TopologyPlugin=%.64s: rankmap cannot place on %.64s; it supports topology/tree, topology/block and topology/flat",
 			slurm_conf, pl, pl);
-		rm_slurm_topology_free(out);
+		rm_slurm_topology_clear(out);
 		return st;
 	}
 	return RM_OK;

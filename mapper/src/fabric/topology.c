@@ -105,7 +105,7 @@ static rm_status add_nodes(ctx *c, const rmi_topo_tok *t, int32_t sw,
 	if (st)
 		return st;
 	if (f->nnode + hl.n > TOPO_MAX_NODES) {
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		return rmi_topo_at(c, t->line, t->vc,
 				   "more than %u nodes in one topology",
 				   TOPO_MAX_NODES);
@@ -144,7 +144,7 @@ static rm_status add_nodes(ctx *c, const rmi_topo_tok *t, int32_t sw,
 			*slot = mine;
 		}
 	}
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return st;
 }
 

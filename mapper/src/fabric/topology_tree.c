@@ -74,7 +74,7 @@ static rm_status link_one(ctx *c, const rmi_topo_link *t)
 				   "%s: %s", c->w->switches, e.msg);
 	int32_t *kids = malloc((hl.n ? hl.n : 1) * sizeof(*kids));
 	if (!kids) {
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		return rmi_topo_oom(c);
 	}
 	for (size_t i = 0; i < hl.n; i++) {
@@ -92,7 +92,7 @@ static rm_status link_one(ctx *c, const rmi_topo_link *t)
 		f->sw[t->sw].child = kids;
 		f->sw[t->sw].nchild = (uint32_t)hl.n;
 	}
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return st;
 }
 

@@ -509,7 +509,7 @@ static rm_status level0(wctx *w, lv0 *z)
 			else
 				rm_buf_printf(&b, " %s", rl[j].name);
 		im->sw[t].stands_for = rm_buf_take(&b, NULL);
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 		rmi_unit *u = realloc(im->unit, (im->nunit + 1) * sizeof(*u));
 		if (!u || !im->sw[t].stands_for)
 			return oom(w);
@@ -681,7 +681,7 @@ static rm_status upper(wctx *w, const lv0 *z, const uint32_t *first,
 				if (shown > 12)
 					rm_buf_puts(&b, " ...");
 				im->sw[t].stands_for = rm_buf_take(&b, NULL);
-				rm_buf_free(&b);
+				rm_buf_clear(&b);
 				if (!im->sw[t].stands_for)
 					goto nomem;
 			}
@@ -841,7 +841,7 @@ rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g, rm_error *err)
 	for (size_t i = 0; i < g->nnode; i++)
 		nsw += g->node[i].type == RMI_IB_SWITCH;
 	if (!nsw) {
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		return rmi_err(err, RM_EINPUT, "%s: no switch in the capture "
 			       "(%zu CA%s, %zu links): nothing to build a "
 			       "topology from", g->file, g->nnode,
@@ -889,7 +889,7 @@ rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g, rm_error *err)
 			}
 	report(&w, &t, nhost, top);
 out:
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	free(first);
 	free(adj);
 	free(hfirst);

@@ -230,9 +230,9 @@ void rm_import_free(rm_import *im)
 	rmi_strv_free(im->nvl_host, im->nnvl);
 	rmi_strv_free(im->nvl_key, im->nnvl);
 	free(im->nvl_gpus);
-	rm_buf_free(&im->found);
-	rm_buf_free(&im->unplaced);
-	rm_buf_free(&im->assumed);
+	rm_buf_clear(&im->found);
+	rm_buf_clear(&im->unplaced);
+	rm_buf_clear(&im->assumed);
 	free(im->source);
 	free(im->o_hosts);
 	free(im->o_name);
@@ -240,9 +240,18 @@ void rm_import_free(rm_import *im)
 	free(im);
 }
 
-rm_status rmi_import_start(const char *file, const rm_import_opts *o,
+rm_status rmi_import_start(const char *file, const rm_import_options *o,
 			   rm_import **out, rm_error *err)
 {
+	static const size_t sizes[] = { [1] = sizeof(rm_import_options) };
+	rm_import_options full = RM_IMPORT_OPTIONS_INIT;
+	if (o) {
+		rm_status st = rmi_versioned(o, sizes, 2, &full,
+					     "rm_import_options", err);
+		if (st)
+			return st;
+		o = &full;
+	}
 	rm_import *im = calloc(1, sizeof(*im));
 	if (!im)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
@@ -266,7 +275,7 @@ rm_status rmi_import_start(const char *file, const rm_import_opts *o,
 }
 
 rm_status rm_import_ibnetdiscover(const char *text, size_t len,
-				  const char *file, const rm_import_opts *o,
+				  const char *file, const rm_import_options *o,
 				  rm_import **out, rm_error *err)
 {
 	*out = NULL;
@@ -366,7 +375,7 @@ static rm_status readback(rm_import *im, rm_error *err)
 typedef rm_status (*tree_fn)(rm_import *, const char *, size_t, rm_error *);
 
 static rm_status tree_import(const char *text, size_t len, const char *file,
-			     const rm_import_opts *o, const char *format,
+			     const rm_import_options *o, const char *format,
 			     tree_fn build, rm_import **out, rm_error *err)
 {
 	*out = NULL;
@@ -387,7 +396,7 @@ static rm_status tree_import(const char *text, size_t len, const char *file,
 }
 
 rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
-			     const rm_import_opts *o, rm_import **out,
+			     const rm_import_options *o, rm_import **out,
 			     rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(scontrol)", o,
@@ -396,7 +405,7 @@ rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 }
 
 rm_status rm_import_aws(const char *text, size_t len, const char *file,
-			const rm_import_opts *o, rm_import **out, rm_error *err)
+			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(aws)", o,
 			   "aws ec2 describe-instance-topology", rmi_aws_build,
@@ -404,7 +413,7 @@ rm_status rm_import_aws(const char *text, size_t len, const char *file,
 }
 
 rm_status rm_import_gcp(const char *text, size_t len, const char *file,
-			const rm_import_opts *o, rm_import **out, rm_error *err)
+			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(gcp)", o,
 			   "gcloud compute instances list", rmi_gcp_build, out,
@@ -412,7 +421,7 @@ rm_status rm_import_gcp(const char *text, size_t len, const char *file,
 }
 
 rm_status rm_import_oci(const char *text, size_t len, const char *file,
-			const rm_import_opts *o, rm_import **out, rm_error *err)
+			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(oci)", o,
 			   "OCI rdmaTopologyData", rmi_oci_build, out, err);

@@ -160,7 +160,7 @@ rm_status rm_import_against(const rm_import *im, const char *path,
 	}
 	if (!st && !(*out = rm_buf_take(&b, NULL)))
 		st = rmi_err(err, RM_ENOMEM, "out of memory");
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	free(topo);
 	rm_fabric_free(hand);
 	rm_fabric_free(imp);

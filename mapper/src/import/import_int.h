@@ -93,7 +93,7 @@ struct rm_import {
 	bool nvl_blocks;             /* groups are a provider's blocks */
 	const char *nvl_what;        /* their key, for the report */
 	size_t nnvl, nvl_cap;
-	rm_import_opts opts;         /* strings copied */
+	rm_import_options opts;         /* strings copied */
 	char *o_hosts, *o_name, *o_topology;
 };
 
@@ -113,7 +113,7 @@ RMI_HIDDEN rm_status rmi_oci_build(rm_import *im, const char *text,
 				   size_t len, rm_error *err);
 /* import.c */
 RMI_HIDDEN rm_status rmi_import_start(const char *file,
-				      const rm_import_opts *o,
+				      const rm_import_options *o,
 				      rm_import **out, rm_error *err);
 RMI_HIDDEN bool rmi_import_add_nvl(rm_import *im, const char *host,
 				   const char *key, uint32_t gpus);

@@ -238,7 +238,7 @@ rm_status rm_import_write(const rm_import *im, rm_import_part part,
 		report(im, &b);
 	size_t n = 0;
 	char *t = rm_buf_take(&b, &n);
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	if (!ok || !t) {
 		free(t);
 		return rmi_err(err, RM_ENOMEM, "out of memory writing the "

@@ -63,7 +63,7 @@ static bool span_is(const char *s, size_t b, size_t e, const char *w)
 
 rm_status rm_import_nvidia_smi(rm_import **imp, const char *host,
 			       const char *text, size_t len, const char *file,
-			       const rm_import_opts *o, rm_error *err)
+			       const rm_import_options *o, rm_error *err)
 {
 	if (!hostname_ok(host))
 		return rmi_err(err, RM_EINPUT, "%s: %s is not a host name "

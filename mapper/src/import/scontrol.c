@@ -143,7 +143,7 @@ static rm_status one(rm_import *im, const char *s, size_t n,
 			for (size_t i = 0; i < hl.n && !st; i++)
 				if (!rmi_import_add_host(&im->sw[t], hl.host[i]))
 					st = rmi_err(err, RM_ENOMEM, "out of memory");
-			rm_hostlist_free(&hl);
+			rm_hostlist_clear(&hl);
 		}
 	}
 	*sl = (sline){ .sw = t, .kids = st ? NULL : kids, .line = ln };
@@ -178,7 +178,7 @@ static rm_status link_kids(rm_import *im, const sline *sl, rm_error *err)
 		else
 			im->sw[k].parent = (int32_t)sl->sw;
 	}
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return st;
 }
 

@@ -184,7 +184,7 @@ static void generate(const gen *g, unsigned mask, rm_groups *out)
 	}
 }
 
-void rm_groups_free(rm_groups *g)
+void rm_groups_clear(rm_groups *g)
 {
 	if (!g)
 		return;
@@ -244,7 +244,7 @@ rm_status rm_layout_groups(const rm_layout *l, const rm_order *o,
 	out->group_of = malloc(world * sizeof(uint32_t));
 	out->index_of = malloc(world * sizeof(uint32_t));
 	if (!out->rank || !out->group_of || !out->index_of) {
-		rm_groups_free(out);
+		rm_groups_clear(out);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	generate(g, kinds[kind].mask, out);

@@ -58,4 +58,17 @@ RMI_HIDDEN rm_status rmi_short_text(const char *what, size_t max,
 RMI_HIDDEN bool rmi_next_field(const char *t, size_t n, const char *seps,
 			       size_t *pos, const char **f, size_t *len);
 
+/* Left the public header with ABI 1 (no program needs them); the library and
+ * its white-box tests use them. */
+void rm_order_from_nest(const rm_layout *l, rm_order *out);
+
+/* Kind for a name (case-insensitive; "mp" = "tp-pp"), or -1. */
+int rm_group_kind_from_name(const char *s);
+/* Layout resolved; the order as rm_order_parse returns it. */
+rm_status rm_layout_groups(const rm_layout *l, const rm_order *o,
+			   rm_group_kind kind, rm_groups *out, rm_error *err);
+/* Coordinates of a rank (rm_rank_encode's inverse). */
+void rm_rank_decode(const rm_layout *l, const rm_order *o, uint32_t rank,
+		    uint32_t coord[RM_NAXES]);
+
 #endif /* RANKMAP_LAYOUT_INT_H */

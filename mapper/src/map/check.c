@@ -390,7 +390,7 @@ static rm_status score_ep(ck *c, rm_report *rep, rm_error *err)
 			span_add(c, &sp, g.rank[(uint64_t)k * g.size + i]);
 		span_end(&sp);
 	}
-	rm_groups_free(&g);
+	rm_groups_clear(&g);
 	span_put(&sp, &rep->ep_groups, &rep->ep_leaves_max,
 		 &rep->ep_leaves_mean, &rep->ep_tops_max, &rep->ep_tops_mean);
 	return RM_OK;

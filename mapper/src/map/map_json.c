@@ -276,7 +276,7 @@ typedef struct host_parts {
 
 static void parts_free(host_parts *hp)
 {
-	rm_buf_free(&hp->text);
+	rm_buf_clear(&hp->text);
 	free(hp->mid);
 	free(hp->tail);
 }
@@ -390,7 +390,7 @@ static rm_status groups_kind(em *e, const rm_map *m, rm_group_kind k,
 	if (st)
 		return st;
 	if (!list_begin(e, rm_group_kind_name(k), g.ngroups)) {
-		rm_groups_free(&g);
+		rm_groups_clear(&g);
 		return RM_OK;
 	}
 	const char *sep = e->yaml ? ", " : ",";
@@ -414,7 +414,7 @@ static rm_status groups_kind(em *e, const rm_map *m, rm_group_kind k,
 		item_end(e);
 	}
 	list_end(e);
-	rm_groups_free(&g);
+	rm_groups_clear(&g);
 	return RM_OK;
 }
 

@@ -419,7 +419,7 @@ static rm_status group_list(rd *r, const rmi_ynode *k, const rmi_ynode *v,
 		}
 	}
 out:
-	rm_groups_free(&g);
+	rm_groups_clear(&g);
 	return st;
 }
 

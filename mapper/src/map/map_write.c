@@ -112,12 +112,12 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
 	rm_buf_init(&json);
 	rm_status st = rmi_map_json(m, false, &json, err);
 	if (st != RM_OK) {
-		rm_buf_free(&json);
+		rm_buf_clear(&json);
 		return st;
 	}
 	char digest[65], text[256], name[64];
 	rm_sha256_hex(json.data, json.len, digest);
-	rm_buf_free(&json);
+	rm_buf_clear(&json);
 	rm_group_kind kind[RMI_MAX_KINDS];
 	rmi_coord co[RMI_MAX_KINDS];
 	unsigned nk = rmi_map_kinds(&m->layout, kind);
@@ -183,7 +183,7 @@ rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
 	rm_buf_init(&b);
 	for (uint32_t r = 0; r < m->world; r++) {
 		if (m->rank[r].node >= m->nhost) {
-			rm_buf_free(&b);
+			rm_buf_clear(&b);
 			return rmi_err(err, RM_EINPUT,
 				       "rank %u sits on node index %u, but "
 				       "the map has %u nodes", r,
@@ -194,7 +194,7 @@ rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
 	}
 	if (!b.oom && (*out = rm_buf_take(&b, len)))
 		return RM_OK;
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
 }
 
@@ -220,7 +220,7 @@ rm_status rm_map_write_deepspeed_hostfile(const rm_map *m, char **out,
 		uint32_t h = m->rank[r].node, n = 0;
 		for (; r + n < m->world && m->rank[r + n].node == h; n++)
 			if (m->rank[r + n].local_gpu != n) {
-				rm_buf_free(&b);
+				rm_buf_clear(&b);
 				return rmi_err(err, RM_EINPUT,
 					       "rank %u plays GPU %u of %s, but "
 					       "DeepSpeed gives it GPU %u (a "
@@ -232,7 +232,7 @@ rm_status rm_map_write_deepspeed_hostfile(const rm_map *m, char **out,
 			}
 		for (uint32_t q = r + n; q < m->world; q++)
 			if (m->rank[q].node == h) {
-				rm_buf_free(&b);
+				rm_buf_clear(&b);
 				return rmi_err(err, RM_EINPUT,
 					       "%s holds ranks %u and %u but not "
 					       "those between: DeepSpeed numbers "
@@ -246,7 +246,7 @@ rm_status rm_map_write_deepspeed_hostfile(const rm_map *m, char **out,
 	}
 	if (!b.oom && (*out = rm_buf_take(&b, len)))
 		return RM_OK;
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	return rmi_err(err, RM_ENOMEM, "out of memory writing the hostfile");
 }
 
@@ -330,7 +330,7 @@ static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
 	if (st == RM_OK && b.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory writing the map");
 	if (st != RM_OK) {
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 		return st;
 	}
 	*out = rm_buf_take(&b, len);

@@ -73,4 +73,17 @@ RMI_HIDDEN rm_status rmi_map_stream_text(const char *text, size_t len,
 
 
 
+/* Two reports side by side for people, columns headed name_a and name_c
+ * (map_text.c; rm_report_compare_priced_text without the prices). */
+void rm_report_compare_text(rm_buf *b, const rm_report *a,
+			    const char *name_a, const rm_report *c,
+			    const char *name_c);
+
+/* rm_plan on options this library's version (plan_api.c upgrades a
+ * caller's), with the fabric's digest when the caller has it: place/'s
+ * placement, scored by rm_check (plan.c). */
+RMI_HIDDEN rm_status rmi_plan(const rm_plan_options *opts,
+			      const char *fabric_digest, rm_map **out,
+			      rm_error *err);
+
 #endif

@@ -10,7 +10,8 @@
 
 #include <stdlib.h>
 
-rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
+rm_status rmi_plan(const rm_plan_options *opts, const char *fabric_digest,
+		   rm_map **out, rm_error *err)
 {
 	if (out)
 		*out = NULL;
@@ -19,7 +20,7 @@ rm_status rm_plan(const rm_plan_opts *opts, rm_map **out, rm_error *err)
 	rm_map *m = calloc(1, sizeof(*m));
 	if (!m)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	rm_status st = rmi_place(opts, m, err);
+	rm_status st = rmi_place(opts, fabric_digest, m, err);
 	if (!st)
 		st = rm_check(m, opts->fabric, err);
 	if (st) {

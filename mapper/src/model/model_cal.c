@@ -39,7 +39,7 @@ static double misfit(const rm_hw *hw, const rm_cal_step *steps, size_t ns,
 		t.gemm_dim0 = -1;    /* (0 is a value of its own) */
 		rm_estimate e;
 		rm_error e2;
-		if (rm_estimate_run(&steps[i].model, hw, &t, &steps[i].layout, &e,
+		if (rmi_estimate_run(&steps[i].model, hw, &t, &steps[i].layout, &e,
 				    &e2)) {
 			rmi_err(err, RM_EINPUT, "%s: %s", steps[i].what, e2.msg);
 			return -1;

@@ -165,7 +165,7 @@ static rm_status megatron_run(const meg_arg *a, size_t na, const char *f,
 		vpp = L / (pp * lpv);
 	char b[64];
 	rm_train *t = &out->train;
-	rm_train_init(t);
+	rm_train_init(t, RM_TRAIN_VERSION);
 	const char *rg = arg_get(a, na, "recompute_granularity");
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)gbs * seq);
 	st = rm_train_set(t, "batch", b, err);
@@ -269,6 +269,7 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 				const rm_layout *l, rm_cal_step *out,
 				rm_error *err)
 {
+	RMI_TRAIN_ARG(t, err);
 	memset(out, 0, sizeof(*out));
 	const char *f = file ? file : "<torchtitan log>";
 	double *tps = calloc(MAX_ITER, sizeof(*tps));

@@ -78,7 +78,7 @@ static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
 	rm_buf_init(&pay);
 	if (costlier(&pay, f, s) && pay.data)
 		rm_buf_printf(b, "; the %s trades %s for it", fast, pay.data);
-	rm_buf_free(&pay);
+	rm_buf_clear(&pay);
 }
 
 void rm_estimate_compare_verdict(rm_buf *b, const rm_estimate *a,
@@ -202,7 +202,7 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	verdict(&v, a, na, e, nb, c);
 	rm_buf_json_str(b, v.data);
 	b->oom |= v.oom;
-	rm_buf_free(&v);
+	rm_buf_clear(&v);
 	rm_buf_puts(b, "}\n");
 }
 
@@ -212,6 +212,8 @@ rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
 				    const char *name_b, rm_format fmt,
 				    char **out, size_t *len, rm_error *err)
 {
+	RMI_TRAIN_ARG(t, err);
+	RMI_MODEL_HW_ARG(m, hw, err);
 	(void)t;
 	*out = NULL;
 	if (!rm_layout_equal(&a->layout, &e->layout) || a->gpus != e->gpus)
@@ -228,10 +230,7 @@ rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
 	else
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "explain writes text or json only");
-	if (b.oom) {
-		rm_buf_free(&b);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	}
+	/* NULL (the buffer freed) when it ran out of memory */
 	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

@@ -325,7 +325,7 @@ bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		rmi_err(xe, RM_EINPUT, "more chunks than layers per stage");
 		return true;
 	}
-	if (rm_estimate_run(m, hw, &v, &e->layout, x, xe))
+	if (rmi_estimate_run(m, hw, &v, &e->layout, x, xe))
 		return true;
 	/* keep the links of the estimate shown (a planned map's) */
 	for (int a = 0; a < RM_NAXES; a++)
@@ -453,7 +453,7 @@ static void put_order(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		s.nest[pos[k]] = a1;
 		s.nest[pos[k + 1]] = a0;
 		rm_estimate x;
-		if (rm_estimate_run(m, hw, t, &s, &x, NULL))
+		if (rmi_estimate_run(m, hw, t, &s, &x, NULL))
 			continue;
 		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
 			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
@@ -472,6 +472,8 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 			    rm_format fmt, char **out, size_t *len,
 			    rm_error *err)
 {
+	RMI_TRAIN_ARG(t, err);
+	RMI_MODEL_HW_ARG(m, hw, err);
 	rm_buf b;
 	rm_buf_init(&b);
 	*out = NULL;
@@ -495,10 +497,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 		return rmi_err(err, RM_EUNSUPPORTED,
 			       "explain writes text or json only");
 	}
-	if (b.oom) {
-		rm_buf_free(&b);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	}
+	/* NULL (the buffer freed) when it ran out of memory */
 	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

@@ -189,7 +189,7 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_layout sw = *l;
 		sw.nest[pos[k]] = l->nest[pos[k + 1]];
 		sw.nest[pos[k + 1]] = l->nest[pos[k]];
-		if (rm_estimate_run(m, hw, t, &sw, &x, NULL))
+		if (rmi_estimate_run(m, hw, t, &sw, &x, NULL))
 			continue;
 		rm_buf_printf(b, "%s\n  {\"inner\": \"%s\", \"outer\": \"%s\", ",
 			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),

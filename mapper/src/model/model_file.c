@@ -71,6 +71,7 @@ rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 			      rm_model *out, rm_error *err)
 {
 	memset(out, 0, sizeof(*out));
+	out->version = RM_MODEL_VERSION;
 	const char *f = name ? name : "<model>";
 	rmi_ynode *root;
 	rm_status st = load_doc(text, len, f, "model file", model_keys,
@@ -235,7 +236,7 @@ static rm_status get_base(const rmi_ynode *r, const char *f, rm_hw *out,
 	char name[sizeof(out->name)];
 	memcpy(name, out->name, sizeof(name));
 	rm_error e2;
-	if (rm_hw_preset(s, out, &e2))
+	if (rmi_hw_preset(s, out, &e2))
 		return rmi_err_at(err, RM_EINPUT, f, n->line, n->col, "base: %s",
 				  e2.msg);
 	memcpy(out->name, name, sizeof(name));
@@ -246,6 +247,7 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 			   rm_hw *out, rm_error *err)
 {
 	memset(out, 0, sizeof(*out));
+	out->version = RM_HW_VERSION;
 	const char *f = name ? name : "<hardware>";
 	rmi_ynode *root;
 	rm_status st = load_doc(text, len, f, "hardware file", hw_keys,
@@ -360,16 +362,16 @@ rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err)
 	return rmi_parse_file(path, parse_hw, out, err);
 }
 
-rm_status rm_model_get(const char *spec, rm_model *out, rm_error *err)
+rm_status rmi_model_get(const char *spec, rm_model *out, rm_error *err)
 {
 	if (spec && is_file(spec))
 		return rm_model_load_yaml(spec, out, err);
 	return rm_model_preset(spec, out, err);
 }
 
-rm_status rm_hw_get(const char *spec, rm_hw *out, rm_error *err)
+rm_status rmi_hw_get(const char *spec, rm_hw *out, rm_error *err)
 {
 	if (spec && is_file(spec))
 		return rm_hw_load_yaml(spec, out, err);
-	return rm_hw_preset(spec, out, err);
+	return rmi_hw_preset(spec, out, err);
 }

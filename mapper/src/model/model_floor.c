@@ -87,7 +87,7 @@ void rmi_mem_floor(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		else if (pp == l->size[RM_AXIS_PP])
 			est = *e;     /* the estimate shown: the same figures */
 		else
-			ok = !rm_estimate_run(m, hw, t, &x, &est, &err);
+			ok = !rmi_estimate_run(m, hw, t, &x, &est, &err);
 		if (!ok) {
 			size_t k = out->nskipped++;
 			if (k < sizeof(out->skipped) / sizeof(out->skipped[0])) {

@@ -132,7 +132,107 @@ RMI_HIDDEN const char *rmi_schedule_label(rm_schedule s, uint32_t v,
 RMI_HIDDEN uint32_t rmi_seq(const rm_model *m, const rm_train *t);
 /* s->needs, s->needs_what for opts.around (model_needs.c). */
 RMI_HIDDEN void rmi_suggest_needs(const rm_model *m, const rm_hw *hw,
-				  const rm_train *t, const rm_suggest_opts *o,
+				  const rm_train *t, const rm_suggest_options *o,
 				  rm_suggestion *s);
+
+/* Left the public header with ABI 1 (programs use rm_model_get and
+ * rm_hw_get); the library and its white-box tests use them. */
+rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err);
+
+rm_status rm_model_load_yaml(const char *path, rm_model *out, rm_error *err);
+rm_status rm_hw_load_yaml(const char *path, rm_hw *out, rm_error *err);
+rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
+			      rm_model *out, rm_error *err);
+rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
+			   rm_hw *out, rm_error *err);
+/* Parameters from the architecture (GQA, gated FFN, untied head). */
+
+/* Parameters from the architecture (GQA, gated FFN, untied head). */
+double rm_model_derive_params(const rm_model *m);
+/* Check sizes for zero, overflow and inconsistency. */
+rm_status rm_model_check(const rm_model *m, rm_error *err);
+rm_status rm_hw_check(const rm_hw *h, rm_error *err);
+
+const char *rm_schedule_name(rm_schedule s);
+const char *rm_recompute_name(rm_recompute r);
+const char *rm_sharding_name(rm_sharding s);
+
+/*
+ * One run priced on two maps of the same layout (the plan and Slurm's
+ * order, or a map a job used) by the same model and calibration. The
+ * difference is b - a; `same` when it is within RM_COMPARE_RESOLUTION of
+ * a's step time, the closest two predictions the model tells apart (the
+ * 1 % suggest calls a tie: both maps share every figure but where their
+ * traffic goes, so the model's own error mostly cancels).
+ */
+#define RM_COMPARE_RESOLUTION 0.01
+typedef struct rm_compare {
+	double dt_step;              /* s per step, b - a */
+	double rel;                  /* dt_step / a's step */
+	double steps_day[2];         /* steps a day, around the clock */
+	double gpu_h_1000[2];        /* GPU-hours per 1,000 steps */
+	double gpu_h_day;            /* of a day's GPU-hours, what the slower
+				      * map's extra time costs: gpus x 24 x
+				      * dt / the slower step (signed like dt) */
+	bool same;
+} rm_compare;
+void rm_estimate_compare(const rm_estimate *a, const rm_estimate *b,
+			 rm_compare *out);
+
+
+/* The estimate as a value (model_time.c, model_map.c): suggest prices
+ * thousands of candidates without an allocation each; rm_estimate_run
+ * and rm_estimate_map wrap them for programs. */
+RMI_HIDDEN rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
+				      const rm_train *t,
+				      const rm_layout *layout,
+				      rm_estimate *out, rm_error *err);
+RMI_HIDDEN rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
+				      const rm_train *t, const rm_map *map,
+				      const rm_fabric *fabric,
+				      rm_estimate *out, rm_error *err);
+/* A caller's rm_train of any known version as this library's: the
+ * fields its version lacks get rm_train_init's defaults. */
+RMI_HIDDEN rm_status rmi_train_upgrade(const rm_train *in, rm_train *out,
+				       rm_error *err);
+
+/* The current version's defaults (model_train.c). */
+RMI_HIDDEN void rmi_train_defaults(rm_train *t);
+RMI_HIDDEN rm_status rmi_suggest_upgrade(const rm_suggest_options *in,
+					 rm_suggest_options *out,
+					 rm_error *err);
+/* At the top of a public function taking `const T *p`: p then points at
+ * this library's version of the caller's struct (fn upgrades it), or the
+ * function returns fn's status. */
+#define RMI_UPGRADE_ARG(T, fn, p, err)                                    \
+	T p##_v_;                                                         \
+	do {                                                              \
+		rm_status st_ = fn((p), &p##_v_, (err));                  \
+		if (st_)                                                  \
+			return st_;                                       \
+		(p) = &p##_v_;                                            \
+	} while (0)
+#define RMI_TRAIN_ARG(t, err)                                             \
+	RMI_UPGRADE_ARG(rm_train, rmi_train_upgrade, t, err)
+#define RMI_SUGGEST_ARG(o, err)                                           \
+	RMI_UPGRADE_ARG(rm_suggest_options, rmi_suggest_upgrade, o, err)
+
+/* The model and hardware getters filling this library's version
+ * (model_file.c, model_preset.c); rm_model_get, rm_hw_get and
+ * rm_hw_preset hand a caller the part its version has. */
+RMI_HIDDEN rm_status rmi_model_get(const char *spec, rm_model *out,
+				   rm_error *err);
+RMI_HIDDEN rm_status rmi_hw_get(const char *spec, rm_hw *out,
+				rm_error *err);
+RMI_HIDDEN rm_status rmi_hw_preset(const char *name, rm_hw *out,
+				   rm_error *err);
+RMI_HIDDEN rm_status rmi_model_upgrade(const rm_model *in, rm_model *out,
+				       rm_error *err);
+RMI_HIDDEN rm_status rmi_hw_upgrade(const rm_hw *in, rm_hw *out,
+				    rm_error *err);
+/* The same for `const rm_model *m` and `const rm_hw *hw`. */
+#define RMI_MODEL_HW_ARG(m, hw, err)                                      \
+	RMI_UPGRADE_ARG(rm_model, rmi_model_upgrade, m, err);             \
+	RMI_UPGRADE_ARG(rm_hw, rmi_hw_upgrade, hw, err)
 
 #endif

@@ -180,14 +180,14 @@ static void note_links(const rm_hw *hw, const rm_train *t, const rm_map *map,
 			 cal.net_eff);
 }
 
-rm_status rm_estimate_map(const rm_model *m, const rm_hw *hw,
+rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_map *map,
 			  const rm_fabric *fabric, rm_estimate *e,
 			  rm_error *err)
 {
 	if (!map || !map->rank)
 		return rmi_err(err, RM_EINPUT, "no map to estimate");
-	rm_status st = rm_estimate_run(m, hw, t, &map->layout, e, err);
+	rm_status st = rmi_estimate_run(m, hw, t, &map->layout, e, err);
 	if (st)
 		return st;
 	host_at *h = NULL;

@@ -26,7 +26,7 @@ static const char *const shard_words[] = {
  * the output layer), as Megatron's account_for_embedding/loss does.
  */
 void rmi_suggest_needs(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       const rm_suggest_opts *o, rm_suggestion *s)
+		       const rm_suggest_options *o, rm_suggestion *s)
 {
 	if (!o->around || !s->unbounded_rank)
 		return;
@@ -36,7 +36,7 @@ void rmi_suggest_needs(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			continue;
 		rm_train t2 = *t;
 		t2.sharding = sh;
-		rm_suggest_opts o2 = *o;
+		rm_suggest_options o2 = *o;
 		o2.recomputes = 1u << u->recompute;
 		rm_suggestion *s2 = NULL;
 		if (rm_suggest(m, hw, &t2, &o2, &s2, NULL))

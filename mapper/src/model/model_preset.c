@@ -96,7 +96,11 @@ static const struct {
 const char *rm_model_published_layout(const rm_model *m, uint64_t gpus,
 				      const char **source)
 {
-	rm_model p;
+	rm_model p, full;
+	if (m && rmi_model_upgrade(m, &full, NULL))
+		return NULL;
+	if (m)
+		m = &full;
 	for (size_t i = 0; m && i < sizeof(published) / sizeof(published[0]);
 	     i++) {
 		/* a model file that only borrows the name is not Meta's */
@@ -116,6 +120,7 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 {
 	char q[96];
 	memset(out, 0, sizeof(*out));
+	out->version = RM_MODEL_VERSION;
 	if (!name)
 		return rmi_err(err, RM_EINPUT, "no model given");
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
@@ -202,10 +207,11 @@ static const hw_row hws[] = {
 	  false },
 };
 
-rm_status rm_hw_preset(const char *name, rm_hw *out, rm_error *err)
+rm_status rmi_hw_preset(const char *name, rm_hw *out, rm_error *err)
 {
 	char q[96];
 	memset(out, 0, sizeof(*out));
+	out->version = RM_HW_VERSION;
 	if (!name)
 		return rmi_err(err, RM_EINPUT, "no hardware given");
 	for (size_t i = 0; i < sizeof(hws) / sizeof(hws[0]); i++) {

@@ -128,7 +128,7 @@ static bool enumerate(const rmi_search *q, found *f)
 
 static rm_status search_init(rmi_search *q, const rm_model *m,
 			     const rm_hw *hw, const rm_train *t,
-			     const rm_suggest_opts *o, rm_error *err)
+			     const rm_suggest_options *o, rm_error *err)
 {
 	rm_status st = rm_model_check(m, err);
 	if (!st)
@@ -179,10 +179,13 @@ static rm_status rank(const rmi_search *q, rm_suggestion *s, rm_error *err)
 }
 
 rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		     const rm_suggest_opts *o, rm_suggestion **out,
+		     const rm_suggest_options *o, rm_suggestion **out,
 		     rm_error *err)
 {
 	*out = NULL;
+	RMI_TRAIN_ARG(t, err);
+	RMI_MODEL_HW_ARG(m, hw, err);
+	RMI_SUGGEST_ARG(o, err);
 	rmi_search q;
 	rm_status st = search_init(&q, m, hw, t, o, err);
 	if (st)

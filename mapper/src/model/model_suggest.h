@@ -17,7 +17,7 @@ typedef struct rmi_search {
 	const rm_model *m;
 	const rm_hw *hw;
 	const rm_train *t;
-	const rm_suggest_opts *o;
+	const rm_suggest_options *o;
 	uint64_t gpus;
 	uint32_t seq;
 	uint32_t max_cp, max_mb, max_tp;

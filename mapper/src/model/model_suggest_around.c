@@ -211,7 +211,7 @@ static bool step_from(const rm_estimate *w, const struct step *st,
 static void neighbours(const rmi_search *q, const rm_estimate *w,
 		       rm_suggestion *s)
 {
-	const rm_suggest_opts *o = q->o;
+	const rm_suggest_options *o = q->o;
 	rm_hw big = unlimited(q->hw);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		rm_layout l;
@@ -293,7 +293,7 @@ static rm_status price_unranked(const rmi_search *q, const rm_layout *a,
 	rm_error e2 = { 0 };
 	rm_train t1 = *q->t;
 	if (!ok && !s->base.why[0] &&
-	    rm_estimate_run(q->m, q->hw, &t1, a, &s->base.est, &e2))
+	    rmi_estimate_run(q->m, q->hw, &t1, a, &s->base.est, &e2))
 		return rmi_err(err, e2.code, "%s", e2.msg);
 	if (ok)
 		snprintf(s->base.why, sizeof(s->base.why),

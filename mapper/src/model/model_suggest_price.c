@@ -38,14 +38,14 @@ static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		t->recompute_layers = mid;
-		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+		if (!rmi_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	if (hi < ls) {
 		t->recompute_layers = hi;
-		if (!rm_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+		if (!rmi_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
 			*best = x;
 	}
 	t->recompute_layers = 0;
@@ -98,7 +98,7 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	memset(&e, 0, sizeof(e));
 	rm_error err = { 0 };
 	t->recompute_layers = 0;
-	if (rm_estimate_run(m, hw, t, l, &e, &err)) {
+	if (rmi_estimate_run(m, hw, t, l, &e, &err)) {
 		if (!p->found && !p->mem)
 			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
 				 err.msg);

@@ -52,7 +52,7 @@ static void cand_json(rm_buf *b, const rm_candidate *c)
 }
 
 static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
-		     const rm_train *t, const rm_suggest_opts *o,
+		     const rm_train *t, const rm_suggest_options *o,
 		     const rm_suggestion *s, size_t top)
 {
 	rm_buf_puts(b, "{\"schema\": \"rankmap-suggest/1\", \"model\": ");
@@ -147,10 +147,13 @@ static void put_needs(rm_buf *b, const rm_suggestion *s)
 }
 
 rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
-			      const rm_train *t, const rm_suggest_opts *o,
+			      const rm_train *t, const rm_suggest_options *o,
 			      const rm_suggestion *s, rm_format fmt,
 			      char **out, size_t *len, rm_error *err)
 {
+	RMI_TRAIN_ARG(t, err);
+	RMI_MODEL_HW_ARG(m, hw, err);
+	RMI_SUGGEST_ARG(o, err);
 	rm_buf b;
 	rm_buf_init(&b);
 	*out = NULL;

@@ -272,7 +272,7 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 	return RM_OK;
 }
 
-rm_status rm_estimate_run(const rm_model *m, const rm_hw *hw,
+rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_layout *l,
 			  rm_estimate *e, rm_error *err)
 {

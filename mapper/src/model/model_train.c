@@ -19,9 +19,12 @@
  * round figures. Calibration constants default to the hardware's (0 here).
  * Every value is printed and settable.
  */
-void rm_train_init(rm_train *t)
+/* The defaults of the current version, whatever the caller asked for:
+ * rm_train_init copies the part its version has. */
+void rmi_train_defaults(rm_train *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->version = RM_TRAIN_VERSION;
 	t->batch_tokens = 4u << 20;
 	t->micro_batch = 1;
 	t->schedule = RM_SCHED_1F1B;
@@ -251,6 +254,10 @@ static const rmi_word sharding_words[] = {
 rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
 {
+	if (!t || t->version != RM_TRAIN_VERSION)
+		return rmi_err(err, RM_EUNSUPPORTED, "rm_train version %u: "
+			       "set it with rm_train_init",
+			       t ? t->version : 0);
 	rm_status st = RM_OK;
 	char q[96];
 	uint64_t n;

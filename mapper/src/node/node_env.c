@@ -17,7 +17,7 @@ char *rmi_cpuset_list(hwloc_const_bitmap_t set)
 	return s;
 }
 
-void rm_env_free(rm_env *e)
+void rm_env_clear(rm_env *e)
 {
 	if (!e)
 		return;
@@ -93,7 +93,7 @@ static char *ib_hca(const rm_node_hw *hw)
 			add_port_name(&b, &hw->port[i], n++ > 0);
 	free(seen);
 	if (n == 0 || b.oom) {
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 		return NULL;
 	}
 	return rm_buf_take(&b, NULL);
@@ -124,7 +124,7 @@ rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
 		if (site->nccl_key[i] && site->nccl_val[i])
 			s = env_set(out, site->nccl_key[i], site->nccl_val[i], err);
 	if (s)
-		rm_env_free(out);
+		rm_env_clear(out);
 	return s;
 }
 
@@ -226,7 +226,7 @@ rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
 			add_port_name(&b, &hw->port[g->nic[j]], j > 0);
 		s = b.oom ? rmi_err(err, RM_ENOMEM, "out of memory")
 			  : env_set(out, "RANKMAP_NIC", b.data, err);
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 	}
 	if (!s)
 		s = env_set(out, "RANKMAP_CPUS", cpus, err);
@@ -236,6 +236,6 @@ rm_status rm_node_rank_env(const rm_node_hw *hw, uint32_t local_rank,
 	}
 	free(cpus);
 	if (s)
-		rm_env_free(out);
+		rm_env_clear(out);
 	return s;
 }

@@ -71,7 +71,7 @@ static void text_tables(rm_buf *b, const rm_node_hw *hw)
 			port_list(&buf, hw, x, false);
 			rm_buf_printf(b, "%-28s %s\n", buf.data ? buf.data : "-",
 				       rm_pci_dist_name(x->dist));
-			rm_buf_free(&buf);
+			rm_buf_clear(&buf);
 		}
 	}
 	if (hw->nport) {
@@ -104,7 +104,7 @@ static rm_status rank_envs(const rm_node_hw *hw, uint32_t n, rm_env **out,
 		rm_status s = rm_node_rank_env(hw, r, n, &(*out)[r], err);
 		if (s) {
 			for (uint32_t q = 0; q < r; q++)
-				rm_env_free(&(*out)[q]);
+				rm_env_clear(&(*out)[q]);
 			free(*out);
 			*out = NULL;
 			return s;
@@ -171,7 +171,7 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 	if (s)
 		return s;
 	if ((s = rank_envs(hw, n, &rank, err))) {
-		rm_env_free(&node);
+		rm_env_clear(&node);
 		return s;
 	}
 	rm_buf b;
@@ -210,13 +210,10 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
 		}
 	}
 	for (uint32_t r = 0; r < n; r++)
-		rm_env_free(&rank[r]);
+		rm_env_clear(&rank[r]);
 	free(rank);
-	rm_env_free(&node);
-	if (b.oom) {
-		rm_buf_free(&b);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	}
+	rm_env_clear(&node);
+	/* NULL (the buffer freed) when it ran out of memory */
 	*out = rm_buf_take(&b, len);
 	if (!*out)
 		return rmi_err(err, RM_ENOMEM, "out of memory");

@@ -27,7 +27,7 @@ rm_status rm_node_xml_path(const rm_site *site, const char *host, char **out,
 	for (const char *p = site->hwloc_xml; *p; p++) {
 		if (p[0] == '%' && p[1] == 'n') {
 			if (!*shortname) {
-				rm_buf_free(&b);
+				rm_buf_clear(&b);
 				return rmi_err(err, RM_EINPUT,
 					       "hwloc_xml '%%n' needs a host name");
 			}
@@ -40,10 +40,7 @@ rm_status rm_node_xml_path(const rm_site *site, const char *host, char **out,
 			rm_buf_add(&b, p, 1);
 		}
 	}
-	if (b.oom) {
-		rm_buf_free(&b);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	}
+	/* NULL (the buffer freed) when it ran out of memory */
 	*out = rm_buf_take(&b, NULL);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

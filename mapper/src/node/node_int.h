@@ -16,6 +16,16 @@
 #define RMI_NODE_MAX_GPUS 1024
 #define RMI_NODE_MAX_PORTS 4096
 
+/* PCI distance between a GPU and a NIC, in NCCL's words. */
+typedef enum rm_pci_dist {
+	RM_DIST_PIX = 0,             /* at most one PCIe switch between them */
+	RM_DIST_PXB,                 /* several PCIe switches, no host bridge */
+	RM_DIST_PHB,                 /* through the host bridge */
+	RM_DIST_NODE,                /* same NUMA node, different host bridges */
+	RM_DIST_SYS,                 /* across sockets / NUMA nodes */
+	RM_DIST_NONE                 /* no NIC at all */
+} rm_pci_dist;
+
 typedef struct rmi_gpu {
 	hwloc_obj_t pci;
 	hwloc_obj_t local;           /* first non-I/O ancestor */
@@ -68,5 +78,59 @@ RMI_HIDDEN const char *rmi_port_state(int32_t st);
 
 /* node_env.c: cpuset list text ("0-13,112-125"); malloc'd or NULL. */
 RMI_HIDDEN char *rmi_cpuset_list(hwloc_const_bitmap_t set);
+
+
+/* Left the public header with ABI 1 (no program needs them); the library
+ * and its white-box tests use them. */
+const char *rm_pci_dist_name(rm_pci_dist d);
+
+/*
+ * Where rm_node_load(NULL, site, ...) reads from: the site's cached XML
+ * (hwloc_xml with "%n" = short host name of `host`, "%%" = "%") when the
+ * site names one, else NULL (*out) for the live machine. rm_node_load
+ * uses this itself with this machine's name and falls back to the live
+ * machine when the expanded file does not exist.
+ */
+rm_status rm_node_xml_path(const rm_site *site, const char *host, char **out,
+			   rm_error *err);
+
+/* One GPU, in PCI bus order (CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID).
+ * Strings and arrays belong to the rm_node_hw and live as long as it. */
+typedef struct rm_gpu_info {
+	const char *busid;           /* "0000:1b:00.0" */
+	uint16_t vendor, device;     /* PCI ids, 0x10de:0x2330 */
+	int32_t numa;                /* NUMA node OS index; -1 unknown */
+	const char *cpus;            /* its local PUs, "0-55,112-167" */
+	const uint32_t *nic;         /* paired compute NIC ports (rm_node_nic) */
+	size_t nnic;                 /* 0 = none on this node */
+	rm_pci_dist dist;            /* distance to nic[0]; RM_DIST_NONE if none */
+} rm_gpu_info;
+
+/* One RDMA port (a dual-port NIC gives two). */
+typedef struct rm_nic_info {
+	const char *name;            /* RDMA device, "mlx5_0", "rdmap85s0" */
+	uint32_t port;               /* 1-based */
+	const char *busid;
+	const char *netdev;          /* "ibp24s0", "" when none */
+	int32_t state;               /* IB port state: 4 ACTIVE, 1 DOWN; -1 unknown */
+	int32_t numa;                /* -1 unknown */
+	bool compute;                /* goes into NCCL_IB_HCA */
+	const char *why_not;         /* reason when !compute, else "" */
+	int32_t gpu;                 /* nearest GPU index; -1 none */
+	rm_pci_dist dist;            /* distance to that GPU */
+} rm_nic_info;
+
+size_t rm_node_nic_count(const rm_node_hw *hw);
+size_t rm_node_nvswitch_count(const rm_node_hw *hw);
+/* false when i is out of range. */
+bool rm_node_gpu(const rm_node_hw *hw, size_t i, rm_gpu_info *out);
+bool rm_node_nic(const rm_node_hw *hw, size_t i, rm_nic_info *out);
+/* True when no NIC served a GPU at PHB or closer and the compute NICs
+ * were taken from the GPUs' NUMA nodes instead (POWER9-like machines). */
+bool rm_node_numa_fallback(const rm_node_hw *hw);
+/* The cpuset of a local rank as a list ("0-13,112-125"); malloc'd. */
+rm_status rm_node_rank_cpus(const rm_node_hw *hw, uint32_t local_rank,
+			    uint32_t local_ranks, char **out, rm_error *err);
+
 
 #endif /* RANKMAP_NODE_INT_H */

@@ -84,24 +84,33 @@ static int32_t numa_of(hwloc_topology_t t, hwloc_obj_t local)
 	return n == 1 ? found : -1;
 }
 
+/* *slot a new zeroed element of `size` bytes at the end of *arr (*n in
+ * use, *cap allocated); more than max of them (`what`) is no real node. */
+static rm_status append(const rm_node_hw *hw, void **arr, size_t *n,
+			size_t *cap, size_t size, int max, const char *what,
+			void **slot, rm_error *err)
+{
+	if (*n >= (size_t)max)
+		return rmi_err(err, RM_EINPUT,
+			       "%s: more than %d %s; not a real node",
+			       hw->source, max, what);
+	if (!rmi_grow(arr, cap, *n + 1, size))
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	*slot = memset((char *)*arr + *n * size, 0, size);
+	(*n)++;
+	return RM_OK;
+}
+
 static rm_status add_gpu(rm_node_hw *hw, hwloc_obj_t pci, size_t *cap,
 			 rm_error *err)
 {
-	if (hw->ngpu >= RMI_NODE_MAX_GPUS)
-		return rmi_err(err, RM_EINPUT,
-			       "%s: more than %d GPUs; not a real node",
-			       hw->source, RMI_NODE_MAX_GPUS);
-	if (hw->ngpu == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		rmi_gpu *g = realloc(hw->gpu, nc * sizeof(*g));
-		if (!g)
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		hw->gpu = g;
-		*cap = nc;
-	}
-	rmi_gpu *g = &hw->gpu[hw->ngpu];
-	memset(g, 0, sizeof(*g));
-	hw->ngpu++;
+	void *slot;
+	rm_status st = append(hw, (void **)&hw->gpu, &hw->ngpu, cap,
+			      sizeof(*hw->gpu), RMI_NODE_MAX_GPUS, "GPUs",
+			      &slot, err);
+	if (st)
+		return st;
+	rmi_gpu *g = slot;
 	g->pci = pci;
 	g->local = hwloc_get_non_io_ancestor_obj(hw->topo, pci);
 	busid_of(pci, g->busid);
@@ -154,21 +163,13 @@ static rm_status add_port(rm_node_hw *hw, size_t *cap, hwloc_obj_t pci,
 			  const char *name, unsigned port, int32_t state,
 			  const char *netdev, rm_error *err)
 {
-	if (hw->nport >= RMI_NODE_MAX_PORTS)
-		return rmi_err(err, RM_EINPUT,
-			       "%s: more than %d NIC ports; not a real node",
-			       hw->source, RMI_NODE_MAX_PORTS);
-	if (hw->nport == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		rmi_port *p = realloc(hw->port, nc * sizeof(*p));
-		if (!p)
-			return rmi_err(err, RM_ENOMEM, "out of memory");
-		hw->port = p;
-		*cap = nc;
-	}
-	rmi_port *p = &hw->port[hw->nport];
-	memset(p, 0, sizeof(*p));
-	hw->nport++;
+	void *slot;
+	rm_status st = append(hw, (void **)&hw->port, &hw->nport, cap,
+			      sizeof(*hw->port), RMI_NODE_MAX_PORTS,
+			      "NIC ports", &slot, err);
+	if (st)
+		return st;
+	rmi_port *p = slot;
 	p->pci = pci;
 	p->local = hwloc_get_non_io_ancestor_obj(hw->topo, pci);
 	p->port = port;

@@ -295,7 +295,7 @@ rm_status rm_node_nccl_topo_xml(const rm_node_hw *hw, char **xml, size_t *len,
 	free(local);
 	hwloc_bitmap_free(aff);
 	if (!ok) {
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	*xml = rm_buf_take(&b, len);

@@ -60,13 +60,22 @@ void rmi_pic_spans(rm_buf *b, const rm_report *r, const char *axis)
 		       ep ? r->ep_tops_mean : r->dp_tops_mean);
 }
 
-rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
+rm_status rm_map_picture(const rm_map *map, const rm_picture_options *o,
 			 char **out, size_t *len, rm_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
-	if (!o || (o->format != RM_FMT_HTML && o->format != RM_FMT_SVG))
+	static const size_t sizes[] = { [1] = sizeof(rm_picture_options) };
+	rm_picture_options full = RM_PICTURE_OPTIONS_INIT;
+	if (!o)
+		return rmi_err(err, RM_EINPUT, "picture: no options given");
+	rm_status vst = rmi_versioned(o, sizes, 2, &full,
+				      "rm_picture_options", err);
+	if (vst)
+		return vst;
+	o = &full;
+	if (o->format != RM_FMT_HTML && o->format != RM_FMT_SVG)
 		return rmi_err(err, RM_EINPUT,
 			       "picture: the format is html or svg");
 	rmi_pic v, base;
@@ -100,6 +109,6 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_opts *o,
 		st = rmi_err(err, RM_ENOMEM, "out of memory drawing the map");
 	if (st == RM_OK && !(*out = rm_buf_take(&b, len)))
 		st = rmi_err(err, RM_ENOMEM, "out of memory drawing the map");
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	return st;
 }

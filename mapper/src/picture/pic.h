@@ -42,7 +42,7 @@ typedef struct rmi_pic {
 	 * two subtrees still counts as one. */
 	uint32_t *loc;
 	double w, h;                 /* whole picture */
-	/* The header's price (rm_picture_opts): this map's, the one its
+	/* The header's price (rm_picture_options): this map's, the one its
 	 * difference is taken against (the baseline's view only) and who
 	 * priced them; NULL when not given. */
 	const rm_estimate *est, *ref;

@@ -63,14 +63,14 @@ static void view(rm_buf *b, const rmi_pic *p, const char *name)
 		rm_buf_json_str(b, l.data);
 	else
 		rm_buf_puts(b, "null");
-	rm_buf_free(&l);
+	rm_buf_clear(&l);
 	rm_buf_puts(b, ",\"pp_bound\":");
 	rm_buf_json_str(b, rmi_pp_bound_words(r, words, sizeof(words)));
 	rm_buf_init(&l);
 	rmi_pic_tiers(&l, r);
 	rm_buf_puts(b, ",\"tiers\":");
 	rm_buf_json_str(b, l.data);
-	rm_buf_free(&l);
+	rm_buf_clear(&l);
 	rm_buf_puts(b, ",\"spans\":[");
 	for (int ep = 0; ep <= !!r->ep_groups; ep++) {
 		rm_buf_init(&l);
@@ -79,7 +79,7 @@ static void view(rm_buf *b, const rmi_pic *p, const char *name)
 			rm_buf_add(b, ",", 1);
 		rm_buf_json_str(b, l.data);
 		b->oom |= l.oom;
-		rm_buf_free(&l);
+		rm_buf_clear(&l);
 	}
 	rm_buf_add(b, "]", 1);
 	boxes(b, "tops", p->top, p->ntop);
@@ -169,7 +169,7 @@ rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
 	if (!st && json.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory");
 	if (st) {
-		rm_buf_free(&json);
+		rm_buf_clear(&json);
 		return st;
 	}
 	rm_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -198,7 +198,7 @@ rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
 			rm_buf_puts(b, "\\u003c");
 		i = j;
 	}
-	rm_buf_free(&json);
+	rm_buf_clear(&json);
 	rm_buf_puts(b, "</script>\n<script>\n");
 	rm_buf_puts(b, rmi_pic_js);
 	rm_buf_puts(b, "</script>\n</body>\n</html>\n");

@@ -69,7 +69,7 @@ static void head_line(rm_buf *b, double *y, const char *cls, rm_buf *l)
 	*y += 20;
 	text(b, 0, *y, cls, l->data ? l->data : "");
 	b->oom |= l->oom;
-	rm_buf_free(l);
+	rm_buf_clear(l);
 	rm_buf_init(l);
 }
 

@@ -17,7 +17,7 @@
 /* The hosts in natural order, each with its index in opts->nodes. */
 typedef rmi_named sorted_host;
 
-static rm_status check_opts(const rm_plan_opts *o, rm_error *err)
+static rm_status check_opts(const rm_plan_options *o, rm_error *err)
 {
 	char q[96];
 	if (!o || !o->layout)
@@ -51,7 +51,7 @@ static rm_status check_opts(const rm_plan_opts *o, rm_error *err)
 
 /* Nodes absent from the topology: an error naming a few, or (allowed)
  * each becomes a leaf of its own and rm_check says so. */
-static rm_status check_missing(const rm_plan_opts *o, const rmi_hostinfo *info,
+static rm_status check_missing(const rm_plan_options *o, const rmi_hostinfo *info,
 			       const sorted_host *sh, uint32_t n,
 			       rm_error *err)
 {
@@ -107,7 +107,8 @@ static uint64_t unit_cells(uint64_t rg, uint64_t cell_gpus, uint64_t need)
 }
 
 typedef struct plan_ctx {
-	const rm_plan_opts *o;
+	const rm_plan_options *o;
+	const char *fabric_digest;   /* the caller's, or NULL: hash it */
 	rm_layout l;
 	rm_order ord;
 	rmi_rules rules;
@@ -161,7 +162,7 @@ static void alloc_domains(const plan_ctx *c, char *buf, size_t len)
 
 static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 {
-	const rm_plan_opts *o = c->o;
+	const rm_plan_options *o = c->o;
 	uint32_t g = o->gpus_per_node;
 	uint64_t total = (uint64_t)c->n * g;
 	if (o->baseline)
@@ -577,8 +578,8 @@ static void inputs_digest(const plan_ctx *c, char hex[65])
 	rm_order_format(&c->ord, buf, sizeof(buf));
 	rm_sha256_add(&h, "\norder=", 7);
 	rm_sha256_add(&h, buf, strlen(buf));
-	if (c->o->fabric_digest && strlen(c->o->fabric_digest) == 64)
-		memcpy(fd, c->o->fabric_digest, 65);
+	if (c->fabric_digest && strlen(c->fabric_digest) == 64)
+		memcpy(fd, c->fabric_digest, 65);
 	else
 		rm_fabric_digest(c->o->fabric, fd);
 	k = snprintf(buf, sizeof(buf),
@@ -669,7 +670,7 @@ static void ctx_free(plan_ctx *c)
 
 static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 {
-	const rm_plan_opts *o = c->o;
+	const rm_plan_options *o = c->o;
 	char q[96];
 	c->sh = malloc((o->nnodes + 1) * sizeof(*c->sh));
 	c->info = malloc((o->nnodes + 1) * sizeof(*c->info));
@@ -724,7 +725,8 @@ static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)
 	return RM_OK;
 }
 
-rm_status rmi_place(const rm_plan_opts *opts, rm_map *m, rm_error *err)
+rm_status rmi_place(const rm_plan_options *opts, const char *fabric_digest,
+		    rm_map *m, rm_error *err)
 {
 	rm_status st = check_opts(opts, err);
 	if (st)
@@ -732,6 +734,7 @@ rm_status rmi_place(const rm_plan_opts *opts, rm_map *m, rm_error *err)
 	plan_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.o = opts;
+	c.fabric_digest = fabric_digest;
 	c.l = *opts->layout;
 	c.n = (uint32_t)opts->nnodes;
 	if ((st = rmi_layout_ok(&c.l, err)))

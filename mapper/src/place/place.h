@@ -198,10 +198,12 @@ RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,
 				      rmi_xsol *out, rm_error *err);
 RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
-/* The placement rm_plan makes into `m` (zeroed by the caller, who frees it
- * also on failure). Not scored: rm_check is map/'s (map/plan.c composes
- * the two). */
-RMI_HIDDEN rm_status rmi_place(const rm_plan_opts *opts, rm_map *m,
+/* The placement rm_plan makes, on options of this library's version, into
+ * `m` (zeroed by the caller, who frees it also on failure), with the
+ * fabric's digest when the caller has it. Not scored: rm_check is map/'s
+ * (map/plan.c composes the two). */
+RMI_HIDDEN rm_status rmi_place(const rm_plan_options *opts,
+			       const char *fabric_digest, rm_map *m,
 			       rm_error *err);
 
 #endif

@@ -83,50 +83,6 @@ void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
 	}
 }
 
-/* Runs by how many cells they have left: a stack per size and a bitmap
- * over sizes, so the tightest and the largest are a few word scans
- * away. */
-typedef struct rooms {
-	uint64_t *head, *next, *bits, max;
-} rooms;
-
-static void room_push(rooms *b, uint64_t r, uint64_t size)
-{
-	b->next[r] = b->head[size];
-	b->head[size] = r + 1;
-	b->bits[size >> 6] |= 1ull << (size & 63);
-}
-
-static uint64_t room_pop(rooms *b, uint64_t size)
-{
-	uint64_t r = b->head[size] - 1;
-	b->head[size] = b->next[r];
-	if (!b->head[size])
-		b->bits[size >> 6] &= ~(1ull << (size & 63));
-	return r;
-}
-
-/* Smallest size >= x with a run (up: true) or largest <= x; 0: none. */
-static uint64_t room_find(const rooms *b, uint64_t x, bool up)
-{
-	if (x > b->max)
-		x = up ? b->max + 1 : b->max;
-	if (up && x > b->max)
-		return 0;
-	uint64_t w = x >> 6, nw = (b->max >> 6) + 1;
-	uint64_t m = b->bits[w] & (up ? ~0ull << (x & 63)
-				      : (x & 63) == 63 ? ~0ull
-						       : (1ull << ((x & 63) + 1)) - 1);
-	for (;;) {
-		if (m)
-			return up ? w * 64 + (uint64_t)__builtin_ctzll(m)
-				  : w * 64 + 63 - (uint64_t)__builtin_clzll(m);
-		if (up ? ++w >= nw : w-- == 0)
-			return 0;
-		m = b->bits[w];
-	}
-}
-
 /* Best fit over the leaves' runs of the DFS-sorted cells: each unit goes
  * whole into the leaf with the least room that still holds it; when none
  * does, the leaf with the most room gives all it has and the rest of the
@@ -136,16 +92,9 @@ static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
 {
 	uint64_t nrun = 0;
 	uint64_t *start = malloc((ncell + 1) * sizeof(*start));
-	rooms b = { 0 };
-	b.next = malloc((ncell + 1) * sizeof(uint64_t));
-	b.head = calloc(ncell + 2, sizeof(uint64_t));
-	b.bits = calloc((ncell >> 6) + 2, sizeof(uint64_t));
-	b.max = ncell;
-	if (!start || !b.next || !b.head || !b.bits) {
+	rmi_sizes b;
+	if (!start || !rmi_sizes_init(&b, ncell, ncell)) {
 		free(start);
-		free(b.next);
-		free(b.head);
-		free(b.bits);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	for (uint64_t i = 0; i < ncell; i++)
@@ -158,32 +107,32 @@ static rm_status best_fit(const rmi_key3 *k, uint64_t ncell, uint64_t need,
 		b.max = len > b.max ? len : b.max;
 	}
 	/* pushed last = popped first: DFS order within a size */
-	for (uint64_t r = nrun; r-- > 0;)
-		room_push(&b, r, (r + 1 < nrun ? start[r + 1] : ncell) - start[r]);
+	for (uint64_t r = nrun; r-- > 0;) {
+		uint64_t end = r + 1 < nrun ? start[r + 1] : ncell;
+		rmi_sizes_push(&b, r, end - start[r]);
+	}
 	uint64_t w = 0;
 	while (w < need) {
 		uint64_t rem = need - w < ucells ? need - w : ucells;
 		while (rem) {
-			uint64_t size = room_find(&b, rem, true);
+			uint64_t size = rmi_sizes_above(&b, rem);
 			if (!size)
-				size = room_find(&b, b.max, false);
+				size = rmi_sizes_below(&b, b.max);
 			if (!size)
 				break;       /* not reached: need <= ncell */
-			uint64_t r = room_pop(&b, size);
+			uint64_t r = rmi_sizes_pop(&b, size);
 			uint64_t take = size < rem ? size : rem;
 			for (uint64_t t = 0; t < take; t++)
 				seq[w++] = k[start[r]++].ix;
 			if (size > take)
-				room_push(&b, r, size - take);
+				rmi_sizes_push(&b, r, size - take);
 			rem -= take;
 		}
 		if (rem)
 			break;
 	}
 	free(start);
-	free(b.next);
-	free(b.head);
-	free(b.bits);
+	rmi_sizes_free(&b);
 	if (w < need)
 		return rmi_err(err, RM_ERULE,
 			       "internal: best fit placed %llu of %llu cells",

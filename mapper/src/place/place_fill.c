@@ -10,75 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Leftover pieces by size, with a bitmap over sizes so that the nearest
- * non-empty size is a few word scans away. Sizes are capped at one
- * replica: a bigger piece serves as a whole one.
- */
-typedef struct buckets {
-	uint64_t *head;              /* run + 1 per size; 0 = empty */
-	uint64_t *next;              /* per run */
-	uint64_t *bits;
-	uint64_t cap;
-} buckets;
-
 static uint64_t rest_of(const packer *p, uint64_t r)
 {
 	return p->runs[r].len - p->runs[r].used;
 }
 
-static void bk_push(buckets *b, const packer *p, uint64_t r)
+/* Leftover pieces by size; sizes are capped at one replica (b->max): a
+ * bigger piece serves as a whole one. */
+static void bk_push(rmi_sizes *b, const packer *p, uint64_t r)
 {
 	uint64_t s = rest_of(p, r);
-	if (s > b->cap)
-		s = b->cap;
-	b->next[r] = b->head[s];
-	b->head[s] = r + 1;
-	b->bits[s >> 6] |= 1ull << (s & 63);
-}
-
-static uint64_t bk_pop(buckets *b, uint64_t s)
-{
-	uint64_t r = b->head[s] - 1;
-	b->head[s] = b->next[r];
-	if (!b->head[s])
-		b->bits[s >> 6] &= ~(1ull << (s & 63));
-	return r;
-}
-
-/* Largest non-empty size in [1, x], 0 if none. */
-static uint64_t bk_below(const buckets *b, uint64_t x)
-{
-	if (x > b->cap)
-		x = b->cap;
-	if (x == 0)
-		return 0;
-	uint64_t w = x >> 6;
-	uint64_t m = b->bits[w] &
-		     ((x & 63) == 63 ? ~0ull : (1ull << ((x & 63) + 1)) - 1);
-	for (;;) {
-		if (m)
-			return w * 64 + 63 - (uint64_t)__builtin_clzll(m);
-		if (w == 0)
-			return 0;
-		m = b->bits[--w];
-	}
-}
-
-/* Smallest non-empty size in [x, cap], 0 if none. */
-static uint64_t bk_above(const buckets *b, uint64_t x)
-{
-	if (x > b->cap)
-		return 0;
-	uint64_t w = x >> 6, nw = (b->cap >> 6) + 1;
-	uint64_t m = b->bits[w] & (~0ull << (x & 63));
-	for (;;) {
-		if (m)
-			return w * 64 + (uint64_t)__builtin_ctzll(m);
-		if (++w >= nw)
-			return 0;
-		m = b->bits[w];
-	}
+	rmi_sizes_push(b, r, s > b->max ? b->max : s);
 }
 
 /*
@@ -132,17 +74,12 @@ static rm_status fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 {
 	if (p->npos >= need)
 		return RM_OK;
-	buckets b = { 0 };
-	b.cap = unit_cells;
-	b.head = calloc(unit_cells + 1, sizeof(uint64_t));
-	b.next = calloc(p->nrun + 1, sizeof(uint64_t));
-	b.bits = calloc((unit_cells >> 6) + 1, sizeof(uint64_t));
+	rmi_sizes b;
+	if (!rmi_sizes_init(&b, p->nrun, unit_cells))
+		return rmi_err(err, RM_ENOMEM, "out of memory");
 	const topg **order = malloc((p->ntop + 1) * sizeof(*order));
-	if (!b.head || !b.next || !b.bits || !order ||
-	    (drop && !drop_small_pieces(p, need - p->npos))) {
-		free(b.head);
-		free(b.next);
-		free(b.bits);
+	if (!order || (drop && !drop_small_pieces(p, need - p->npos))) {
+		rmi_sizes_free(&b);
 		free(order);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
@@ -162,15 +99,16 @@ static rm_status fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 		while (left) {
 			uint64_t sz;
 			if (fresh) {
-				sz = bk_below(&b, b.cap);
+				sz = rmi_sizes_below(&b, b.max);
 			} else {
-				sz = b.head[rem] ? rem : bk_below(&b, rem - 1);
+				sz = b.head[rem] ? rem
+						 : rmi_sizes_below(&b, rem - 1);
 				if (!sz)
-					sz = bk_above(&b, rem + 1);
+					sz = rmi_sizes_above(&b, rem + 1);
 			}
 			if (!sz)
 				break;
-			uint64_t r = bk_pop(&b, sz);
+			uint64_t r = rmi_sizes_pop(&b, sz);
 			run *ru = &p->runs[r];
 			uint64_t take = rest_of(p, r) < rem ? rest_of(p, r) : rem;
 			for (uint64_t c = 0; c < take; c++)
@@ -186,9 +124,7 @@ static rm_status fill_split(packer *p, uint64_t need, uint64_t unit_cells,
 			}
 		}
 	}
-	free(b.head);
-	free(b.next);
-	free(b.bits);
+	rmi_sizes_free(&b);
 	free(order);
 	if (left)
 		return rmi_err(err, RM_ERULE,

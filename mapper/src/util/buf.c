@@ -14,7 +14,7 @@ void rm_buf_init(rm_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void rm_buf_free(rm_buf *b)
+void rm_buf_clear(rm_buf *b)
 {
 	free(b->data);
 	rm_buf_init(b);
@@ -142,7 +142,7 @@ void rm_buf_env(rm_buf *b, const char *key, const char *val)
 char *rm_buf_take(rm_buf *b, size_t *len)
 {
 	if (b->oom) {
-		rm_buf_free(b);
+		rm_buf_clear(b);
 		return NULL;
 	}
 	if (!b->data) {

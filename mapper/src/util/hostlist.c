@@ -394,7 +394,7 @@ rm_status rm_hostlist_parse(const char *expr, rm_hostlist *out, rm_error *err)
 	return RM_OK;
 }
 
-void rm_hostlist_free(rm_hostlist *hl)
+void rm_hostlist_clear(rm_hostlist *hl)
 {
 	if (!hl)
 		return;

@@ -238,7 +238,7 @@ rm_status rm_hostlist_format(const char *const *host, size_t n, char **out,
 	free(f);
 	free(g);
 	if (b.oom) {
-		rm_buf_free(&b);
+		rm_buf_clear(&b);
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	}
 	*out = rm_buf_take(&b, NULL);

@@ -9,7 +9,8 @@
 #define RANKMAP_UTIL_H
 
 #include "rankmap.h"
-#include "rankmap_text.h"
+#include "rankmap_priv.h"
+#include "util/objects.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,5 +122,18 @@ RMI_HIDDEN rm_status rmi_hostlist_parse_n(const char *expr, size_t len,
 					  rm_hostlist *out, size_t *col,
 					  rm_error *err);
 
+
+/* Compress names back into a ranged expression (malloc'd). It expands to
+ * the same names (duplicates kept) in natural order, not input order. */
+rm_status rm_hostlist_format(const char *const *host, size_t n, char **out,
+			     rm_error *err);
+
+/* A caller's versioned struct (its first member `unsigned version`) copied
+ * over `full`, which holds this library's defaults: sizes[v] is the size
+ * of version v (0: none), nsizes one past the newest. RM_EUNSUPPORTED,
+ * naming `what`, for a version this library does not know. */
+RMI_HIDDEN rm_status rmi_versioned(const void *in, const size_t *sizes,
+				   unsigned nsizes, void *full,
+				   const char *what, rm_error *err);
 
 #endif /* RANKMAP_UTIL_H */

@@ -2,7 +2,7 @@
 /* rm_fabric_info_get and the per-node queries `rankmap site validate`
  * reports from: counts of a two-level tree, NVLink groups and rail units,
  * and the nodes a site file names that the topology does not place. */
-#include "rankmap.h"
+#include "internal.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -14,9 +14,9 @@ static rm_fabric *load(const char *topo, const char *site_text, rm_site *s)
 	CHECK_INT(rm_fabric_new(&f, &e), RM_OK);
 	CHECK_INT(rm_fabric_parse_topology(f, topo, strlen(topo), "t.conf", &e),
 		  RM_OK);
-	rm_site_init(s);
+	rmi_site_init(s);
 	if (site_text) {
-		CHECK_INT(rm_site_parse(site_text, strlen(site_text), "s.yaml",
+		CHECK_INT(rmi_site_parse(site_text, strlen(site_text), "s.yaml",
 					s, &e), RM_OK);
 		CHECK_INT(rm_fabric_apply_site(f, s, &e), RM_OK);
 	}
@@ -46,7 +46,7 @@ static void tree_counts(void)
 	CHECK(rm_fabric_node_name(f, 6) == NULL);
 	CHECK_INT(rm_fabric_node_where(f, 0), RM_FABRIC_NODE_LEAF);
 	rm_fabric_free(f);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 	rm_fabric_info_get(NULL, &fi); /* no fabric: all zero */
 	CHECK_INT(fi.nodes, 0);
 }
@@ -78,7 +78,7 @@ static void site_outside_topology(void)
 			where = rm_fabric_node_where(f, i);
 	CHECK_INT(where, RM_FABRIC_NODE_DOMAIN);
 	rm_fabric_free(f);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 int main(void)

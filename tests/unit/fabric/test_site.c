@@ -42,7 +42,7 @@ static const char FULL[] =
 static void full_file(void)
 {
 	rm_site s;
-	CHECK_INT(rm_site_parse(FULL, strlen(FULL), "s.yaml", &s, &E), RM_OK);
+	CHECK_INT(rmi_site_parse(FULL, strlen(FULL), "s.yaml", &s, &E), RM_OK);
 	if (E.code)
 		printf("  %s\n", E.msg);
 	CHECK_STR(s.path, "s.yaml");
@@ -82,14 +82,14 @@ static void full_file(void)
 	}
 	CHECK(s.nccl_override_user);
 	CHECK_STR(s.hwloc_xml, "/var/cache/rankmap/%n.xml");
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 static void defaults(void)
 {
 	const char *t = "schema: rankmap-site/1\n";
 	rm_site s;
-	CHECK_INT(rm_site_parse(t, strlen(t), "min.yaml", &s, &E), RM_OK);
+	CHECK_INT(rmi_site_parse(t, strlen(t), "min.yaml", &s, &E), RM_OK);
 	CHECK_INT(s.gpus_per_node, 0);
 	CHECK_INT(s.nvl_kind, RM_NVL_NODE);
 	CHECK(!s.nvl_given);
@@ -100,7 +100,7 @@ static void defaults(void)
 	CHECK_STR(s.order, "");
 	CHECK(s.topology == NULL && s.name == NULL && s.hwloc_xml == NULL);
 	CHECK_INT(s.ntiers + s.nunits + s.n_nccl + s.n_nvl_groups, 0);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 /* The whole file `t` must be refused with both strings in the message. */
@@ -108,12 +108,12 @@ static void refused(const char *t, const char *where, const char *why)
 {
 	rm_site s;
 	memset(&E, 0, sizeof(E));
-	CHECK_INT(rm_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_EINPUT);
+	CHECK_INT(rmi_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_EINPUT);
 	CHECK_HAS(E.msg, where);
 	CHECK_HAS(E.msg, why);
 	/* A refused parse leaves nothing to free, and freeing is safe. */
 	CHECK(s.name == NULL && s.path == NULL && s.unit_name == NULL);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 #define HEAD "schema: rankmap-site/1\n"
@@ -208,10 +208,10 @@ static void enum_errors(void)
 	/* Explicit `off` is the text, not a boolean. */
 	const char *t = HEAD "policy: {enforce: off}\ndefaults: {order: tp-dp-pp}\n";
 	rm_site s;
-	CHECK_INT(rm_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_OK);
+	CHECK_INT(rmi_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_OK);
 	CHECK_INT(s.enforce, RM_ENFORCE_OFF);
 	CHECK_STR(s.order, "tp-dp-pp");
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 static void nccl_env_errors(void)
@@ -226,9 +226,9 @@ static void nccl_env_errors(void)
 	const char *t = HEAD "nccl: {env: {TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, "
 			     "CUDA_DEVICE_MAX_CONNECTIONS: 1}}\n";
 	rm_site s;
-	CHECK_INT(rm_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_OK);
+	CHECK_INT(rmi_site_parse(t, strlen(t), "s.yaml", &s, &E), RM_OK);
 	CHECK_INT(s.n_nccl, 2);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 }
 
 static void membership_errors(void)
@@ -293,7 +293,7 @@ static void load_file(void)
 			    HEAD "topology: topology.conf\n"
 				 "hwloc_xml: xml/%n.xml\n");
 	rm_site s;
-	CHECK_INT(rm_site_load(p, &s, &E), RM_OK);
+	CHECK_INT(rmi_site_load(p, &s, &E), RM_OK);
 	/* Relative paths become absolute, next to the site file. */
 	char *real = realpath(dir, NULL), want[PATH_MAX + 64];
 	snprintf(want, sizeof(want), "%s/topology.conf", real);
@@ -302,15 +302,15 @@ static void load_file(void)
 	CHECK_STR(s.hwloc_xml, want);
 	free(real);
 	CHECK_STR(s.path, p);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 	char *q = write_tmp(dir, "abs.yaml", HEAD "topology: /etc/t.conf\n"
 						  "gpus_per_node: x\n");
-	CHECK_INT(rm_site_load(q, &s, &E), RM_EINPUT);
+	CHECK_INT(rmi_site_load(q, &s, &E), RM_EINPUT);
 	snprintf(want, sizeof(want), "%s:3:16:", q);
 	CHECK_HAS(E.msg, want);
 	char *missing = malloc(strlen(dir) + 16);
 	sprintf(missing, "%s/none.yaml", dir);
-	CHECK_INT(rm_site_load(missing, &s, &E), RM_EIO);
+	CHECK_INT(rmi_site_load(missing, &s, &E), RM_EIO);
 	CHECK_HAS(E.msg, "none.yaml");
 	unlink(p);
 	unlink(q);
@@ -334,7 +334,7 @@ static rm_fabric *topo(const char *text)
 
 static bool site(const char *t, rm_site *s)
 {
-	rm_status st = rm_site_parse(t, strlen(t), "s.yaml", s, &E);
+	rm_status st = rmi_site_parse(t, strlen(t), "s.yaml", s, &E);
 	CHECK_INT(st, RM_OK);
 	if (st)
 		printf("  %s\n", E.msg);
@@ -386,7 +386,7 @@ static void apply_groups_units(void)
 	CHECK_INT(f->ndomain, 2);
 	CHECK_INT(f->nunit, 2);
 	CHECK_INT(f->nnode, before + 2);
-	rm_site_free(&s);
+	rmi_site_clear(&s);
 	rm_fabric_free(f);
 }
 
@@ -404,7 +404,7 @@ static void apply_blocks(void)
 		CHECK_INT(f->nvl_domain_gpus, 72);
 		const rmi_fnode *g20 = node(f, "g20");
 		CHECK(g20 && g20->domain == 1);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	/* A domain size smaller than a block: the two files disagree. */
 	if (f && site(HEAD "gpus_per_node: 4\nnvlink: {domain: block, "
@@ -412,7 +412,7 @@ static void apply_blocks(void)
 		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_EINPUT);
 		CHECK_HAS(E.msg, "s.yaml: NVLink domain rack1 holds 72 GPUs, "
 				 "more than nvlink.domain_gpus (36)");
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 	/* An explicit `domain: node` drops the blocks. */
@@ -422,7 +422,7 @@ static void apply_blocks(void)
 		CHECK_INT(f->ndomain, 0);
 		const rmi_fnode *g01 = node(f, "g01");
 		CHECK(g01 && g01->domain == -1);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 	/* Saying nothing keeps them. */
@@ -430,7 +430,7 @@ static void apply_blocks(void)
 	if (f && site(HEAD "gpus_per_node: 4\n", &s)) {
 		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_OK);
 		CHECK_INT(f->ndomain, 2);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 	/* domain: block on a tree without blocks. */
@@ -440,7 +440,7 @@ static void apply_blocks(void)
 		CHECK_HAS(E.msg, "s.yaml: nvlink.domain is block, but the "
 				 "topology");
 		CHECK_HAS(E.msg, "has no BlockName= blocks");
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 }
@@ -450,7 +450,7 @@ static void apply_hand_built(void)
 {
 	rm_fabric *f = topo(NULL);
 	rm_site s;
-	rm_site_init(&s);
+	rmi_site_init(&s);
 	char g0[] = "n[1-4]", g1[] = "n[4-5]";
 	char *groups[] = { g0, g1 };
 	s.nvl_kind = RM_NVL_GROUPS;
@@ -472,7 +472,7 @@ static rm_fabric *shipped(const char *name, rm_site *s)
 	char path[128];
 	snprintf(path, sizeof(path), "site/%s/site.yaml", name);
 	rm_fabric *f = NULL;
-	if (rm_site_load(path, s, &E) != RM_OK) {
+	if (rmi_site_load(path, s, &E) != RM_OK) {
 		printf("  %s\n", E.msg);
 		CHECK(!"shipped site loads");
 		return NULL;
@@ -484,7 +484,7 @@ static rm_fabric *shipped(const char *name, rm_site *s)
 		printf("  %s\n", E.msg);
 		CHECK(!"shipped topology loads and the site applies");
 		rm_fabric_free(f);
-		rm_site_free(s);
+		rmi_site_clear(s);
 		return NULL;
 	}
 	return f;
@@ -511,7 +511,7 @@ static void shipped_sites(void)
 		CHECK(f->tier[3].oversubscription == 7.0);
 		CHECK_INT(f->ndomain, 0);
 		rm_fabric_free(f);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	f = shipped("dgx-superpod-h100", &s);
 	if (f) {
@@ -524,7 +524,7 @@ static void shipped_sites(void)
 		CHECK(n && n->unit == 3 && n->leaf >= 0);
 		CHECK_INT(s.n_nic_exclude, 4);
 		rm_fabric_free(f);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	f = shipped("gb200-nvl72", &s);
 	if (f) {
@@ -536,7 +536,7 @@ static void shipped_sites(void)
 		CHECK(n && n->domain >= 0 && n->unit == 0);
 		CHECK_INT(f->rails, 4);
 		rm_fabric_free(f);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 	f = shipped("lab", &s);
 	if (f) {
@@ -544,7 +544,7 @@ static void shipped_sites(void)
 		CHECK_INT(leaves(f), 3);
 		CHECK(s.allow_missing_nodes);
 		rm_fabric_free(f);
-		rm_site_free(&s);
+		rmi_site_clear(&s);
 	}
 }
 

@@ -3,19 +3,14 @@
  * name tables. */
 #include "internal.h"
 #include "test.h"
+#include "fabric_test.h"
 
 #include <stdlib.h>
 #include <unistd.h>
 
-static rm_fabric *F;
-static rm_error E;
-
 static rm_status parse(const char *text)
 {
-	rm_fabric_free(F);
-	F = NULL;
-	memset(&E, 0, sizeof(E));
-	if (rm_fabric_new(&F, &E) != RM_OK)
+	if (fabric_fresh() != RM_OK)
 		return RM_ENOMEM;
 	return rm_fabric_parse_topology(F, text, strlen(text), "topo.conf",
 					&E);
@@ -25,14 +20,6 @@ static const rmi_switch *sw(const char *name)
 {
 	int64_t i = rmi_fabric_find_switch(F, name);
 	return i >= 0 ? &F->sw[i] : NULL;
-}
-
-static const char *leaf_of(const char *node)
-{
-	int64_t i = rmi_fabric_find(F, node);
-	if (i < 0 || F->node[i].leaf < 0)
-		return "(none)";
-	return F->sw[F->node[i].leaf].name;
 }
 
 static const char *parent_of(const char *s)

@@ -4,21 +4,16 @@
  * slurm.conf's part in choosing (slurm_topo.c). */
 #include "internal.h"
 #include "test.h"
+#include "fabric_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static rm_fabric *F;
-static rm_error E;
-
 static rm_status parse_named(const char *text, const char *name)
 {
-	rm_fabric_free(F);
-	F = NULL;
-	memset(&E, 0, sizeof(E));
-	if (rm_fabric_new(&F, &E) != RM_OK)
+	if (fabric_fresh() != RM_OK)
 		return RM_ENOMEM;
 	return rm_fabric_parse_topology_yaml(F, text, strlen(text),
 					     "topology.yaml", name, &E);
@@ -27,14 +22,6 @@ static rm_status parse_named(const char *text, const char *name)
 static rm_status parse(const char *text)
 {
 	return parse_named(text, NULL);
-}
-
-static const char *leaf_of(const char *node)
-{
-	int64_t i = rmi_fabric_find(F, node);
-	if (i < 0 || F->node[i].leaf < 0)
-		return "(none)";
-	return F->sw[F->node[i].leaf].name;
 }
 
 static const char *block_of(const char *node)
@@ -304,7 +291,7 @@ static void locate(void)
 	CHECK_HAS(t.path, "/topology.conf");
 	CHECK_INT(t.yaml, 0);
 	CHECK_STR(t.plugin, "topology/tree");
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* topology.yaml beside it wins; DEFAULT's Topology= carries over */
 	put("topology.yaml", THREE);
 	CHECK_INT(rm_slurm_topology_find(conf, "gpu", NULL, &t, &E), RM_OK);
@@ -316,23 +303,23 @@ static void locate(void)
 	CHECK_INT(rm_fabric_new(&F, &E), RM_OK);
 	CHECK_INT(rm_fabric_load_slurm_topology(F, &t, &E), RM_OK);
 	CHECK_INT(F->has_blocks, 1);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* a continued line, a quoted value, keys in any case */
 	CHECK_INT(rm_slurm_topology_find(conf, "cpu", NULL, &t, &E), RM_OK);
 	CHECK_STR(t.name, "topo1");
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* no such partition: the cluster default */
 	CHECK_INT(rm_slurm_topology_find(conf, "nope", NULL, &t, &E), RM_OK);
 	CHECK(t.name == NULL);
 	CHECK_INT(t.partition_found, 0);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* an explicit file beats the guess */
 	char other[128];
 	snprintf(other, sizeof(other), "%s/topology.conf", DIR_);
 	CHECK_INT(rm_slurm_topology_find(conf, "gpu", other, &t, &E), RM_OK);
 	CHECK_STR(t.path, other);
 	CHECK(t.name == NULL);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* ring and torus3d: refused, naming the plugin */
 	rm_in("topology.yaml");
 	put("slurm.conf", "TopologyPlugin=topology/ring\n");
@@ -346,7 +333,7 @@ static void locate(void)
 	put("topology.yaml", "- topology: a\n  flat: true\n");
 	CHECK_INT(rm_slurm_topology_find(conf, NULL, NULL, &t, &E), RM_OK);
 	CHECK_INT(t.yaml, 1);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	/* no slurm.conf, no files: nothing to read (flat) */
 	rm_in("topology.yaml");
 	rm_in("topology.conf");
@@ -354,7 +341,7 @@ static void locate(void)
 	CHECK_INT(rm_slurm_topology_find(conf, "gpu", NULL, &t, &E), RM_OK);
 	CHECK(t.path == NULL);
 	CHECK_INT(rm_fabric_load_slurm_topology(F, &t, &E), RM_OK);
-	rm_slurm_topology_free(&t);
+	rm_slurm_topology_clear(&t);
 	rmdir(DIR_);
 	CHECK(rm_topology_is_yaml("a/topology.yml"));
 	CHECK(!rm_topology_is_yaml("topology.conf"));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_order.c - rank numbering orders and mixed-radix encode/decode. */
-#include "rankmap.h"
+#include "internal.h"
 #include "test.h"
 
 #include <stdint.h>

@@ -52,13 +52,21 @@ static void block_order(uint32_t (*w)[2], uint32_t n, uint32_t g)
 	}
 }
 
+/* `layout` (at most 64 ranks) in Slurm's block order over `hosts` of g
+ * GPUs. */
+static rm_map *block_mk(const char *layout, const char *order, uint32_t g,
+			const char *hosts)
+{
+	uint32_t w[64][2];
+	block_order(w, 64, g);
+	return mk(layout, order, g, hosts, w);
+}
+
 /* `layout` in Slurm's block order over `hosts` of g GPUs, checked on f. */
 static rm_map *block_checked(const char *layout, uint32_t g,
 			     const char *hosts, const rm_fabric *f)
 {
-	uint32_t w[64][2];
-	block_order(w, 64, g);
-	rm_map *m = mk(layout, NULL, g, hosts, w);
+	rm_map *m = block_mk(layout, NULL, g, hosts);
 	rm_error e;
 	CHECK(m && m->world <= 64);
 	CHECK_INT(rm_check(m, f, &e), RM_OK);
@@ -229,28 +237,28 @@ static void rails(void)
 
 static void rejects(void)
 {
+	/* 8 ranks in block order on n1,n2 of 4 GPUs, one coordinate moved:
+	 * rank r's where[r][k] set to v. */
+	static const struct {
+		uint32_t r, k, v;
+		const char *msg;
+	} moved[] = {
+		/* rank 1 on GPU 0 of n1, like rank 0 */
+		{ 1, 1, 0, "ranks 0 and 1 both use GPU 0 of 'n1'" },
+		{ 5, 1, 4, "rank 5 is on GPU 4 of 'n2', which has GPUs 0..3" },
+		{ 7, 0, 2, "rank 7 is on host 2, but the map has 2 hosts" },
+	};
 	uint32_t w[8][2];
 	rm_error e;
-	block_order(w, 8, 4);
-	w[1][1] = 0;   /* rank 1 on GPU 0 of n1, like rank 0 */
-	rm_map *m = mk("8x1x1", NULL, 4, "n1,n2", w);
-	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
-	CHECK_HAS(e.msg, "ranks 0 and 1 both use GPU 0 of 'n1'");
-	rm_map_free(m);
-
-	block_order(w, 8, 4);
-	w[5][1] = 4;
-	m = mk("8x1x1", NULL, 4, "n1,n2", w);
-	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
-	CHECK_HAS(e.msg, "rank 5 is on GPU 4 of 'n2', which has GPUs 0..3");
-	rm_map_free(m);
-
-	block_order(w, 8, 4);
-	w[7][0] = 2;
-	m = mk("8x1x1", NULL, 4, "n1,n2", w);
-	CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
-	CHECK_HAS(e.msg, "rank 7 is on host 2, but the map has 2 hosts");
-	rm_map_free(m);
+	rm_map *m;
+	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
+		block_order(w, 8, 4);
+		w[moved[i].r][moved[i].k] = moved[i].v;
+		m = mk("8x1x1", NULL, 4, "n1,n2", w);
+		CHECK_INT(rm_check(m, NULL, &e), RM_EINPUT);
+		CHECK_HAS(e.msg, moved[i].msg);
+		rm_map_free(m);
+	}
 
 	block_order(w, 8, 4);
 	m = mk("4x2x1", NULL, 4, "n1,n2", w);
@@ -285,9 +293,7 @@ static void groups(void)
 	/* Megatron's documented example: world 16, TP=2 PP=4 DP=2, order
 	 * tp-cp-ep-dp-pp. TP [0,1],[2,3]...; DP [0,2],[1,3],[4,6]...;
 	 * PP [0,4,8,12],[1,5,9,13]... */
-	uint32_t w[16][2];
-	block_order(w, 16, 8);
-	rm_map *m = mk("tp=2,pp=4,dp=2", "megatron", 8, "n[1-2]", w);
+	rm_map *m = block_mk("tp=2,pp=4,dp=2", "megatron", 8, "n[1-2]");
 	if (!m)
 		return;
 	rm_error e;
@@ -338,9 +344,7 @@ static void hostile_maps(void)
 	/* Random corruptions of a valid map: rm_check either accepts the
 	 * result or rejects it with a message, and never reads out of
 	 * bounds (ASan) or loops. */
-	uint32_t w[64][2];
-	block_order(w, 64, 8);
-	rm_map *m = mk("tp=4,cp=2,pp=4,dp=2", "megatron", 8, "n[1-8]", w);
+	rm_map *m = block_mk("tp=4,cp=2,pp=4,dp=2", "megatron", 8, "n[1-8]");
 	if (!m)
 		return;
 	uint64_t x = 12345;

@@ -409,7 +409,7 @@ static void csv_env(void)
 	CHECK_HAS(b.data, "RANKMAP_TP_RANK=0\nRANKMAP_PP_RANK=1\n"
 			  "RANKMAP_DP_RANK=1\n");
 	CHECK_INT(rmi_map_env(m, 8, 0, &b, NULL), RM_EINPUT);
-	rm_buf_free(&b);
+	rm_buf_clear(&b);
 	char *t = NULL;
 	CHECK_INT(rm_map_write(m, RM_FMT_TEXT, &t, NULL, NULL), RM_OK);
 	CHECK_HAS(t, "1 spare: n3");

@@ -207,7 +207,7 @@ static int fit_gpu(const char *gpu, const bool *use, const char *set[],
 		   char val[][16], double *score)
 {
 	rm_hw hw;
-	if (rm_hw_preset(gpu, &hw, NULL))
+	if (rmi_hw_preset(gpu, &hw, NULL))
 		return -1;
 	bool a100 = !strncmp(gpu, "a100", 4);
 	static const size_t starts[][FIT_NPARAMS] = {

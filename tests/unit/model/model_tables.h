@@ -4,7 +4,7 @@
 #ifndef RANKMAP_TEST_MODEL_TABLES_H
 #define RANKMAP_TEST_MODEL_TABLES_H
 
-#include "rankmap.h"
+#include "model/model_int.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -47,15 +47,18 @@ static inline int tbl_run(const char *row, const rm_model *m, const rm_hw *hw,
 	for (size_t k = 0; set && set[k]; k += 2)
 		if (rm_train_set(t, set[k], set[k + 1], NULL))
 			return -1;
-	if (rm_estimate_run(m, hw, t, l, e, &err)) {
+	if (rmi_estimate_run(m, hw, t, l, e, &err)) {
 		fprintf(stderr, "%s: %s\n", row, err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-/* Rows of one table file; returns the count, 0 when it cannot be read. */
-static inline size_t pub_read(const char *path, pub_row *rows, size_t max)
+/* Rows of one table file, each `size` bytes, zeroed and then filled by
+ * parse (false: not a row, skipped); returns the count, 0 when it cannot
+ * be read. */
+static inline size_t tbl_read(const char *path, void *rows, size_t max,
+			      size_t size, bool (*parse)(const char *, void *))
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -63,16 +66,27 @@ static inline size_t pub_read(const char *path, pub_row *rows, size_t max)
 	char line[512];
 	size_t n = 0;
 	while (n < max && tbl_line(f, line, sizeof(line))) {
-		pub_row *r = &rows[n];
-		memset(r, 0, sizeof(*r));
-		if (sscanf(line, "%15s %u %u %u %u %u %u %u %u %u %15s %u %15s %lf",
-			   r->row, &r->heads, &r->hidden, &r->layers, &r->tp,
-			   &r->pp, &r->gpus, &r->batch, &r->mb, &r->v,
-			   r->recompute, &r->sp, r->metric, &r->published) == 14)
+		void *r = (char *)rows + n * size;
+		memset(r, 0, size);
+		if (parse(line, r))
 			n++;
 	}
 	fclose(f);
 	return n;
+}
+
+static inline bool pub_parse(const char *line, void *row)
+{
+	pub_row *r = row;
+	return sscanf(line, "%15s %u %u %u %u %u %u %u %u %u %15s %u %15s %lf",
+		      r->row, &r->heads, &r->hidden, &r->layers, &r->tp,
+		      &r->pp, &r->gpus, &r->batch, &r->mb, &r->v,
+		      r->recompute, &r->sp, r->metric, &r->published) == 14;
+}
+
+static inline size_t pub_read(const char *path, pub_row *rows, size_t max)
+{
+	return tbl_read(path, rows, max, sizeof(*rows), pub_parse);
 }
 
 /* The row as a model, a training setup and a layout (GPT, seq 2048). */
@@ -89,7 +103,7 @@ static inline int pub_setup(const pub_row *r, rm_model *m, rm_train *t, rm_layou
 	m->seq_len = 2048;
 	m->bias = m->learned_pos = m->tied_embeddings = true;
 	m->params = rm_model_derive_params(m);
-	rm_train_init(t);
+	rm_train_init(t, RM_TRAIN_VERSION);
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%u", r->batch * 2048u);
 	snprintf(buf + 32, 32, "%u", r->mb);
@@ -121,9 +135,8 @@ static inline int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
 		rm_train t;
 		rm_layout l;
 		rm_estimate e;
-		if (pub_setup(r, &m, &t, &l))
-			return -1;
-		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
+		if (pub_setup(r, &m, &t, &l) ||
+		    tbl_run(r->row, &m, hw, &t, &l, set, &e))
 			return -1;
 		if (!strcmp(r->metric, "tflops")) {
 			double B = r->batch, s = 2048, L = r->layers, h = r->hidden;
@@ -158,29 +171,23 @@ typedef struct {
 	double published, predicted, error;  /* error: predicted/published - 1 */
 } mod_row;
 
+static inline bool mod_parse(const char *line, void *row)
+{
+	mod_row *r = row;
+	int got = sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u "
+			 "%u %u %u %u %u %u %u %15s %u %15s %lf %15s",
+			 r->row, &r->layers, &r->hidden, &r->ffn,
+			 &r->heads, &r->kv, &r->vocab, &r->seq, r->arch,
+			 &r->tp, &r->cp, &r->pp, &r->dp, &r->mb, &r->gbs,
+			 &r->v, &r->first, &r->last, r->recompute,
+			 &r->overlap, r->metric, &r->published,
+			 r->sharding);
+	return got == 22 || got == 23;
+}
+
 static inline size_t mod_read(const char *path, mod_row *rows, size_t max)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char line[512];
-	size_t n = 0;
-	while (n < max && tbl_line(f, line, sizeof(line))) {
-		mod_row *r = &rows[n];
-		memset(r, 0, sizeof(*r));
-		int got = sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u "
-				 "%u %u %u %u %u %u %u %15s %u %15s %lf %15s",
-				 r->row, &r->layers, &r->hidden, &r->ffn,
-				 &r->heads, &r->kv, &r->vocab, &r->seq, r->arch,
-				 &r->tp, &r->cp, &r->pp, &r->dp, &r->mb, &r->gbs,
-				 &r->v, &r->first, &r->last, r->recompute,
-				 &r->overlap, r->metric, &r->published,
-				 r->sharding);
-		if (got == 22 || got == 23)
-			n++;
-	}
-	fclose(f);
-	return n;
+	return tbl_read(path, rows, max, sizeof(*rows), mod_parse);
 }
 
 /* The row as a model, a training setup (the model's modern defaults:
@@ -203,7 +210,7 @@ static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	m->bias = m->learned_pos = !strncmp(r->arch, "gpt", 3);
 	m->tied_embeddings = !strcmp(r->arch, "gpt") || !strcmp(r->arch, "mpt");
 	m->params = rm_model_derive_params(m);
-	rm_train_init(t);
+	rm_train_init(t, RM_TRAIN_VERSION);
 	/* "full:K": full recomputation of K layers per chunk */
 	char rc[16];
 	const char *colon = strchr(r->recompute, ':');
@@ -289,9 +296,8 @@ static inline int mod_price(mod_row *rows, size_t n, const rm_hw *hw,
 		rm_train t;
 		rm_layout l;
 		rm_estimate e;
-		if (mod_setup(r, overlap, &m, &t, &l))
-			return -1;
-		if (tbl_run(r->row, &m, hw, &t, &l, set, &e))
+		if (mod_setup(r, overlap, &m, &t, &l) ||
+		    tbl_run(r->row, &m, hw, &t, &l, set, &e))
 			return -1;
 		if (!strcmp(r->metric, "mtflops"))
 			r->predicted = mod_megatron_flops(r) /

@@ -6,8 +6,8 @@
  * known calibration; the fit must find that calibration again, say what
  * it fits and refuse what it cannot.
  */
-#include "rankmap.h"
-#include "rankmap_text.h"
+#include "model/model_int.h"
+#include "rankmap_priv.h"
 #include "test.h"
 
 #include <math.h>
@@ -29,14 +29,14 @@ static double site_step(double eff, const char *overlap)
 	rm_layout l;
 	rm_estimate e;
 	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
 	hw.gemm_eff = eff;
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "tp_overlap", overlap, NULL), RM_OK);
 	CHECK_INT(rm_layout_parse("tp=2,cp=1,dp=16,pp=2", &l, NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
 	return e.t_step;
 }
 
@@ -104,7 +104,7 @@ static void megatron_round_trip(void)
 	CHECK_INT(steps[0].train.sharding, RM_SHARD_ZERO1);
 	CHECK(steps[0].train.tp_overlap == 0 && steps[1].train.tp_overlap == 1);
 	rm_hw base;
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
 	rm_cal_fit fit;
 	CHECK_INT(rm_calibrate(&base, steps, 2, NULL, 0, NULL, &fit, &err), RM_OK);
 	printf("  fitted gemm_eff %.4f (site %.4f)\n", fit.hw.gemm_eff, want);
@@ -170,7 +170,7 @@ static void torchtitan_and_links(void)
 	char *text = rm_buf_take(&b, &len);
 	rm_train t;
 	rm_layout l;
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "tp_overlap", "0", NULL), RM_OK);
@@ -211,7 +211,7 @@ static void torchtitan_and_links(void)
 	CHECK_INT(got, 1);
 	CHECK(links[1].network && links[1].busbw == 40.0);
 	rm_hw base;
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
 	rm_cal_fit fit;
 	CHECK_INT(rm_calibrate(&base, &step, 1, links, 2, NULL, &fit, &err), RM_OK);
 	NEAR(fit.hw.nvlink_eff, 326.79 / 450, 1e-9);

@@ -26,7 +26,7 @@ static void run_folds(void)
 	for (size_t i = 0; i < FIT_NSOURCES; i++) {
 		fit_source *s = &fit_sources[i];
 		rm_hw hw;
-		CHECK_INT(rm_hw_preset(s->gpu, &hw, NULL), RM_OK);
+		CHECK_INT(rmi_hw_preset(s->gpu, &hw, NULL), RM_OK);
 		CHECK(fit_price(s, &hw, NULL) == 0);
 		folds[i].in_mean = s->mean;
 		folds[i].in_max = s->max;
@@ -120,7 +120,7 @@ static void doc_table(void)
 		fit_source *s = &fit_sources[i];
 		rm_hw hw;
 		if (s->pub || s->ungated || strcmp(s->gpu, "a100-sxm-80gb") ||
-		    rm_hw_preset(s->gpu, &hw, NULL))
+		    rmi_hw_preset(s->gpu, &hw, NULL))
 			continue;
 		CHECK(fit_price(s, &hw, NULL) == 0);
 		CHECK_INT(mod_doc_check("docs/explain.md", s->r, s->n, s->mean,
@@ -130,7 +130,7 @@ static void doc_table(void)
 	for (size_t i = 0; i < FIT_NSOURCES; i++) {
 		fit_source *s = &fit_sources[i];
 		rm_hw hw;
-		if (!s->ungated || rm_hw_preset(s->gpu, &hw, NULL))
+		if (!s->ungated || rmi_hw_preset(s->gpu, &hw, NULL))
 			continue;
 		CHECK(fit_price(s, &hw, NULL) == 0);
 		for (size_t r = 0; r < s->n; r++)
@@ -164,7 +164,7 @@ static void preset_is_fit(void)
 		double fit;
 		CHECK(fit_gpu(gpus[g], use, set, val, &fit) == 0);
 		rm_hw hw;
-		CHECK_INT(rm_hw_preset(gpus[g], &hw, NULL), RM_OK);
+		CHECK_INT(rmi_hw_preset(gpus[g], &hw, NULL), RM_OK);
 		double shipped = fit_score(&hw, NULL, use);
 		printf("  %s: preset scores %.4f, the descent over all its "
 		       "sources %.4f (%s %s %s %s %s %s; tp_overlap %s)\n", gpus[g],
@@ -221,7 +221,7 @@ static void site_case(size_t c)
 	}
 	CHECK_INT(ns, site_cases[c].nfit);
 	rm_hw base;
-	CHECK_INT(rm_hw_preset(s->gpu, &base, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset(s->gpu, &base, NULL), RM_OK);
 	static rm_cal_fit f;
 	rm_error e;
 	CHECK_INT(rm_calibrate(&base, st, ns, NULL, 0, site_cases[c].keys, &f,
@@ -296,7 +296,7 @@ static void outside_figures(void)
 	for (size_t i = 0; doc && i < FIT_NSOURCES; i++) {
 		fit_source *s = &fit_sources[i];
 		rm_hw hw;
-		CHECK_INT(rm_hw_preset(s->gpu, &hw, NULL), RM_OK);
+		CHECK_INT(rmi_hw_preset(s->gpu, &hw, NULL), RM_OK);
 		if (strstr(s->file, "mtnlg")) {
 			CHECK(fit_price(s, &hw, NULL) == 0);
 			snprintf(want, sizeof(want), "prices its stated layout at "
@@ -314,7 +314,7 @@ static void outside_figures(void)
 				rm_layout l;
 				rm_estimate e;
 				CHECK(mod_setup(r, NULL, &m, &t, &l) == 0);
-				CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL),
+				CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL),
 					  RM_OK);
 				snprintf(want, sizeof(want), "\n%.2f s of traffic "
 					 "beside %.2f s of compute,",

@@ -138,8 +138,8 @@ static void activations(void)
 static void setup_modern(rm_model *m, rm_hw *hw, rm_train *t)
 {
 	CHECK_INT(rm_model_preset("llama3-405b", m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
-	rm_train_init(t);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
+	rm_train_init(t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(t, "batch", "16M", NULL), RM_OK);
 }
 
@@ -172,7 +172,7 @@ static void interleaved_memory(void)
 	setup_modern(&m, &hw, &t);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	CHECK_INT(e.stage_first_col, 1);
 	NEAR(e.inflight_first, 16.0, 1e-12);
 	NEAR(e.act_layer, 532676608.0, 1e-12);
@@ -215,7 +215,7 @@ static void memory_adds_up(void)
 					CHECK_INT(rm_train_set(&t, "schedule", sc[k], NULL), RM_OK);
 					uint32_t inner = pl[i][0] * pl[i][1] * pl[i][2];
 					rm_layout l = lay(pl[i][0], pl[i][1], pl[i][2], 16384 / inner);
-					if (rm_estimate_run(&m, &hw, &t, &l, &e, NULL))
+					if (rmi_estimate_run(&m, &hw, &t, &l, &e, NULL))
 						continue;
 					double bp = e.bytes_per_param[0] + e.bytes_per_param[1] +
 						    e.bytes_per_param[2];
@@ -252,7 +252,7 @@ static void memory_floor(void)
 	rmi_floor f;
 	setup_modern(&m, &hw, &t);
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
 	rmi_mem_floor(&m, &hw, &t, &e, &f);
 	CHECK_INT(f.rest, 2048);
 	CHECK_INT(f.pp_min, 32);
@@ -264,7 +264,7 @@ static void memory_floor(void)
 	const rmi_floor_row *r = rmi_floor_find(&f, 32);
 	CHECK(r && r->fits);
 	rm_layout l32 = lay(8, 1, 32, 64);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l32, &x, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l32, &x, NULL), RM_OK);
 	CHECK(r && r->mem == x.mem_peak);
 	r = rmi_floor_find(&f, 16);
 	CHECK(r && !r->fits && r->mem == e.mem_peak && r->stage == 1 &&
@@ -275,7 +275,7 @@ static void memory_floor(void)
 		     r->mem, 1e-12);
 	}
 	setup405(&m, &hw, &t);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
 	rmi_mem_floor(&m, &hw, &t, &e, &f);
 	CHECK_INT(f.pp_min, 16);
 	CHECK(!strcmp(rmi_floor_place(&f, 16), "at"));
@@ -303,7 +303,7 @@ static void collective_volumes(void)
 	setup405(&m, &hw, &t);
 	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	CHECK_INT(e.m, 16);
 	CHECK_INT(e.layers_stage, 8);
 	NEAR(e.axis[RM_AXIS_TP].bytes, 300647710720.0, 1e-12);
@@ -315,23 +315,23 @@ static void collective_volumes(void)
 	CHECK(strcmp(e.axis[RM_AXIS_PP].link, "nvlink") != 0);
 	/* interleaved multiplies the p2p volume by v */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_PP].bytes, 4 * 1073741824.0, 1e-12);
 	/* ZeRO-1: reduce-scatter grads + all-gather bf16 params,
 	 * (d-1)/d * P * (2 + 2) */
 	CHECK_INT(rm_train_set(&t, "sharding", "zero1", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 4, 1e-12);
 	/* ZeRO-2 keeps gradients sharded, so each of the 16 micro-batches'
 	 * are scattered (DeepSpeed stage 2 with accumulation): (d-1)/d * P *
 	 * (2 x 16 + 2); FSDP also gathers the weights for every forward and
 	 * backward: (d-1)/d * P * (2 + 2 + 2) x 16 */
 	CHECK_INT(rm_train_set(&t, "sharding", "zero2", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 34, 1e-12);
 	NEAR(e.axis[RM_AXIS_DP].calls, 17.0, 1e-12);
 	CHECK_INT(rm_train_set(&t, "sharding", "fsdp", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_DP].bytes, 127.0 / 128 * 3187703808.0 * 6 * 16, 1e-12);
 }
 
@@ -365,7 +365,7 @@ static void golden_405b(void)
 	rm_error err;
 	setup405(&m, &hw, &t);
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.mem_first, 59857436672.0, 1e-9);
 	CHECK(e.fits);
 	NEAR(e.flops_token, 2638057537536.0, 1e-9);
@@ -396,7 +396,7 @@ static void golden_405b(void)
 	 * an eighth of the forward recomputed */
 	rm_train tk = t;
 	CHECK_INT(rm_train_set(&tk, "recompute_layers", "1", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &tk, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &tk, &l, &e, &err), RM_OK);
 	NEAR(e.act_layer, 470286336.0, 1e-12);
 	NEAR(e.t_recomp, e.t_fwd / 8, 1e-12);
 	CHECK_INT(e.recompute_layers, 1);
@@ -404,7 +404,7 @@ static void golden_405b(void)
 	/* Llama 3's own split, one layer less on the first and last stage */
 	CHECK_INT(rm_train_set(&t, "first_layers", "7", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "last_layers", "7", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	CHECK_INT(e.layers_first, 7);
 	CHECK_INT(e.layers_last, 7);
 	CHECK_INT(e.layers_stage, 8);
@@ -414,16 +414,16 @@ static void golden_405b(void)
 	 * account_for_embedding/loss_in_pipeline_split, the same 7 + 14 x 8
 	 * + 7 with the embedding and the loss in a layer's slot) takes 8 */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "do not divide the 7 layers of the first stage");
 	rm_train te = t;
 	te.first_layers = te.last_layers = 0;
-	CHECK_INT(rm_estimate_run(&m, &hw, &te, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &te, &l, &e, &err), RM_OK);
 	NEAR(e.bubble_frac, 15.0 / 128, 1e-12);
 	CHECK_INT(e.layers_first, 7);
 	/* chunks must divide the layers of a stage: 3 does not divide 8 */
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:3", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "do not divide");
 	CHECK_INT(rm_train_set(&t, "schedule", "1f1b", NULL), RM_OK);
 	/* PP=8: 15 + 6 x 16 + 15 layers; a middle stage holds 16 layers/8 =
@@ -432,18 +432,18 @@ static void golden_405b(void)
 	rm_train t8 = t;
 	t8.first_layers = t8.last_layers = 0;
 	rm_layout l8 = lay(8, 1, 8, 256);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t8, &l8, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t8, &l8, &e, &err), RM_OK);
 	CHECK(!e.fits);
 	NEAR(e.weights + e.grads + e.optim, 6375407616.0 * 16, 1e-12);
 	/* TP=16 leaves the 8-GPU NVLink domain */
 	rm_layout l16 = lay(16, 1, 16, 64);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l16, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l16, &e, &err), RM_OK);
 	CHECK(strcmp(e.axis[RM_AXIS_TP].link, "nvlink") != 0);
 	CHECK(e.axis[RM_AXIS_TP].gbytes_per_s <= 50);
 	/* ... but not the 72-GPU domain of a GB200 NVL72 rack */
 	rm_hw gb;
-	CHECK_INT(rm_hw_preset("gb200-nvl72", &gb, NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &gb, &t, &l16, &e, &err), RM_OK);
+	CHECK_INT(rmi_hw_preset("gb200-nvl72", &gb, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &gb, &t, &l16, &e, &err), RM_OK);
 	CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
 	NEAR(e.axis[RM_AXIS_TP].gbytes_per_s, 900 * gb.nvlink_eff, 1e-12);
 }
@@ -457,16 +457,16 @@ static void gemm_shapes(void)
 	rm_train t;
 	rm_estimate e1, e2;
 	rm_error err;
-	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
 	pub_row r22 = { "22B", "selective", "seconds", 64, 6144, 48, 8, 1, 8,
 			4, 4, 1, 1, 1.10, 0, 0 };
 	pub_row r1t = { "1T", "selective", "seconds", 160, 25600, 128, 8, 64,
 			512, 512, 1, 1, 1, 71.49, 0, 0 };
 	rm_layout l;
 	CHECK(pub_setup(&r22, &m, &t, &l) == 0);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e1, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e1, &err), RM_OK);
 	CHECK(pub_setup(&r1t, &m, &t, &l) == 0);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e2, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e2, &err), RM_OK);
 	double eff1 = e1.gemm_flops / (e1.t_gemm * hw.peak_flops);
 	double eff2 = e2.gemm_flops / (e2.t_gemm * hw.peak_flops);
 	CHECK(eff1 < eff2);
@@ -481,12 +481,12 @@ static void gemm_shapes(void)
 	s.swiglu = false;
 	s.params = rm_model_derive_params(&s);
 	rm_train ts;
-	rm_train_init(&ts);
+	rm_train_init(&ts, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&ts, "seq", "256", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&ts, "batch", "256", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&ts, "gemm_dim0", "256", NULL), RM_OK);
 	rm_layout l1 = lay(1, 1, 1, 1);
-	CHECK_INT(rm_estimate_run(&s, &hw, &ts, &l1, &e1, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&s, &hw, &ts, &l1, &e1, &err), RM_OK);
 	/* O and FC2 are 256 x 256 x 256: 2 x 256^3 FLOPs each at
 	 * gemm_eff / 8; QKV 256 x 768 x 256 and FC1 256 x 256 x 256 */
 	double one = 2.0 * 256 * 256 * 256 / (hw.peak_flops * hw.gemm_eff / 8);
@@ -521,7 +521,7 @@ static void published_a100(void)
 		"tests/model/narayanan2021_table1.tsv",
 	};
 	rm_hw hw;
-	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("a100-sxm-80gb", &hw, NULL), RM_OK);
 	for (size_t f = 0; f < 2; f++) {
 		pub_row rows[32];
 		size_t n = pub_read(files[f], rows, 32);
@@ -556,7 +556,7 @@ static void published_h100(void)
 		"tests/model/h100_megatron_weak.tsv",
 	};
 	rm_hw hw;
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
 	for (size_t f = 0; f < 3; f++) {
 		mod_row rows[32];
 		size_t n = mod_read(files[f], rows, 32);
@@ -604,7 +604,7 @@ static void published_h100(void)
 static void gemm_h100(void)
 {
 	rm_hw hw;
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
 	for (size_t i = 0; i < sizeof(h100_gemms) / sizeof(h100_gemms[0]); i++) {
 		const h100_gemm *g = &h100_gemms[i];
 		double c = hw.peak_flops / 1e12 *
@@ -633,7 +633,8 @@ static void suggest_405b(void)
 	setup_modern(&m, &hw, &t);
 	rm_layout ref = lay(8, 1, 16, 128);
 	unsigned both = (1u << RM_RECOMPUTE_SELECTIVE) | (1u << RM_RECOMPUTE_FULL);
-	rm_suggest_opts o = { .gpus = 16384, .top = 10, .around = &ref,
+	rm_suggest_options o = { .version = RM_SUGGEST_OPTIONS_VERSION,
+			      .gpus = 16384, .top = 10, .around = &ref,
 			      .recomputes = both };
 	rm_suggestion *s = NULL;
 	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
@@ -803,15 +804,15 @@ static void published_memory(void)
 		rm_error err;
 		char v[32];
 		CHECK_INT(rm_model_preset(run[i].model, &m, NULL), RM_OK);
-		CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-		rm_train_init(&t);
+		CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+		rm_train_init(&t, RM_TRAIN_VERSION);
 		snprintf(v, sizeof(v), "%u", run[i].seq);
 		CHECK_INT(rm_train_set(&t, "seq", v, NULL), RM_OK);
 		snprintf(v, sizeof(v), "%u", run[i].seq * run[i].seqs);
 		CHECK_INT(rm_train_set(&t, "batch", v, NULL), RM_OK);
 		CHECK_INT(rm_train_set(&t, "schedule", run[i].schedule, NULL), RM_OK);
 		CHECK_INT(rm_layout_parse(run[i].layout, &l, NULL), RM_OK);
-		CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+		CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 		printf("  %-12s %-22s %-14s %6.2f GiB of %.1f (%+.1f %%)\n",
 		       run[i].model, run[i].layout, run[i].schedule,
 		       e.mem_peak / 1073741824.0, e.hbm / 1073741824.0,
@@ -843,15 +844,15 @@ static void framework_degrees(void)
 	rm_estimate e;
 	rm_error err;
 	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_layout_parse("tp=8,ep=8,etp=1,dp=4", &l, NULL), RM_OK);
 	CHECK_INT(l.size[RM_AXIS_EP], 1);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EUNSUPPORTED);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EUNSUPPORTED);
 	CHECK_HAS(err.msg, "ep=8");
 	CHECK_INT(rm_train_set(&t, "sharding", "fsdp", NULL), RM_OK);
 	CHECK_INT(rm_layout_parse("dp_replicate=4,dp_shard=8", &l, NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.bytes_per_param[0] + e.bytes_per_param[1] + e.bytes_per_param[2],
 	     18.0 / 8, 1e-12);
 }
@@ -870,7 +871,7 @@ static void framework_degrees(void)
 static void chunk_recompute_and_overlap(void)
 {
 	rm_train t;
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "recompute", "full", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "recompute_layers", "1", NULL), RM_OK);
 	NEAR(rmi_full_share(&t, 8), 1.0 / 8, 1e-12);
@@ -885,7 +886,7 @@ static void chunk_recompute_and_overlap(void)
 	rm_error err;
 	setup_modern(&m, &hw, &t);
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	const rm_axis_cost *c = &e.axis[RM_AXIS_TP];
 	CHECK(hw.tp_overlap == 1);
 	double unit = c->seconds / c->calls, lm = e.layers_stage * e.m;
@@ -897,18 +898,18 @@ static void chunk_recompute_and_overlap(void)
 	double full_overlap = c->exposed;
 	/* GEMMs ten times slower: every transfer hides but those quarters */
 	CHECK_INT(rm_train_set(&t, "gemm_eff", "0.07", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, quarters, 1e-9);
 	t.gemm_eff = 0;
 	/* half the traffic overlapped: half of it exposed whole */
 	CHECK_INT(rm_train_set(&t, "tp_overlap", "0.5", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, 0.5 * c->seconds + 0.5 * full_overlap,
 	     1e-9);
 	/* Megatron-LM refuses --tp-comm-overlap without sequence parallelism */
 	CHECK_INT(rm_train_set(&t, "tp_overlap", "1", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "seq_parallel", "off", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
 	CHECK_INT(rm_train_set(&t, "seq_parallel", "on", NULL), RM_OK);
 	/* without recomputation, on NVLink, the exposed share is about the
@@ -920,7 +921,7 @@ static void chunk_recompute_and_overlap(void)
 		rm_hw h5;
 		rm_estimate e5;
 		setup_modern(&m5, &h5, &t5);
-		CHECK_INT(rm_estimate_run(&m5, &h5, &t5, &l, &e5, &err), RM_OK);
+		CHECK_INT(rmi_estimate_run(&m5, &h5, &t5, &l, &e5, &err), RM_OK);
 		const rm_axis_cost *c5 = &e5.axis[RM_AXIS_TP];
 		CHECK(!strcmp(c5->link, "nvlink"));
 		char want[96];
@@ -931,19 +932,19 @@ static void chunk_recompute_and_overlap(void)
 		CHECK(fabs(c5->exposed / c5->seconds - 0.05) < 0.01);
 	}
 	CHECK_INT(rm_train_set(&t, "tp_overlap", "0", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
 	CHECK(a100.tp_overlap == 0);
-	CHECK_INT(rm_estimate_run(&m, &a100, &t, &l, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &a100, &t, &l, &e, &err), RM_OK);
 	NEAR(e.axis[RM_AXIS_TP].exposed, e.axis[RM_AXIS_TP].seconds, 1e-12);
 	/* pipeline p2p, priced blocking, in the layout suggest ranks first:
 	 * the share docs/explain.md's Limits give */
 	rm_layout l2 = lay(8, 2, 16, 64);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:8", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l2, &e, &err), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l2, &e, &err), RM_OK);
 	char want[64];
 	snprintf(want, sizeof(want), "%.2f s of the %.2f s step (%.1f %%)",
 		 e.axis[RM_AXIS_PP].exposed, e.t_step,
@@ -961,23 +962,23 @@ static void bad_input(void)
 	rm_error err;
 	CHECK_INT(rm_model_preset("llama4-9000b", &m, &err), RM_ENOTFOUND);
 	CHECK_HAS(err.msg, "llama4-9000b");
-	CHECK_INT(rm_hw_preset("tpu", &hw, &err), RM_ENOTFOUND);
+	CHECK_INT(rmi_hw_preset("tpu", &hw, &err), RM_ENOTFOUND);
 	setup405(&m, &hw, &t);
 	rm_model z = m;
 	z.layers = 0;
 	rm_layout l = lay(8, 1, 16, 128);
-	CHECK_INT(rm_estimate_run(&z, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&z, &hw, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "layers");
 	rm_hw h0 = hw;
 	h0.hbm_bytes = -1;
-	CHECK_INT(rm_estimate_run(&m, &h0, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &h0, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "hbm");
 	/* tp must divide the heads, the batch must split */
 	rm_layout l3 = lay(3, 1, 1, 1);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l3, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l3, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "tp=3");
 	CHECK_INT(rm_train_set(&t, "batch", "12345", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "12345");
 	CHECK_INT(rm_train_set(&t, "batch", "0", &err), RM_EINPUT);
 	CHECK_INT(rm_train_set(&t, "batch", "-4", &err), RM_EINPUT);
@@ -987,22 +988,23 @@ static void bad_input(void)
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:1", &err), RM_EINPUT);
 	CHECK_INT(rm_train_set(&t, "warp", "9", &err), RM_ENOTFOUND);
 	/* interleaving needs at least v layers per stage */
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "16M", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:16", NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "chunks");
 	/* a layout that is not resolved or uses experts */
 	rm_layout le = lay(8, 1, 16, 128);
 	le.size[RM_AXIS_EP] = 2;
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &le, &e, &err), RM_EUNSUPPORTED);
-	rm_suggest_opts o = { .gpus = 0 };
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &le, &e, &err), RM_EUNSUPPORTED);
+	rm_suggest_options o = { .version = RM_SUGGEST_OPTIONS_VERSION,
+	.gpus = 0 };
 	rm_suggestion *s = NULL;
 	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_EINPUT);
 	CHECK(s == NULL);
 	/* 405B on 8 GPUs: nothing fits */
 	o.gpus = 8;
-	rm_train_init(&t);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_ERULE);
 }
 
@@ -1026,7 +1028,7 @@ static void preset_table(void)
 	CHECK(doc != NULL);
 	for (size_t i = 0; doc && i < 2; i++) {
 		rm_hw hw;
-		CHECK_INT(rm_hw_preset(rows[i][0], &hw, NULL), RM_OK);
+		CHECK_INT(rmi_hw_preset(rows[i][0], &hw, NULL), RM_OK);
 		char want[160];
 		snprintf(want, sizeof(want),
 			 "| %s | %.2f | %.0f | %.2f | %.2f | %.2f | %.2f |",
@@ -1091,7 +1093,7 @@ static void yaml_files(void)
 			    "gemm_eff: 0.5\ntp_overlap: 0\ngemm_dim0: 0\n";
 	rm_hw hc, a100;
 	CHECK_INT(rm_hw_parse_yaml(based, strlen(based), "c.yaml", &hc, &err), RM_OK);
-	CHECK_INT(rm_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
+	CHECK_INT(rmi_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
 	CHECK_STR(hc.name, "lab-a100");
 	CHECK(hc.gemm_eff == 0.5 && hc.gemm_dim0 == 0 && hc.tp_overlap == 0);
 	CHECK(hc.attn_eff == a100.attn_eff && hc.hbm_eff == a100.hbm_eff &&
@@ -1151,19 +1153,20 @@ static void map_links(void)
 	rm_layout l;
 	rm_map *map = NULL;
 	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rm_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t);
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "1M", NULL), RM_OK);
 	CHECK_INT(rm_fabric_new(&f, &err), RM_OK);
 	CHECK_INT(rm_fabric_parse_topology(f, topo, strlen(topo), "t.conf", &err), RM_OK);
 	CHECK_INT(rm_hostlist_parse("n[0-7]", &hl, &err), RM_OK);
 	CHECK_INT(rm_layout_parse("8x2x4", &l, &err), RM_OK);
-	rm_plan_opts po = { .layout = &l, .nodes = (const char *const *)hl.host,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .nodes = (const char *const *)hl.host,
 			    .nnodes = hl.n, .gpus_per_node = 8, .fabric = f };
 	CHECK_INT(rm_plan(&po, &map, &err), RM_OK);
 	rm_estimate e;
 	if (map) {
-		CHECK_INT(rm_estimate_map(&m, &hw, &t, map, f, &e, &err), RM_OK);
+		CHECK_INT(rmi_estimate_map(&m, &hw, &t, map, f, &e, &err), RM_OK);
 		CHECK_STR(e.axis[RM_AXIS_TP].link, "nvlink");
 		CHECK(e.axis[RM_AXIS_TP].off_nvlink == 0);
 		CHECK(e.axis[RM_AXIS_PP].off_nvlink == 1);
@@ -1173,12 +1176,12 @@ static void map_links(void)
 		CHECK(e.axis[RM_AXIS_DP].gbytes_per_s == 50 * hw.net_eff);
 		CHECK_HAS(e.note, "planned map");
 		/* the same map priced flat: nothing leaves a leaf */
-		CHECK_INT(rm_estimate_map(&m, &hw, &t, map, NULL, &e, &err), RM_OK);
+		CHECK_INT(rmi_estimate_map(&m, &hw, &t, map, NULL, &e, &err), RM_OK);
 		CHECK(e.axis[RM_AXIS_DP].off_leaf == 0);
 	}
-	CHECK_INT(rm_estimate_map(&m, &hw, &t, NULL, f, &e, &err), RM_EINPUT);
+	CHECK_INT(rmi_estimate_map(&m, &hw, &t, NULL, f, &e, &err), RM_EINPUT);
 	rm_map_free(map);
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	rm_fabric_free(f);
 }
 
@@ -1233,7 +1236,7 @@ static void mfu_conventions(void)
 	setup_modern(&m, &hw, &t);
 	double N = m.params, att8 = 12.0 * 126 * 128 * 128 * 8192;
 	CHECK_INT(rm_layout_parse("8x16x128", &l, NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
 	NEAR(e.flops_token, 6 * N + att8, 1e-12);
 	NEAR(e.flops_token_causal, 6 * N + att8 / 2, 1e-12);
 	NEAR(e.mfu, e.flops_gpu / (e.t_step * hw.peak_flops), 1e-12);
@@ -1243,7 +1246,7 @@ static void mfu_conventions(void)
 	 * are most of the count */
 	CHECK_INT(rm_train_set(&t, "seq", "131072", NULL), RM_OK);
 	CHECK_INT(rm_layout_parse("tp=8,cp=16,pp=16,dp=8", &l, NULL), RM_OK);
-	CHECK_INT(rm_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
+	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
 	double att = 12.0 * 126 * 128 * 128 * 131072;
 	NEAR(e.mfu / e.mfu_causal, (6 * N + att) / (6 * N + att / 2), 1e-9);
 	CHECK(e.mfu / e.mfu_causal > 1.35);

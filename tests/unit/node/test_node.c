@@ -5,7 +5,7 @@
  * generator (and, for the DGX H100, from NVIDIA's published bus ids and
  * GPU-NIC pairing), not from this code's output.
  */
-#include "rankmap.h"
+#include "node/node_int.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -43,6 +43,16 @@ static rm_node_hw *load(const char *name, const rm_site *site)
 		return NULL;
 	}
 	return hw;
+}
+
+/* Local rank r of n gets the CPU list `want`. */
+static void check_rank_cpus(const rm_node_hw *hw, uint32_t r, uint32_t n,
+			    const char *want)
+{
+	char *c = NULL;
+	CHECK_INT(rm_node_rank_cpus(hw, r, n, &c, &E), RM_OK);
+	CHECK_STR(c, want);
+	free(c);
 }
 
 static const char *env_get(const rm_env *e, const char *k)
@@ -93,7 +103,7 @@ static const char *hca(const rm_node_hw *hw, const rm_site *site)
 	CHECK_INT(rm_node_nccl_env(hw, site, &e, &E), RM_OK);
 	const char *v = env_get(&e, "NCCL_IB_HCA");
 	snprintf(out, sizeof(out), "%s", v ? v : "(unset)");
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	return out;
 }
 
@@ -137,7 +147,7 @@ static void dgx_h100(void)
 	CHECK_INT(rm_node_nccl_env(hw, NULL, &e, &E), RM_OK);
 	CHECK_STR(env_get(&e, "CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
 	CHECK(env_get(&e, "NCCL_CROSS_NIC") == NULL);
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	CHECK(!rm_node_numa_fallback(hw));
 	rm_node_free(hw);
 }
@@ -157,23 +167,16 @@ static void dgx_rank_cpus(void)
 	CHECK_STR(env_get(&e, "RANKMAP_CPUS"), "0-13,112-125");
 	CHECK_STR(env_get(&e, "RANKMAP_NUMA"), "0");
 	CHECK(env_get(&e, "CUDA_VISIBLE_DEVICES") == NULL);
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	CHECK_INT(rm_node_rank_env(hw, 7, 8, &e, &E), RM_OK);
 	CHECK_STR(env_get(&e, "RANKMAP_CPUS"), "98-111,210-223");
 	CHECK_STR(env_get(&e, "RANKMAP_NIC"), "mlx5_11:1");
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	/* Two ranks, both on socket 0: half a socket each. */
-	char *c = NULL;
-	CHECK_INT(rm_node_rank_cpus(hw, 0, 2, &c, &E), RM_OK);
-	CHECK_STR(c, "0-27,112-139");
-	free(c);
-	CHECK_INT(rm_node_rank_cpus(hw, 1, 2, &c, &E), RM_OK);
-	CHECK_STR(c, "28-55,140-167");
-	free(c);
+	check_rank_cpus(hw, 0, 2, "0-27,112-139");
+	check_rank_cpus(hw, 1, 2, "28-55,140-167");
 	/* Five ranks: rank 4 alone on socket 1 gets all of it. */
-	CHECK_INT(rm_node_rank_cpus(hw, 4, 5, &c, &E), RM_OK);
-	CHECK_STR(c, "56-111,168-223");
-	free(c);
+	check_rank_cpus(hw, 4, 5, "56-111,168-223");
 	rm_node_free(hw);
 }
 
@@ -191,13 +194,8 @@ static void cgroup_cpus(void)
 	CHECK(rm_node_gpu(hw, 7, &gi));
 	CHECK_STR(gi.cpus, "0-27,112-139");
 	CHECK_STR(gpu_nics(hw, 7), "mlx5_11:1");
-	char *c = NULL;
-	CHECK_INT(rm_node_rank_cpus(hw, 0, 8, &c, &E), RM_OK);
-	CHECK_STR(c, "0-2,112-114");
-	free(c);
-	CHECK_INT(rm_node_rank_cpus(hw, 7, 8, &c, &E), RM_OK);
-	CHECK_STR(c, "24-27,136-139");
-	free(c);
+	check_rank_cpus(hw, 0, 8, "0-2,112-114");
+	check_rank_cpus(hw, 7, 8, "24-27,136-139");
 	rm_node_free(hw);
 }
 
@@ -336,7 +334,7 @@ static void site_rules(void)
 	CHECK_STR(env_get(&e, "NCCL_CROSS_NIC"), "0");
 	CHECK_STR(env_get(&e, "NCCL_IB_GID_INDEX"), "3");
 	CHECK_STR(env_get(&e, "NCCL_DEBUG"), "WARN");
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	rm_node_free(hw);
 	/* A name:port pattern drops one port of a dual-port NIC. */
 	char *pp[] = { "mlx5_2:2" };
@@ -350,7 +348,7 @@ static void site_rules(void)
 	CHECK_STR(hca(hw, &site), "=mlx5_1:1,mlx5_2:1,mlx5_3:1");
 	CHECK_INT(rm_node_nccl_env(hw, &site, &e, &E), RM_OK);
 	CHECK(env_get(&e, "NCCL_CROSS_NIC") == NULL);
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	rm_node_free(hw);
 }
 
@@ -369,7 +367,7 @@ static void cpu_only(void)
 	rm_env e;
 	CHECK_INT(rm_node_nccl_env(hw, NULL, &e, &E), RM_OK);
 	CHECK(env_get(&e, "NCCL_IB_HCA") == NULL);
-	rm_env_free(&e);
+	rm_env_clear(&e);
 	/* A CPU-only job asks for its rank environment and must not fail. */
 	CHECK_INT(rm_node_rank_env(hw, 0, 4, &e, &E), RM_OK);
 	CHECK_INT(e.n, 0);

@@ -29,7 +29,8 @@ static rm_map *plan(rm_fabric *f, bool baseline)
 		printf("  setup: %s\n", e.msg);
 		return NULL;
 	}
-	rm_plan_opts po = { .layout = &l, .order = &o, .nodes = nodes,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .order = &o, .nodes = nodes,
 			    .nnodes = 4, .gpus_per_node = 4, .fabric = f,
 			    .baseline = baseline };
 	rm_map *m = NULL;
@@ -68,7 +69,8 @@ static void refuses(void)
 	}
 	char *out = NULL;
 	size_t len = 0;
-	rm_picture_opts po = { .format = RM_FMT_JSON, .fabric = f };
+	rm_picture_options po = { .version = RM_PICTURE_OPTIONS_VERSION,
+	.format = RM_FMT_JSON, .fabric = f };
 	CHECK_INT(rm_map_picture(m, &po, &out, &len, &e), RM_EINPUT);
 	CHECK_HAS(e.msg, "html or svg");
 	CHECK(out == NULL);
@@ -102,7 +104,8 @@ static void svg_of_plan_and_baseline(void)
 	CHECK_INT(b->report.pp_cross, 8);
 	char *out = NULL;
 	size_t len = 0;
-	rm_picture_opts po = { .format = RM_FMT_SVG, .fabric = f,
+	rm_picture_options po = { .version = RM_PICTURE_OPTIONS_VERSION,
+			       .format = RM_FMT_SVG, .fabric = f,
 			       .baseline = b, .title = "two & two" };
 	CHECK_INT(rm_map_picture(m, &po, &out, &len, &e), RM_OK);
 	if (out) {

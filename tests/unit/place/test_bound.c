@@ -16,11 +16,11 @@
 #include "internal.h"
 #include "test.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
 #include "xorshift.h"
+#include "search.h"
 
 #define MAXH 48
 #define MAXS 64
@@ -31,17 +31,6 @@ static uint64_t rng;
 static uint32_t rnd(uint32_t n)
 {
 	return xorshift_below(&rng, n);
-}
-
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t o = strlen(buf);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + o, cap - o, fmt, ap);
-	va_end(ap);
 }
 
 enum { K_LEAVES, K_PODS, K_SMALL_TP, K_RAILS, K_NVL, K_BLOCKS, K_NKIND };
@@ -223,8 +212,7 @@ typedef struct bf {
 	uint32_t npos, step, pp, m;
 	bool used[MAXS];
 	int at[MAXS];
-	uint64_t best, steps, limit;
-	bool gave_up;
+	budget bud;
 } bf;
 
 static bool near(const bf *b, int x, int y)
@@ -264,16 +252,8 @@ static bool alike(const bf *b, uint32_t p, uint32_t j, uint32_t k)
 /* Position p's block: every free slot, one of each kind of alike. */
 static void bf_go(bf *b, uint32_t p, uint64_t cost)
 {
-	if (cost >= b->best || b->gave_up)
+	if (!budget_go_on(&b->bud, cost, p == b->npos))
 		return;
-	if (++b->steps > b->limit) {
-		b->gave_up = true;
-		return;
-	}
-	if (p == b->npos) {
-		b->best = cost;
-		return;
-	}
 	const slots *s = b->s;
 	for (uint32_t k = 0; k < s->n; k++) {
 		if (b->used[k])
@@ -349,16 +329,9 @@ static void one(unsigned iter, tally *t)
 		dp = 10 / pp ? 10 / pp : 1;
 	char lay[64];
 	snprintf(lay, sizeof(lay), "tp=%u,pp=%u,dp=%u", tp, pp, dp);
-	rm_layout l;
-	rm_error e = { 0 };
-	CHECK_INT(rm_layout_parse(lay, &l, &e), RM_OK);
-	rm_plan_opts po = { .layout = &l, .nodes = names, .nnodes = na,
-			    .gpus_per_node = g, .fabric = fb,
-			    .allow_missing = f.missing };
-	rm_map *m = NULL;
 	t->cases++;
-	if (rm_plan(&po, &m, &e) != RM_OK) {
-		CHECK(e.msg[0] != '\0');
+	rm_map *m = plan_random(lay, names, na, g, fb, f.missing);
+	if (!m) {
 		rm_fabric_free(fb);
 		return;
 	}
@@ -383,13 +356,13 @@ static void one(unsigned iter, tally *t)
 	b.npos = dp * pp;
 	/* blocks in nesting order: a block's PP peer is `step` blocks on */
 	b.step = before / tp;
-	b.best = r->pp_cross * TOPW + r->pp_cross_top + 1;
-	b.limit = 2000000;
+	b.bud.best = r->pp_cross * TOPW + r->pp_cross_top + 1;
+	b.bud.limit = 2000000;
 	bf_go(&b, 0, 0);
-	if (!b.gave_up) {
+	if (!b.bud.gave_up) {
 		t->searched++;
 		t->per_kind[kind]++;
-		uint64_t opt = b.best / TOPW, opt_top = b.best % TOPW;
+		uint64_t opt = b.bud.best / TOPW, opt_top = b.bud.best % TOPW;
 		CHECK(r->pp_cross_lower_bound <= opt);
 		CHECK(r->pp_cross >= opt);
 		if (r->pp_bound_exact) {

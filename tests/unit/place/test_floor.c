@@ -26,17 +26,18 @@ static rm_map *plan_on(const rm_fabric *f, const char *layout,
 	    rm_hostlist_parse(nodes, &hl, &e)) {
 		printf("  setup: %s\n", e.msg);
 		t_bad++;
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		return NULL;
 	}
-	rm_plan_opts po = { .layout = &l, .order = order ? &o : NULL,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .order = order ? &o : NULL,
 			    .nodes = (const char *const *)hl.host,
 			    .nnodes = hl.n, .gpus_per_node = gpn, .fabric = f };
 	if (rm_plan(&po, &m, &e)) {
 		printf("  plan: %s\n", e.msg);
 		t_bad++;
 	}
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return m;
 }
 

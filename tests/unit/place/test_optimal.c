@@ -18,11 +18,11 @@
 #include "internal.h"
 #include "test.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
 #include "xorshift.h"
+#include "search.h"
 
 #define MAXN 160
 #define MAXL 24
@@ -44,17 +44,6 @@ typedef struct fab {
 	char unit_nodes[4][2048];
 	uint32_t npod;
 } fab;
-
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t o = strlen(buf);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + o, cap - o, fmt, ap);
-	va_end(ap);
-}
 
 /* One spine over 1-8 leaves, or 2-3 pods of 1-4 leaves; leaves of 1-12
  * nodes (small ones often, so that enumeration is possible). */
@@ -230,8 +219,7 @@ typedef struct bf {
 	uint32_t *w;                 /* w[i * n + j]: PP pairs between them */
 	uint32_t cap[MAXL + MAXN], left[MAXL + MAXN], nl;
 	int lab[MAXN];
-	uint64_t best, steps, limit;
-	bool gave_up;
+	budget bud;
 } bf;
 
 /* Leaf labels position by position; a label that has not been used yet
@@ -239,16 +227,8 @@ typedef struct bf {
  * size are interchangeable). */
 static void bf_go(bf *b, uint32_t pos, uint64_t cost)
 {
-	if (cost >= b->best || b->gave_up)
+	if (!budget_go_on(&b->bud, cost, pos == b->n))
 		return;
-	if (++b->steps > b->limit) {
-		b->gave_up = true;
-		return;
-	}
-	if (pos == b->n) {
-		b->best = cost;
-		return;
-	}
 	bool fresh_cap[MAXN + 1] = { false };
 	for (uint32_t l = 0; l < b->nl; l++) {
 		if (!b->left[l])
@@ -280,8 +260,8 @@ static uint64_t brute(const shape *s, const alloc *a, uint64_t below,
 	b.s = s;
 	b.a = a;
 	b.n = (s->world + s->g - 1) / s->g;
-	b.best = below;
-	b.limit = limit;
+	b.bud.best = below;
+	b.bud.limit = limit;
 	b.w = calloc((size_t)b.n * b.n + 1, sizeof(uint32_t));
 	for (uint32_t x = 0; x + s->inner < s->world; x++) {
 		if ((x / s->inner) % s->pp == s->pp - 1)
@@ -299,7 +279,7 @@ static uint64_t brute(const shape *s, const alloc *a, uint64_t below,
 	memcpy(b.left, b.cap, sizeof(b.cap));
 	bf_go(&b, 0, 0);
 	free(b.w);
-	return b.gave_up ? UINT64_MAX : b.best;
+	return b.bud.gave_up ? UINT64_MAX : b.bud.best;
 }
 
 typedef struct tally {
@@ -354,14 +334,8 @@ static void one(unsigned iter, tally *t)
 			 pp);
 	else
 		snprintf(lay, sizeof(lay), "tp=%u,pp=%u,dp=auto", tp, pp);
-	rm_layout l;
-	CHECK_INT(rm_layout_parse(lay, &l, &e), RM_OK);
-	rm_plan_opts po = { .layout = &l, .nodes = a.name, .nnodes = a.n,
-			    .gpus_per_node = g, .fabric = fb,
-			    .allow_missing = missing };
-	rm_map *m = NULL;
-	if (rm_plan(&po, &m, &e) != RM_OK) {
-		CHECK(e.msg[0] != '\0');
+	rm_map *m = plan_random(lay, a.name, a.n, g, fb, missing);
+	if (!m) {
 		rm_fabric_free(fb);
 		return;
 	}

@@ -36,50 +36,59 @@ static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
 		st = rm_hostlist_parse(in->nodes, &hl, e);
 	if (st) {
 		printf("  setup: %s\n", e->msg);
-		rm_hostlist_free(&hl);
+		rm_hostlist_clear(&hl);
 		return st;
 	}
-	rm_plan_opts po = { .layout = &l, .order = in->order ? &o : NULL,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .order = in->order ? &o : NULL,
 			    .nodes = (const char *const *)hl.host,
 			    .nnodes = hl.n, .gpus_per_node = in->gpn,
 			    .fabric = in->f, .exact = in->exact,
 			    .baseline = in->baseline,
 			    .allow_missing = in->allow_missing };
 	st = rm_plan(&po, m, e);
-	rm_hostlist_free(&hl);
+	rm_hostlist_clear(&hl);
 	return st;
 }
 
-/* "a1 a2 ..." for the map's hosts, to compare orders in one line. */
-static const char *hosts(const rm_map *m, char *buf, size_t n)
+/* The plan of in, which must succeed; NULL (checked) when it does not. */
+static rm_map *planned(const plan_in *in)
+{
+	rm_map *m;
+	rm_error e;
+	CHECK_INT(plan(in, &m, &e), RM_OK);
+	return m;
+}
+
+/* "a1 a2 ..." for nv names, to compare orders in one line. */
+static const char *joined(char *const *v, uint32_t nv, char *buf, size_t n)
 {
 	size_t o = 0;
 	buf[0] = '\0';
-	for (uint32_t i = 0; m && i < m->nhost && o + 1 < n; i++)
+	for (uint32_t i = 0; i < nv && o + 1 < n; i++)
 		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "",
-				      m->host[i]);
+				      v[i]);
 	return buf;
+}
+
+/* The map's hosts, in its order. */
+static const char *hosts(const rm_map *m, char *buf, size_t n)
+{
+	return joined(m ? m->host : NULL, m ? m->nhost : 0, buf, n);
 }
 
 static const char *spares(const rm_map *m, char *buf, size_t n)
 {
-	size_t o = 0;
-	buf[0] = '\0';
-	for (uint32_t i = 0; m && i < m->nspare && o + 1 < n; i++)
-		o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "",
-				      m->spare[i]);
-	return buf;
+	return joined(m ? m->spare : NULL, m ? m->nspare : 0, buf, n);
 }
 
 static void flat_numbering(void)
 {
 	/* No topology, nodes given out of order: they are sorted by natural
 	 * order and numbered in nesting order (tp fastest). */
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "8x2x2", NULL, "n3,n10,n1,n2", 8, NULL, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (!m)
 		return;
 	CHECK_STR(hosts(m, b, sizeof(b)), "n1 n2 n3 n10");
@@ -104,10 +113,8 @@ static void numbering_order(void)
 {
 	/* Megatron order tp-cp-ep-dp-pp: RANK = tp + dp*TP + pp*TP*DP. The
 	 * GPU at slot s still gets the nesting coordinates of s. */
-	rm_map *m;
-	rm_error e;
 	plan_in in = { "2x4x2", "megatron", "n[1-2]", 8, NULL, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (!m)
 		return;
 	for (uint32_t s = 0; s < 16; s++) {
@@ -135,11 +142,9 @@ static void uneven_leaves(void)
 	 * Lower bound: chains of PP*TP = 32 GPUs; leaves hold 48/32 +
 	 * 48/32 + 32/32 = 3 of the 4, so one chain crosses: 8 pairs. */
 	rm_fabric *f = topo(three_leaves);
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "8x4x4", NULL, "c[1-4],b[1-6],a[1-6]", 8, f, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		/* replicas in DFS order of their first node */
 		CHECK_STR(hosts(m, b, sizeof(b)),
@@ -160,7 +165,7 @@ static void uneven_leaves(void)
 	rm_map_free(m);
 	/* 8x2x8: replicas of 2 nodes; 6, 6 and 4 hold 3 + 3 + 2 = all 8 */
 	in.layout = "8x2x8";
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	m = planned(&in);
 	if (m) {
 		CHECK_INT(m->report.pp_pairs, 64);
 		CHECK_INT(m->report.pp_cross, 0);
@@ -185,11 +190,9 @@ static void small_leaves(void)
 			    "SwitchName=r5 Nodes=x7\n"
 			    "SwitchName=r6 Nodes=x8\n"
 			    "SwitchName=pod Switches=r[1-6]\n");
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "8x4x2", NULL, "x[1-8]", 8, f, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		CHECK_STR(hosts(m, b, sizeof(b)), "x1 x2 x5 x6 x3 x4 x7 x8");
 		CHECK_INT(m->report.pp_cross, 32);
@@ -215,10 +218,8 @@ static void residue_packing(void)
 			    "SwitchName=l5 Nodes=n[17-19]\n"
 			    "SwitchName=l6 Nodes=n[20-27]\n"
 			    "SwitchName=s Switches=l[1-6]\n");
-	rm_map *m;
-	rm_error e;
 	plan_in in = { "8x5x5", NULL, "n[1-27]", 8, f, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		CHECK_INT(m->report.pp_cross, 24);
 		CHECK_INT(m->report.pp_cross_lower_bound, 24);
@@ -271,11 +272,9 @@ static void spares_choice(void)
 			    "SwitchName=B Nodes=b[1-3]\n"
 			    "SwitchName=C Nodes=c[1-5]\n"
 			    "SwitchName=top Switches=A,B,C\n");
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "8x4x3", NULL, "a[1-8],b[1-3],c[1-5]", 8, f, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		CHECK_STR(spares(m, b, sizeof(b)), "b1 b2 b3 c5");
 		CHECK_INT(m->report.pp_cross, 0);
@@ -285,6 +284,7 @@ static void spares_choice(void)
 	rm_map_free(m);
 	/* exact: every GPU must be used, 16 nodes != 12 */
 	in.exact = true;
+	rm_error e;
 	CHECK(plan(&in, &m, &e) != RM_OK);
 	CHECK_HAS(e.msg, "needs 96 GPUs, 128 available (all must be used)");
 	rm_map_free(m);
@@ -305,12 +305,10 @@ static void fewest_subtrees_case(const char *text)
 	/* Two pods: P1 = 2 leaves of 4 (2 whole replicas), P2 = 3 leaves of
 	 * 4 (3 whole). 8x4x3 fits in P2 alone, so P1 is left as spares. */
 	rm_fabric *f = topo(text);
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "8x4x3", NULL, "a[1-4],b[1-4],c[1-4],d[1-4],e[1-4]", 8,
 		       f, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		CHECK_INT(m->report.tops, 1);
 		CHECK_INT(m->report.dp_tops_max, 1);
@@ -412,7 +410,8 @@ static void input_errors(void)
 	const char *bad[] = { "a1", "" };
 	rm_layout l;
 	rm_layout_parse("8x1x1", &l, &e);
-	rm_plan_opts po = { .layout = &l, .nodes = bad, .nnodes = 2,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .nodes = bad, .nnodes = 2,
 			    .gpus_per_node = 8 };
 	CHECK_INT(rm_plan(&po, &m, &e), RM_EINPUT);
 	CHECK_HAS(e.msg, "empty name");
@@ -430,12 +429,10 @@ static void gb200_domains(void)
 	 * (2 cells each): 4 from block g, 1 from block h. */
 	rm_fabric *f = topo("BlockName=g Nodes=g[1-18]\n"
 			    "BlockName=h Nodes=h[1-18]\n");
-	rm_map *m;
-	rm_error e;
 	char b[256];
 	plan_in in = { "tp=8,pp=2,dp=auto", NULL, "g[1-18],h[1-5]", 4, f, 0,
 		       0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (m) {
 		CHECK_INT(m->layout.size[RM_AXIS_DP], 5);
 		CHECK(m->report.must_ok);
@@ -449,6 +446,7 @@ static void gb200_domains(void)
 	 * 84 GPUs are allocated but only 64 can hold TP groups */
 	in.layout = "tp=16,dp=5";
 	in.nodes = "g[1-18],h[1-3]";
+	rm_error e;
 	CHECK_INT(plan(&in, &m, &e), RM_ERULE);
 	CHECK_HAS(e.msg, "allocation's domains hold 4 such blocks (64 GPUs)");
 	in.layout = "tp=96,dp=1";
@@ -471,7 +469,7 @@ static void site_groups(void)
 			    "SwitchName=S Switches=L[1-2]\n");
 	char *groups[] = { "g[1-5]", "h[1-8]" };
 	rm_site s;
-	rm_site_init(&s);
+	rmi_site_init(&s);
 	s.gpus_per_node = 4;
 	s.nvl_kind = RM_NVL_GROUPS;
 	s.nvl_groups = groups;
@@ -594,7 +592,7 @@ static void policy_case(rm_cross_policy pol, double spine_oversub,
 			    "SwitchName=spine Switches=podA,podB\n");
 	rm_error e = { 0 };
 	rm_site s;
-	rm_site_init(&s);
+	rmi_site_init(&s);
 	s.cross_policy = pol;
 	if (spine_oversub > 0) {
 		static const char *const names[] = { "nvlink", "leaf", "pod",
@@ -641,10 +639,8 @@ static void crossing_policy(void)
 
 static void accessors(void)
 {
-	rm_map *m;
-	rm_error e;
 	plan_in in = { "2x4x2", "megatron", "n[1-2]", 8, NULL, 0, 0, 0 };
-	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	rm_map *m = planned(&in);
 	if (!m)
 		return;
 	CHECK_INT(rm_map_host_index(m, "n2"), 1);

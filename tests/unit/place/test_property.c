@@ -194,7 +194,8 @@ static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 		printf("  iter %u: %s: %s\n", iter, lay, e.msg);
 		t_bad++;
 	}
-	rm_plan_opts po = { .layout = &l, .order = ord ? &o : NULL,
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			    .layout = &l, .order = ord ? &o : NULL,
 			    .nodes = alloc, .nnodes = n,
 			    .gpus_per_node = w.gpn, .fabric = f,
 			    .allow_missing = missing };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_hostlist.c - Slurm hostlist expressions, both ways. */
-#include "rankmap.h"
+#include "internal.h"
 #include "test.h"
 
 #include <stdio.h>
@@ -11,7 +11,7 @@ static rm_error E;
 
 static rm_status parse(const char *s)
 {
-	rm_hostlist_free(&H);
+	rm_hostlist_clear(&H);
 	memset(&E, 0, sizeof(E));
 	return rm_hostlist_parse(s, &H, &E);
 }
@@ -252,7 +252,7 @@ static void round_trip(void)
 			for (size_t i = 0; i < n; i++)
 				CHECK_STR(back.host[i], orig[i]);
 		}
-		rm_hostlist_free(&back);
+		rm_hostlist_clear(&back);
 		free(orig);
 		free(s);
 	}
@@ -277,6 +277,6 @@ int main(void)
 	RUN("hostlist", natural);
 	RUN("hostlist", format);
 	RUN("hostlist", round_trip);
-	rm_hostlist_free(&H);
+	rm_hostlist_clear(&H);
 	TEST_EXIT();
 }

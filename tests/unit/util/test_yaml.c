@@ -18,6 +18,14 @@ static rmi_ynode *load(const char *text)
 	return r;
 }
 
+/* load(text), which must give a tree (checked). */
+static rmi_ynode *loaded(const char *text)
+{
+	rmi_ynode *r = load(text);
+	CHECK(r != NULL);
+	return r;
+}
+
 /* Load must fail with RM_EINPUT and the message must hold `where`. */
 static void refused(const char *text, const char *where, const char *why)
 {
@@ -31,14 +39,13 @@ static void refused(const char *text, const char *where, const char *why)
 
 static void block_mapping(void)
 {
-	rmi_ynode *r = load("name: lab\n"
-			    "gpus: 8\n"
-			    "tiers:\n"
-			    "  - {name: leaf, bw: 50}\n"
-			    "  - name: spine\n"
-			    "    bw: 25.5\n"
-			    "quoted: '8'\n");
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded("name: lab\n"
+			      "gpus: 8\n"
+			      "tiers:\n"
+			      "  - {name: leaf, bw: 50}\n"
+			      "  - name: spine\n"
+			      "    bw: 25.5\n"
+			      "quoted: '8'\n");
 	if (!r)
 		return;
 	CHECK_INT(r->kind, RMI_Y_MAP);
@@ -68,10 +75,9 @@ static void block_mapping(void)
 
 static void json_input(void)
 {
-	rmi_ynode *r = load("{\"schema\": \"rankmap-map/1\", \"world\": 16,\n"
-			    " \"ranks\": [[0, \"n1\", 0], [1, \"n1\", 1]],\n"
-			    " \"ok\": true, \"esc\": \"a\\u00e9\\n\"}");
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded("{\"schema\": \"rankmap-map/1\", \"world\": 16,\n"
+			      " \"ranks\": [[0, \"n1\", 0], [1, \"n1\", 1]],\n"
+			      " \"ok\": true, \"esc\": \"a\\u00e9\\n\"}");
 	if (!r)
 		return;
 	uint64_t w = 0;
@@ -139,8 +145,7 @@ static void duplicates(void)
 		"\"q\":1,\"r\":1,\"s\":1,\"z\":1,\"q\":2,\"q\":3}",
 		"t.yaml:1:", "duplicate key 'q' (first at line 1)");
 	/* The same text in different keys of different mappings is fine. */
-	rmi_ynode *r = load("a: {x: 1}\nb: {x: 2}\n");
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded("a: {x: 1}\nb: {x: 2}\n");
 	rmi_yaml_free(r);
 }
 
@@ -160,8 +165,7 @@ static void size_limits(void)
 	memset(deep, '[', 64);
 	memset(deep + 64, ']', 64);
 	deep[128] = '\0';
-	rmi_ynode *r = load(deep);
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded(deep);
 	rmi_yaml_free(r);
 	memset(deep, '[', 65);
 	memset(deep + 65, ']', 65);
@@ -188,11 +192,12 @@ static void size_limits(void)
 
 static void typed_getters(void)
 {
-	rmi_ynode *r = load("n: 8\nq: '8'\nneg: -1\nbig: 99999999999999999999\n"
-			    "oct: 010\nf: 1.5e3\ninf: .inf\nnan: nan\nhex: 0x10\n"
-			    "b: yes\nbb: maybe\ns: text\nnul: ~\nempty:\n"
-			    "m: {a: 1}\nmax: 18446744073709551615\n");
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded("n: 8\nq: '8'\nneg: -1\n"
+			      "big: 99999999999999999999\n"
+			      "oct: 010\nf: 1.5e3\ninf: .inf\nnan: nan\n"
+			      "hex: 0x10\n"
+			      "b: yes\nbb: maybe\ns: text\nnul: ~\nempty:\n"
+			      "m: {a: 1}\nmax: 18446744073709551615\n");
 	if (!r)
 		return;
 	uint64_t u = 0;
@@ -269,8 +274,7 @@ static void typed_getters(void)
 
 static void unknown_keys(void)
 {
-	rmi_ynode *r = load("name: a\ngpus: 8\nrials: 4\n");
-	CHECK(r != NULL);
+	rmi_ynode *r = loaded("name: a\ngpus: 8\nrials: 4\n");
 	static const char *const known[] = { "name", "gpus", "rails", NULL };
 	CHECK_INT(rmi_y_keys(r, "t.yaml", "the site file", known, &E),
 		  RM_EINPUT);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plan_api.c - rm_plan's public entry: the caller's options, of whatever
+ * version its header had, become this library's before place/ sees them.
+ */
+#include "mapio.h"
+#include "place/place.h"
+
+static const size_t plan_sizes[] = {
+	[1] = sizeof(rm_plan_options),
+};
+
+rm_status rm_plan_with_digest(const rm_plan_options *opts,
+			      const char *fabric_digest, rm_map **out,
+			      rm_error *err)
+{
+	if (out)
+		*out = NULL;
+	if (!opts)
+		return rmi_err(err, RM_EINPUT, "plan: no options given");
+	rm_plan_options o = RM_PLAN_OPTIONS_INIT;
+	rm_status st = rmi_versioned(opts, plan_sizes,
+				     sizeof(plan_sizes) / sizeof(*plan_sizes),
+				     &o, "rm_plan_options", err);
+	if (st)
+		return st;
+	return rmi_plan(&o, fabric_digest, out, err);
+}
+
+rm_status rm_plan(const rm_plan_options *opts, rm_map **out, rm_error *err)
+{
+	return rm_plan_with_digest(opts, NULL, out, err);
+}
