@@ -40,7 +40,10 @@ else
 $(info rankmap: scdoc not found: man pages not built (apt-get install scdoc))
 endif
 
-SOLIB := librankmap.so.$(VERSION)
+# librankmap's ABI (mapper/librankmap.map's version node), not the release.
+ABI   := $(shell sed -n 's/^\#define RM_ABI_VERSION \([0-9]*\)/\1/p' \
+	mapper/include/rankmap.h)
+SOLIB := librankmap.so.$(ABI).$(VERSION)
 
 install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 		$(MAN_PAGES)
@@ -51,10 +54,9 @@ install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 	install -m 755 $(BUILD)/rankmap $(DESTDIR)$(BINDIR)/rankmap
 	install -m 644 $(BUILD)/librankmap.a $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(BUILD)/librankmap.so $(DESTDIR)$(LIBDIR)/$(SOLIB)
-	ln -sf $(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.0
-	ln -sf librankmap.so.0 $(DESTDIR)$(LIBDIR)/librankmap.so
-	install -m 644 mapper/include/rankmap.h mapper/include/rankmap_text.h \
-		$(DESTDIR)$(INCLUDEDIR)/
+	ln -sf $(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.$(ABI)
+	ln -sf librankmap.so.$(ABI) $(DESTDIR)$(LIBDIR)/librankmap.so
+	install -m 644 mapper/include/rankmap.h $(DESTDIR)$(INCLUDEDIR)/
 	$(call pc_file,pkg/rankmap.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap.pc)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
@@ -62,15 +64,15 @@ install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 	echo '.so man8/rankmap-spank.8' >$(DESTDIR)$(MANDIR)/man8/rankmap.so.8
 	install -m 644 pkg/rankmap.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/rankmap
-	@# without this a program linked with -lrankmap finds no librankmap.so.0
+	@# without this a program linked with -lrankmap finds no librankmap.so.$(ABI)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		echo ldconfig; ldconfig; fi
 
 uninstall-core:
 	rm -f $(DESTDIR)$(BINDIR)/rankmap $(DESTDIR)$(LIBDIR)/librankmap.a \
-		$(DESTDIR)$(LIBDIR)/$(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.0 \
+		$(DESTDIR)$(LIBDIR)/$(SOLIB) $(DESTDIR)$(LIBDIR)/librankmap.so.$(ABI) \
 		$(DESTDIR)$(LIBDIR)/librankmap.so \
-		$(DESTDIR)$(INCLUDEDIR)/rankmap.h $(DESTDIR)$(INCLUDEDIR)/rankmap_text.h \
+		$(DESTDIR)$(INCLUDEDIR)/rankmap.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/rankmap.pc \
 		$(DESTDIR)$(MANDIR)/man1/rankmap.1 \
 		$(DESTDIR)$(MANDIR)/man1/rankmap-nccl-check.1 \

@@ -44,8 +44,11 @@ cat >"$T/out/inside.sh" <<'IN'
 set -u
 cd /debs
 say() { echo "$1: deb/$2"; }
-# What tests/pkg/use_rankmap.c prints through rankmap.h and rankmap_text.h.
-USE_OUT=$(printf '16384 GPUs\n"16384 GPUs"')
+# What tests/pkg/use_rankmap.c prints through the installed rankmap.h.
+H=$RM_SRC/mapper/include/rankmap.h
+USE_OUT=$(printf '16384 GPUs\nplanned 16384 ranks\nlibrankmap %s, ABI %s' \
+	"$(sed -n 's/^#define RM_VERSION_STRING "\(.*\)"/\1/p' "$H")" \
+	"$(sed -n 's/^#define RM_ABI_VERSION \([0-9]*\)/\1/p' "$H")")
 # First `make install` itself, as root into /usr/local: a program linked
 # with -lrankmap must start with no LD_LIBRARY_PATH (make install runs
 # ldconfig); `make uninstall` then takes it all away again.
@@ -59,7 +62,7 @@ else
 	say FAIL "make-install-ldconfig: $(tail -3 /out/install.log | tr '\n' ' ')"
 fi
 make --no-print-directory -s -C "$RM_SRC" BUILD="$RM_BLD" uninstall >/dev/null 2>&1
-[ ! -e /usr/local/bin/rankmap ] && [ ! -e /usr/local/lib/librankmap.so.0 ] &&
+[ ! -e /usr/local/bin/rankmap ] && [ ! -e /usr/local/lib/librankmap.so.1 ] &&
 	say PASS make-uninstall || say FAIL "make-uninstall: files left"
 if dpkg -i ./*.deb >/out/dpkg.log 2>&1; then say PASS dpkg-install; else
 	say FAIL "dpkg-install: $(tail -5 /out/dpkg.log | tr '\n' ' ')"; exit 0; fi

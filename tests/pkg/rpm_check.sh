@@ -16,7 +16,7 @@ SV=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
 q() { rpm -qp "$@" 2>/dev/null; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-PKGS="rankmap librankmap0 rankmap-devel rankmap-spank python3-rankmap"
+PKGS="rankmap librankmap1 rankmap-devel rankmap-spank python3-rankmap"
 [ -e /usr/local/cuda/include/nccl.h ] && PKGS="$PKGS rankmap-nccl"
 for p in $PKGS; do
 	f=$(rpmof "$p")
@@ -33,14 +33,14 @@ done
 has cli-bin "$T/rankmap.files" '^/usr/bin/rankmap$'
 has cli-man "$T/rankmap.files" '^/usr/share/man/man1/rankmap\.1'
 has cli-completion "$T/rankmap.files" '^/usr/share/bash-completion/completions/rankmap$'
-has lib-soname "$T/librankmap0.files" "^/usr/lib64/librankmap\.so\.$V$"
-has lib-provides "$T/librankmap0.prov" '^librankmap\.so\.0\(\)\(64bit\)'
-has lib-ldconfig "$T/librankmap0.scripts" '^postinstall program: /sbin/ldconfig'
-has lib-ldconfig-un "$T/librankmap0.scripts" '^postuninstall program: /sbin/ldconfig'
-hasnt lib-no-devel "$T/librankmap0.files" '\.(a|h)$|librankmap\.so$'
+has lib-soname "$T/librankmap1.files" "^/usr/lib64/librankmap\.so\.1\.$V$"
+has lib-provides "$T/librankmap1.prov" '^librankmap\.so\.1\(\)\(64bit\)'
+has lib-ldconfig "$T/librankmap1.scripts" '^postinstall program: /sbin/ldconfig'
+has lib-ldconfig-un "$T/librankmap1.scripts" '^postuninstall program: /sbin/ldconfig'
+hasnt lib-no-devel "$T/librankmap1.files" '\.(a|h)$|librankmap\.so$'
 has devel-header "$T/rankmap-devel.files" '^/usr/include/rankmap\.h$'
 has devel-pc "$T/rankmap-devel.prov" "^pkgconfig\(rankmap\) = $V"
-has devel-needs-lib "$T/rankmap-devel.req" "^librankmap0\(x86-64\) = $V-"
+has devel-needs-lib "$T/rankmap-devel.req" "^librankmap1\(x86-64\) = $V-"
 # The plugin: Slurm's release in its version, exactly that Slurm required.
 f=$(rpmof rankmap-spank)
 [ "$(q --qf '%{VERSION}' "$f")" = "$V+slurm$SV" ] && pass spank-version ||

@@ -11,21 +11,24 @@ trap 'rm -rf "$T"' EXIT
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 LIB=/usr/lib/$MA
 V=$(sed -n 's/^#define RM_VERSION_STRING "\(.*\)"/\1/p' "$RM_ROOT/mapper/include/rankmap.h")
+ABI=$(sed -n 's/^#define RM_ABI_VERSION \([0-9]*\)/\1/p' "$RM_ROOT/mapper/include/rankmap.h")
 mk() { make --no-print-directory -s -C "$RM_ROOT" BUILD="$RM_BUILD" "$@"; }
 D=$T/root
 run install 0 mk install DESTDIR="$D" PREFIX=/usr LIBDIR="$LIB"
-for f in /usr/bin/rankmap "$LIB/librankmap.a" "$LIB/librankmap.so.$V" \
-	/usr/include/rankmap.h /usr/include/rankmap_text.h "$LIB/pkgconfig/rankmap.pc" \
+for f in /usr/bin/rankmap "$LIB/librankmap.a" "$LIB/librankmap.so.$ABI.$V" \
+	/usr/include/rankmap.h "$LIB/pkgconfig/rankmap.pc" \
 	/usr/share/man/man1/rankmap.1 /usr/share/man/man5/rankmap-site.5 \
 	/usr/share/man/man8/rankmap-spank.8 /usr/share/man/man8/rankmap.so.8 \
 	/usr/share/bash-completion/completions/rankmap; do
 	if [ -f "$D$f" ]; then pass "has$f"; else fail "has$f" "missing"; fi
 done
-[ "$(readlink "$D$LIB/librankmap.so.0")" = "librankmap.so.$V" ] &&
-	[ "$(readlink "$D$LIB/librankmap.so")" = librankmap.so.0 ] &&
+[ "$(readlink "$D$LIB/librankmap.so.$ABI")" = "librankmap.so.$ABI.$V" ] &&
+	[ "$(readlink "$D$LIB/librankmap.so")" = "librankmap.so.$ABI" ] &&
 	pass soname-links || fail soname-links "$(ls -l "$D$LIB" | head -c 400)"
-if readelf -d "$D$LIB/librankmap.so.$V" | grep -q 'SONAME.*\[librankmap.so.0\]'; then
-	pass soname; else fail soname "$(readelf -d "$D$LIB/librankmap.so.$V" | grep SONAME)"; fi
+if readelf -d "$D$LIB/librankmap.so.$ABI.$V" | grep -q "SONAME.*\[librankmap.so.$ABI\]"; then
+	pass soname; else fail soname "$(readelf -d "$D$LIB/librankmap.so.$ABI.$V" | grep SONAME)"; fi
+[ ! -e "$D/usr/include/rankmap_priv.h" ] && pass no-private-header ||
+	fail no-private-header "rankmap_priv.h installed"
 has pc-libdir "$D$LIB/pkgconfig/rankmap.pc" "^libdir=$LIB\$"
 has pc-version "$D$LIB/pkgconfig/rankmap.pc" "^Version: $V\$"
 
@@ -43,15 +46,16 @@ else
 fi
 
 # A program linked with -lrankmap through pkg-config starts (finds
-# librankmap.so.0) and calls the library.
+# librankmap.so.1) and calls the library.
 FLAGS=$(PKG_CONFIG_SYSROOT_DIR="$D" PKG_CONFIG_LIBDIR="$D$LIB/pkgconfig:/usr/lib/$MA/pkgconfig:/usr/share/pkgconfig" \
 	pkg-config --cflags --libs rankmap)
 run link-pc 0 gcc -o "$T/use" "$RM_ROOT/tests/pkg/use_rankmap.c" $FLAGS
 run run-linked 0 env LD_LIBRARY_PATH="$D$LIB" "$T/use"
 has run-linked-out "$OUT" '^16384 GPUs$'
-has run-linked-text-api "$OUT" '^"16384 GPUs"$'
-if readelf -d "$T/use" | grep -q 'NEEDED.*librankmap.so.0'; then pass needs-so0; else
-	fail needs-so0 "$(readelf -d "$T/use" | grep NEEDED)"; fi
+has run-linked-plan "$OUT" '^planned 16384 ranks$'
+has run-linked-abi "$OUT" "^librankmap $V, ABI $ABI\$"
+if readelf -d "$T/use" | grep -q "NEEDED.*librankmap.so.$ABI"; then pass needs-so; else
+	fail needs-so "$(readelf -d "$T/use" | grep NEEDED)"; fi
 
 # Man pages: render without warnings; every option of `--help` is in them.
 for m in "$D"/usr/share/man/man*/*; do
@@ -99,6 +103,6 @@ left=$(find "$D" ! -type d)
 
 # The default prefix: /usr/local, LIBDIR /usr/local/lib.
 run install-local 0 mk install DESTDIR="$T/local"
-[ -L "$T/local/usr/local/lib/librankmap.so.0" ] && [ -x "$T/local/usr/local/bin/rankmap" ] &&
+[ -L "$T/local/usr/local/lib/librankmap.so.$ABI" ] && [ -x "$T/local/usr/local/bin/rankmap" ] &&
 	pass local-layout || fail local-layout "$(cd "$T/local" && find . | head -20)"
 finish

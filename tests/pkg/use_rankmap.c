@@ -1,31 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A program an installed librankmap must serve: built with
- * `pkg-config --cflags --libs rankmap`, it has to start (find
- * librankmap.so.0), parse a layout and write through the public text API
- * (rankmap_text.h). Prints the layout's GPU count as a JSON string. */
+ * `pkg-config --cflags --libs rankmap` against the installed rankmap.h
+ * alone, it has to start (find librankmap.so.1), parse a layout and plan
+ * it through the versioned options. Prints the layout's GPU count, the
+ * planned map's world, and the library's release and ABI. */
 #include <rankmap.h>
-#include <rankmap_text.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 int main(void)
 {
 	rm_layout l;
 	rm_error e;
-	if (rm_layout_parse("tp=8,pp=16,dp=128", &l, &e) != RM_OK)
+	rm_hostlist hl = { 0 };
+	if (rm_layout_parse("tp=8,pp=16,dp=128", &l, &e) != RM_OK ||
+	    rm_hostlist_parse("gpu[0001-2048]", &hl, &e) != RM_OK)
 		return 1;
-	rm_buf b;
-	rm_buf_init(&b);
-	rm_buf_printf(&b, "%llu GPUs", (unsigned long long)rm_layout_world(&l));
-	char *text = rm_buf_take(&b, NULL);
-	if (!text)
+	printf("%llu GPUs\n", (unsigned long long)rm_layout_world(&l));
+	rm_plan_options po = RM_PLAN_OPTIONS_INIT;
+	po.layout = &l;
+	po.nodes = (const char *const *)hl.host;
+	po.nnodes = hl.n;
+	po.gpus_per_node = 8;
+	rm_map *m = NULL;
+	if (rm_plan(&po, &m, &e) != RM_OK) {
+		fprintf(stderr, "%s\n", e.msg);
 		return 1;
-	rm_buf_json_str(&b, text);
-	char *json = rm_buf_take(&b, NULL);
-	if (!json)
-		return 1;
-	printf("%s\n%s\n", text, json);
-	free(text);
-	free(json);
+	}
+	printf("planned %u ranks\n", rm_map_world(m));
+	printf("librankmap %s, ABI %d\n", rm_version(), RM_ABI_VERSION);
+	rm_map_free(m);
+	rm_hostlist_clear(&hl);
 	return 0;
 }
