@@ -275,12 +275,13 @@ rm_status rm_site_load(const char *path, rm_site **out, rm_error *err);
 /* Frees the site; NULL is a no-op. */
 void rm_site_free(rm_site *s);
 /* Settings a program acts on (the rest reach the library only). Strings
- * belong to the site and live as long as it. */
+ * belong to the site and live as long as it. A NULL site reads as one
+ * that sets nothing: the defaults each line names. */
 const char *rm_site_path(const rm_site *s);
 const char *rm_site_name(const rm_site *s);          /* NULL: none */
 uint32_t rm_site_gpus_per_node(const rm_site *s);   /* 0: not set */
 const char *rm_site_order(const rm_site *s);         /* "": nesting order */
-rm_enforce rm_site_enforce(const rm_site *s);
+rm_enforce rm_site_enforce(const rm_site *s);      /* RM_ENFORCE_WARN */
 int64_t rm_site_max_pp_crossings(const rm_site *s);  /* -1: no limit */
 bool rm_site_allow_missing_nodes(const rm_site *s);
 const char *rm_site_topology(const rm_site *s);      /* NULL: Slurm's */
@@ -380,7 +381,8 @@ typedef struct rm_import_options {
 					"topology.conf" */
 	uint32_t gpus_per_node;      /* 0: not written */
 } rm_import_options;
-#define RM_IMPORT_OPTIONS_INIT { RM_IMPORT_OPTIONS_VERSION, NULL, NULL, NULL, 0 }
+#define RM_IMPORT_OPTIONS_INIT                                           \
+	{ RM_IMPORT_OPTIONS_VERSION, NULL, NULL, NULL, 0 }
 typedef struct rm_import rm_import;
 typedef enum rm_import_part {
 	RM_IMPORT_TOPOLOGY,          /* topology.conf text */
@@ -452,7 +454,9 @@ typedef struct rm_plan_options {
 	bool exact;                  /* layout must use every GPU (no spares) */
 	bool baseline;               /* Slurm block order over nodes as given */
 } rm_plan_options;
-#define RM_PLAN_OPTIONS_INIT { RM_PLAN_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, NULL, false, false, false }
+#define RM_PLAN_OPTIONS_INIT                                             \
+	{ RM_PLAN_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, NULL, false,    \
+	  false, false }
 
 /* A map's validation report: what its groups cost on the fabric. Owned
  * by its map (rm_map_report); opaque. */
@@ -567,26 +571,27 @@ rm_status rm_map_write(const rm_map *map, rm_format fmt, char **out,
 		       size_t *len, rm_error *err);
 /* One host name per rank, in rank order: a SLURM_HOSTFILE for
  * `srun --distribution=arbitrary`, which starts task i on line i's host,
- * so SLURM_PROCID is the map's RANK. *out is malloc'd. */
+ * so SLURM_PROCID is the map's RANK. *out is the caller's (free). */
 rm_status rm_map_write_hostfile(const rm_map *map, char **out, size_t *len,
 				rm_error *err);
 /* "host slots=N" lines for DeepSpeed's launcher, hosts in the order of
  * their ranks; RM_EINPUT where DeepSpeed's numbering (a node's ranks
- * consecutive, in GPU order) cannot be the map's. */
+ * consecutive, in GPU order) cannot be the map's. *out is the caller's. */
 rm_status rm_map_write_deepspeed_hostfile(const rm_map *map, char **out,
 					  size_t *len, rm_error *err);
 /* KEY=value lines (shell-quoted): the job-wide variables, then, when
  * rank >= 0, those of the task playing `rank`, as the SPANK plugin sets
  * them. master_port (1-65535, e.g. from rm_master_port) adds MASTER_PORT
  * beside MASTER_ADDR; 0 leaves it out. rank -1 and master_port 0 are what
- * rm_map_write gives for RM_FMT_ENV. */
+ * rm_map_write gives for RM_FMT_ENV. *out is the caller's (free). */
 rm_status rm_map_write_env(const rm_map *map, int64_t rank,
 			   uint32_t master_port, char **out, size_t *len,
 			   rm_error *err);
 /*
  * A rank's place in each framework group the environment carries
  * (RANKMAP_<KIND>_RANK and _SIZE): tp, cp when used, ep/etp/edp with
- * experts, pp, dp, and dp_replicate/dp_shard under HSDP, in that order.
+ * experts, pp, dp, and dp_replicate/dp_shard under HSDP, in that order,
+ * into the caller's out[] (*n entries).
  */
 #define RM_MAX_ENV_GROUPS 9
 typedef struct rm_rank_group {
@@ -601,9 +606,9 @@ rm_status rm_map_rank_groups(const rm_map *map, uint32_t rank,
  * of a map that came without them - an assignment read with no fabric -
  * by the planner's own rules. */
 rm_status rm_map_locate(rm_map *map, const rm_fabric *fabric, rm_error *err);
-/* Read a rankmap-map/1 file (JSON or YAML). */
+/* Read a rankmap-map/1 file (JSON or YAML); *out is the caller's
+ * (rm_map_free), as for the two readers below. */
 rm_status rm_map_read(const char *path, rm_map **out, rm_error *err);
-/* (Each reader's *out is the caller's: rm_map_free.) */
 /* rm_map_read that also gives the SHA-256 (lowercase hex) of the bytes it
  * parsed, so that a digest and the map come from one read of the file.
  * Maps of any size are read by one streaming reader, with memory bounded
@@ -620,7 +625,7 @@ void rm_map_free(rm_map *map);
 /* ===== END section: plan, check and map ===== */
 
 /* ===== BEGIN section: picture (picture/) ===== */
-struct rm_estimate;                  /* the cost model's, below */
+typedef struct rm_estimate rm_estimate; /* the cost model's, below */
 #define RM_PICTURE_OPTIONS_VERSION 1
 typedef struct rm_picture_options {
 	unsigned version;            /* RM_PICTURE_OPTIONS_VERSION */
@@ -633,10 +638,12 @@ typedef struct rm_picture_options {
 	 * baseline's difference to the map; NULL: none (then the header
 	 * holds the counts only). `priced_by` names the model and hardware
 	 * ("llama3-405b on h100-sxm-80gb"); NULL says nothing. */
-	const struct rm_estimate *estimate, *baseline_estimate;
+	const rm_estimate *estimate, *baseline_estimate;
 	const char *priced_by;
 } rm_picture_options;
-#define RM_PICTURE_OPTIONS_INIT { RM_PICTURE_OPTIONS_VERSION, RM_FMT_HTML, NULL, NULL, NULL, NULL, NULL, NULL }
+#define RM_PICTURE_OPTIONS_INIT                                          \
+	{ RM_PICTURE_OPTIONS_VERSION, RM_FMT_HTML, NULL, NULL, NULL, NULL, \
+	  NULL, NULL }
 
 /*
  * Draw a checked map (rm_plan or rm_check filled its report) on its
@@ -648,17 +655,7 @@ rm_status rm_map_picture(const rm_map *map, const rm_picture_options *opts,
 /* ===== END section: picture ===== */
 
 /* ===== BEGIN section: node hardware (node/, hwloc) ===== */
-/* PCI distance between a GPU and a NIC, in NCCL's words. */
-typedef enum rm_pci_dist {
-	RM_DIST_PIX = 0,             /* at most one PCIe switch between them */
-	RM_DIST_PXB,                 /* several PCIe switches, no host bridge */
-	RM_DIST_PHB,                 /* through the host bridge */
-	RM_DIST_NODE,                /* same NUMA node, different host bridges */
-	RM_DIST_SYS,                 /* across sockets / NUMA nodes */
-	RM_DIST_NONE                 /* no NIC at all */
-} rm_pci_dist;
-
-
+/* KEY=value pairs: a value; rm_env_clear empties it. */
 typedef struct rm_env {
 	char **key, **val;
 	size_t n;
@@ -679,6 +676,7 @@ typedef struct rm_node_hw rm_node_hw;
  */
 rm_status rm_node_load(const char *xml_path, const rm_site *site,
 		       rm_node_hw **out, rm_error *err);
+/* (*out is the caller's: rm_node_free, as for rm_node_load_own_xml.) */
 size_t rm_node_gpu_count(const rm_node_hw *hw);
 /*
  * This machine's own export (rm_node_export_machine_xml), read back in the
@@ -690,16 +688,17 @@ size_t rm_node_gpu_count(const rm_node_hw *hw);
 rm_status rm_node_load_own_xml(const char *xml_path, const rm_site *site,
 			       rm_node_hw **out, rm_error *err);
 /* This whole machine, whatever this process's cgroup allows, as hwloc
- * XML (malloc'd, *len bytes). */
+ * XML; *xml is the caller's (free), *len bytes. */
 rm_status rm_node_export_machine_xml(char **xml, size_t *len, rm_error *err);
 /*
  * The node-wide NCCL environment (NCCL_IB_HCA, CUDA_DEVICE_ORDER,
  * NCCL_CROSS_NIC where the site is rail-optimised, the site's own NCCL
  * variables). Whether a job's own value wins is the caller's business
- * (site->nccl_override_user).
+ * (rm_site_nccl_override_user).
  */
 rm_status rm_node_nccl_env(const rm_node_hw *hw, const rm_site *site,
 			   rm_env *out, rm_error *err);
+/* (Both env functions fill the caller's value: rm_env_clear.) */
 /*
  * Per local rank: the variables that differ per task: RANKMAP_GPU (index
  * in bus order), RANKMAP_GPU_BUSID, RANKMAP_NIC ("mlx5_0:1", comma list
@@ -873,9 +872,8 @@ rm_status rm_train_init(rm_train *t, unsigned version);
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 
-/* One training step priced: memory, compute, each axis's traffic and the
- * bubble; opaque. */
-typedef struct rm_estimate rm_estimate;
+/* One training step priced (rm_estimate, declared above): memory,
+ * compute, each axis's traffic and the bubble; opaque. */
 /* Seconds per step (the price). */
 double rm_estimate_step_seconds(const rm_estimate *e);
 /* Model FLOPs utilisation, attention counted whole (as Megatron-LM and
@@ -922,7 +920,8 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
  * model tells apart (both maps share every figure but where their
  * traffic goes, so the model's own error mostly cancels). *out is the
  * caller's.
- */rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
+ */
+rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
 				    const rm_train *t, const rm_estimate *a,
 				    const char *name_a, const rm_estimate *b,
 				    const char *name_b, rm_format fmt,
@@ -941,7 +940,8 @@ typedef struct rm_suggest_options {
 				      * (1f1b, interleaved) */
 	unsigned recomputes;         /* bits 1 << rm_recompute; 0 = the train's */
 } rm_suggest_options;
-#define RM_SUGGEST_OPTIONS_INIT { RM_SUGGEST_OPTIONS_VERSION, 0, 0, 0, 0, NULL, NULL, 0, 0 }
+#define RM_SUGGEST_OPTIONS_INIT                                          \
+	{ RM_SUGGEST_OPTIONS_VERSION, 0, 0, 0, 0, NULL, NULL, 0, 0 }
 
 /* The layouts `rankmap suggest` ranks, with the compared one and its
  * neighbours; opaque. */
