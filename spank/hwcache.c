@@ -137,6 +137,19 @@ char *rms_hwcache_dir(const rms_conf *c)
 	return d;
 }
 
+/* fd (-1 when it did not open) is root's with none of the `forbid` mode
+ * bits; otherwise it is closed here, so each caller only says why. */
+static bool root_owned(int fd, mode_t forbid)
+{
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0 &&
+	    !(st.st_mode & forbid))
+		return true;
+	if (fd >= 0)
+		close(fd);
+	return false;
+}
+
 /* The cache directory: root's, private, really a directory, in a
  * directory only root may change (so nobody can swap it after the check). */
 static int open_dir(const char *dir, char *note, size_t notelen)
@@ -151,13 +164,9 @@ static int open_dir(const char *dir, char *note, size_t notelen)
 	}
 	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - dir), dir);
 	int pfd = open(parent[0] ? parent : "/", DIR_FLAGS);
-	struct stat st;
-	if (pfd < 0 || fstat(pfd, &st) != 0 || st.st_uid != 0 ||
-	    (st.st_mode & 022)) {
+	if (!root_owned(pfd, 022)) {
 		snprintf(note, notelen, "%.300s is not a directory only root "
 			 "may write: no topology cache in it", parent);
-		if (pfd >= 0)
-			close(pfd);
 		return -1;
 	}
 	if (mkdirat(pfd, slash + 1, 0700) != 0 && errno != EEXIST) {
@@ -168,12 +177,9 @@ static int open_dir(const char *dir, char *note, size_t notelen)
 	}
 	int fd = openat(pfd, slash + 1, DIR_FLAGS);
 	close(pfd);
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != 0 ||
-	    (st.st_mode & 077)) {
+	if (!root_owned(fd, 077)) {
 		snprintf(note, notelen, "%.300s is not a directory of root's "
 			 "alone (0700): not using it", dir);
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	return fd;

@@ -53,7 +53,7 @@ spank-skipped:
 endif
 
 # Unit test of the SPANK-free core, ASan+UBSan like the others.
-$(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h \
+$(BUILD)/asan/tests/test_spank_%: tests/slurm/test_spank_%.c tests/unit/test.h tests/slurm/spank_test.h \
 		$(call aobj,$(SPANK_CORE_SRC)) $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Itests/unit -Ispank $(ASAN_CFLAGS) -o $@ $< \

@@ -297,20 +297,48 @@ static int connect_to(uint16_t port)
 	return -1;
 }
 
-static void strangers_do_not_disturb(void)
+/* The sockets a test opened to rank 0's port, closed when the ranks are
+ * done (-1: none). */
+typedef struct sockets {
+	int fd[80];
+	int n;
+} sockets;
+
+/*
+ * Rank 0 of three, then `disturb` done to its port, then ranks 1 and 2
+ * (delay_ms later, all with timeout_ms): every rank must still get the id.
+ */
+static void three_ranks_past(uint32_t timeout_ms, int delay_ms,
+			     void (*disturb)(uint16_t port, sockets *s))
 {
-	task t[3] = {
-		{ .rank = 0, .nranks = 3, .timeout_ms = 5000 },
-		{ .rank = 1, .nranks = 3, .timeout_ms = 5000, .delay_ms = 300 },
-		{ .rank = 2, .nranks = 3, .timeout_ms = 5000, .delay_ms = 300 },
-	};
+	task t[3];
+	for (uint32_t i = 0; i < 3; i++)
+		t[i] = (task){ .rank = i, .nranks = 3, .timeout_ms = timeout_ms,
+			       .delay_ms = i ? delay_ms : 0 };
 	uint16_t port = free_port();
 	pid_t pid[3];
 	int rfd[3];
 	result r[3];
+	sockets s = { .n = 0 };
 	pid[0] = spawn(&t[0], port, &rfd[0]);
-	/* A scanner that says garbage, one that says nothing, and one that
-	 * hangs up halfway through a hello. */
+	disturb(port, &s);
+	for (int i = 1; i < 3; i++)
+		pid[i] = spawn(&t[i], port, &rfd[i]);
+	collect(3, pid, rfd, r);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(r[i].code, RMN_OK);
+		if (r[i].code)
+			printf("  rank %d: %s\n", i, r[i].msg);
+	}
+	for (int i = 0; i < s.n; i++)
+		if (s.fd[i] >= 0)
+			close(s.fd[i]);
+}
+
+/* A scanner that says garbage, one that says nothing, and one that hangs
+ * up halfway through a hello. */
+static void strangers(uint16_t port, sockets *s)
+{
 	int noisy = connect_to(port), silent = connect_to(port);
 	int half = connect_to(port);
 	char junk[200];
@@ -322,52 +350,34 @@ static void strangers_do_not_disturb(void)
 		CHECK(send(half, "RMNXCHG1\0\0", 10, MSG_NOSIGNAL) == 10);
 		close(half);
 	}
-	for (int i = 1; i < 3; i++)
-		pid[i] = spawn(&t[i], port, &rfd[i]);
-	collect(3, pid, rfd, r);
-	for (int i = 0; i < 3; i++)
-		CHECK_INT(r[i].code, RMN_OK);
-	if (noisy >= 0)
-		close(noisy);
-	if (silent >= 0)
-		close(silent);
+	s->fd[s->n++] = noisy;
+	s->fd[s->n++] = silent;
+}
+
+static void strangers_do_not_disturb(void)
+{
+	three_ranks_past(5000, 300, strangers);
+}
+
+/* More silent sockets than rank 0 keeps pending (64 spare + one per rank):
+ * the ranks wait in the backlog until the silent ones are dropped. */
+static void silent_flood(uint16_t port, sockets *s)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	s->fd[0] = connect_to(port);     /* rank 0 is listening now */
+	for (int i = 1; i < 80; i++) {
+		/* Do not wait for rank 0 to take them in. */
+		s->fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(s->fd[i], (struct sockaddr *)&a, sizeof(a));
+	}
+	s->n = 80;
 }
 
 static void a_flood_of_silent_connections_is_survived(void)
 {
-	/* More silent sockets than rank 0 keeps pending (64 spare + one per
-	 * rank): the ranks wait in the backlog until the silent ones are
-	 * dropped. */
-	task t[3] = {
-		{ .rank = 0, .nranks = 3, .timeout_ms = 8000 },
-		{ .rank = 1, .nranks = 3, .timeout_ms = 8000, .delay_ms = 500 },
-		{ .rank = 2, .nranks = 3, .timeout_ms = 8000, .delay_ms = 500 },
-	};
-	uint16_t port = free_port();
-	pid_t pid[3];
-	int rfd[3], silent[80];
-	result r[3];
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	pid[0] = spawn(&t[0], port, &rfd[0]);
-	silent[0] = connect_to(port);     /* rank 0 is listening now */
-	for (int i = 1; i < 80; i++) {
-		/* Do not wait for rank 0 to take them in. */
-		silent[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		connect(silent[i], (struct sockaddr *)&a, sizeof(a));
-	}
-	for (int i = 1; i < 3; i++)
-		pid[i] = spawn(&t[i], port, &rfd[i]);
-	collect(3, pid, rfd, r);
-	for (int i = 0; i < 3; i++) {
-		CHECK_INT(r[i].code, RMN_OK);
-		if (r[i].code)
-			printf("  rank %d: %s\n", i, r[i].msg);
-	}
-	for (int i = 0; i < 80; i++)
-		if (silent[i] >= 0)
-			close(silent[i]);
+	three_ranks_past(8000, 500, silent_flood);
 }
 
 /* A listener on a free port; *port set. */

@@ -6,6 +6,7 @@
  */
 #include "rms.h"
 #include "test.h"
+#include "spank_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,13 +120,31 @@ static void syntax(void)
 	CHECK_HAS(err, "longer than");
 }
 
+/* `text` as the file `name` in the test's directory. */
+static void put_file(const char *name, const char *text)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
 static void write_topology(char *path, size_t n)
 {
 	snprintf(path, n, "%s/topology.conf", tmp);
-	FILE *f = fopen(path, "w");
-	fputs("SwitchName=leaf1 Nodes=n[1-3]\nSwitchName=leaf2 Nodes=n4\n"
-	      "SwitchName=spine Switches=leaf[1-2]\n", f);
-	fclose(f);
+	put_file("topology.conf",
+		 "SwitchName=leaf1 Nodes=n[1-3]\nSwitchName=leaf2 Nodes=n4\n"
+		 "SwitchName=spine Switches=leaf[1-2]\n");
+}
+
+/* Plans step s with conf c, which it frees; what rms_plan_step says. */
+static bool plan_step(rms_conf *c, const rms_step *s, rms_plan *p, char *err)
+{
+	rms_plan_init(p);
+	bool ok = rms_plan_step(c, s, p, err, RMS_ERRLEN);
+	rms_conf_free(c);
+	return ok;
 }
 
 static bool plan(const char *layout, const char *order, const char *tpn,
@@ -142,10 +161,7 @@ static bool plan(const char *layout, const char *order, const char *tpn,
 	rms_step s = { .layout = layout, .order = order,
 		       .nodelist = "n[1-4]", .tasks_per_node = tpn,
 		       .ntasks = ntasks, .nnodes = 4 };
-	rms_plan_init(p);
-	bool ok = rms_plan_step(&c, &s, p, err, RMS_ERRLEN);
-	rms_conf_free(&c);
-	return ok;
+	return plan_step(&c, &s, p, err);
 }
 
 static void step_plan(void)
@@ -181,14 +197,6 @@ static void step_plan(void)
 /* With no topology= argument the plugin reads what slurmctld reads beside
  * slurm.conf: topology.yaml before topology.conf, the job partition's
  * Topology= entry, the cluster default otherwise. */
-static void put_file(const char *name, const char *text)
-{
-	char path[160];
-	snprintf(path, sizeof(path), "%s/%s", tmp, name);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-}
 
 static bool plan_in(const char *partition, const char *layout, rms_plan *p,
 		    char *err)
@@ -201,10 +209,7 @@ static bool plan_in(const char *partition, const char *layout, rms_plan *p,
 	rms_step s = { .layout = layout, .nodelist = "n[1-4]",
 		       .tasks_per_node = "1(x4)", .ntasks = 4, .nnodes = 4,
 		       .partition = partition };
-	rms_plan_init(p);
-	bool ok = rms_plan_step(&c, &s, p, err, RMS_ERRLEN);
-	rms_conf_free(&c);
-	return ok;
+	return plan_step(&c, &s, p, err);
 }
 
 static void topology_choice(void)
@@ -443,14 +448,6 @@ static void stamps(void)
 	rms_conf_free(&c);
 }
 
-static const char *get(const rms_envset *e, const char *k)
-{
-	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->kv[i].key, k))
-			return e->kv[i].val;
-	return NULL;
-}
-
 static void task_env(void)
 {
 	rms_plan p;
@@ -467,29 +464,29 @@ static void task_env(void)
 			CHECK(rms_task_env(&p, h, lr, &ids, "/x/map.json",
 					   &nccl, false, NULL, &e, err,
 					   sizeof(err)));
-			int rank = atoi(get(&e, "RANK"));
+			int rank = atoi(env_get(&e, "RANK"));
 			CHECK(rank >= 0 && rank < 32 && !seen[rank]);
 			if (rank >= 0 && rank < 32)
 				seen[rank] = true;
 			/* Megatron: rank = tp + dp*TP + pp*TP*DP. */
-			int tp = atoi(get(&e, "RANKMAP_TP_RANK"));
-			int pp = atoi(get(&e, "RANKMAP_PP_RANK"));
-			int dp = atoi(get(&e, "RANKMAP_DP_RANK"));
+			int tp = atoi(env_get(&e, "RANKMAP_TP_RANK"));
+			int pp = atoi(env_get(&e, "RANKMAP_PP_RANK"));
+			int dp = atoi(env_get(&e, "RANKMAP_DP_RANK"));
 			CHECK_INT(rank, tp + dp * 2 + pp * 2 * 8);
 			char lrs[4];
 			snprintf(lrs, sizeof(lrs), "%u", (unsigned)lr);
-			CHECK_STR(get(&e, "LOCAL_RANK"), lrs);
-			CHECK_STR(get(&e, "WORLD_SIZE"), "32");
-			CHECK_STR(get(&e, "LOCAL_WORLD_SIZE"), "8");
+			CHECK_STR(env_get(&e, "LOCAL_RANK"), lrs);
+			CHECK_STR(env_get(&e, "WORLD_SIZE"), "32");
+			CHECK_STR(env_get(&e, "LOCAL_WORLD_SIZE"), "8");
 			/* (12345 * 101 + 2) % 17302 = 1103 of the pool
 			 * 20000-32766, 61000-65534 (no range given: Linux's
 			 * default 32768-60999) */
-			CHECK_STR(get(&e, "MASTER_PORT"), "21103");
-			CHECK(get(&e, "SLURM_PROCID") == NULL);
-			CHECK_STR(get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
-			CHECK_STR(get(&e, "RANKMAP_MAP"), "/x/map.json");
-			CHECK(get(&e, "RANKMAP_CP_RANK") == NULL);
-			CHECK_STR(get(&e, "NCCL_IB_HCA"), "=mlx5_0:1");
+			CHECK_STR(env_get(&e, "MASTER_PORT"), "21103");
+			CHECK(env_get(&e, "SLURM_PROCID") == NULL);
+			CHECK_STR(env_get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
+			CHECK_STR(env_get(&e, "RANKMAP_MAP"), "/x/map.json");
+			CHECK(env_get(&e, "RANKMAP_CP_RANK") == NULL);
+			CHECK_STR(env_get(&e, "NCCL_IB_HCA"), "=mlx5_0:1");
 			for (size_t i = 0; i < e.n; i++) {
 				/* The job's own MASTER_PORT and NCCL
 				 * settings win; the rest is ours. */
@@ -504,8 +501,8 @@ static void task_env(void)
 	ids.export_slurm = true;
 	CHECK(rms_task_env(&p, 1, 3, &ids, NULL, NULL, false, NULL, &e, err,
 			   sizeof(err)));
-	CHECK_STR(get(&e, "SLURM_PROCID"), get(&e, "RANK"));
-	CHECK_STR(get(&e, "SLURM_LOCALID"), "3");
+	CHECK_STR(env_get(&e, "SLURM_PROCID"), env_get(&e, "RANK"));
+	CHECK_STR(env_get(&e, "SLURM_LOCALID"), "3");
 	rms_envset_free(&e);
 	CHECK(!rms_task_env(&p, 4, 0, &ids, NULL, NULL, false, NULL, &e, err,
 			    sizeof(err)));
@@ -531,16 +528,16 @@ static void expert_env(void)
 			rms_envset e = { 0 };
 			CHECK(rms_task_env(&p, h, lr, &ids, NULL, NULL, false,
 					   NULL, &e, err, sizeof(err)));
-			if (get(&e, "RANK") && !strcmp(get(&e, "RANK"), "5")) {
+			if (env_get(&e, "RANK") && !strcmp(env_get(&e, "RANK"), "5")) {
 				seen++;
-				CHECK_STR(get(&e, "RANKMAP_TP_RANK"), "1");
-				CHECK_STR(get(&e, "RANKMAP_EP_RANK"), "0");
-				CHECK_STR(get(&e, "RANKMAP_ETP_RANK"), "1");
-				CHECK_STR(get(&e, "RANKMAP_EDP_RANK"), "1");
-				CHECK_STR(get(&e, "RANKMAP_DP_RANK"), "2");
-				CHECK_STR(get(&e, "RANKMAP_DP_SIZE"), "16");
-				CHECK_STR(get(&e, "RANKMAP_EDP_SIZE"), "8");
-				CHECK_STR(get(&e, "RANKMAP_EP_SIZE"), "2");
+				CHECK_STR(env_get(&e, "RANKMAP_TP_RANK"), "1");
+				CHECK_STR(env_get(&e, "RANKMAP_EP_RANK"), "0");
+				CHECK_STR(env_get(&e, "RANKMAP_ETP_RANK"), "1");
+				CHECK_STR(env_get(&e, "RANKMAP_EDP_RANK"), "1");
+				CHECK_STR(env_get(&e, "RANKMAP_DP_RANK"), "2");
+				CHECK_STR(env_get(&e, "RANKMAP_DP_SIZE"), "16");
+				CHECK_STR(env_get(&e, "RANKMAP_EDP_SIZE"), "8");
+				CHECK_STR(env_get(&e, "RANKMAP_EP_SIZE"), "2");
 			}
 			rms_envset_free(&e);
 		}
@@ -610,7 +607,7 @@ static void master_port(void)
 	char want[16];
 	snprintf(want, sizeof(want), "%u",
 		 (unsigned)rm_master_port(12345, 2, NULL, 40000, 45000));
-	CHECK_STR(get(&e, "MASTER_PORT"), want);
+	CHECK_STR(env_get(&e, "MASTER_PORT"), want);
 	/* 1246847 % (19999 + 20534) = 30857: 45001 + 10858 */
 	CHECK_STR(want, "55859");
 	rms_envset_free(&e);
@@ -619,9 +616,7 @@ static void master_port(void)
 
 int main(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/rms-test.123456");
-	memset(tmp + strlen(tmp) - 6, 'X', 6); /* mkdtemp's template */
-	if (!mkdtemp(tmp))
+	if (!t_tmpdir(tmp, sizeof(tmp), "/tmp/rms-test."))
 		return 1;
 	RUN("spank", conf_args);
 	RUN("spank", tasks_per_node);

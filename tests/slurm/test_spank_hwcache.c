@@ -268,9 +268,7 @@ static void cache_on_this_machine(void)
 
 int main(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/rms-hwc.123456");
-	memset(tmp + strlen(tmp) - 6, 'X', 6); /* mkdtemp's template */
-	if (!mkdtemp(tmp))
+	if (!t_tmpdir(tmp, sizeof(tmp), "/tmp/rms-hwc."))
 		return 1;
 	RUN("spank", key_follows_hardware);
 	RUN("spank", names_match_bytes);

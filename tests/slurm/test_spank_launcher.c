@@ -5,6 +5,7 @@
 #include "rms.h"
 #include "internal.h"        /* rmi_site_*: a site without a file */
 #include "test.h"
+#include "spank_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +22,6 @@ static bool plan(const char *layout, const char *order, const char *tpn,
 	bool ok = rms_plan_step(&c, &s, p, err, RMS_ERRLEN);
 	rms_conf_free(&c);
 	return ok;
-}
-
-static const char *val(const rms_envset *e, const char *key)
-{
-	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->kv[i].key, key))
-			return e->kv[i].val;
-	return NULL;
 }
 
 static void which_steps(void)
@@ -70,15 +63,15 @@ static void launcher_env(void)
 	int64_t base = rm_map_rank_at(p.map, (uint32_t)h, 0);
 	char want[24];
 	snprintf(want, sizeof(want), "%lld", (long long)(base / 4));
-	CHECK_STR(val(&env, "NODE_RANK"), want);
-	CHECK_STR(val(&env, "PET_NODE_RANK"), want);
-	CHECK_STR(val(&env, "PET_NNODES"), "2");
-	CHECK_STR(val(&env, "PET_NPROC_PER_NODE"), "4");
-	CHECK_STR(val(&env, "WORLD_SIZE"), "8");
+	CHECK_STR(env_get(&env, "NODE_RANK"), want);
+	CHECK_STR(env_get(&env, "PET_NODE_RANK"), want);
+	CHECK_STR(env_get(&env, "PET_NNODES"), "2");
+	CHECK_STR(env_get(&env, "PET_NPROC_PER_NODE"), "4");
+	CHECK_STR(env_get(&env, "WORLD_SIZE"), "8");
 	/* worker j = rank base+j must see the map's GPU of that rank */
-	CHECK_STR(val(&env, "CUDA_VISIBLE_DEVICES"), "4,6,5,7");
-	CHECK(val(&env, "RANK") == NULL);
-	CHECK_STR(val(&env, "RANKMAP_MAP"), "/run/m.json");
+	CHECK_STR(env_get(&env, "CUDA_VISIBLE_DEVICES"), "4,6,5,7");
+	CHECK(env_get(&env, "RANK") == NULL);
+	CHECK_STR(env_get(&env, "RANKMAP_MAP"), "/run/m.json");
 	rms_envset_free(&env);
 	/* fewer GPUs than the node's workers */
 	ids.visible = "0,1";

@@ -7,7 +7,9 @@
 #ifndef RM_TEST_H
 #define RM_TEST_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int t_bad, t_total_bad;
@@ -98,14 +100,25 @@ static inline void t_says(const char *msg, const char *const says[4])
 #define CHECK_SAYS(call, want, msg, rows)                                  \
 	T_CASES(rows, t_say, call, want, t_says(msg, t_c->says))
 
-#define RUN(suite, fn)                                                     \
+/* A fresh directory for a test's files: `prefix` and mkdtemp's six
+ * random characters, into dir. false when it cannot be made. */
+static inline bool t_tmpdir(char *dir, size_t size, const char *prefix)
+{
+	snprintf(dir, size, "%sXXXXXX", prefix);
+	return mkdtemp(dir) != NULL;
+}
+
+/* Runs `call` as the case suite/name: PASS when no check in it failed. */
+#define RUN_CALL(suite, name, call)                                        \
 	do {                                                               \
 		t_bad = 0;                                                 \
-		fn();                                                      \
-		printf("%s: %s/%s\n", t_bad ? "FAIL" : "PASS", suite, #fn); \
+		call;                                                      \
+		printf("%s: %s/%s\n", t_bad ? "FAIL" : "PASS", suite, name); \
 		fflush(stdout);                                            \
 		t_total_bad += t_bad;                                      \
 	} while (0)
+
+#define RUN(suite, fn) RUN_CALL(suite, #fn, fn())
 
 #define TEST_EXIT() return t_total_bad ? 1 : 0
 

@@ -17,29 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool id_ok(const char *s)
+#define MAX_ID 63
+
+static bool id_char(char c)
 {
-	size_t n = strlen(s);
-	if (!n || n > 63)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
-			return false;
-	return true;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
 /* One string scalar that must be an id. */
 static rm_status id(const rmi_ynode *n, const char *file, const char *what,
 		    const char **out, rm_error *err)
 {
-	rm_status st = rmi_y_str(n, file, what, out, err);
-	if (!st && !id_ok(*out))
-		st = rmi_err_at(err, RM_EINPUT, file, rmi_y_line(n),
-				rmi_y_col(n), "%s %s: letters, digits, - and _ "
-				"only, at most 63", what,
-				rm_quote(*out, strlen(*out), (char[96]){ 0 }, 96));
-	return st;
+	return rmi_import_str(n, file, what, MAX_ID, id_char, "letters, "
+			      "digits, - and _ only, at most " RMI_STR(MAX_ID),
+			      out, err);
 }
 
 /* The path of one instance, bottom switch first. */
@@ -47,15 +39,9 @@ static rm_status one(rm_import *im, const rmi_ynode *inst, size_t *nopath,
 		     rm_error *err)
 {
 	const char *file = im->source, *iid, *cb = NULL;
-	rm_status st = rmi_y_kind(inst, file, "an instance", RMI_Y_MAP, err);
-	if (st)
-		return st;
-	const rmi_ynode *v = rmi_y_get(inst, "InstanceId");
-	if (!v)
-		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(inst),
-				  rmi_y_col(inst), "an instance without "
-				  "InstanceId");
-	if ((st = id(v, file, "InstanceId", &iid, err)))
+	const rmi_ynode *v;
+	rm_status st = rmi_import_instance(inst, file, "InstanceId", &v, err);
+	if (st || (st = id(v, file, "InstanceId", &iid, err)))
 		return st;
 	const rmi_ynode *c = rmi_y_get(inst, "CapacityBlockId");
 	if (c && !(c->kind == RMI_Y_SCALAR && !c->quoted &&
@@ -88,13 +74,9 @@ static rm_status one(rm_import *im, const rmi_ynode *inst, size_t *nopath,
 				   rmi_y_line(nn), rmi_y_col(nn), err);
 }
 
-rm_status rmi_aws_build(rm_import *im, const char *text, size_t len,
-			rm_error *err)
+rm_status rmi_aws_build(rm_import *im, const rmi_ynode *root, rm_error *err)
 {
-	rmi_ynode *root = NULL;
-	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
-	if (st)
-		return st;
+	rm_status st;
 	const rmi_ynode *list = root && root->kind == RMI_Y_MAP
 					? rmi_y_get(root, "Instances") : NULL;
 	if (!list)
@@ -106,7 +88,6 @@ rm_status rmi_aws_build(rm_import *im, const char *text, size_t len,
 	size_t nopath = 0;
 	for (size_t i = 0; !st && i < list->n; i++)
 		st = one(im, list->item[i], &nopath, err);
-	rmi_yaml_free(root);
 	if (!st && !im->nsw)
 		st = rmi_err(err, RM_EINPUT, "%s: no instance has NetworkNodes: "
 			     "nothing to build a topology from", im->source);

@@ -29,50 +29,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ID 255u
+/* The limits stand in the rules' text too (RMI_STR), hence plain
+ * numbers. */
+#define MAX_ID 255
+#define MAX_NODE_NAME 63
+
+static bool id_char(char c)
+{
+	return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\';
+}
 
 /* An id: printable ASCII without blanks or quotes, at most MAX_ID. */
 static rm_status cloud_id(const rmi_ynode *n, const char *file,
 			  const char *what, const char **out, rm_error *err)
 {
-	rm_status st = rmi_y_str(n, file, what, out, err);
-	if (st)
-		return st;
-	size_t len = strlen(*out);
-	bool ok = len && len <= MAX_ID;
-	for (size_t i = 0; ok && i < len; i++)
-		ok = (*out)[i] > ' ' && (*out)[i] < 0x7f && (*out)[i] != '"' &&
-		     (*out)[i] != '\'' && (*out)[i] != '\\';
-	if (!ok)
-		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(n),
-				  rmi_y_col(n), "%s %s: printable, no blanks "
-				  "or quotes, at most %u bytes", what,
-				  rm_quote(*out, len, (char[96]){ 0 }, 96),
-				  MAX_ID);
-	return RM_OK;
+	return rmi_import_str(n, file, what, MAX_ID, id_char, "printable, no "
+			      "blanks or quotes, at most " RMI_STR(MAX_ID)
+			      " bytes", out, err);
 }
 
-/* A node name: what Slurm takes (letters, digits, - _ .), at most 63. */
+static bool node_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+/* A node name: what Slurm takes (letters, digits, - _ .), at most
+ * MAX_NODE_NAME. */
 static rm_status node_name(const rmi_ynode *n, const char *file,
 			   const char *what, const char **out, rm_error *err)
 {
-	rm_status st = rmi_y_str(n, file, what, out, err);
-	if (st)
-		return st;
-	size_t len = strlen(*out);
-	bool ok = len && len <= 63;
-	for (size_t i = 0; ok && i < len; i++) {
-		char c = (*out)[i];
-		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		     (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		     c == '.';
-	}
-	if (!ok)
-		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(n),
-				  rmi_y_col(n), "%s %s: letters, digits, -, _ "
-				  "and . only, at most 63", what,
-				  rm_quote(*out, len, (char[96]){ 0 }, 96));
-	return RM_OK;
+	return rmi_import_str(n, file, what, MAX_NODE_NAME, node_char,
+			      "letters, digits, -, _ and . only, at most "
+			      RMI_STR(MAX_NODE_NAME), out, err);
 }
 
 /* ---- Google Cloud ---- */
@@ -83,14 +72,9 @@ static rm_status gcp_one(rm_import *im, const rmi_ynode *inst,
 			 size_t *nopath, rm_error *err)
 {
 	const char *file = im->source, *name;
-	rm_status st = rmi_y_kind(inst, file, "an instance", RMI_Y_MAP, err);
-	if (st)
-		return st;
-	const rmi_ynode *v = rmi_y_get(inst, "name");
-	if (!v)
-		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(inst),
-				  rmi_y_col(inst), "an instance without name");
-	if ((st = node_name(v, file, "instance name", &name, err)))
+	const rmi_ynode *v;
+	rm_status st = rmi_import_instance(inst, file, "name", &v, err);
+	if (st || (st = node_name(v, file, "instance name", &name, err)))
 		return st;
 	const rmi_ynode *rs = rmi_y_get(inst, "resourceStatus");
 	const rmi_ynode *t = rs && rs->kind == RMI_Y_MAP
@@ -148,13 +132,9 @@ static rm_status gcp_one(rm_import *im, const rmi_ynode *inst,
 	return st;
 }
 
-rm_status rmi_gcp_build(rm_import *im, const char *text, size_t len,
-			rm_error *err)
+rm_status rmi_gcp_build(rm_import *im, const rmi_ynode *root, rm_error *err)
 {
-	rmi_ynode *root = NULL;
-	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
-	if (st)
-		return st;
+	rm_status st = RM_OK;
 	size_t nopath = 0;
 	if (root && root->kind == RMI_Y_SEQ) {
 		for (size_t i = 0; !st && i < root->n; i++)
@@ -166,7 +146,6 @@ rm_status rmi_gcp_build(rm_import *im, const char *text, size_t len,
 			     "instances list --format=json` output (a list "
 			     "of instances)", im->source);
 	}
-	rmi_yaml_free(root);
 	if (!st && !im->nsw)
 		st = rmi_err(err, RM_EINPUT, "%s: no instance has a "
 			     "resourceStatus.physicalHostTopology: nothing to "
@@ -183,13 +162,9 @@ rm_status rmi_gcp_build(rm_import *im, const char *text, size_t len,
 static const char *const oci_prefix[] = { "island", "netblock",
 					  "localblock" };
 
-rm_status rmi_oci_build(rm_import *im, const char *text, size_t len,
-			rm_error *err)
+rm_status rmi_oci_build(rm_import *im, const rmi_ynode *root, rm_error *err)
 {
-	rmi_ynode *root = NULL;
-	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
-	if (st)
-		return st;
+	rm_status st = RM_OK;
 	const char *file = im->source;
 	if (!root || root->kind != RMI_Y_MAP)
 		st = rmi_err(err, RM_EINPUT, "%s: not a mapping of node name "
@@ -252,7 +227,6 @@ rm_status rmi_oci_build(rm_import *im, const char *text, size_t len,
 		st = rmi_import_add_path(im, name, id, 3, oci_prefix, true,
 					 rmi_y_line(nk), rmi_y_col(nk), err);
 	}
-	rmi_yaml_free(root);
 	if (!st && !im->nsw)
 		st = rmi_err(err, RM_EINPUT, "%s: no node has "
 			     "customerLocalBlock: nothing to build a topology "

@@ -240,6 +240,40 @@ void rm_import_free(rm_import *im)
 	free(im);
 }
 
+rm_status rmi_import_str(const rmi_ynode *n, const char *file,
+			 const char *what, size_t max, bool (*ok_char)(char),
+			 const char *rule, const char **out, rm_error *err)
+{
+	rm_status st = rmi_y_str(n, file, what, out, err);
+	if (st)
+		return st;
+	size_t len = strlen(*out);
+	bool ok = len && len <= max;
+	for (size_t i = 0; ok && i < len; i++)
+		ok = ok_char((*out)[i]);
+	if (!ok)
+		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(n),
+				  rmi_y_col(n), "%s %s: %s", what,
+				  rm_quote(*out, len, (char[96]){ 0 }, 96),
+				  rule);
+	return RM_OK;
+}
+
+rm_status rmi_import_instance(const rmi_ynode *inst, const char *file,
+			      const char *key, const rmi_ynode **v,
+			      rm_error *err)
+{
+	rm_status st = rmi_y_kind(inst, file, "an instance", RMI_Y_MAP, err);
+	if (st)
+		return st;
+	*v = rmi_y_get(inst, key);
+	if (!*v)
+		return rmi_err_at(err, RM_EINPUT, file, rmi_y_line(inst),
+				  rmi_y_col(inst), "an instance without %s",
+				  key);
+	return RM_OK;
+}
+
 rm_status rmi_import_start(const char *file, const rm_import_options *o,
 			   rm_import **out, rm_error *err)
 {
@@ -371,12 +405,27 @@ static rm_status readback(rm_import *im, rm_error *err)
 }
 
 /* A reader of a format that states its tree (scontrol, AWS): build, then
- * read the result back as topology.conf before anyone gets it. */
+ * read the result back as topology.conf before anyone gets it. A text
+ * format builds from the bytes (build); a JSON one from the document
+ * (doc), which is loaded and freed here once for all of them. */
 typedef rm_status (*tree_fn)(rm_import *, const char *, size_t, rm_error *);
+typedef rm_status (*doc_fn)(rm_import *, const rmi_ynode *, rm_error *);
+
+static rm_status doc_build(rm_import *im, const char *text, size_t len,
+			   doc_fn doc, rm_error *err)
+{
+	rmi_ynode *root = NULL;
+	rm_status st = rmi_yaml_load(text, len, im->source, &root, err);
+	if (!st)
+		st = doc(im, root, err);
+	rmi_yaml_free(root);
+	return st;
+}
 
 static rm_status tree_import(const char *text, size_t len, const char *file,
 			     const rm_import_options *o, const char *format,
-			     tree_fn build, rm_import **out, rm_error *err)
+			     tree_fn build, doc_fn doc, rm_import **out,
+			     rm_error *err)
 {
 	*out = NULL;
 	rm_import *im = NULL;
@@ -384,7 +433,8 @@ static rm_status tree_import(const char *text, size_t len, const char *file,
 	if (st)
 		return st;
 	im->format = format;
-	st = build(im, text, len, err);
+	st = build ? build(im, text, len, err)
+		   : doc_build(im, text, len, doc, err);
 	if (!st)
 		st = readback(im, err);
 	if (st) {
@@ -400,29 +450,30 @@ rm_status rm_import_scontrol(const char *text, size_t len, const char *file,
 			     rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(scontrol)", o,
-			   "scontrol show topology", rmi_scontrol_build, out,
-			   err);
+			   "scontrol show topology", rmi_scontrol_build, NULL,
+			   out, err);
 }
 
 rm_status rm_import_aws(const char *text, size_t len, const char *file,
 			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(aws)", o,
-			   "aws ec2 describe-instance-topology", rmi_aws_build,
-			   out, err);
+			   "aws ec2 describe-instance-topology", NULL,
+			   rmi_aws_build, out, err);
 }
 
 rm_status rm_import_gcp(const char *text, size_t len, const char *file,
 			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(gcp)", o,
-			   "gcloud compute instances list", rmi_gcp_build, out,
-			   err);
+			   "gcloud compute instances list", NULL,
+			   rmi_gcp_build, out, err);
 }
 
 rm_status rm_import_oci(const char *text, size_t len, const char *file,
 			const rm_import_options *o, rm_import **out, rm_error *err)
 {
 	return tree_import(text, len, file ? file : "(oci)", o,
-			   "OCI rdmaTopologyData", rmi_oci_build, out, err);
+			   "OCI rdmaTopologyData", NULL, rmi_oci_build, out,
+			   err);
 }

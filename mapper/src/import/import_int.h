@@ -9,6 +9,7 @@
 #define RANKMAP_IMPORT_INT_H
 
 #include "util/util.h"
+#include "util/yaml.h"
 
 /* ---- a uint64 -> uint32 map (import.c), open addressing ---- */
 typedef struct rmi_u64map {
@@ -103,14 +104,16 @@ RMI_HIDDEN rm_status rmi_ibnd_build(rm_import *im, const rmi_ibgraph *g,
 /* scontrol.c: `scontrol show topology` text into `im`. */
 RMI_HIDDEN rm_status rmi_scontrol_build(rm_import *im, const char *text,
 					size_t len, rm_error *err);
-/* aws.c: `aws ec2 describe-instance-topology` JSON into `im`. */
-RMI_HIDDEN rm_status rmi_aws_build(rm_import *im, const char *text,
-				   size_t len, rm_error *err);
-/* cloud.c: Google Cloud's and Oracle Cloud's instance topology. */
-RMI_HIDDEN rm_status rmi_gcp_build(rm_import *im, const char *text,
-				   size_t len, rm_error *err);
-RMI_HIDDEN rm_status rmi_oci_build(rm_import *im, const char *text,
-				   size_t len, rm_error *err);
+/* aws.c: `aws ec2 describe-instance-topology` JSON, loaded, into `im`
+ * (import.c loads and frees the document; root may be NULL if empty). */
+RMI_HIDDEN rm_status rmi_aws_build(rm_import *im, const rmi_ynode *root,
+				   rm_error *err);
+/* cloud.c: Google Cloud's and Oracle Cloud's instance topology, the same
+ * way. */
+RMI_HIDDEN rm_status rmi_gcp_build(rm_import *im, const rmi_ynode *root,
+				   rm_error *err);
+RMI_HIDDEN rm_status rmi_oci_build(rm_import *im, const rmi_ynode *root,
+				   rm_error *err);
 /* import.c */
 RMI_HIDDEN rm_status rmi_import_start(const char *file,
 				      const rm_import_options *o,
@@ -131,6 +134,22 @@ RMI_HIDDEN rm_status rmi_import_add_path(rm_import *im, const char *host,
 					 const char *const *what, bool rename,
 					 unsigned long line, unsigned long col,
 					 rm_error *err);
+/* A string scalar of 1 to max bytes, each one ok_char takes; else an
+ * error at n's line:col that states `rule`. The cloud readers' ids and
+ * names differ only in these. */
+RMI_HIDDEN rm_status rmi_import_str(const rmi_ynode *n, const char *file,
+				    const char *what, size_t max,
+				    bool (*ok_char)(char), const char *rule,
+				    const char **out, rm_error *err);
+/* One record of a cloud's instance list: a mapping that holds `key` (its
+ * id or name), whose value comes back in *v. */
+RMI_HIDDEN rm_status rmi_import_instance(const rmi_ynode *inst,
+					 const char *file, const char *key,
+					 const rmi_ynode **v, rm_error *err);
+/* A limit's macro as text, so the rule a message states cannot drift
+ * from the number checked. */
+#define RMI_STR_(x) #x
+#define RMI_STR(x) RMI_STR_(x)
 /* Does `host` pass opts.hosts (a hostlist or an fnmatch pattern)? */
 RMI_HIDDEN bool rmi_import_host_wanted(const rm_import *im,
 				       const rm_hostlist *hl,

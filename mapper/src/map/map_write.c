@@ -171,16 +171,28 @@ rm_status rmi_map_env(const rm_map *m, int64_t rank, uint32_t master_port,
 	return RM_OK;
 }
 
-rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
-				rm_error *err)
+/* What every writer does first: nothing out until it succeeds, and a map
+ * whose counts have their arrays (a caller-built one may not); b is ready
+ * when this returns RM_OK. */
+static rm_status write_start(const rm_map *m, char **out, size_t *len,
+			     rm_buf *b, rm_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (!m || (m->world && !m->rank) || (m->nhost && !m->host))
 		return rmi_err(err, RM_EINPUT, "no map to write");
+	rm_buf_init(b);
+	return RM_OK;
+}
+
+rm_status rm_map_write_hostfile(const rm_map *m, char **out, size_t *len,
+				rm_error *err)
+{
 	rm_buf b;
-	rm_buf_init(&b);
+	rm_status st = write_start(m, out, len, &b, err);
+	if (st)
+		return st;
 	for (uint32_t r = 0; r < m->world; r++) {
 		if (m->rank[r].node >= m->nhost) {
 			rm_buf_clear(&b);
@@ -302,15 +314,11 @@ static rm_status write_fmt(const rm_map *map, rm_format fmt, int64_t rank,
 			   uint32_t master_port, char **out, size_t *len,
 			   rm_error *err)
 {
-	*out = NULL;
-	if (len)
-		*len = 0;
-	if (!map || (map->world && !map->rank) || (map->nhost && !map->host))
-		return rmi_err(err, RM_EINPUT, "no map to write");
 	rm_buf b;
-	rm_buf_init(&b);
+	rm_status st = write_start(map, out, len, &b, err);
+	if (st)
+		return st;
 	presize(&b, map, fmt);
-	rm_status st;
 	switch (fmt) {
 	case RM_FMT_JSON: st = rmi_map_json(map, false, &b, err); break;
 	case RM_FMT_YAML: st = rmi_map_json(map, true, &b, err); break;

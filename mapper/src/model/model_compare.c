@@ -177,16 +177,8 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_estimate *a, const char *na,
 		     const rm_estimate *e, const char *nb, const rm_compare *c)
 {
-	char lay[128];
-	rm_layout_format(&a->layout, lay, sizeof(lay));
-	rm_buf_puts(b, "{\"schema\": \"rankmap-explain-compare/1\", \"model\": ");
-	rm_buf_json_str(b, m->name);
-	rm_buf_puts(b, ", \"hardware\": ");
-	rm_buf_json_str(b, hw->name);
-	rm_buf_puts(b, ", \"layout\": ");
-	rm_buf_json_str(b, lay);
-	rm_buf_printf(b, ", \"gpus\": %llu,\n \"maps\": [",
-		       (unsigned long long)a->gpus);
+	rmi_explain_json_head(b, "rankmap-explain-compare/1", m, hw, a);
+	rm_buf_puts(b, ",\n \"maps\": [");
 	json_map(b, na, a, c->steps_day[0], c->gpu_h_1000[0]);
 	rm_buf_puts(b, ",\n  ");
 	json_map(b, nb, e, c->steps_day[1], c->gpu_h_1000[1]);

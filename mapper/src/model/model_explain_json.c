@@ -49,19 +49,25 @@ static void floor_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       tp == f.tp_max ? "at" : tp < f.tp_max ? "inside" : "past");
 }
 
-void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
-		     const rm_train *t, const rm_estimate *e)
+void rmi_explain_json_head(rm_buf *b, const char *schema, const rm_model *m,
+			   const rm_hw *hw, const rm_estimate *e)
 {
 	char lay[128];
 	rm_layout_format(&e->layout, lay, sizeof(lay));
-	rm_buf_puts(b, "{\"schema\": \"rankmap-explain/1\", \"model\": ");
+	rm_buf_printf(b, "{\"schema\": \"%s\", \"model\": ", schema);
 	rm_buf_json_str(b, m->name);
 	rm_buf_puts(b, ", \"hardware\": ");
 	rm_buf_json_str(b, hw->name);
 	rm_buf_puts(b, ", \"layout\": ");
 	rm_buf_json_str(b, lay);
-	rm_buf_printf(b, ", \"gpus\": %llu, \"params\": %.6g,\n \"training\": {",
-		       (unsigned long long)e->gpus, m->params);
+	rm_buf_printf(b, ", \"gpus\": %llu", (unsigned long long)e->gpus);
+}
+
+void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
+		     const rm_train *t, const rm_estimate *e)
+{
+	rmi_explain_json_head(b, "rankmap-explain/1", m, hw, e);
+	rm_buf_printf(b, ", \"params\": %.6g,\n \"training\": {", m->params);
 	rm_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
 		       "\"schedule\": \"%s\", \"vchunks\": %u, \"recompute\": \"%s\", "
 		       "\"sharding\": \"%s\", ",

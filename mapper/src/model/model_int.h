@@ -82,6 +82,11 @@ RMI_HIDDEN bool rmi_variant(const rm_model *m, const rm_hw *hw,
 			    rm_estimate *x, rm_error *xe);
 /* Positions in l->nest of the axes larger than 1. */
 RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
+/* The opening both explain schemas share: {"schema", "model", "hardware",
+ * "layout", "gpus" of e; the caller writes on after "gpus": N. */
+RMI_HIDDEN void rmi_explain_json_head(rm_buf *b, const char *schema,
+				      const rm_model *m, const rm_hw *hw,
+				      const rm_estimate *e);
 /* The explain report as JSON. */
 RMI_HIDDEN void rmi_explain_json(rm_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,

@@ -154,22 +154,25 @@ static rm_status parse_error(rmi_ysrc *s)
 	return rmi_ysrc_fail(s, line, col, "%s", problem);
 }
 
+/* rule, then which property (kind) and its value, quoted. */
+static rm_status refuse(rmi_ysrc *s, const rmi_yevent *e, const char *rule,
+			const char *kind, const yaml_char_t *value)
+{
+	char q[96];
+	const char *v = (const char *)value;
+	return rmi_ysrc_fail(s, e->line, e->col, "%s (%s %s)", rule, kind,
+			     rm_quote(v, strlen(v), q, sizeof(q)));
+}
+
 static rm_status props(rmi_ysrc *s, const rmi_yevent *e,
 		       const yaml_char_t *anchor, const yaml_char_t *tag)
 {
-	char q[96];
 	if (anchor)
-		return rmi_ysrc_fail(s, e->line, e->col, "anchors and aliases "
-				     "are not allowed (anchor %s)",
-				     rm_quote((const char *)anchor,
-					      strlen((const char *)anchor), q,
-					      sizeof(q)));
+		return refuse(s, e, "anchors and aliases are not allowed",
+			      "anchor", anchor);
 	if (tag)
-		return rmi_ysrc_fail(s, e->line, e->col, "explicit tags are not "
-				     "supported (tag %s)",
-				     rm_quote((const char *)tag,
-					      strlen((const char *)tag), q,
-					      sizeof(q)));
+		return refuse(s, e, "explicit tags are not supported", "tag",
+			      tag);
 	return RM_OK;
 }
 

@@ -285,10 +285,8 @@ static char *write_tmp(const char *dir, const char *name, const char *text)
 
 static void load_file(void)
 {
-	/* mkdtemp's template: six X after the prefix. */
-	char dir[32] = "/tmp/rm-site-";
-	memset(dir + strlen(dir), 'X', 6);
-	CHECK(mkdtemp(dir) != NULL);
+	char dir[32];
+	CHECK(t_tmpdir(dir, sizeof(dir), "/tmp/rm-site-"));
 	char *p = write_tmp(dir, "site.yaml",
 			    HEAD "topology: topology.conf\n"
 				 "hwloc_xml: xml/%n.xml\n");
@@ -390,62 +388,60 @@ static void apply_groups_units(void)
 	rm_fabric_free(f);
 }
 
+/* Site text t parsed and applied to f, which must give `want`; false,
+ * nothing applied, when there is no f or the site does not parse. */
+static bool applied(rm_fabric *f, const char *t, rm_status want)
+{
+	rm_site s;
+	if (!f || !site(t, &s))
+		return false;
+	CHECK_INT(rm_fabric_apply_site(f, &s, &E), want);
+	rmi_site_clear(&s);
+	return true;
+}
+
 static void apply_blocks(void)
 {
 	const char *blocks = "BlockName=rack1 Nodes=g[01-18]\n"
 			     "BlockName=rack2 Nodes=g[19-36]\n"
 			     "BlockSizes=18\n";
 	rm_fabric *f = topo(blocks);
-	rm_site s;
-	if (f && site(HEAD "gpus_per_node: 4\nnvlink: {domain: block, "
-			   "domain_gpus: 72}\n", &s)) {
-		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_OK);
+	if (applied(f, HEAD "gpus_per_node: 4\nnvlink: {domain: block, "
+			   "domain_gpus: 72}\n", RM_OK)) {
 		CHECK_INT(f->ndomain, 2);
 		CHECK_INT(f->nvl_domain_gpus, 72);
 		const rmi_fnode *g20 = node(f, "g20");
 		CHECK(g20 && g20->domain == 1);
-		rmi_site_clear(&s);
 	}
 	/* A domain size smaller than a block: the two files disagree. */
-	if (f && site(HEAD "gpus_per_node: 4\nnvlink: {domain: block, "
-			   "domain_gpus: 36}\n", &s)) {
-		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_EINPUT);
+	if (applied(f, HEAD "gpus_per_node: 4\nnvlink: {domain: block, "
+			   "domain_gpus: 36}\n", RM_EINPUT))
 		CHECK_HAS(E.msg, "s.yaml: NVLink domain rack1 holds 72 GPUs, "
 				 "more than nvlink.domain_gpus (36)");
-		rmi_site_clear(&s);
-	}
 	rm_fabric_free(f);
 	/* An explicit `domain: node` drops the blocks. */
 	f = topo(blocks);
-	if (f && site(HEAD "nvlink: {domain: node}\n", &s)) {
-		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_OK);
+	if (applied(f, HEAD "nvlink: {domain: node}\n", RM_OK)) {
 		CHECK_INT(f->ndomain, 0);
 		const rmi_fnode *g01 = node(f, "g01");
 		CHECK(g01 && g01->domain == -1);
-		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 	/* Saying nothing keeps them. */
 	f = topo(blocks);
-	if (f && site(HEAD "gpus_per_node: 4\n", &s)) {
-		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_OK);
+	if (applied(f, HEAD "gpus_per_node: 4\n", RM_OK))
 		CHECK_INT(f->ndomain, 2);
-		rmi_site_clear(&s);
-	}
 	rm_fabric_free(f);
 	/* domain: block on a tree without blocks. */
 	f = topo("SwitchName=s1 Nodes=n[1-4]\n");
-	if (f && site(HEAD "nvlink: {domain: block}\n", &s)) {
-		CHECK_INT(rm_fabric_apply_site(f, &s, &E), RM_EINPUT);
+	if (applied(f, HEAD "nvlink: {domain: block}\n", RM_EINPUT)) {
 		CHECK_HAS(E.msg, "s.yaml: nvlink.domain is block, but the "
 				 "topology");
 		CHECK_HAS(E.msg, "has no BlockName= blocks");
-		rmi_site_clear(&s);
 	}
 	rm_fabric_free(f);
 }
 
-/* A site built by hand (not parsed) is checked again on apply. */
 static void apply_hand_built(void)
 {
 	rm_fabric *f = topo(NULL);
@@ -498,51 +494,66 @@ static uint32_t leaves(const rm_fabric *f)
 	return n;
 }
 
+/* 24,576 GPUs; racks of 2 nodes per ToR; 8 pods of 192. */
+static void llama3_roce(const rm_fabric *f, const rm_site *s)
+{
+	CHECK_INT(f->nnode * s->gpus_per_node, 24576);
+	CHECK_INT(leaves(f), 1536);
+	CHECK_INT(f->nsw, 1536 + 8 + 1);
+	CHECK_INT(f->ntiers, 4);
+	CHECK(f->tier[3].oversubscription == 7.0);
+	CHECK_INT(f->ndomain, 0);
+}
+
+static void superpod_h100(const rm_fabric *f, const rm_site *s)
+{
+	CHECK_INT(f->nnode, 127);
+	CHECK_INT(f->nunit, 4);
+	CHECK_INT(f->rails, 8);
+	const rmi_fnode *n = node(f, "dgx033");
+	CHECK(n && n->unit == 1);
+	n = node(f, "dgx127");
+	CHECK(n && n->unit == 3 && n->leaf >= 0);
+	CHECK_INT(s->n_nic_exclude, 4);
+}
+
+static void gb200_nvl72(const rm_fabric *f, const rm_site *s)
+{
+	CHECK_INT(f->nnode, 8 * 18);
+	CHECK_INT(s->gpus_per_node, 4);
+	CHECK_INT(f->ndomain, 8);
+	CHECK_INT(f->nvl_domain_gpus, 72);
+	const rmi_fnode *n = node(f, "nvl03n18");
+	CHECK(n && n->domain >= 0 && n->unit == 0);
+	CHECK_INT(f->rails, 4);
+}
+
+static void lab(const rm_fabric *f, const rm_site *s)
+{
+	CHECK_INT(f->nnode, 16);
+	CHECK_INT(leaves(f), 3);
+	CHECK(s->allow_missing_nodes);
+}
+
+/* Each site the project ships (site/) loads, applies to its topology and
+ * gives the fabric its check says. */
 static void shipped_sites(void)
 {
-	rm_site s;
-	rm_fabric *f = shipped("llama3-roce", &s);
-	if (f) {
-		/* 24,576 GPUs; racks of 2 nodes per ToR; 8 pods of 192. */
-		CHECK_INT(f->nnode * s.gpus_per_node, 24576);
-		CHECK_INT(leaves(f), 1536);
-		CHECK_INT(f->nsw, 1536 + 8 + 1);
-		CHECK_INT(f->ntiers, 4);
-		CHECK(f->tier[3].oversubscription == 7.0);
-		CHECK_INT(f->ndomain, 0);
-		rm_fabric_free(f);
-		rmi_site_clear(&s);
-	}
-	f = shipped("dgx-superpod-h100", &s);
-	if (f) {
-		CHECK_INT(f->nnode, 127);
-		CHECK_INT(f->nunit, 4);
-		CHECK_INT(f->rails, 8);
-		const rmi_fnode *n = node(f, "dgx033");
-		CHECK(n && n->unit == 1);
-		n = node(f, "dgx127");
-		CHECK(n && n->unit == 3 && n->leaf >= 0);
-		CHECK_INT(s.n_nic_exclude, 4);
-		rm_fabric_free(f);
-		rmi_site_clear(&s);
-	}
-	f = shipped("gb200-nvl72", &s);
-	if (f) {
-		CHECK_INT(f->nnode, 8 * 18);
-		CHECK_INT(s.gpus_per_node, 4);
-		CHECK_INT(f->ndomain, 8);
-		CHECK_INT(f->nvl_domain_gpus, 72);
-		const rmi_fnode *n = node(f, "nvl03n18");
-		CHECK(n && n->domain >= 0 && n->unit == 0);
-		CHECK_INT(f->rails, 4);
-		rm_fabric_free(f);
-		rmi_site_clear(&s);
-	}
-	f = shipped("lab", &s);
-	if (f) {
-		CHECK_INT(f->nnode, 16);
-		CHECK_INT(leaves(f), 3);
-		CHECK(s.allow_missing_nodes);
+	static const struct {
+		const char *name;
+		void (*check)(const rm_fabric *f, const rm_site *s);
+	} sites[] = {
+		{ "llama3-roce", llama3_roce },
+		{ "dgx-superpod-h100", superpod_h100 },
+		{ "gb200-nvl72", gb200_nvl72 },
+		{ "lab", lab },
+	};
+	for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
+		rm_site s;
+		rm_fabric *f = shipped(sites[i].name, &s);
+		if (!f)
+			continue;
+		sites[i].check(f, &s);
 		rm_fabric_free(f);
 		rmi_site_clear(&s);
 	}

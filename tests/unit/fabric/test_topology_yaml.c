@@ -272,8 +272,7 @@ static void rm_in(const char *name)
 /* slurm.conf picks the file and the topology, as slurmctld does. */
 static void locate(void)
 {
-	snprintf(DIR_, sizeof(DIR_), "/tmp/rm-topoyaml.XXXXXX");
-	CHECK(mkdtemp(DIR_) != NULL);
+	CHECK(t_tmpdir(DIR_, sizeof(DIR_), "/tmp/rm-topoyaml."));
 	char conf[128];
 	snprintf(conf, sizeof(conf), "%s/slurm.conf", DIR_);
 	put("slurm.conf",

@@ -82,6 +82,38 @@ static inline size_t leaves(void)
 	return n;
 }
 
+/* One switch of the imported tree as a test expects it: its hosts joined
+ * with spaces (hosts_of), its parent (parent_of) and the provider's id it
+ * stands for; NULL: that one is not checked. */
+typedef struct {
+	const char *sw, *hosts, *parent, *id;
+} t_switch;
+
+static inline void t_tree(size_t nsw, size_t nleaves, const t_switch *rows,
+			  size_t n)
+{
+	CHECK_INT(IM ? IM->nsw : 0, nsw);
+	CHECK_INT(leaves(), nleaves);
+	for (size_t i = 0; i < n; i++) {
+		const t_switch *r = &rows[i];
+		const rmi_tsw *s = sw_named(r->sw);
+		int before = t_bad;
+		if (r->hosts)
+			CHECK_STR(hosts_of(r->sw), r->hosts);
+		if (r->parent)
+			CHECK_STR(parent_of(r->sw), r->parent);
+		if (r->id)
+			CHECK_STR(s ? s->stands_for : "", r->id);
+		if (t_bad != before)
+			printf("    (the switch \"%s\")\n", r->sw);
+	}
+}
+
+/* IM has `nsw` switches, `nleaves` of them leaves, and each row's switch
+ * is what the row says. */
+#define CHECK_TREE(nsw, nleaves, rows) \
+	t_tree(nsw, nleaves, rows, sizeof(rows) / sizeof((rows)[0]))
+
 /* One written part of IM (static storage, "(failed: msg)" on error). */
 static inline const char *part(rm_import_part p)
 {

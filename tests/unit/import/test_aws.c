@@ -22,13 +22,13 @@ static rm_status aws(const char *text)
 
 static void tree(void)
 {
+	static const t_switch sw[] = {
+		{ "nn-3", "i-0001 i-0002", "nn-2", NULL },
+		{ "nn-6", NULL, "nn-5", NULL },
+		{ "nn-1", NULL, "(top)", NULL },
+	};
 	CHECK_INT(aws(doc), RM_OK);
-	CHECK_INT(IM ? IM->nsw : 0, 6);
-	CHECK_INT(leaves(), 3);
-	CHECK_STR(hosts_of("nn-3"), "i-0001 i-0002");
-	CHECK_STR(parent_of("nn-3"), "nn-2");
-	CHECK_STR(parent_of("nn-6"), "nn-5");
-	CHECK_STR(parent_of("nn-1"), "(top)");
+	CHECK_TREE(6, 3, sw);
 	CHECK_HAS(report_line("topology"), "4 nodes, 6 switches (3 leaves, 3 levels, 1 top-level)");
 	CHECK_HAS(report_line("instances without NetworkNodes"), "1");
 }

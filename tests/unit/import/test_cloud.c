@@ -21,19 +21,19 @@ static rm_status oci(const char *text)
 
 static void gcp_tree(void)
 {
+	static const t_switch sw[] = {
+		{ "subblock0", "a3-1 a3-2", NULL, NULL },
+		{ "subblock1", "a3-3 a3-4", "block1", NULL },
+		{ "block0", NULL, "cluster0", NULL },
+		{ "block1", NULL, NULL, "77" },
+	};
 	CHECK_INT(gcp("[" GCP_HOST("a3-1", "cl7", "9f", "4a") ",\n"
 		      GCP_HOST("a3-2", "cl7", "9f", "4a") ",\n"
 		      GCP_HOST("a3-3", "cl7", "77", "5c") ",\n"
 		      "{\"name\": \"a3-4\", \"resourceStatus\": {\"physicalHost\": \"/cl7/77/5c/h9\"}},\n"
 		      "{\"name\": \"login\", \"resourceStatus\": {}}]\n"),
 		  RM_OK);
-	CHECK_INT(IM ? IM->nsw : 0, 5);
-	CHECK_INT(leaves(), 2);
-	CHECK_STR(hosts_of("subblock0"), "a3-1 a3-2");
-	CHECK_STR(hosts_of("subblock1"), "a3-3 a3-4");
-	CHECK_STR(parent_of("subblock1"), "block1");
-	CHECK_STR(parent_of("block0"), "cluster0");
-	CHECK_STR(sw_named("block1") ? sw_named("block1")->stands_for : "", "77");
+	CHECK_TREE(5, 2, sw);
 	CHECK_HAS(report_line("instances without a physical topology"), "1");
 	const char *conf = part(RM_IMPORT_TOPOLOGY);
 	CHECK_HAS(conf, "SwitchName=subblock1 Nodes=a3-[3-4]\n");
@@ -72,17 +72,17 @@ static void gcp_bad(void)
 
 static void oci_tree(void)
 {
+	static const t_switch sw[] = {
+		{ "localblock0", "gpu-1 gpu-2", NULL, "lb1" },
+		{ "localblock1", "gpu-3", NULL, NULL },
+		{ "netblock1", NULL, "island0", NULL },
+	};
 	CHECK_INT(oci("gpu-1: " OCI("isl", "nb1", "lb1") ", \"customerGpuMemoryFabric\": \"f1\"}\n"
 		      "gpu-2: " OCI("isl", "nb1", "lb1") ", \"customerGpuMemoryFabric\": \"f1\"}\n"
 		      "gpu-3: {\"rackId\": \"r\", \"rdmaTopologyData\": " OCI("isl", "nb2", "lb3") "}}\n"
 		      "gpu-4: {}\n"),
 		  RM_OK);
-	CHECK_INT(IM ? IM->nsw : 0, 5);
-	CHECK_INT(leaves(), 2);
-	CHECK_STR(hosts_of("localblock0"), "gpu-1 gpu-2");
-	CHECK_STR(hosts_of("localblock1"), "gpu-3");
-	CHECK_STR(parent_of("netblock1"), "island0");
-	CHECK_STR(sw_named("localblock0") ? sw_named("localblock0")->stands_for : "", "lb1");
+	CHECK_TREE(5, 2, sw);
 	CHECK_HAS(report_line("nodes without RDMA topology data"), "1");
 	CHECK_HAS(report_line("customerGpuMemoryFabric"), "2 nodes, 1 NVLink domain of up to 2 nodes");
 	CHECK_HAS(part(RM_IMPORT_SITE), "groups: [\"gpu-[1-2]\"]");

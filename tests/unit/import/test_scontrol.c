@@ -13,14 +13,14 @@ static const char tree[] =
 
 static void tree_found(void)
 {
+	static const t_switch sw[] = {
+		{ "s0", "node1 node2 node3 node4", "p1", NULL },
+		{ "p1", "", NULL, NULL },
+		{ "s2", NULL, "top", NULL },
+		{ "top", NULL, "(top)", NULL },
+	};
 	CHECK_INT(import_as(rm_import_scontrol, tree), RM_OK);
-	CHECK_INT(IM ? IM->nsw : 0, 5);
-	CHECK_INT(leaves(), 3);
-	CHECK_STR(hosts_of("s0"), "node1 node2 node3 node4");
-	CHECK_STR(hosts_of("p1"), "");
-	CHECK_STR(parent_of("s0"), "p1");
-	CHECK_STR(parent_of("s2"), "top");
-	CHECK_STR(parent_of("top"), "(top)");
+	CHECK_TREE(5, 3, sw);
 	CHECK(rm_import_has_topology(IM));
 	CHECK_HAS(report_line("topology"), "8 nodes, 5 switches (3 leaves, 3 levels, 1 top-level)");
 }

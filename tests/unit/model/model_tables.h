@@ -335,68 +335,89 @@ static inline int doc_missing(const char *text, const char *doc, const char *wha
 }
 
 /*
+ * A table docs/explain.md shows: each of the n rows (of `size` bytes) that
+ * row_bad finds wrong in the document's text, and the summary `summary`
+ * when it is missing, named on stderr. Returns how many; -1 when the
+ * document cannot be read.
+ */
+static inline int doc_table_check(const char *doc, const void *rows, size_t n,
+				  size_t size,
+				  int (*row_bad)(const char *text, const char *doc,
+						 const void *row),
+				  const char *summary)
+{
+	const char *text = doc_text(doc);
+	if (!text)
+		return -1;
+	int bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += row_bad(text, doc, (const char *)rows + i * size);
+	return bad + doc_missing(text, doc, "summary", summary);
+}
+
+/* A100 rows: the predicted value and error the model gives now (as
+ * printed: seconds to 0.01, TFLOP/s to 0.1, error to 0.1 %) on a line of
+ * the row's name, with "| selective |" where it recomputes selectively. */
+static inline int pub_doc_row_bad(const char *text, const char *doc,
+				  const void *row)
+{
+	const pub_row *r = row;
+	char want[96], head[48];
+	snprintf(head, sizeof(head), "\n| %s |", r->row);
+	snprintf(want, sizeof(want),
+		 strcmp(r->metric, "tflops") ? "| %.2f | %+.1f %% |" :
+		 "| %.1f | %+.1f %% |", r->predicted, 100 * r->error);
+	for (const char *p = strstr(text, head); p; p = strstr(p + 1, head)) {
+		const char *eol = strchr(p + 1, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+		char line[256];
+		snprintf(line, sizeof(line), "%.*s", (int)ll, p);
+		if (strstr(line, want) &&
+		    (!r->recompute[0] || !strstr(line, "| selective |") ==
+		     !!strcmp(r->recompute, "selective")))
+			return 0;
+	}
+	fprintf(stderr, "%s: no row '%s ... %s'\n", doc, r->row, want);
+	return 1;
+}
+
+/*
  * docs/explain.md shows these tables: every row must appear there with the
- * predicted value and error the model gives now (as printed: seconds to
- * 0.01, TFLOP/s to 0.1, error to 0.1 %), and the table's mean and max.
- * Returns the number of rows or summaries the document gets wrong, each
- * named on stderr; -1 when the document cannot be read.
+ * predicted value and error the model gives now, and the table's mean and
+ * max. Returns the number of rows or summaries the document gets wrong,
+ * each named on stderr; -1 when the document cannot be read.
  */
 static inline int pub_doc_check(const char *doc, const pub_row *rows, size_t n,
 			 double mean, double max)
 {
-	const char *text = doc_text(doc);
-	if (!text)
-		return -1;
-	int bad = 0;
-	char want[96], head[48];
-	for (size_t i = 0; i < n; i++) {
-		const pub_row *r = &rows[i];
-		snprintf(head, sizeof(head), "\n| %s |", r->row);
-		snprintf(want, sizeof(want),
-			 strcmp(r->metric, "tflops") ? "| %.2f | %+.1f %% |" :
-			 "| %.1f | %+.1f %% |", r->predicted, 100 * r->error);
-		bool found = false;
-		for (const char *p = strstr(text, head); p && !found;
-		     p = strstr(p + 1, head)) {
-			const char *eol = strchr(p + 1, '\n');
-			size_t ll = eol ? (size_t)(eol - p) : strlen(p);
-			char line[256];
-			snprintf(line, sizeof(line), "%.*s", (int)ll, p);
-			found = strstr(line, want) &&
-				(!r->recompute[0] || !strstr(line, "| selective |") ==
-				 !!strcmp(r->recompute, "selective"));
-		}
-		if (!found) {
-			fprintf(stderr, "%s: no row '%s ... %s'\n", doc, r->row, want);
-			bad++;
-		}
-	}
+	char want[96];
 	snprintf(want, sizeof(want), "**mean %.2f %%** | **max %.2f %%**",
 		 100 * mean, 100 * max);
-	return bad + doc_missing(text, doc, "summary", want);
+	return doc_table_check(doc, rows, n, sizeof(*rows), pub_doc_row_bad, want);
 }
 
-/* The same for the H100 tables: each row's "predicted | error" cells
- * ("| 11.94 s | -2.7 % |", "| 450.7 | +4.8 % |") and the summary row
- * "| n | mean % | max % |" of the table. */
+/* H100 rows: each row's "predicted | error" cells ("| 11.94 s | -2.7 % |",
+ * "| 450.7 | +4.8 % |"). */
+static inline int mod_doc_row_bad(const char *text, const char *doc,
+				  const void *row)
+{
+	const mod_row *r = row;
+	char want[96];
+	snprintf(want, sizeof(want),
+		 strcmp(r->metric, "seconds") ? "| %.1f | %+.1f %% |" :
+		 "| %.2f s | %+.1f %% |", r->predicted, 100 * r->error);
+	return doc_missing(text, doc, r->row, want);
+}
+
+/* The same for the H100 tables, whose summary row is "| n | mean % |
+ * max % |". */
 static inline int mod_doc_check(const char *doc, const mod_row *rows, size_t n,
 			 double mean, double max)
 {
-	const char *text = doc_text(doc);
-	if (!text)
-		return -1;
-	int bad = 0;
 	char want[96];
-	for (size_t i = 0; i < n; i++) {
-		const mod_row *r = &rows[i];
-		snprintf(want, sizeof(want),
-			 strcmp(r->metric, "seconds") ? "| %.1f | %+.1f %% |" :
-			 "| %.2f s | %+.1f %% |", r->predicted, 100 * r->error);
-		bad += doc_missing(text, doc, r->row, want);
-	}
 	snprintf(want, sizeof(want), "| %zu | %.2f %% | %.2f %% |", n,
 		 100 * mean, 100 * max);
-	return bad + doc_missing(text, doc, "summary", want);
+	return doc_table_check(doc, rows, n, sizeof(*rows), mod_doc_row_bad, want);
 }
 
 #endif

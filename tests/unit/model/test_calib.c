@@ -9,6 +9,7 @@
 #include "model/model_int.h"
 #include "rankmap_priv.h"
 #include "test.h"
+#include "model_setup.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,10 +29,8 @@ static double site_step(double eff, const char *overlap)
 	rm_train t;
 	rm_layout l;
 	rm_estimate e;
-	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
+	model_setup("llama3-8b", "h100-sxm-80gb", &m, &hw, &t);
 	hw.gemm_eff = eff;
-	rm_train_init(&t, RM_TRAIN_VERSION);
 	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
 	CHECK_INT(rm_train_set(&t, "tp_overlap", overlap, NULL), RM_OK);

@@ -3,6 +3,7 @@
 #include "model/model_int.h"
 #include "model_tables.h"
 #include "test.h"
+#include "model_setup.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -137,9 +138,7 @@ static void activations(void)
 /* 405B on H100, 16M tokens, the defaults of a modern run */
 static void setup_modern(rm_model *m, rm_hw *hw, rm_train *t)
 {
-	CHECK_INT(rm_model_preset("llama3-405b", m, NULL), RM_OK);
-	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", hw, NULL), RM_OK);
-	rm_train_init(t, RM_TRAIN_VERSION);
+	model_setup("llama3-405b", "h100-sxm-80gb", m, hw, t);
 	CHECK_INT(rm_train_set(t, "batch", "16M", NULL), RM_OK);
 }
 
@@ -803,9 +802,7 @@ static void published_memory(void)
 		rm_estimate e;
 		rm_error err;
 		char v[32];
-		CHECK_INT(rm_model_preset(run[i].model, &m, NULL), RM_OK);
-		CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-		rm_train_init(&t, RM_TRAIN_VERSION);
+		model_setup(run[i].model, "h100-sxm-80gb", &m, &hw, &t);
 		snprintf(v, sizeof(v), "%u", run[i].seq);
 		CHECK_INT(rm_train_set(&t, "seq", v, NULL), RM_OK);
 		snprintf(v, sizeof(v), "%u", run[i].seq * run[i].seqs);
@@ -843,9 +840,7 @@ static void framework_degrees(void)
 	rm_layout l;
 	rm_estimate e;
 	rm_error err;
-	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t, RM_TRAIN_VERSION);
+	model_setup("llama3-8b", "h100-sxm-80gb", &m, &hw, &t);
 	CHECK_INT(rm_layout_parse("tp=8,ep=8,etp=1,dp=4", &l, NULL), RM_OK);
 	CHECK_INT(l.size[RM_AXIS_EP], 1);
 	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, &err), RM_EUNSUPPORTED);
@@ -1152,9 +1147,7 @@ static void map_links(void)
 	rm_hostlist hl = { 0 };
 	rm_layout l;
 	rm_map *map = NULL;
-	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
-	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &hw, NULL), RM_OK);
-	rm_train_init(&t, RM_TRAIN_VERSION);
+	model_setup("llama3-8b", "h100-sxm-80gb", &m, &hw, &t);
 	CHECK_INT(rm_train_set(&t, "batch", "1M", NULL), RM_OK);
 	CHECK_INT(rm_fabric_new(&f, &err), RM_OK);
 	CHECK_INT(rm_fabric_parse_topology(f, topo, strlen(topo), "t.conf", &err), RM_OK);

@@ -45,6 +45,18 @@ static rm_node_hw *load(const char *name, const rm_site *site)
 	return hw;
 }
 
+/* Test fn on the fixture `name` (no site), which must load; freed after. */
+static void on(const char *name, void (*fn)(rm_node_hw *hw))
+{
+	rm_node_hw *hw = load(name, NULL);
+	CHECK(hw != NULL);
+	if (hw)
+		fn(hw);
+	rm_node_free(hw);
+}
+
+#define RUN_ON(name, fn) RUN_CALL("node", #fn, on(name, fn))
+
 /* Local rank r of n gets the CPU list `want`. */
 static void check_rank_cpus(const rm_node_hw *hw, uint32_t r, uint32_t n,
 			    const char *want)
@@ -107,12 +119,8 @@ static const char *hca(const rm_node_hw *hw, const rm_site *site)
 	return out;
 }
 
-static void dgx_h100(void)
+static void dgx_h100(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("dgx-h100.xml", NULL);
-	CHECK(hw != NULL);
-	if (!hw)
-		return;
 	static const char *bus[] = { "0000:1b:00.0", "0000:43:00.0", "0000:52:00.0",
 				     "0000:61:00.0", "0000:9d:00.0", "0000:c3:00.0",
 				     "0000:d1:00.0", "0000:df:00.0" };
@@ -149,16 +157,12 @@ static void dgx_h100(void)
 	CHECK(env_get(&e, "NCCL_CROSS_NIC") == NULL);
 	rm_env_clear(&e);
 	CHECK(!rm_node_numa_fallback(hw));
-	rm_node_free(hw);
 }
 
 /* 56 cores per socket, four GPUs per socket: 14 cores each, with their
  * hyperthread siblings (PU n+112). */
-static void dgx_rank_cpus(void)
+static void dgx_rank_cpus(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("dgx-h100.xml", NULL);
-	if (!hw)
-		return;
 	rm_env e;
 	CHECK_INT(rm_node_rank_env(hw, 0, 8, &e, &E), RM_OK);
 	CHECK_STR(env_get(&e, "RANKMAP_GPU"), "0");
@@ -177,17 +181,13 @@ static void dgx_rank_cpus(void)
 	check_rank_cpus(hw, 1, 2, "28-55,140-167");
 	/* Five ranks: rank 4 alone on socket 1 gets all of it. */
 	check_rank_cpus(hw, 4, 5, "56-111,168-223");
-	rm_node_free(hw);
 }
 
 /* A job allowed cores 0-27 only: every GPU's set is cut to what the job
  * may use, socket-1 GPUs get the job's own cores, and eight ranks share
  * those 28 cores (3 or 4 each, floor(28 * j / 8) onwards). */
-static void cgroup_cpus(void)
+static void cgroup_cpus(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("dgx-h100-cgroup.xml", NULL);
-	if (!hw)
-		return;
 	rm_gpu_info gi;
 	CHECK(rm_node_gpu(hw, 0, &gi));
 	CHECK_STR(gi.cpus, "0-27,112-139");
@@ -196,14 +196,10 @@ static void cgroup_cpus(void)
 	CHECK_STR(gpu_nics(hw, 7), "mlx5_11:1");
 	check_rank_cpus(hw, 0, 8, "0-2,112-114");
 	check_rank_cpus(hw, 7, 8, "24-27,136-139");
-	rm_node_free(hw);
 }
 
-static void too_many_ranks(void)
+static void too_many_ranks(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("dgx-h100.xml", NULL);
-	if (!hw)
-		return;
 	rm_env e;
 	CHECK_INT(rm_node_rank_env(hw, 0, 9, &e, &E), RM_EINPUT);
 	CHECK_HAS(E.msg, "9 local ranks");
@@ -215,14 +211,10 @@ static void too_many_ranks(void)
 	char *out = NULL;
 	CHECK_INT(rm_node_format(hw, NULL, RM_FMT_ENV, 9, &out, NULL, &E), RM_EINPUT);
 	CHECK(out == NULL);
-	rm_node_free(hw);
 }
 
-static void p5en_two_per_gpu(void)
+static void p5en_two_per_gpu(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("p5en.xml", NULL);
-	if (!hw)
-		return;
 	/* Per switch: EFA at base+2..5, GPUs at base+6/7 (bases 20,40,a0,c0). */
 	static const char *bus[] = { "0000:26:00.0", "0000:27:00.0", "0000:46:00.0",
 				     "0000:47:00.0", "0000:a6:00.0", "0000:a7:00.0",
@@ -244,14 +236,10 @@ static void p5en_two_per_gpu(void)
 		  "rdmap194s0:1,rdmap195s0:1,rdmap196s0:1,rdmap197s0:1");
 	/* ENA Ethernet NICs carry no RDMA device and are not listed. */
 	CHECK_INT(rm_node_nic_count(hw), 16);
-	rm_node_free(hw);
 }
 
-static void half_nic_shared(void)
+static void half_nic_shared(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("half-nic.xml", NULL);
-	if (!hw)
-		return;
 	static const char *nic[] = { "mlx5_0:1", "mlx5_0:1", "mlx5_1:1", "mlx5_1:1",
 				     "mlx5_2:1", "mlx5_2:1", "mlx5_3:1", "mlx5_3:1" };
 	CHECK_INT(rm_node_gpu_count(hw), 8);
@@ -264,14 +252,10 @@ static void half_nic_shared(void)
 	CHECK_STR(busid(hw, 0), "0000:11:00.0");
 	CHECK_STR(busid(hw, 7), "0000:b2:00.0");
 	CHECK_STR(hca(hw, NULL), "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
-	rm_node_free(hw);
 }
 
-static void mixed_exclusions(void)
+static void mixed_exclusions(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("mixed.xml", NULL);
-	if (!hw)
-		return;
 	CHECK_INT(rm_node_gpu_count(hw), 4);
 	CHECK_STR(busid(hw, 0), "0000:10:00.0");
 	CHECK_STR(busid(hw, 3), "0000:a0:00.0");
@@ -302,7 +286,6 @@ static void mixed_exclusions(void)
 	CHECK(nic_named(hw, "eno1", 1, &ni));
 	CHECK(!ni.compute);
 	CHECK_HAS(ni.why_not, "RDMA");
-	rm_node_free(hw);
 }
 
 static void site_rules(void)
@@ -352,12 +335,8 @@ static void site_rules(void)
 	rm_node_free(hw);
 }
 
-static void cpu_only(void)
+static void cpu_only(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("cpu-only.xml", NULL);
-	CHECK(hw != NULL);
-	if (!hw)
-		return;
 	CHECK_INT(rm_node_gpu_count(hw), 0);
 	CHECK_INT(rm_node_nic_count(hw), 1);
 	rm_nic_info ni;
@@ -375,7 +354,6 @@ static void cpu_only(void)
 	CHECK_INT(rm_node_format(hw, NULL, RM_FMT_TEXT, 0, &out, NULL, &E), RM_OK);
 	CHECK_HAS(out, "no GPUs");
 	free(out);
-	rm_node_free(hw);
 }
 
 static void bad_input(void)
@@ -454,11 +432,8 @@ static void xml_path(void)
 	}
 }
 
-static void formats(void)
+static void formats(rm_node_hw *hw)
 {
-	rm_node_hw *hw = load("dgx-h100.xml", NULL);
-	if (!hw)
-		return;
 	char *out = NULL;
 	CHECK_INT(rm_node_format(hw, NULL, RM_FMT_ENV, 0, &out, NULL, &E), RM_OK);
 	CHECK_HAS(out, "NCCL_IB_HCA==mlx5_0:1,mlx5_3:1,");
@@ -471,16 +446,12 @@ static void formats(void)
 	CHECK(strstr(out, "\"local_rank\":2") == NULL);
 	free(out);
 	CHECK_INT(rm_node_format(hw, NULL, RM_FMT_CSV, 0, &out, NULL, &E), RM_EINPUT);
-	rm_node_free(hw);
 }
 
 int main(void)
 {
 	const char *root = getenv("RM_ROOT");
-	/* mkdtemp's template: six capitals at the end. */
-	snprintf(dir, sizeof(dir), "/tmp/rm-node-test.");
-	memset(dir + strlen(dir), 'X', 6);
-	if (!mkdtemp(dir)) {
+	if (!t_tmpdir(dir, sizeof(dir), "/tmp/rm-node-test.")) {
 		printf("FAIL: node/setup: mkdtemp\n");
 		return 1;
 	}
@@ -491,19 +462,19 @@ int main(void)
 		printf("SKIP: node/all: cannot run the fixture generator (python3)\n");
 		return 0;
 	}
-	RUN("node", dgx_h100);
-	RUN("node", dgx_rank_cpus);
-	RUN("node", cgroup_cpus);
-	RUN("node", too_many_ranks);
-	RUN("node", p5en_two_per_gpu);
-	RUN("node", half_nic_shared);
-	RUN("node", mixed_exclusions);
+	RUN_ON("dgx-h100.xml", dgx_h100);
+	RUN_ON("dgx-h100.xml", dgx_rank_cpus);
+	RUN_ON("dgx-h100-cgroup.xml", cgroup_cpus);
+	RUN_ON("dgx-h100.xml", too_many_ranks);
+	RUN_ON("p5en.xml", p5en_two_per_gpu);
+	RUN_ON("half-nic.xml", half_nic_shared);
+	RUN_ON("mixed.xml", mixed_exclusions);
 	RUN("node", site_rules);
-	RUN("node", cpu_only);
+	RUN_ON("cpu-only.xml", cpu_only);
 	RUN("node", bad_input);
 	RUN("node", topo_xml);
 	RUN("node", xml_path);
-	RUN("node", formats);
+	RUN_ON("dgx-h100.xml", formats);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		printf("  could not remove %s\n", dir);

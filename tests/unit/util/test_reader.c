@@ -258,8 +258,7 @@ static void blocks(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/rankmap-reader-XXXXXX");
-	if (!mkdtemp(dir))
+	if (!t_tmpdir(dir, sizeof(dir), "/tmp/rankmap-reader-"))
 		return 1;
 	RUN("reader", duplicate_keys);
 	RUN("reader", tags_anchors_aliases);
