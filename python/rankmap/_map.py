@@ -139,11 +139,30 @@ class Map:
         if self.experts:
             out.update(etp=c["etp"], ep=c["ep"], edp=c["edp"])
         else:
-            # Megatron builds expert groups for dense models too: etp = tp,
-            # ep = 1, edp spans dp and cp.
-            out.update(etp=c["tp"], ep=0,
-                       edp=c.get("cp", 0) + self.size("cp") * c["dp"])
+            etp, edp = self._dense_expert(r, c)
+            out.update(etp=etp, ep=0, edp=edp)
         return out
+
+    def _dense_expert(self, r, c):
+        """Megatron-Core builds expert groups for dense models too: a
+        second numbering in the same order with etp = tp, ep = 1, cp = 1
+        and edp = world / (tp x pp). Ranks are decoded in that numbering,
+        fastest axis first, as its RankGenerator does; the same
+        definition as librankmap's (layout/groups.c)."""
+        names = self.permutation.split("-")
+        tp, pp = self.size("tp"), self.size("pp")
+        size = {"tp": tp, "cp": 1, "ep": 1, "pp": pp,
+                "dp": self.world_size // (tp * pp)}
+        if self.hsdp or any(n not in size for n in names):
+            # HSDP maps (torchtitan's mesh) have no Megatron expert
+            # numbering: edp spans dp and cp as the dense one does.
+            return c["tp"], c.get("cp", 0) + self.size("cp") * c["dp"]
+        names += [n for n in size if n not in names]
+        at = {}
+        for n in names:
+            at[n] = r % size[n]
+            r //= size[n]
+        return at["tp"], at["dp"]
 
     def groups(self, kind):
         """Every group of a kind, each a sorted list of ranks, in the

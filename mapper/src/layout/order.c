@@ -51,40 +51,47 @@ static uint64_t expert_size(const rm_layout *l, rm_axis a)
 	}
 }
 
+/*
+ * Megatron-Core builds an expert numbering (etp, ep, edp, pp; cp = 1)
+ * beside the dense one for every model, dense or not, and asserts two
+ * things about the pair (megatron/core/parallel_state.py,
+ * initialize_model_parallel, after the expert RankGenerator): unless the
+ * order ends with pp or pp = 1, both numberings must have the same
+ * data-parallel size; and both must give the same pipeline groups. The
+ * checks look at the order's content only, so a named order and the same
+ * permutation written out get the same answer.
+ */
 rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
 			       rm_error *err)
 {
 	char text[64];
-	/* Megatron-Core builds its expert groups even for dense models, so
-	 * its own orders meet its constraints always; other numberings only
-	 * when the layout has experts. */
-	bool megatron = strcmp(o->name, "megatron") == 0 ||
-			strcmp(o->name, "llama3") == 0;
-	if (!megatron && rm_layout_ep(l) <= 1 &&
-	    rm_layout_etp(l) == l->size[RM_AXIS_TP])
-		return RM_OK;
 	rm_order_format(o, text, sizeof(text));
 	int e = order_pos(o, RM_AXIS_EP), d = order_pos(o, RM_AXIS_DP);
-	/*
-	 * Megatron-Core asserts that both numberings give the same pipeline
-	 * groups: the product of the sizes numbered before pp must agree,
-	 * where dp counts as tp*cp*dp/(etp*ep) in the expert numbering.
-	 */
 	int p = order_pos(o, RM_AXIS_PP);
+	uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
+	uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
+	bool pp_last = p >= 0 && (unsigned)p + 1 == o->naxes;
+	/* dp and edp are equal exactly when etp x ep = tp x cp. */
+	if (l->size[RM_AXIS_PP] > 1 && !pp_last && eb != tc)
+		return rmi_err(err, RM_EINPUT,
+			       "order %s: with pp not last, Megatron-Core requires the same data-parallel size in the dense and the expert numbering (etp x ep = %llu must equal tp x cp = %llu); put pp last (--order megatron) or change etp or ep",
+			       text, (unsigned long long)eb,
+			       (unsigned long long)tc);
+	/* The pipeline groups agree when pp has the same stride in both. */
 	if (p >= 0 && l->size[RM_AXIS_PP] > 1) {
 		uint64_t a = 1, b = 1;
 		for (int i = 0; i < p; i++) {
 			a *= dense_size(l, o->axis[i]);
 			b *= expert_size(l, o->axis[i]);
 		}
-		uint64_t tc = (uint64_t)l->size[RM_AXIS_TP] * l->size[RM_AXIS_CP];
-		uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
 		bool same = d >= 0 && d < p ? a * eb == tc * b : a == b;
 		if (!same)
 			return rmi_err(err, RM_EINPUT,
 				       "order %s: the dense and the expert numbering would give different pipeline groups (Megatron-Core requires pp last, or etp x ep = tp x cp); use --order megatron",
 				       text);
 	}
+	/* rankmap's own rule, stricter than Megatron-Core: it counts ep as
+	 * a factor of data parallelism, numbered right before the rest. */
 	if (l->size[RM_AXIS_EP] > 1) {
 		bool ok = e >= 0 && d > e;
 		for (int i = e + 1; ok && i < d; i++)

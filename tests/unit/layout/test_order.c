@@ -201,7 +201,7 @@ static void expert_orders(void)
 	orders_as("megatron", "tp-ep-dp-pp", NULL);
 	/* pp before dp: edp (2) differs from dp (4), as Megatron asserts */
 	CHECK_INT(order("llama3"), RM_EINPUT);
-	CHECK(strstr(E.msg, "pipeline groups") || strstr(E.msg, "right before dp"));
+	CHECK(strstr(E.msg, "same data-parallel size") != NULL);
 	CHECK_INT(order("tp-dp-ep-pp"), RM_EINPUT);
 	CHECK(strstr(E.msg, "right before dp") != NULL);
 	CHECK_INT(order("torchtitan"), RM_EINPUT);
@@ -212,7 +212,17 @@ static void expert_orders(void)
 	 * etp = tp, so its tp-pp-dp mapping refuses pp > 1 */
 	layout("tp=2,cp=2,pp=2,dp=2");
 	CHECK_INT(order("llama3"), RM_EINPUT);
-	CHECK_INT(order("tp-cp-pp-dp"), RM_OK);
+	CHECK(strstr(E.msg, "same data-parallel size") != NULL);
+	/* the same check whatever the order is called (issue 39) */
+	CHECK_INT(order("tp-cp-ep-pp-dp"), RM_EINPUT);
+	CHECK_INT(order("tp-cp-pp-dp"), RM_EINPUT);
+	CHECK_INT(order("tp-cp-dp-pp"), RM_OK);
+	/* pp not last, but etp x ep = tp x cp: the pipeline groups decide */
+	layout("tp=2,ep=2,etp=1,pp=2,dp=2");
+	CHECK_INT(order("tp-ep-dp-pp"), RM_OK);
+	layout("tp=2,cp=2,ep=4,etp=1,pp=2,dp=2");
+	CHECK_INT(order("tp-pp-cp-ep-dp"), RM_EINPUT);
+	CHECK(strstr(E.msg, "pipeline groups") != NULL);
 }
 
 int main(void)
