@@ -96,5 +96,28 @@ for tp, cp, pp, rep, shard in HSDP:
     report(not bad, "torchtitan/" + layout, "differs: %s" % bad)
     checked += 1
 
+# torchtitan's expert mesh (parallel_dims.py, pytorch/torchtitan at
+# b5bcd76: sparse mesh (pp, dp_replicate, efsdp, ep), row-major, efsdp =
+# dp_shard x cp x tp / ep). rankmap refuses --order torchtitan with ep > 1
+# and names --order megatron with etp=1, whose groups must then be
+# torchtitan's: ep always, efsdp (Megatron's edp) when dp_replicate is 1.
+for tp, cp, ep, pp, shard in [(2, 1, 4, 2, 4), (2, 2, 8, 1, 2),
+                              (4, 1, 2, 2, 2), (1, 2, 4, 2, 2)]:
+    world = tp * cp * pp * shard
+    efsdp = shard * cp * tp // ep
+    ref = megatron_ref.device_mesh([pp, efsdp, ep], ["pp", "efsdp", "ep"])
+    layout = "tp=%d,cp=%d,ep=%d,etp=1,pp=%d,dp=%d" % (tp, cp, ep, pp, shard)
+    rc, out, err = plan(layout, "torchtitan", world)
+    report(rc != 0 and "--order megatron with etp=1" in err,
+           "torchtitan-ep-refused/" + layout, err.strip()[-200:])
+    rc, out, err = plan(layout, "megatron", world)
+    if rc != 0:
+        report(False, "torchtitan-ep/" + layout, err.strip()[-300:])
+        continue
+    g = json.loads(out)["expert_groups"]
+    bad = [k for k, mk in (("ep", "ep"), ("efsdp", "edp"))
+           if sorted(g[mk]) != ref[k]]
+    report(not bad, "torchtitan-ep/" + layout, "differs: %s" % bad)
+
 report(checked >= 20, "enough-worlds", "only %d worlds compared" % checked)
 sys.exit(1 if fails else 0)

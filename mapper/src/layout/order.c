@@ -207,7 +207,7 @@ rm_status rm_order_parse(const char *text, const rm_layout *l, rm_order *out,
 		if (strcmp(nm->name, "torchtitan") == 0 &&
 		    rm_layout_ep(l) > 1)
 			return rmi_err(err, RM_EINPUT,
-				       "order 'torchtitan': rankmap follows torchtitan's mesh without expert parallelism, but the layout has ep=%u; use --order megatron or an explicit order such as tp-cp-ep-dp-pp",
+				       "order 'torchtitan' with ep=%u: torchtitan numbers experts in its own mesh (pp, dp_replicate, efsdp, ep; ep fastest, no expert TP); --order megatron with etp=1 gives the same ep groups, and the same efsdp groups when dp_replicate is 1",
 				       (unsigned)rm_layout_ep(l));
 		for (unsigned i = 0; i < nm->n; i++)
 			if (present(l, nm->axis[i]))
