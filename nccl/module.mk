@@ -109,9 +109,10 @@ $(BUILD)/asan/tests/test_nccl_init: tests/nccl/test_nccl_init.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIB_CPPFLAGS) -Inccl -I$(NCCL_INC) -Itests/unit $(ASAN_CFLAGS) \
+		-DNCCL_SO='"$(NCCL_LIBDIR)/libnccl.so.2"' \
 		-o $@ tests/nccl/test_nccl_init.c tests/nccl/fake_gpu.c \
 		$(BUILD)/asan/librankmap-nccl.a $(BUILD)/asan/librankmap-priv.a $(BUILD)/asan/librankmap.a \
-		$(LIBS) $(NCCL_CRYPTO) -lpthread
+		$(LIBS) $(NCCL_CRYPTO) -lpthread -ldl
 
 # One task of the id exchange for the Slurm suite (tests/slurm/t_slurm.sh).
 $(BUILD)/asan/tests/probe_exchange: tests/nccl/probe_exchange.c \

@@ -19,6 +19,7 @@
 #include <time.h>
 
 int fake_die_at_init = -1;
+bool fake_duplicate_gpu;
 int fake_die_at_split = -1;
 
 /* One collective (all-reduce, all-gather) or one message of a channel. */
@@ -158,6 +159,7 @@ void fake_reset(void)
 	}
 	pthread_mutex_unlock(&reg);
 	fake_die_at_init = fake_die_at_split = -1;
+	fake_duplicate_gpu = false;
 }
 
 static fshared *made_new(int n)
@@ -311,15 +313,33 @@ cudaError_t cudaSetDevice(int d)
 
 /* ------------------------------------------------------- set-up calls */
 
+/* NCCL 2.28's own strings (test_nccl_init compares them with the real
+ * library's), so messages read as they do on a GPU. */
 const char *ncclGetErrorString(ncclResult_t r)
 {
-	return r == ncclSuccess ? "no error" : "fake nccl error";
+	static const char *const says[] = {
+		[ncclSuccess] = "no error",
+		[ncclUnhandledCudaError] = "unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+		[ncclSystemError] = "unhandled system error (run with NCCL_DEBUG=INFO for details)",
+		[ncclInternalError] = "internal error - please report this issue to the NCCL developers",
+		[ncclInvalidArgument] = "invalid argument (run with NCCL_DEBUG=WARN for details)",
+		[ncclInvalidUsage] = "invalid usage (run with NCCL_DEBUG=WARN for details)",
+		[ncclRemoteError] = "remote process exited or there was a network error",
+		[ncclInProgress] = "NCCL operation in progress",
+	};
+	if ((unsigned)r < sizeof(says) / sizeof(says[0]) && says[r])
+		return says[r];
+	return "unknown result code";
 }
 
+/* What a real H200 run showed for two ranks on one GPU
+ * (docs/nccl.md, "A real GPU"): NCCL's last error names both ranks. */
 const char *ncclGetLastError(ncclComm_t c)
 {
 	(void)c;
-	return "";
+	return fake_duplicate_gpu ?
+		"Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 0" :
+		"";
 }
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
@@ -429,6 +449,8 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *state)
 	if (c->init_pending) {
 		if (c->sh->init_arrived < c->sh->n)
 			*state = ncclInProgress;
+		else if (fake_duplicate_gpu)
+			*state = ncclInvalidUsage;   /* every member, at once */
 		else
 			c->init_pending = false;
 	} else if (c->split_parent) {

@@ -27,6 +27,9 @@ void fake_handle_free(ncclComm_t h);
  * takes part, so the others wait for it (-1: nobody). */
 extern int fake_die_at_init;         /* world rank, in ncclCommInitRankConfig */
 extern int fake_die_at_split;        /* parent rank, in the first ncclCommSplit */
+/* Every member of the world fails its set-up as NCCL 2.28 does when two
+ * ranks share a GPU: ncclInvalidUsage once all have arrived. */
+extern bool fake_duplicate_gpu;
 /* A handle's size and rank, once its set-up has finished. */
 int fake_comm_size(ncclComm_t h);
 int fake_comm_rank(ncclComm_t h);

@@ -13,6 +13,7 @@
 #include "fake_gpu.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -165,10 +166,57 @@ static void a_rank_dead_at_a_split_stops_everyone_in_time(void)
 	dead_after_exchange(0, "ncclCommSplit (tp group ");
 }
 
+/* Two ranks on one GPU, as a real H200 showed it (docs/nccl.md, "A real
+ * GPU"): every member fails at once with NCCL's invalid usage and its
+ * "Duplicate GPU detected" text, not after a time-out. */
+static void two_ranks_on_one_gpu_fail_at_once_as_on_a_gpu(void)
+{
+	fx_map fx;
+	double took;
+	if (!fx_ready(&fx, "tp=1,pp=1,dp=2", "megatron", "n0", 2, NULL))
+		return;
+	fake_duplicate_gpu = true;
+	job *j = start(&fx, 5000, &took);
+	CHECK(took < 2.0);
+	for (uint32_t r = 0; r < 2; r++) {
+		char want[256];
+		snprintf(want, sizeof(want),
+			 "rank %u: ncclCommInitRankConfig (world of 2): invalid usage (run with NCCL_DEBUG=WARN for details): Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 0",
+			 r);
+		CHECK_INT(j[r].st, RMN_ENCCL);
+		CHECK_INT(j[r].err.nccl, ncclInvalidUsage);
+		CHECK_STR(j[r].err.msg, want);
+		CHECK(j[r].c == NULL);
+	}
+	finish(j, 2);
+	fx_free(&fx);
+}
+
+/* The stand-in's result strings are the real library's, read from the
+ * NCCL this machine has (no GPU needed to ask it). */
+static void error_strings_are_the_real_librarys(void)
+{
+	void *h = dlopen(NCCL_SO, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		printf("SKIP: nccl_init/error_strings: %s: %s\n", NCCL_SO,
+		       dlerror());
+		return;
+	}
+	const char *(*real)(ncclResult_t) =
+		(const char *(*)(ncclResult_t))dlsym(h, "ncclGetErrorString");
+	CHECK(real != NULL);
+	for (int r = ncclSuccess; real && r <= ncclInProgress; r++)
+		CHECK_STR(ncclGetErrorString((ncclResult_t)r),
+			  real((ncclResult_t)r));
+	dlclose(h);
+}
+
 int main(void)
 {
 	RUN("nccl_init", every_communicator_is_the_maps_group);
 	RUN("nccl_init", a_rank_dead_at_init_stops_everyone_in_time);
 	RUN("nccl_init", a_rank_dead_at_a_split_stops_everyone_in_time);
+	RUN("nccl_init", two_ranks_on_one_gpu_fail_at_once_as_on_a_gpu);
+	RUN("nccl_init", error_strings_are_the_real_librarys);
 	TEST_EXIT();
 }

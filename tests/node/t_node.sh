@@ -170,4 +170,22 @@ else
 	has real_lassen_fallback "$OUT" "NUMA nodes are used"
 	has real_lassen_hca "$OUT" 'NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1$'
 fi
+# --- the real H200 capture, kept in the project (tests/node/data/README.md):
+# what rankmap node printed live on that machine (reference/gpu-h200.md).
+H200="$RM_ROOT/tests/node/data/h200-vm-lstopo.xml"
+run h200_text 0 "$RANKMAP" node --hwloc-xml "$H200"
+has h200_counts "$OUT" '^GPUs: 1 +NVSwitches: 0 +NIC ports: 0 \(0 compute\)$'
+has h200_gpu_row "$OUT" '^0 +0000:00:06\.0 +10de:2335 +0 +0-15 +- +-$'
+run h200_env 0 "$RANKMAP" node --hwloc-xml "$H200" --format env
+got=$(grep -v '^#' "$OUT" | tr '\n' ' ')
+want='CUDA_DEVICE_ORDER=PCI_BUS_ID RANKMAP_GPU=0 RANKMAP_GPU_BUSID=0000:00:06.0 RANKMAP_CPUS=0-15 RANKMAP_NUMA=0 '
+if [ "$got" = "$want" ]; then pass h200_env_exact; else fail h200_env_exact "got $got"; fi
+hasnt h200_no_hca "$OUT" 'NCCL_IB_HCA'
+run h200_json 0 "$RANKMAP" node --hwloc-xml "$H200" --format json
+got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["nvswitches"], d["numa_fallback"], len(d["gpus"]), d["gpus"][0]["pci_id"], d["gpus"][0]["numa"], d["gpus"][0]["cpus"], len(d["nics"]), sorted(d["nccl_env"]))' "$OUT" 2>&1)
+if [ "$got" = "0 False 1 10de:2335 0 0-15 0 ['CUDA_DEVICE_ORDER']" ]; then pass h200_json_fields; else
+	fail h200_json_fields "got $got"; fi
+run h200_two_ranks 2 "$RANKMAP" node --hwloc-xml "$H200" --ranks 2
+
 finish
