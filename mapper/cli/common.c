@@ -304,6 +304,14 @@ int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 	    (in->have_site &&
 	     rm_fabric_apply_site(in->fabric, in->site, &e) != RM_OK))
 		return rmc_fail(&e);
+	/* What slurmctld accepts with a warning, rankmap says too. */
+	for (const char *w = rm_fabric_warnings(in->fabric); w && *w;) {
+		const char *nl = strchr(w, '\n');
+		int n = nl ? (int)(nl - w) : (int)strlen(w);
+		rmc_prefix(stderr);
+		fprintf(stderr, "warning: %.*s\n", n, w);
+		w += n + (nl ? 1 : 0);
+	}
 	return RMC_OK;
 }
 

@@ -342,6 +342,10 @@ rm_status rm_fabric_apply_site(rm_fabric *f, const rm_site *s, rm_error *err);
 void rm_fabric_digest(const rm_fabric *f, char hex[65]);
 /* Frees the fabric; NULL is a no-op. */
 void rm_fabric_free(rm_fabric *f);
+/* What the topology holds that slurmctld accepts with a warning (a
+ * switch under several parents, a node under two leaves), one sentence
+ * per line, or NULL; owned by the fabric. */
+const char *rm_fabric_warnings(const rm_fabric *f);
 
 /* What a fabric holds, for reports (fabric_info.c). */
 typedef struct rm_fabric_info {

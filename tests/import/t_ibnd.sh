@@ -71,7 +71,7 @@ has against/moved "$OUT" '^  node0005: under leafA in hand.conf, with hosts the 
 has against/missing "$OUT" '^  node0012: in the fabric \(under su3\), missing from hand.conf$'
 has against/extra "$OUT" '^  ghost7: under leafC in hand.conf, not in the capture'
 has against/levels "$OUT" '^  levels: hand.conf has 1 switch level, the fabric 2$'
-printf 'SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n' >badhand.conf
+printf 'SwitchName=a Nodes=n[1-2]\nSwitchName=b Switches=zz\n' >badhand.conf
 run against/bad-file 2 "$RANKMAP" site import --ibnetdiscover cap-plain.txt --against badhand.conf
 has against/bad-file-msg "$ERR" 'badhand.conf:2:[0-9]+: '
 

@@ -34,6 +34,8 @@
 #
 # CLUSTER_TOPOLOGY=FILE: copy FILE to DIR/etc/topology.conf instead; with
 # BlockName= lines in it, slurmctld runs topology/block (Slurm 23.11+).
+# CLUSTER_TOPOLOGY_PLUGIN=topology/NAME: that TopologyPlugin= whatever the
+# file holds (a file that names no block for topology/block).
 # CLUSTER_TOPOLOGY_YAML=FILE: copy FILE to DIR/etc/topology.yaml (Slurm
 # 25.05+: several topologies, chosen per partition) and write no
 # TopologyPlugin= line; topology.conf is then written only when
@@ -182,7 +184,9 @@ cluster_start() {
 		echo "SelectTypeParameters=CR_Core"
 		echo "ReturnToService=2"
 		echo "GresTypes=gpu"
-		if [ -n "${CLUSTER_TOPOLOGY_YAML:-}" ]; then
+		if [ -n "${CLUSTER_TOPOLOGY_PLUGIN:-}" ]; then
+			echo "TopologyPlugin=$CLUSTER_TOPOLOGY_PLUGIN"
+		elif [ -n "${CLUSTER_TOPOLOGY_YAML:-}" ]; then
 			: # slurmctld picks each topology's plugin from topology.yaml
 		elif [ -n "${CLUSTER_TOPOLOGY:-}" ] && grep -q '^[[:space:]]*BlockName=' "$CLUSTER_TOPOLOGY"; then
 			echo "TopologyPlugin=topology/block"

@@ -397,7 +397,7 @@ run order-torchtitan-sbatch 0 sbatch --wait -N1 --ntasks-per-node=8 --parallel-l
 	--parallel-order=torchtitan -o "$D/out/tt.out" --wrap 'srun sh -c "echo ORDER \$RANKMAP_ORDER"'
 has order-torchtitan-sbatch-ran "$D/out/tt.out" '^ORDER '
 run order-misfit-sbatch 1 sbatch -N1 --parallel-layout=tp=2,ep=2,dp=2 --parallel-order=torchtitan --wrap true
-has order-misfit-sbatch-msg "$ERR" "^sbatch: error: rankmap: --parallel-order=torchtitan with --parallel-layout=tp=2,ep=2,dp=2: order 'torchtitan': "
+has order-misfit-sbatch-msg "$ERR" "^sbatch: error: rankmap: --parallel-order=torchtitan with --parallel-layout=tp=2,ep=2,dp=2: order 'torchtitan' with ep=2: "
 
 # ---- issue 9.4: --parallel-layout=none, and its environment form
 cat >"$D/out/helpers.sh" <<EOS

@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,7 @@ void rm_fabric_free(rm_fabric *f)
 	free(f->sw_hash);
 	rmi_strv_free(f->domain_name, f->ndomain);
 	free(f->block_sizes);
+	free(f->warnings);
 	rmi_strv_free(f->unit_name, f->nunit);
 	free(f->source);
 	free(f);
@@ -186,4 +189,24 @@ int64_t rmi_fabric_add_switch(rm_fabric *f, const char *name)
 	s->parent = -1;
 	table_put(f->sw_hash, f->sw_hash_cap, dup, f->nsw);
 	return f->nsw++;
+}
+
+void rmi_fabric_warn(rm_fabric *f, const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	size_t old = f->warnings ? strlen(f->warnings) : 0;
+	char *p = realloc(f->warnings, old + strlen(line) + 2);
+	if (!p)
+		return;
+	f->warnings = p;
+	snprintf(p + old, strlen(line) + 2, "%s\n", line);
+}
+
+const char *rm_fabric_warnings(const rm_fabric *f)
+{
+	return f ? f->warnings : NULL;
 }

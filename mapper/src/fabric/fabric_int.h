@@ -49,8 +49,14 @@ struct rm_fabric {
 	rm_cross_policy cross_policy;
 	bool has_tree, has_blocks;
 	char *source;                /* topology file name, for messages */
+	char *warnings;              /* what Slurm accepts with a warning,
+					one sentence per line; NULL = none */
 };
 
+/* Adds a sentence to f->warnings (dropped when memory runs out: a
+ * warning is never worth failing the load). */
+RMI_HIDDEN void rmi_fabric_warn(rm_fabric *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Node index for a name, or -1. */
 RMI_HIDDEN int64_t rmi_fabric_find(const rm_fabric *f, const char *name);
 /* Add (or find) a node; returns its index or -1 on allocation failure. */

@@ -20,6 +20,8 @@
 enum key { K_SWITCHNAME, K_SWITCHES, K_NODES, K_LINKSPEED, K_BLOCKNAME,
 	   K_BLOCKSIZES, K_N };
 
+#define SLURM_SWITCH_NAME_MAX 64
+
 static const char *const key_names[K_N] = { "SwitchName", "Switches",
 					     "Nodes",      "LinkSpeed",
 					     "BlockName",  "BlockSizes" };
@@ -124,10 +126,15 @@ static rm_status add_nodes(ctx *c, const rmi_topo_tok *t, int32_t sw,
 					 "node %s is listed twice on this line",
 					 qc(c, n->name));
 		} else if (*slot >= 0 && sw >= 0) {
+			/* slurmctld warns ("Multiple leaf switches contain
+			 * nodes") and keeps the node under both; a map
+			 * needs one leaf, so rankmap keeps the first. */
 			const rmi_switch *o = &f->sw[*slot];
-			st = rmi_topo_at(c, t->line, t->vc,
-					 "node %s is under two leaf switches: %s (line %lu) and %s",
-					 qc(c, n->name),
+			if (c->nmultileaf++ == 0)
+				snprintf(c->multileaf_eg,
+					 sizeof(c->multileaf_eg),
+					 "%s:%lu: node %s is under two leaf switches, %s (line %lu) and %s",
+					 c->file, t->line, qc(c, n->name),
 					 qa(c, o->name, strlen(o->name)),
 					 o->line,
 					 qb(c, f->sw[sw].name,
@@ -155,6 +162,13 @@ rm_status rmi_topo_switch(ctx *c, const rmi_topo_tok *name,
 	rm_status st = check_name(c, name);
 	if (st)
 		return st;
+	/* slurmctld: "SwitchName (...) must be shorter than 64 chars"
+	 * (HOST_NAME_MAX), and the line is refused. */
+	if (name->vlen > SLURM_SWITCH_NAME_MAX)
+		return rmi_topo_at(c, name->line, name->vc,
+				   "switch name %s has %zu characters; slurmctld refuses a SwitchName longer than %d",
+				   qa(c, name->v, name->vlen), name->vlen,
+				   SLURM_SWITCH_NAME_MAX);
 	char buf[RM_MAX_HOSTNAME + 1];
 	memcpy(buf, name->v, name->vlen);
 	buf[name->vlen] = '\0';
@@ -519,6 +533,10 @@ rm_status rmi_topo_finish(ctx *c, rm_status st)
 		st = blocks_hold_base(c);
 	if (!st)
 		st = rmi_topo_build_tree(c);
+	if (!st && c->nmultileaf)
+		rmi_fabric_warn(c->f,
+				"%s; %u node(s) under more than one leaf: slurmctld warns and counts them under each, rankmap places each under the first leaf that lists it",
+				c->multileaf_eg, c->nmultileaf);
 	free(c->pend);
 	free(c->blocks);
 	c->pend = NULL;
@@ -542,6 +560,12 @@ rm_status rm_fabric_parse_topology(rm_fabric *f, const char *text, size_t len,
 		return st;
 	if (len)
 		st = read_lines(&c, text, len);
+	/* slurmctld stops on such a file: "No switches configured" under
+	 * topology/tree, and topology/block needs a block as well. */
+	if (!st && !f->nsw && !c.nblocks)
+		st = rmi_err(err, RM_EINPUT,
+			     "%s: no SwitchName= or BlockName= line; slurmctld refuses a topology.conf without switches or blocks (remove the file for a flat topology)",
+			     name);
 	return rmi_topo_finish(&c, st);
 }
 

@@ -54,6 +54,10 @@ typedef struct rmi_topo_ctx {
 	/* Slurm 25.05+ reads topology.yaml with gaps in blocks: a block
 	 * with fewer nodes than the base size, or none, is still a block. */
 	bool gaps;
+	/* What slurmctld accepts with a warning, counted with a first
+	 * example, said once per file (rm_fabric_warnings). */
+	uint32_t nreparent, nmultileaf;
+	char reparent_eg[400], multileaf_eg[400];
 	char qa[160], qb[160], qc[160]; /* quoted values for one message */
 } rmi_topo_ctx;
 

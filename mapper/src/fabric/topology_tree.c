@@ -24,6 +24,31 @@ static const char *qc(ctx *c, const char *v)
 	return rm_quote(v, strlen(v), c->qc, sizeof(c->qc));
 }
 
+/*
+ * A switch listed under a second parent (a fat tree written out, as in
+ * Slurm's own topology.conf example): slurmctld's topology/tree sets the
+ * parent link once per listing, so the last parent listed is the one it
+ * keeps (switch_record.c, _find_child_switches). rankmap does the same
+ * and says so once per file.
+ */
+static void leave_parent(ctx *c, uint32_t j, const rmi_topo_link *t)
+{
+	rm_fabric *f = c->f;
+	rmi_switch *o = &f->sw[f->sw[j].parent];
+	for (uint32_t k = 0; k < o->nchild; k++)
+		if ((uint32_t)o->child[k] == j) {
+			memmove(&o->child[k], &o->child[k + 1],
+				(o->nchild - k - 1) * sizeof(*o->child));
+			o->nchild--;
+			break;
+		}
+	if (c->nreparent++ == 0)
+		snprintf(c->reparent_eg, sizeof(c->reparent_eg),
+			 "%s:%lu: switch %s is listed under %s (line %lu) and again under %s",
+			 c->file, t->line, qc(c, f->sw[j].name),
+			 qa(c, o->name), o->line, qb(c, f->sw[t->sw].name));
+}
+
 /* One child name of switch `sw`; returns its index or -1 after an error. */
 static int64_t child(ctx *c, const rmi_topo_link *t, const char *nm)
 {
@@ -49,13 +74,8 @@ static int64_t child(ctx *c, const rmi_topo_link *t, const char *nm)
 			    c->w->switches);
 		return -1;
 	}
-	if (f->sw[j].parent >= 0) {
-		const rmi_switch *o = &f->sw[f->sw[j].parent];
-		rmi_topo_at(c, t->line, t->col,
-			    "switch %s has two parents: %s (line %lu) and %s",
-			    qc(c, nm), qa(c, o->name), o->line, qb(c, me));
-		return -1;
-	}
+	if (f->sw[j].parent >= 0)
+		leave_parent(c, (uint32_t)j, t);
 	f->sw[j].parent = (int32_t)t->sw;
 	return j;
 }
@@ -177,5 +197,9 @@ rm_status rmi_topo_build_tree(ctx *c)
 		if (st)
 			return st;
 	}
+	if (c->nreparent)
+		rmi_fabric_warn(c->f,
+				"%s; %u listing(s) of a switch under another parent: slurmctld keeps the last parent listed for each switch, and rankmap plans with the same tree",
+				c->reparent_eg, c->nreparent);
 	return levels(c);
 }

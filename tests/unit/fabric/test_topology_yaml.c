@@ -172,10 +172,6 @@ static void refused(void)
 		  "    - {switch: a, children: b}\n"
 		  "    - {switch: b, children: a}\n",
 		  { "cycle" } },
-		{ "- topology: t\n  tree:\n    switches:\n"
-		  "    - {switch: a, nodes: n1}\n"
-		  "    - {switch: b, nodes: n1}\n",
-		  { "topology.yaml:5:", "under two leaf switches" } },
 		{ "- topology: t\n  block:\n    block_sizes: [4, 12]\n"
 		  "    blocks:\n    - {block: b, nodes: \"n[1-4]\"}\n",
 		  { "topology.yaml:3:22:", "'12'", "power of two" } },
@@ -218,6 +214,17 @@ static void refused(void)
 }
 
 /* Same fabric from topology.conf and topology.yaml: same digest. */
+/* slurmctld warns of a node under two leaves and goes on; so does the
+ * reader, keeping the node under the first. */
+static void warned(void)
+{
+	CHECK_INT(parse("- topology: t\n  tree:\n    switches:\n"
+			"    - {switch: a, nodes: n1}\n"
+			"    - {switch: b, nodes: n1}\n"), RM_OK);
+	CHECK_HAS(rm_fabric_warnings(F) ? rm_fabric_warnings(F) : "",
+		  "topology.yaml:5: node 'n1' is under two leaf switches");
+}
+
 static void same_as_conf(void)
 {
 	const char *conf = "SwitchName=leaf1 Nodes=node[01-04]\n"
@@ -350,6 +357,7 @@ int main(void)
 {
 	RUN("topology_yaml", choose);
 	RUN("topology_yaml", refused);
+	RUN("topology_yaml", warned);
 	RUN("topology_yaml", same_as_conf);
 	RUN("topology_yaml", ring_conf);
 	RUN("topology_yaml", locate);

@@ -59,9 +59,9 @@ static void tree_against(void)
 	CHECK_HAS(l, "ghost: under c in ");
 	CHECK_HAS(l, "has 1 switch level, the fabric 3");
 	/* the admin's file is read with its own file:line:col */
-	CHECK_INT(against("SwitchName=a Nodes=n[1-2]\nSwitchName=b Nodes=n2\n", &l), -1);
+	CHECK_INT(against("SwitchName=a Nodes=n[1-2]\nSwitchName=b Switches=zz\n", &l), -1);
 	CHECK_HAS(E.msg, ":2:");
-	CHECK_HAS(E.msg, "n2");
+	CHECK_HAS(E.msg, "zz");
 }
 
 static void block(void)
