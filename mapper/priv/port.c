@@ -20,7 +20,47 @@
 /* Slurm's default slurmctld, slurmd and slurmdbd ports. */
 #define PORT_SLURM_LO 6817u
 #define PORT_SLURM_HI 6819u
-#define PORT_JOB_STRIDE 101u
+
+/* MurmurHash3's 32-bit finaliser: every bit of the job id moves every bit
+ * of the start, so job J's later steps do not land on job J+1's first
+ * ones (job * 101 + step did: J's step 101 was J+1's step 0). */
+static uint32_t mix_job(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/* The first port of SLURM_STEP_RESV_PORTS ("12000-12003", "12000,12007"),
+ * or 0 when the value cannot be a port pair we may listen on: malformed, a
+ * range past 65535 or backwards, privileged, Slurm's own ports, or with P
+ * or P + 1 inside the ephemeral range (a user may set the variable by hand;
+ * Slurm's own reservations pass). */
+static uint32_t resv_first(const char *v, uint32_t eph_lo, uint32_t eph_hi)
+{
+	char *end;
+	if (!isdigit((unsigned char)*v))
+		return 0;
+	unsigned long lo = strtoul(v, &end, 10), hi = lo;
+	if (*end == '-') {
+		const char *h = end + 1;
+		if (!isdigit((unsigned char)*h))
+			return 0;
+		hi = strtoul(h, &end, 10);
+	}
+	if ((*end != 0 && *end != ',') || lo < PORT_UNPRIVILEGED || hi < lo ||
+	    hi > 65535 || lo + 1 > 65535)
+		return 0;
+	if (lo + 1 >= PORT_SLURM_LO && lo <= PORT_SLURM_HI)
+		return 0;
+	if ((lo >= eph_lo && lo <= eph_hi) ||
+	    (lo + 1 >= eph_lo && lo + 1 <= eph_hi))
+		return 0;
+	return (uint32_t)lo;
+}
 
 typedef struct span {
 	uint32_t lo, hi;             /* inclusive */
@@ -121,21 +161,20 @@ uint32_t rm_master_port_avoiding(uint32_t jobid, uint32_t stepid,
 {
 	/* MpiParams=ports: Slurm hands the step its own ports ("12000-12003"
 	 * or "12000,12007"), the same on every node; the first is ours. */
-	if (resv_ports && *resv_ports) {
-		char *end;
-		unsigned long v = strtoul(resv_ports, &end, 10);
-		if (end != resv_ports && v > 0 && v < 65536 &&
-		    (*end == 0 || *end == '-' || *end == ','))
-			return (uint32_t)v;
-	}
 	if (eph_lo == 0 || eph_lo > eph_hi || eph_hi > 65535) {
 		eph_lo = RM_EPHEMERAL_LO;
 		eph_hi = RM_EPHEMERAL_HI;
 	}
-	/* Consecutive steps of a job get consecutive ports of the pool and
-	 * consecutive jobs ports 101 apart, so two steps sharing a first node
-	 * (srun --exact) do not collide. */
-	uint64_t mix = (uint64_t)jobid * PORT_JOB_STRIDE + stepid;
+	if (resv_ports && *resv_ports) {
+		uint32_t v = resv_first(resv_ports, eph_lo, eph_hi);
+		if (v)
+			return v;
+	}
+	/* Consecutive steps of a job get consecutive ports of the pool, so
+	 * two steps sharing a first node (srun --exact) do not collide; jobs
+	 * start at a hashed place, so two jobs collide no more often than
+	 * random ports would. */
+	uint64_t mix = (uint64_t)mix_job(jobid) + stepid;
 	pool p = allowed(PORT_FLOOR, eph_lo, eph_hi, mpi_lo, mpi_hi);
 	if (p.size < PORT_FLOOR_MIN_POOL)
 		p = allowed(PORT_UNPRIVILEGED, eph_lo, eph_hi, mpi_lo, mpi_hi);

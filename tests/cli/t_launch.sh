@@ -143,7 +143,8 @@ EOF
 }
 
 # 1: the port Slurm reserved for the step (MpiParams=ports).
-p1=$(free_port 10000 60000)
+# (below Linux's default ephemeral range: a reservation inside it is refused)
+p1=$(free_port 20000 32700)
 SRUN_STEP_ID=3 SRUN_RESV_PORTS="$p1-$((p1 + 3))" SLURM_JOB_ID=77 launch recipe1 "$p1"
 
 # 2: no reserved ports: the plugin's rule of docs/plugin.md (outside this

@@ -113,10 +113,11 @@ if grep -A1 '^MASTER_ADDR=' "$OUT" | grep -qx "MASTER_PORT=$($PORT_RULE 0 0)"; t
 	pass port-none-job0; else fail port-none-job0 "$(grep MASTER "$OUT")"; fi
 run port-rule 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env --rank 3
 has port-rule-value "$OUT" "^MASTER_PORT=$($PORT_RULE 4242 2)$"
-# Linux's default range 32768-60999: (4242 * 101 + 2) % 17302 = 13196 of
-# the pool 20000-32766 (12767 ports), 61000-65534.
+# Linux's default range 32768-60999: (mix(4242) + 2) % 17302 =
+# (2996607471 + 2) % 17302 = 4885 of the pool 20000-32766 (12767 ports),
+# 61000-65534.
 if [ "$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null | tr -s '\t ' ' ')" = "32768 60999" ]; then
-	has port-rule-default-range "$OUT" '^MASTER_PORT=61429$'
+	has port-rule-default-range "$OUT" '^MASTER_PORT=24885$'
 fi
 run port-resv 0 "${NOSTEP[@]}" SLURM_JOB_ID=4242 SLURM_STEP_ID=2 SLURM_STEP_RESV_PORTS=12007,12009 "$RANKMAP" plan "${P[@]}" --nodes 'n[1-8]' --format env
 has port-resv-value "$OUT" '^MASTER_PORT=12007$'

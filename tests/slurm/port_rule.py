@@ -30,9 +30,20 @@ def pool(floor, lo, hi):
             and not (p + 1 >= 6817 and p <= 6819)]
 
 
+def mix_job(h):
+    # MurmurHash3's 32-bit finaliser, as docs/plugin.md states it
+    M = 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & M
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & M
+    h ^= h >> 16
+    return h
+
+
 def master_port(jobid, stepid, rng=None):
     lo, hi = rng or ephemeral()
-    mix = jobid * 101 + stepid
+    mix = mix_job(jobid) + stepid
     ports = pool(20000, lo, hi)
     if len(ports) < 1000:
         ports = pool(1024, lo, hi)
