@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Figures the docs and man pages state that are not command output, checked
+# against the code that decides them (issue 37: the map file's mode and
+# owner, the MASTER_PORT rule and its example).
+. "$(dirname "$0")/../lib.sh"
+cd "$RM_ROOT" || exit 1
+mode() { sed -n "s/^#define $1 \(0[0-7]*\)$/\1/p" spank/files.c; }
+dir=$(mode DIR_MODE) map=$(mode MAP_MODE)
+[ -n "$dir" ] && [ -n "$map" ] && pass modes-read || fail modes-read "no DIR_MODE/MAP_MODE in spank/files.c"
+for f in docs/plugin.md pkg/man/rankmap-spank.8.scd; do
+	text=$(tr -s ' \n\t' ' ' <"$f")
+	if grep -q "mode $map, in" <<<"$text" && grep -q "mode $dir" <<<"$text" &&
+		! grep -Eq 'mode 0600|0700 (directories|owned)' <<<"$text"; then
+		pass "$f/map-mode"
+	else
+		fail "$f/map-mode" "does not say map $map in $dir directories"
+	fi
+done
+# The port example, computed by the rule written again from the docs.
+want=$(python3 -c 'import sys; sys.path.insert(0, "tests/slurm"); import port_rule
+print(port_rule.master_port(100, 0, (32768, 60999)))')
+for f in docs/plugin.md pkg/man/rankmap.1.scd; do
+	text=$(tr -s ' \n\t' ' ' <"$f")
+	if grep -Eq "job 100 step ?0 gets $want" <<<"$text"; then pass "$f/port-example"; else
+		fail "$f/port-example" "does not give job 100 step 0 port $want"; fi
+	# the old rule may be named only as the earlier one
+	if sed 's/The earlier rule[^.]*\.//' <<<"$text" | grep -Eq '101 ?\+ ?\*?(SLURM_STEP_ID|stepid)'; then
+		fail "$f/old-rule" "still states the jobid * 101 rule"
+	else
+		pass "$f/old-rule"
+	fi
+done
+# docs/explain.md works out GPU-hours per day by hand beside the output it
+# shows: the formula must give the printed figure.
+got=$(python3 - docs/explain.md <<'PY'
+import re, sys
+t = " ".join(open(sys.argv[1]).read().split())
+f = re.search(r"24 h x ([0-9,]+) x ([0-9]+\.[0-9]+) / ([0-9]+\.[0-9]+)", t)
+o = re.search(r"([0-9]+) of the [0-9]+ GPU-hours of each day", t)
+if not f or not o:
+    print("missing")
+else:
+    g, extra, step = int(f.group(1).replace(",", "")), float(f.group(2)), float(f.group(3))
+    print("ok" if int(24 * g * extra / step) == int(o.group(1)) else
+          "formula gives %d, output %s" % (int(24 * g * extra / step), o.group(1)))
+PY
+)
+[ "$got" = ok ] && pass explain-gpu-hours || fail explain-gpu-hours "$got"
+# The CLI's own value agrees with the documented rule.
+run port-cli 0 env -u SLURM_STEP_RESV_PORTS -u SLURM_STEP_ID SLURM_JOB_ID=100 \
+	"$RANKMAP" plan --layout 1x1x1 --nodes n1 --gpus-per-node 1 --format env
+got=$(sed -n 's/^MASTER_PORT=//p' "$OUT" | head -1)
+if [ "$(tr -s ' ' <<<"$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)" | tr '\t' ' ')" = "32768 60999" ]; then
+	[ "$got" = "$want" ] && pass port-cli-value || fail port-cli-value "CLI gives $got, docs $want"
+else
+	skip port-cli-value "this machine's ephemeral range is not Linux's default"
+fi
+finish
