@@ -16,8 +16,16 @@ _rankmap()
 	--hwloc-xml|--nccl-topo)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--format) values="text json yaml csv env hostfile deepspeed-hostfile html svg" ;;
-	--order) values="megatron llama3 torchtitan" ;;
+	--format)
+		# each command's own list (its --help, and what it accepts)
+		case ${COMP_WORDS[1]} in
+		check) values="text json html svg" ;;
+		node) values="text json env" ;;
+		site) values="text json" ;;
+		plan) values="text json yaml csv env hostfile deepspeed-hostfile html svg" ;;
+		*) values="text json" ;;
+		esac ;;
+	--order) values="megatron llama3 torchtitan nest" ;;
 	--model) values="llama3-8b llama3-70b llama3-405b gpt3-175b" ;;
 	--hw) values="a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" ;;
 	esac

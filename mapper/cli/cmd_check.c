@@ -218,9 +218,8 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 	if (o->format && (rm_format_parse(o->format, &fmt, &e) != RM_OK ||
 			  fmt == RM_FMT_YAML || fmt == RM_FMT_CSV ||
 			  fmt == RM_FMT_ENV))
-		return e.msg[0] ? rmc_fail(&e)
-				: rmc_usage("--format %s: expected text, json, "
-					    "html or svg", o->format);
+		return rmc_usage("--format %.60s: check writes text, json, "
+				 "html or svg", o->format);
 	if (!!o->map == !!o->assignment)
 		return rmc_usage("give --map FILE or --assignment FILE");
 	if (o->map && (o->layout || o->order))

@@ -190,9 +190,12 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	memset(&e, 0, sizeof(e));
 	bool hostfile = o->format && !strcmp(o->format, "hostfile");
 	bool dshost = o->format && !strcmp(o->format, "deepspeed-hostfile");
+	/* plan writes two formats of its own beside the library's */
 	if (o->format && !hostfile && !dshost &&
 	    rm_format_parse(o->format, &fmt, &e) != RM_OK)
-		return rmc_fail(&e);
+		return rmc_usage("unknown format '%.60s' (known: text, json, yaml, "
+				 "csv, env, hostfile, deepspeed-hostfile, html, "
+				 "svg)", o->format);
 	unsigned who = (o->rank >= 0) + (o->task != NULL) + o->slurm_task;
 	if (who > 1)
 		return rmc_usage("give one of --rank, --task, --slurm-task");
