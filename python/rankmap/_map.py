@@ -11,6 +11,7 @@ members of a group, and the groups, in increasing rank order.
 """
 
 import json
+import os
 
 SCHEMA = "rankmap-map/1"
 
@@ -212,6 +213,12 @@ class Map:
             len(self.nodes))
 
 
-def load(path):
-    """Read a rankmap-map/1 file, JSON or YAML."""
+def load(path=None):
+    """Read a rankmap-map/1 file, JSON or YAML: `path`, or the job's map
+    ($RANKMAP_MAP, which the SPANK plugin sets in every task)."""
+    if path is None:
+        path = os.environ.get("RANKMAP_MAP")
+        if not path:
+            raise MapError("no map given and RANKMAP_MAP is not set (it is "
+                           "set in tasks started by srun --parallel-layout)")
     return Map.load(path)

@@ -24,4 +24,22 @@ else
 	fail make-install-python "$(ls -R "$T" | head -20)"
 fi
 rm -rf "$T"
+# pip install into a venv, offline, from python/pyproject.toml, and
+# rankmap.load() with no argument reads $RANKMAP_MAP (issue 37).
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cp -r "$RM_ROOT/python" "$T/src"
+rm -rf "$T/src/build" "$T/src/rankmap.egg-info"
+if $PY -m venv --system-site-packages "$T/v" >"$T/log" 2>&1 &&
+	"$T/v/bin/pip" install -q --no-build-isolation --no-index "$T/src" >>"$T/log" 2>&1; then
+	pass venv-install
+	"$RANKMAP" plan --layout 2x1x2 --nodes n1 --gpus-per-node 4 --order megatron --format json -o "$T/m.json" 2>/dev/null
+	got=$(cd "$T" && RANKMAP_MAP="$T/m.json" "$T/v/bin/python" -c \
+		'import rankmap; m = rankmap.load(); print(rankmap.__file__.startswith("'"$T"'/v/"), m.world_size)' 2>&1)
+	[ "$got" = "True 4" ] && pass load-default-env || fail load-default-env "$got"
+	got=$(cd "$T" && env -u RANKMAP_MAP "$T/v/bin/python" -c 'import rankmap; rankmap.load()' 2>&1 | tail -1)
+	case $got in *"RANKMAP_MAP is not set"*) pass load-no-env ;; *) fail load-no-env "$got" ;; esac
+else
+	fail venv-install "$(tail -5 "$T/log")"
+fi
 exit "$rc"
