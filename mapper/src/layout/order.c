@@ -60,11 +60,21 @@ static uint64_t expert_size(const rm_layout *l, rm_axis a)
  * data-parallel size; and both must give the same pipeline groups. The
  * checks look at the order's content only, so a named order and the same
  * permutation written out get the same answer.
+ *
+ * The nest order is rankmap's own numbering, not one a user hands to
+ * Megatron's RankGenerator: a job numbered by it takes its groups from the
+ * map. Megatron's data-parallel assertion is an artefact of how its two
+ * generators are built, so nest skips it, and a dense nest map has no
+ * expert numbering to agree with (as before issue 39).
  */
 rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
 			       rm_error *err)
 {
 	char text[64];
+	bool nest = strcmp(o->name, "nest") == 0;
+	if (nest && rm_layout_ep(l) <= 1 &&
+	    rm_layout_etp(l) == l->size[RM_AXIS_TP])
+		return RM_OK;
 	rm_order_format(o, text, sizeof(text));
 	int e = order_pos(o, RM_AXIS_EP), d = order_pos(o, RM_AXIS_DP);
 	int p = order_pos(o, RM_AXIS_PP);
@@ -72,7 +82,7 @@ rm_status rmi_order_experts_ok(const rm_layout *l, const rm_order *o,
 	uint64_t eb = (uint64_t)rm_layout_etp(l) * rm_layout_ep(l);
 	bool pp_last = p >= 0 && (unsigned)p + 1 == o->naxes;
 	/* dp and edp are equal exactly when etp x ep = tp x cp. */
-	if (l->size[RM_AXIS_PP] > 1 && !pp_last && eb != tc)
+	if (!nest && l->size[RM_AXIS_PP] > 1 && !pp_last && eb != tc)
 		return rmi_err(err, RM_EINPUT,
 			       "order %s: with pp not last, Megatron-Core requires the same data-parallel size in the dense and the expert numbering (etp x ep = %llu must equal tp x cp = %llu); put pp last (--order megatron) or change etp or ep",
 			       text, (unsigned long long)eb,

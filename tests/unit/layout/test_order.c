@@ -217,6 +217,16 @@ static void expert_orders(void)
 	CHECK_INT(order("tp-cp-ep-pp-dp"), RM_EINPUT);
 	CHECK_INT(order("tp-cp-pp-dp"), RM_EINPUT);
 	CHECK_INT(order("tp-cp-dp-pp"), RM_OK);
+	/* rankmap's own numbering (tp-cp-pp-dp here) is not Megatron's: a
+	 * job numbered by it takes its groups from the map */
+	CHECK_INT(order(NULL), RM_OK);
+	CHECK_STR(fmt(), "tp-cp-pp-dp");
+	/* nest with experts: ep before dp, pp inside; the pipeline groups
+	 * agree, the data-parallel sizes (4, 2) need not */
+	layout("tp=8,ep=2,pp=2,dp=4");
+	CHECK_INT(order(NULL), RM_OK);
+	CHECK_STR(fmt(), "tp-pp-ep-dp");
+	CHECK_INT(order("tp-pp-ep-dp"), RM_EINPUT);
 	/* pp not last, but etp x ep = tp x cp: the pipeline groups decide */
 	layout("tp=2,ep=2,etp=1,pp=2,dp=2");
 	CHECK_INT(order("tp-ep-dp-pp"), RM_OK);
