@@ -35,11 +35,22 @@
 #define MAX_SHOWN 4
 /* A node gives up on srun after this; only a refusal ever waits on it. */
 #define CONNECT_MS 1000
-#define READ_MS 200
-/* srun's exit reads no more than this (idle connections of a stranger
- * cannot hold it up for long): refusals were queued long before. */
+/* A node's notice is sent and closed before srun's exit callback runs, so
+ * its bytes wait in the kernel: a connection silent this long is not one. */
+#define READ_MS 50
+/* srun's exit reads for no longer than this in all, whatever connects and
+ * however slowly it sends (issue 38: one byte every 150 ms from another
+ * user once held srun's exit for 160 s); refusals were queued long
+ * before. */
 #define MAX_CONNS 64
 #define TOTAL_MS 1000
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 static int listen_on(int family)
 {
@@ -96,20 +107,33 @@ bool rms_notice_listen(void)
 	return true;
 }
 
-/* One queued notice: the reason, if it carries our token. */
-static bool read_one(int fd, char *out, size_t outlen)
+/*
+ * One queued notice: the reason, if it carries our token. The token is the
+ * step's secret (only the step's own tasks see it in their environment),
+ * so a connection whose first bytes differ from it is dropped at once, and
+ * none is read past `deadline`.
+ */
+static bool read_one(int fd, int64_t deadline, char *out, size_t outlen)
 {
 	char buf[RMS_ERRLEN + 64];
-	size_t got = 0;
+	size_t got = 0, t = strlen(rms_g.notice_token);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	while (got < sizeof(buf) - 1 && poll(&p, 1, READ_MS) > 0) {
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (got >= sizeof(buf) - 1 || left <= 0 ||
+		    poll(&p, 1, left < READ_MS ? (int)left : READ_MS) <= 0)
+			break;
 		ssize_t k = read(fd, buf + got, sizeof(buf) - 1 - got);
 		if (k <= 0)
 			break;
+		size_t cmp = got + (size_t)k < t ? got + (size_t)k : t;
 		got += (size_t)k;
+		if (strncmp(buf, rms_g.notice_token, cmp) != 0)
+			return false;             /* a stranger: not one more byte */
+		if (memchr(buf, '\n', got))
+			break;
 	}
 	buf[got] = '\0';
-	size_t t = strlen(rms_g.notice_token);
 	if (got <= t + 1 || strncmp(buf, rms_g.notice_token, t) ||
 	    buf[t] != ' ')
 		return false;
@@ -127,19 +151,13 @@ void rms_notice_print(void)
 		return;
 	char shown[MAX_SHOWN][RMS_ERRLEN];
 	size_t nshown = 0, more = 0;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int c, n = 0; n < MAX_CONNS && (c = accept4(rms_g.notice_fd, NULL,
-						     NULL, SOCK_CLOEXEC)) >= 0;
+	int64_t deadline = now_ms() + TOTAL_MS;
+	for (int c, n = 0; n < MAX_CONNS && now_ms() < deadline &&
+			   (c = accept4(rms_g.notice_fd, NULL, NULL,
+					SOCK_CLOEXEC)) >= 0;
 	     n++) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-			    (t.tv_nsec - t0.tv_nsec) / 1000000 > TOTAL_MS) {
-			close(c);
-			break;
-		}
 		char msg[RMS_ERRLEN];
-		bool ok = read_one(c, msg, sizeof(msg));
+		bool ok = read_one(c, deadline, msg, sizeof(msg));
 		close(c);
 		if (!ok)
 			continue;

@@ -557,6 +557,47 @@ fi
 sed -i 's/^MpiParams=.*/MpiParams=ports=30100-30199/' "$D/etc/slurm.conf" "$D/etc/slurm-odd.conf"
 scontrol reconfigure >/dev/null 2>&1 || fail resv-ports-restore "scontrol reconfigure failed"
 
+# ---- issue 38: another user trickling bytes into srun's notice port (a
+# listener of srun's on every address, its owner visible in
+# /proc/net/tcp6) holds srun's exit for at most its 1 s budget. One byte
+# every 150 ms once held it 160 s.
+step2s() { srun -N1 -n1 --parallel-layout=1x1x1 --gpus-per-node=1 sleep 2 >/dev/null 2>&1; }
+t0=$(date +%s%3N); step2s; alone=$(($(date +%s%3N) - t0))
+t0=$(date +%s%3N)
+srun -N1 -n1 --parallel-layout=1x1x1 --gpus-per-node=1 sleep 2 >/dev/null 2>&1 &
+spid=$!
+port=
+for _ in $(seq 60); do
+	# srun's own listeners are IPv4; the notice port is the dual-stack one
+	port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$spid," 'index($0, p) && $4 ~ /^\*:/ { sub(/.*:/, "", $4); print $4; exit }')
+	[ -n "$port" ] && break
+	sleep 0.05
+done
+if [ -n "$port" ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+end = time.time() + 20
+while time.time() < end:
+    try:
+        s.send(b"a")
+    except OSError:
+        break
+    time.sleep(0.15)' "$port" >/dev/null 2>&1 &
+	trk=$!
+fi
+wait "$spid"
+held=$(($(date +%s%3N) - t0))
+[ -n "${trk:-}" ] && kill "$trk" 2>/dev/null
+if [ -z "$port" ]; then
+	fail notice-trickle "found no notice port of srun (pid $spid)"
+elif [ "$held" -lt $((alone + 2000)) ]; then
+	pass notice-trickle
+else
+	fail notice-trickle "srun took $held ms with a trickling stranger, $alone ms alone"
+fi
+echo "# srun with a stranger trickling into its notice port: $held ms, alone $alone ms" >&2
+
 # ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
 # topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF
 # points into that cache, which is where the plugin looks for topology.conf:
