@@ -566,10 +566,18 @@ t0=$(date +%s%3N); step2s; alone=$(($(date +%s%3N) - t0))
 t0=$(date +%s%3N)
 srun -N1 -n1 --parallel-layout=1x1x1 --gpus-per-node=1 sleep 2 >/dev/null 2>&1 &
 spid=$!
+# srun's own listeners are IPv4; the notice port is its one IPv6 (dual
+# stack) listener: found from /proc, as the roots have no ss.
+notice_port() { # PID
+	local ino hex
+	for ino in $(ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'); do
+		hex=$(awk -v i="$ino" '$4 == "0A" && $10 == i { split($2, a, ":"); print a[2]; exit }' /proc/net/tcp6)
+		[ -n "$hex" ] && { printf '%d\n' "0x$hex"; return; }
+	done
+}
 port=
 for _ in $(seq 60); do
-	# srun's own listeners are IPv4; the notice port is the dual-stack one
-	port=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$spid," 'index($0, p) && $4 ~ /^\*:/ { sub(/.*:/, "", $4); print $4; exit }')
+	port=$(notice_port "$spid")
 	[ -n "$port" ] && break
 	sleep 0.05
 done

@@ -478,10 +478,11 @@ static void task_env(void)
 			CHECK_STR(env_get(&e, "LOCAL_RANK"), lrs);
 			CHECK_STR(env_get(&e, "WORLD_SIZE"), "32");
 			CHECK_STR(env_get(&e, "LOCAL_WORLD_SIZE"), "8");
-			/* (12345 * 101 + 2) % 17302 = 1103 of the pool
-			 * 20000-32766, 61000-65534 (no range given: Linux's
-			 * default 32768-60999) */
-			CHECK_STR(env_get(&e, "MASTER_PORT"), "21103");
+			/* (fmix32(12345) + 2) % 17302 = 1011272158 % 17302
+			 * = 4862 of the pool 20000-32766, 61000-65534 (no
+			 * range given: Linux's default 32768-60999); also
+			 * tests/slurm/port_rule.py's answer */
+			CHECK_STR(env_get(&e, "MASTER_PORT"), "24862");
 			CHECK(env_get(&e, "SLURM_PROCID") == NULL);
 			CHECK_STR(env_get(&e, "RANKMAP_ORDER"), "tp-dp-pp");
 			CHECK_STR(env_get(&e, "RANKMAP_MAP"), "/x/map.json");
@@ -608,8 +609,8 @@ static void master_port(void)
 	snprintf(want, sizeof(want), "%u",
 		 (unsigned)rm_master_port(12345, 2, NULL, 40000, 45000));
 	CHECK_STR(env_get(&e, "MASTER_PORT"), want);
-	/* 1246847 % (19999 + 20534) = 30857: 45001 + 10858 */
-	CHECK_STR(want, "55859");
+	/* 1011272158 % (19999 + 20534) = 14341: 20000 + 14341 */
+	CHECK_STR(want, "34341");
 	rms_envset_free(&e);
 	rms_plan_free(&p);
 }

@@ -52,7 +52,7 @@ static void named_orders(void)
 	orders_as("llama3", "tp-cp-ep-pp-dp", NULL);
 	CHECK_INT(order("torchtitan"), RM_EINPUT);
 	CHECK_HAS(E.msg, "ep=2");
-	CHECK_HAS(E.msg, "explicit order");
+	CHECK_HAS(E.msg, "--order megatron with etp=1");
 
 	/* ep written but 1: torchtitan still fine */
 	layout("tp=4,ep=1,pp=2");

@@ -186,7 +186,7 @@ static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 	rm_order o;
 	const char *ord = orders[rnd(4)];
 	if (ord && strstr(lay, "cp") && strcmp(ord, "tp-dp-pp") == 0)
-		ord = "pp-tp-cp-dp";
+		ord = "cp-tp-dp-pp";
 	/* Megatron-Core refuses its tp-pp-dp mapping with cp and pp > 1 */
 	if (ord && strstr(lay, "cp") && strcmp(ord, "llama3") == 0)
 		ord = "megatron";
