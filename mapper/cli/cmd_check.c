@@ -46,9 +46,8 @@ static int cmp_host(const void *a, const void *b)
 static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 			  char ***out, size_t *n)
 {
-	int rc = rmc_load_nodes(o, in, false);
-	if (rc)
-		return rc;
+	/* foreign() has read them */
+	(void)o;
 	uint32_t nh = rm_map_host_count(m), ns = rm_map_spare_count(m);
 	size_t k = in->nodes.n ? in->nodes.n : (size_t)nh + ns;
 	char **v = calloc(k + 1, sizeof(char *));
@@ -68,6 +67,45 @@ static int baseline_nodes(const rmc_opts *o, rmc_inputs *in, const rm_map *m,
 	*out = v;
 	*n = k;
 	return RMC_OK;
+}
+
+/*
+ * A map of another allocation or fabric scores like the right one, so
+ * first: are its hosts the job's (the node list given, else the step's or
+ * the job's), and does this fabric put them where the map says?
+ */
+static int foreign(const rmc_opts *o, rmc_inputs *in, const rm_map *m)
+{
+	int rc = rmc_load_nodes(o, in, false);
+	if (rc)
+		return rc;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	char *dn = NULL, *df = NULL;
+	bool allow = o->allow_missing ||
+		     (in->site && rm_site_allow_missing_nodes(in->site));
+	if ((in->nodes.n &&
+	     rm_map_compare_nodes(m, (const char *const *)in->nodes.host,
+				  in->nodes.n, o->map != NULL, &dn, &e)) ||
+	    rm_map_compare_fabric(m, in->fabric, allow, &df, &e)) {
+		free(dn);
+		return rmc_fail(&e);
+	}
+	if (!dn && !df)
+		return RMC_OK;
+	rmc_prefix(stderr);
+	fprintf(stderr, "%s does not match the nodes and fabric it is checked against:\n",
+		o->map ? o->map : o->assignment);
+	for (const char *d = dn ? dn : df; d; d = d == dn ? df : NULL)
+		for (const char *l = d; *l;) {
+			const char *nl = strchr(l, '\n');
+			int len = nl ? (int)(nl - l) : (int)strlen(l);
+			fprintf(stderr, "  %.*s\n", len, l);
+			l += len + (nl != NULL);
+		}
+	free(dn);
+	free(df);
+	return RMC_RULE_FAILED;
 }
 
 /* Each map priced by one model (check --model); est[1] is the baseline's. */
@@ -243,6 +281,10 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 			rm_map_free(m);
 			return rmc_fail(&e);
 		}
+	}
+	if ((rc = foreign(o, in, m))) {
+		rm_map_free(m);
+		return rc;
 	}
 	if (rm_check(m, in->fabric, &e) != RM_OK) {
 		rm_map_free(m);

@@ -558,6 +558,22 @@ int64_t rm_map_rank_at(const rm_map *map, uint32_t node, uint32_t local_gpu);
 /* Index of `host` among the map's hosts, or -1. */
 int64_t rm_map_host_index(const rm_map *map, const char *host);
 /*
+ * Is `map` this allocation's? *diff (the caller's, free()) is NULL when it
+ * is, else one sentence per difference, each naming a few hosts.
+ * _nodes: its hosts against the allocation's `nodes`; with `whole` (a map
+ * rm_plan made lists every node, as a host or a spare) also nodes the map
+ * does not list. _fabric: its hosts' leaf and unit as the map records them
+ * against where `fabric` puts them, and hosts the fabric does not know
+ * (unless allow_missing, but a fabric that knows none of them is named).
+ * An empty or NULL fabric compares nothing.
+ */
+rm_status rm_map_compare_nodes(const rm_map *map, const char *const *nodes,
+			       size_t nnodes, bool whole, char **diff,
+			       rm_error *err);
+rm_status rm_map_compare_fabric(const rm_map *map, const rm_fabric *fabric,
+				bool allow_missing, char **diff,
+				rm_error *err);
+/*
  * The group of `rank` along placement axis `axis`: members in group order
  * (coordinate 0..size-1), written to `members` (layout.size[axis]
  * entries, the caller's). *group_id is a dense group number (the color for a

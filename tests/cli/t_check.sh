@@ -139,4 +139,29 @@ if [ "$(same sorted-report.json)" = "$(same report.json)" ] &&
 else
 	fail sorted-same-report "$(diff <(same report.json) <(same sorted-report.json) | head -5)"
 fi
+
+# ---- issue 37: a map of another allocation or fabric is not scored as if
+# it were this one's: exit 1, naming what differs.
+run foreign-same-nodes 0 "$RANKMAP" check --map map.json --topology topo.conf --nodes 'n[5-8],n[1-4]'
+run foreign-nodes 1 "$RANKMAP" check --map map.json --topology topo.conf --nodes 'n[1-6],x[1-2]'
+has foreign-nodes-names "$ERR" "map.json does not match the nodes and fabric"
+has foreign-nodes-missing "$ERR" "2 of the map's 8 hosts are not in the node list: 'n7', 'n8'"
+has foreign-nodes-extra "$ERR" "2 nodes of the node list are not in the map, as a host or a spare: 'x1', 'x2'"
+run foreign-job-nodes 1 env SLURM_JOB_NODELIST='n[1-4]' "$RANKMAP" check --map map.json --topology topo.conf
+has foreign-job-nodes-says "$ERR" "4 of the map's 8 hosts are not in the node list"
+two_leaves 'n[1-2],n[5-6]' 'n[3-4],n[7-8]' >moved.conf
+run foreign-moved 1 "$RANKMAP" check --map map.json --topology moved.conf
+has foreign-moved-says "$ERR" "4 hosts sit elsewhere in this topology than in the map: 'n3' \(map: leaf1, topology: leaf2\), 'n4' \(map: leaf1, topology: leaf2\), 'n5' \(map: leaf2, topology: leaf1\)"
+two_leaves 'm[1-4]' 'm[5-8]' >other.conf
+run foreign-cluster 1 "$RANKMAP" check --map map.json --topology other.conf --allow-missing
+has foreign-cluster-says "$ERR" "the topology knows none of the map's 8 hosts"
+"$RANKMAP" plan "${P[@]:0:4}" --nodes 'n[1-8]' --format json -o flat.json 2>/dev/null
+run foreign-flat 1 "$RANKMAP" check --map flat.json --topology topo.conf
+has foreign-flat-says "$ERR" 'planned without a topology'
+# an assignment lists the hosts it uses: more nodes are fine, unknown
+# hosts are not
+run foreign-assign-more 0 "$RANKMAP" check --assignment map.csv --layout 4x2x4 --gpus-per-node 4 --topology topo.conf --nodes 'n[1-9]'
+run foreign-assign-out 1 "$RANKMAP" check --assignment map.csv --layout 4x2x4 --gpus-per-node 4 --topology topo.conf --nodes 'n[1-7]'
+has foreign-assign-out-says "$ERR" "1 of the map's 8 hosts is not in the node list: 'n8'"
+
 finish

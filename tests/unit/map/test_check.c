@@ -382,6 +382,82 @@ static void hostile_maps(void)
 	rm_map_free(m);
 }
 
+/* A map is the job's only on its nodes and the fabric it was placed on:
+ * rm_map_compare_* name each difference (issue 37: a map of another
+ * allocation scored "optimal"). */
+static void compare(void)
+{
+	rm_error e = { 0 };
+	rm_layout l;
+	rm_order o;
+	static const char *const nodes[] = { "n1", "n2", "n3", "n4", "n5" };
+	CHECK_INT(rm_layout_parse("tp=4,pp=2,dp=2", &l, &e), RM_OK);
+	CHECK_INT(rm_order_parse("tp-pp-dp", &l, &o, &e), RM_OK);
+	rm_fabric *f = topo("SwitchName=l1 Nodes=n[1-2]\n"
+			    "SwitchName=l2 Nodes=n[3-5]\n"
+			    "SwitchName=s Switches=l[1-2]\n");
+	rm_plan_options po = { .version = RM_PLAN_OPTIONS_VERSION,
+			       .layout = &l, .order = &o, .nodes = nodes,
+			       .nnodes = 5, .gpus_per_node = 4, .fabric = f };
+	rm_map *m = NULL;
+	CHECK_INT(rm_plan(&po, &m, &e), RM_OK);
+	if (!m || !f) {
+		rm_fabric_free(f);
+		return;
+	}
+	char *d = NULL;
+	/* its own nodes, in any order; its fabric */
+	static const char *const shuffled[] = { "n5", "n3", "n1", "n4", "n2" };
+	CHECK_INT(rm_map_compare_nodes(m, shuffled, 5, true, &d, &e), RM_OK);
+	CHECK(d == NULL);
+	CHECK_INT(rm_map_compare_fabric(m, f, false, &d, &e), RM_OK);
+	CHECK(d == NULL);
+	/* another allocation: a host missing, a node unknown to the map */
+	static const char *const other[] = { "n1", "n2", "n3", "n4", "n9" };
+	CHECK_INT(rm_map_compare_nodes(m, other, 5, true, &d, &e), RM_OK);
+	CHECK(d != NULL);
+	const char *spare = rm_map_spare_count(m) ? rm_map_spare(m, 0) : "";
+	if (d && strcmp(spare, "n5") != 0)
+		CHECK(strstr(d, "'n5'") != NULL);
+	if (d)
+		CHECK(strstr(d, "the node list are not in the map") ||
+		      strstr(d, "the node list is not in the map"));
+	if (d)
+		CHECK(strstr(d, "'n9'") != NULL);
+	free(d);
+	d = NULL;
+	/* an assignment need not list the spare node */
+	static const char *const more[] = { "n1", "n2", "n3", "n4", "n5", "n6" };
+	CHECK_INT(rm_map_compare_nodes(m, more, 6, false, &d, &e), RM_OK);
+	CHECK(d == NULL);
+	free(d);
+	d = NULL;
+	/* the same nodes on other leaves */
+	rm_fabric *g = topo("SwitchName=l1 Nodes=n[1,3]\n"
+			    "SwitchName=l2 Nodes=n[2,4-5]\n"
+			    "SwitchName=s Switches=l[1-2]\n");
+	CHECK_INT(rm_map_compare_fabric(m, g, false, &d, &e), RM_OK);
+	CHECK(d != NULL && strstr(d, "elsewhere") != NULL);
+	if (d)
+		CHECK(strstr(d, "(map: l1, topology: l2)") ||
+		      strstr(d, "(map: l2, topology: l1)"));
+	free(d);
+	d = NULL;
+	/* another cluster altogether; allow_missing does not hide it */
+	rm_fabric *h = topo("SwitchName=l1 Nodes=x[1-5]\n");
+	CHECK_INT(rm_map_compare_fabric(m, h, true, &d, &e), RM_OK);
+	CHECK(d != NULL && strstr(d, "knows none") != NULL);
+	free(d);
+	d = NULL;
+	/* a flat fabric compares nothing */
+	CHECK_INT(rm_map_compare_fabric(m, NULL, false, &d, &e), RM_OK);
+	CHECK(d == NULL);
+	rm_map_free(m);
+	rm_fabric_free(f);
+	rm_fabric_free(g);
+	rm_fabric_free(h);
+}
+
 int main(void)
 {
 	RUN("check", scores_pp_and_dp);
@@ -391,5 +467,6 @@ int main(void)
 	RUN("check", rejects);
 	RUN("check", groups);
 	RUN("check", hostile_maps);
+	RUN("check", compare);
 	TEST_EXIT();
 }
