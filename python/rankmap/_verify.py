@@ -30,6 +30,44 @@ class GroupMismatch(RuntimeError):
                          expected))
 
 
+class PlacementMismatch(RuntimeError):
+    """The rank runs somewhere other than where the map puts it: on
+    another host (a map of another allocation) or another GPU."""
+
+    def __init__(self, what, rank, expected, got):
+        self.kind, self.rank, self.expected, self.got = what, rank, \
+            expected, got
+        super().__init__(
+            "rankmap: rank %s runs on %s %s, but the map puts it on %s - "
+            "the map is not this job's (another allocation, or another "
+            "step's) or the job was started without the plugin"
+            % (rank, what, got, expected))
+
+
+def _this_host():
+    """The Slurm node this task runs on; None outside a Slurm task (no
+    guess from gethostname(): a node's name in Slurm need not be it)."""
+    return os.environ.get("SLURMD_NODENAME") or None
+
+
+def _check_place(m, rank, host, gpu):
+    """Kinds of place checked ("host", "gpu")."""
+    if not 0 <= rank < len(m.ranks):
+        raise ValueError("rankmap.verify: rank %d is not in the map "
+                         "(world %d)" % (rank, len(m.ranks)))
+    r = m.ranks[rank]
+    done = []
+    if host is not None:
+        if host != r.host:
+            raise PlacementMismatch("host", rank, r.host, host)
+        done.append("host")
+    if gpu is not None:
+        if int(gpu) != r.local_gpu:
+            raise PlacementMismatch("GPU", rank, r.local_gpu, int(gpu))
+        done.append("gpu")
+    return done
+
+
 def _this_rank():
     try:
         import torch.distributed as dist
@@ -53,9 +91,13 @@ def ranks_of(group):
     return rt.process_group_ranks(group)
 
 
-def verify(m, rank=None, **groups):
+def verify(m, rank=None, host=None, gpu=None, **groups):
     """Check the framework's groups against the map; raise GroupMismatch
     with the first that differs.
+
+    First the rank's place: `host` (default: Slurm's SLURMD_NODENAME,
+    inside a Slurm task) must be the map's host of `rank`, and `gpu`, when
+    given, its local GPU index; PlacementMismatch otherwise.
 
     Each keyword is a group kind (tp, cp, dp, pp, ep, etp, edp, dp_shard,
     dp_replicate, dp-cp as dp_cp, tp-pp as mp, tp_cp, tp_dp, tp_dp_cp,
@@ -71,6 +113,13 @@ def verify(m, rank=None, **groups):
         rank = _this_rank()
     mesh = groups.pop("mesh", None)
     checked = []
+    if rank is not None:
+        checked += _check_place(m, rank,
+                                host if host is not None else _this_host(),
+                                gpu)
+    elif host is not None or gpu is not None:
+        raise ValueError("rankmap.verify: which rank is this? pass rank= "
+                         "or initialise torch.distributed")
     if mesh is not None:
         from . import torch as rt
         for name, ranks in rt.mesh_groups(mesh).items():

@@ -114,6 +114,31 @@ class Verify(unittest.TestCase):
         self.assertEqual(c.exception.expected, [5, 13])
         self.assertEqual(c.exception.got, [5, 9])
 
+    def test_place(self):
+        # rank 5 of this map's 2 nodes of 8 GPUs (issue 37: verify compared
+        # groups only, so another allocation's map passed)
+        r = self.m.ranks[5]
+        self.assertEqual(rankmap.verify(self.m, rank=5, host=r.host,
+                                        gpu=r.local_gpu, tp=[4, 5]),
+                         ["host", "gpu", "tp"])
+        other = [h for h in self.m.nodes if h != r.host][0]
+        with self.assertRaises(rankmap.PlacementMismatch) as c:
+            rankmap.verify(self.m, rank=5, host=other, tp=[4, 5])
+        self.assertEqual((c.exception.expected, c.exception.got),
+                         (r.host, other))
+        with self.assertRaises(rankmap.PlacementMismatch) as c:
+            rankmap.verify(self.m, rank=5, gpu=(r.local_gpu + 1) % 8)
+        self.assertEqual(c.exception.kind, "GPU")
+        # inside a Slurm task the node's name is the default host
+        os.environ["SLURMD_NODENAME"] = "elsewhere"
+        try:
+            with self.assertRaises(rankmap.PlacementMismatch):
+                rankmap.verify(self.m, rank=5, tp=[4, 5])
+        finally:
+            del os.environ["SLURMD_NODENAME"]
+        with self.assertRaises(ValueError):
+            rankmap.verify(self.m, rank=99, host=r.host)
+
     def test_needs_a_rank(self):
         os.environ.pop("RANK", None)
         with self.assertRaises(ValueError):
