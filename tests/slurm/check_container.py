@@ -35,6 +35,8 @@ if rec is None or rec.rank != r or rec.host != os.environ["SLURMD_NODENAME"]:
                                                os.environ["SLURMD_NODENAME"]))
 if int(os.environ["WORLD_SIZE"]) != len(m.ranks):
     out("FAIL WORLD_SIZE %s, map %d" % (os.environ["WORLD_SIZE"], len(m.ranks)))
-if rankmap.verify(m, rank=r, tp=m.group("tp", r), pp=m.group("pp", r)) != ["tp", "pp"]:
-    out("FAIL verify")
+# inside a Slurm task verify checks this rank's host first (SLURMD_NODENAME)
+got = rankmap.verify(m, rank=r, tp=m.group("tp", r), pp=m.group("pp", r))
+if got != ["host", "tp", "pp"]:
+    out("FAIL verify checked %s" % got)
 out("ok")

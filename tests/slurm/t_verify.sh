@@ -51,4 +51,17 @@ if grep -q 'STEP 1' "$OUT"; then fail other-order-no-step "$(grep 'STEP 1' "$OUT
 else pass other-order-no-step; fi
 if grep -q 'STOP.*\btp group' "$OUT"; then fail other-order-tp-agrees "$(grep STOP "$OUT" | head -2)"
 else pass other-order-tp-agrees; fi
+
+# Another job's map (the same layout and order on other nodes): the groups
+# agree, the hosts do not, and no rank reaches step 1 (issue 37).
+"$RANKMAP" plan --layout 1x2x2 --order megatron --nodes 'other[1-2]' --gpus-per-node 2 \
+	--format json -o "$D/out/foreign.json" 2>/dev/null
+OUT=$D/out/foreign.out ERR=$D/out/foreign.err
+timeout 300 env FRAMEWORK_ORDER=tp-cp-ep-dp-pp FOREIGN_MAP="$D/out/foreign.json" "${J[@]}" >"$OUT" 2>"$ERR"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && pass foreign-map-fails ||
+	fail foreign-map-fails "exit $rc: $(tail -5 "$ERR")"
+has foreign-map-stops "$OUT" '^rank [0-3] STOP rankmap: rank [0-3] runs on host node[12], but the map puts it on other[12]'
+if grep -q 'STEP 1' "$OUT"; then fail foreign-map-no-step "$(grep 'STEP 1' "$OUT" | head -3)"
+else pass foreign-map-no-step; fi
 exit 0
