@@ -44,6 +44,9 @@ endif
 ABI   := $(shell sed -n 's/^\#define RM_ABI_VERSION \([0-9]*\)/\1/p' \
 	mapper/include/rankmap.h)
 SOLIB := librankmap.so.$(ABI).$(VERSION)
+# Templates and example sites, installed read-only for admins to copy.
+SHAREDIR := $(DATADIR)/rankmap
+EXAMPLE_SITES := $(notdir $(patsubst %/site.yaml,%,$(wildcard site/*/site.yaml)))
 
 install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 		$(MAN_PAGES)
@@ -64,6 +67,16 @@ install-core: $(BUILD)/rankmap $(BUILD)/librankmap.a $(BUILD)/librankmap.so \
 	echo '.so man8/rankmap-spank.8' >$(DESTDIR)$(MANDIR)/man8/rankmap.so.8
 	install -m 644 pkg/rankmap.bash \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/rankmap
+	@# what an admin starts from: job scripts, the site file, the Lua
+	@# filters, and the example sites of docs/site.md
+	install -d $(DESTDIR)$(SHAREDIR)/templates/lua
+	install -m 644 $(filter-out templates/lua,$(wildcard templates/*)) \
+		$(DESTDIR)$(SHAREDIR)/templates/
+	install -m 644 templates/lua/*.lua $(DESTDIR)$(SHAREDIR)/templates/lua/
+	for s in $(EXAMPLE_SITES); do \
+		install -d $(DESTDIR)$(SHAREDIR)/examples/site/$$s && \
+		install -m 644 site/$$s/* $(DESTDIR)$(SHAREDIR)/examples/site/$$s/ || exit 1; \
+	done
 	@# without this a program linked with -lrankmap finds no librankmap.so.$(ABI)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		echo ldconfig; ldconfig; fi
@@ -80,6 +93,7 @@ uninstall-core:
 		$(DESTDIR)$(MANDIR)/man8/rankmap-spank.8 \
 		$(DESTDIR)$(MANDIR)/man8/rankmap.so.8 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/rankmap
+	rm -rf $(DESTDIR)$(SHAREDIR)
 
 INSTALL_STEPS   += install-core
 UNINSTALL_STEPS += uninstall-core

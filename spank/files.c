@@ -18,7 +18,8 @@
  * removed. The node name is in the step level because several "nodes" may
  * share one machine (test clusters). The step level goes at step end; the
  * job level in the job epilog, which also catches what a killed slurmstepd
- * left behind.
+ * left behind; and slurmd's start removes the job levels of jobs with no
+ * slurmstepd left (a node that died never ran their epilog).
  */
 #include "rms.h"
 
@@ -28,7 +29,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAP_NAME "map.json"
@@ -321,4 +324,129 @@ bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
 			 root, name, strerror(errno));
 	close(rfd);
 	return ok;
+}
+
+/* Job ids that have a slurmstepd on this machine ("slurmstepd: [JOB.STEP]"
+ * is the title it gives itself), sorted; NULL with *n = 0 when /proc
+ * cannot be read, and then nothing counts as gone. */
+static uint32_t *live_jobs(size_t *n, bool *ok)
+{
+	*n = 0;
+	*ok = false;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return NULL;
+	size_t cap = 0;
+	uint32_t *v = NULL;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[64], buf[48];
+		snprintf(path, sizeof(path), "/proc/%.20s/cmdline", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		static const char title[] = "slurmstepd: [";
+		if (k <= (ssize_t)strlen(title))
+			continue;
+		buf[k] = '\0';
+		if (strncmp(buf, title, strlen(title)))
+			continue;
+		char *end;
+		unsigned long id = strtoul(buf + strlen(title), &end, 10);
+		if (end == buf + strlen(title) || id > UINT32_MAX)
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			uint32_t *t = realloc(v, nc * sizeof(*v));
+			if (!t) {
+				free(v);
+				closedir(d);
+				*n = 0;
+				return NULL;
+			}
+			v = t;
+			cap = nc;
+		}
+		v[(*n)++] = (uint32_t)id;
+	}
+	closedir(d);
+	*ok = true;
+	return v;
+}
+
+static bool has_id(const uint32_t *v, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * slurmd's start: a node that died (slurmd and its slurmstepds killed, no
+ * reboot) never ran the epilog of the jobs it had, and their maps stayed.
+ * A job directory of ours whose job has no slurmstepd here is removed -
+ * unless it changed in the last `young` seconds: a step that is starting
+ * right now makes its directory before our scan of /proc could see it.
+ * Returns how many were removed, or -1 (err says why).
+ */
+int rms_runtime_sweep(const char *root, int young, char *err, size_t errlen)
+{
+	int rfd = open(root, DIR_FLAGS);
+	if (rfd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		bad(err, errlen, "cannot open", root);
+		return -1;
+	}
+	struct stat rs;
+	if (fstat(rfd, &rs) != 0 || rs.st_uid != geteuid()) {
+		close(rfd);
+		snprintf(err, errlen, "%.200s is not root's: not swept", root);
+		return -1;
+	}
+	bool ok;
+	size_t nlive;
+	uint32_t *live = live_jobs(&nlive, &ok);
+	if (!ok) {
+		close(rfd);
+		snprintf(err, errlen, "cannot read /proc: %.200s not swept",
+			 root);
+		return -1;
+	}
+	int dup = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		free(live);
+		close(rfd);
+		return bad(err, errlen, "cannot list", root) ? 0 : -1;
+	}
+	time_t now = time(NULL);
+	int removed = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		errno = 0;
+		unsigned long id = strtoul(e->d_name, &end, 10);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end ||
+		    errno || id > UINT32_MAX || has_id(live, nlive, (uint32_t)id))
+			continue;
+		struct stat st;
+		if (fstatat(rfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    now - st.st_mtime < young)
+			continue;
+		if (remove_tree(rfd, e->d_name))
+			removed++;
+	}
+	closedir(d);
+	free(live);
+	close(rfd);
+	return removed;
 }

@@ -10,6 +10,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stdatomic.h>
 
 #define RMS_PREFIX "rankmap: "
 
@@ -49,6 +50,10 @@ typedef struct rms_state {
 	bool active;
 	bool failed;                 /* fail every task with `error` */
 	bool cancelled;              /* this process asked to end the step */
+	/* One page shared by slurmstepd and the tasks it forks (mapped
+	 * before the fork): set by the first of them to refuse, so a node
+	 * sends one notice and one cancel however many tasks refuse. */
+	atomic_int *refused;
 	char error[RMS_ERRLEN];
 	char warning[RMS_ERRLEN];    /* shown once by the node's first task */
 	uint32_t jobid, stepid, nodeid;

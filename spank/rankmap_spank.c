@@ -43,6 +43,21 @@ static void announce(void)
 			    "be refused until this is fixed", rms_g.conf_err);
 }
 
+/* Maps of jobs that died with this node (issue 38): their epilog never
+ * ran here. A minute's grace for steps starting while slurmd restarts. */
+static void sweep(void)
+{
+	char err[RMS_ERRLEN];
+	const char *root = rms_g.conf.runtime_dir ? rms_g.conf.runtime_dir
+						  : RMS_RUNTIME_DIR;
+	int n = rms_runtime_sweep(root, 60, err, sizeof(err));
+	if (n < 0)
+		slurm_error(RMS_PREFIX "%s", err);
+	else if (n > 0)
+		slurm_info(RMS_PREFIX "removed the maps of %d job(s) that "
+			   "ended while this node was down", n);
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
@@ -64,6 +79,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	rms_read_conf(ac, av);
 	if (ctx == S_CTX_SLURMD) {
 		announce();
+		sweep();
 		return 0;
 	}
 	return rms_register_options(sp);

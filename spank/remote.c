@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Steps that are not a user's srun: batch script, extern, interactive. */
@@ -96,6 +97,12 @@ static void refuse_step(spank_t sp, const char *msg)
 	if (rms_g.cancelled)
 		return;
 	rms_g.cancelled = true;
+	/* Another task of this node refused first (with --gpus-per-task
+	 * each may): it has told srun and cancelled the step. */
+	if (rms_g.refused && atomic_exchange(rms_g.refused, 1) != 0) {
+		rms_g.quiet = true;
+		return;
+	}
 	slurm_error(RMS_PREFIX "%s", msg);
 	/* srun prints it after every task's exit line; only when srun
 	 * cannot be told does the node print it to the user itself. */
@@ -247,6 +254,13 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.layout_none && !rms_g.option_bad)
 		return 0;
 	rms_g.active = true;
+	/* Before any task is forked; without it each task refuses alone. */
+	void *page = mmap(NULL, sizeof(*rms_g.refused), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (page != MAP_FAILED) {
+		rms_g.refused = page;
+		atomic_init(rms_g.refused, 0);
+	}
 	if (rms_g.conf_err[0])
 		return fail_step(sp, "%s", rms_g.conf_err);
 	if (rms_g.option_bad)
@@ -479,7 +493,11 @@ void rms_remote_exit(void)
 	 * starts its tasks anyway (Slurm signals running steps only), and
 	 * srun would wait KillWait + 2 s for them: cancel again once those
 	 * have had time to start. Only a refusing node waits here. */
-	if (rms_g.cancelled) {
+	bool task_refused = rms_g.refused && atomic_load(rms_g.refused);
+	if (rms_g.refused)
+		munmap(rms_g.refused, sizeof(*rms_g.refused));
+	rms_g.refused = NULL;
+	if (rms_g.cancelled || task_refused) {
 		sleep(1);
 		kill_step();
 		sleep(2);

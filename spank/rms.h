@@ -162,6 +162,9 @@ bool rms_file_write(rms_file *f, int jobfd, const char *root, uint32_t jobid,
 /* Remove what rms_file_write made. */
 void rms_file_remove(rms_file *f);
 /* As root, in the job epilog: remove root/JOB and everything in it. */
+/* Removes the job directories of jobs with no slurmstepd here, older
+ * than `young` seconds (slurmd's start); how many, or -1. */
+int rms_runtime_sweep(const char *root, int young, char *err, size_t errlen);
 bool rms_job_dir_remove(const char *root, uint32_t jobid, char *err,
 			size_t errlen);
 

@@ -6,8 +6,8 @@ output they show with the real one.
     tests/doc/doctest.py [FILE.md ...]      (default: README.md docs/*.md)
 
 Inside a fenced block, a line `$ rankmap ...` (or `$ rankmap-nccl-check`,
-`$ rankmap-site`...) is a command; a trailing backslash continues it on the
-next line. The lines after it, up to the next `$ ` line or the end of the
+or `$ python3`, `$ sort` making an input file) is a command; a trailing
+backslash continues it on the next line. The lines after it, up to the next `$ ` line or the end of the
 block, are its output (stdout and stderr together). No lines: only the exit
 status is checked. The command must exit 0; a doc that shows a failure
 writes `$ rankmap ...; echo "exit $?"` and shows the status.
@@ -49,6 +49,10 @@ BUILD = os.environ.get("RM_BUILD") or os.path.join(ROOT, "build")
 RANKMAP = os.environ.get("RANKMAP") or os.path.join(BUILD, "rankmap")
 TIMEOUT = int(os.environ.get("DOCTEST_TIMEOUT", "120"))
 PROGRAMS = ("rankmap", "rankmap-nccl-check")
+# `$ python3` and `$ sort` lines make a doc's input files in plain sight
+# (README.md's frag.txt), so a reader can run the example as shown; they
+# are run like the programs' lines, and only `$ ` lines of theirs are.
+HELPERS = ("python3", "sort")
 MARK = re.compile(r"^<!--\s*doctest:\s*(\w+)\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(```|~~~)")
 
@@ -237,7 +241,7 @@ def run_doc(path, rel, counts):
                        "it, or none) or mark the block "
                        "<!-- doctest: skip REASON -->", counts)
             for no, cmd, exp in commands(block):
-                if first_word(cmd) not in PROGRAMS:
+                if first_word(cmd) not in PROGRAMS + HELPERS:
                     continue
                 check(rel, no, cmd, exp, d, env, counts)
     finally:

@@ -46,4 +46,25 @@ has unrun-says "$OUT" 'unrun.md:15: a command shown but not run'
 sed 's/doctest: skip/doctest: skipp/' "$T/good.md" >"$T/marker.md"
 run bad-marker 1 python3 "$DT" "$T/marker.md"
 has bad-marker-says "$OUT" "unknown doctest marker 'skipp'"
+# An input file made in plain sight, then read by the next command (the
+# README's frag.txt): the helper lines run, in the same directory.
+cat >"$T/made.md" <<EOF
+$F
+\$ python3 -c 'print("n2"); print("n1")' >nodes.txt
+\$ sort nodes.txt >sorted.txt
+\$ rankmap plan --layout 8x1x2 --nodes-file sorted.txt --format env
+...
+MASTER_ADDR=n1
+...
+$F
+EOF
+run made-input 0 python3 "$DT" "$T/made.md"
+has made-input-ran "$OUT" 'PASS: .*python3 -c'
+cat >"$T/made-bad.md" <<EOF
+$F
+\$ python3 -c 'import sys; sys.exit(3)'
+$F
+EOF
+run made-input-fails 1 python3 "$DT" "$T/made-bad.md"
+has made-input-fails-says "$OUT" 'exited 3'
 finish

@@ -73,6 +73,12 @@ v=$(rankmap -V 2>&1)
 if rankmap site validate /tests/slurm-site.yaml >/out/validate.txt 2>&1 &&
 	grep -q '^result: valid' /out/validate.txt; then say PASS installed-site-validate; else
 	say FAIL "installed-site-validate: $(tail -3 /out/validate.txt)"; fi
+# what the plugstack example tells the admin to copy is there, and the
+# example sites are valid as installed
+[ -f /usr/share/rankmap/templates/rankmap-site.yaml ] && [ -f /usr/share/rankmap/templates/lua/cli_filter.lua ] &&
+	say PASS installed-templates || say FAIL "installed-templates: $(ls -R /usr/share/rankmap 2>&1 | head -5)"
+if rankmap site validate /usr/share/rankmap/examples/site/lab/site.yaml >/out/example.txt 2>&1; then
+	say PASS installed-example-site; else say FAIL "installed-example-site: $(tail -3 /out/example.txt)"; fi
 if man -w rankmap >/dev/null 2>&1 && MANWIDTH=80 man rankmap 2>/dev/null | grep -q 'site validate'; then
 	say PASS man-rankmap; else say FAIL "man-rankmap: $(man -w rankmap 2>&1)"; fi
 for p in rankmap-spank rankmap.so rankmap-site; do

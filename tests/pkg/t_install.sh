@@ -22,6 +22,18 @@ for f in /usr/bin/rankmap "$LIB/librankmap.a" "$LIB/librankmap.so.$ABI.$V" \
 	/usr/share/bash-completion/completions/rankmap; do
 	if [ -f "$D$f" ]; then pass "has$f"; else fail "has$f" "missing"; fi
 done
+# Templates and example sites for admins (issue 37): every template, and
+# each example site valid as installed (its topology.conf beside it).
+for f in $(cd "$RM_ROOT" && git ls-files templates); do
+	if cmp -s "$RM_ROOT/$f" "$D/usr/share/rankmap/$f"; then pass "has/usr/share/rankmap/$f"; else
+		fail "has/usr/share/rankmap/$f" "missing or not the tree's"; fi
+done
+for s in "$D"/usr/share/rankmap/examples/site/*/site.yaml; do
+	n=$(basename "$(dirname "$s")")
+	run "example-site-$n" 0 "$RM_BUILD/rankmap" site validate "$s"
+done
+[ -f "$D/usr/share/rankmap/examples/site/lab/site.yaml" ] && pass example-site-lab-installed ||
+	fail example-site-lab-installed "no examples/site/lab"
 [ "$(readlink "$D$LIB/librankmap.so.$ABI")" = "librankmap.so.$ABI.$V" ] &&
 	[ "$(readlink "$D$LIB/librankmap.so")" = "librankmap.so.$ABI" ] &&
 	pass soname-links || fail soname-links "$(ls -l "$D$LIB" | head -c 400)"

@@ -135,6 +135,21 @@ has gpus-per-task-node "$ERR" 'rankmap: node node[0-9]+: Slurm made only CUDA_VI
 has_text gpus-per-task-msg "$ERR" "of 4 (--gpus-per-task or --gpu-bind narrow it per task), so cuda:LOCAL_RANK is not the map's GPU: with --parallel-layout give the step its GPUs per node (--gpus-per-node=4) without --gpus-per-task or --gpu-bind"
 [ ! -e "$M" ] && pass gpus-per-task-nothing-ran || fail gpus-per-task-nothing-ran "$M exists"
 no_steps_left gpus-per-task
+# every task finds it, but the node says it once and cancels once
+# (issue 38.4: each of 16 tasks refused and cancelled on its own)
+n=$(grep -c 'rankmap: node node[0-9]*: Slurm made only' "$ERR")
+[ "$n" -eq 1 ] && pass gpus-per-task-once || fail gpus-per-task-once "$n lines: $(head -c 800 "$ERR")"
+echo "# --gpus-per-task refusal, 4 tasks on 1 node: $(wc -l <"$ERR") stderr lines" >&2
+# two nodes: one line each, and srun counts nodes, not tasks ("12 more
+# node(s)" came from 2 nodes)
+run gpus-per-task-2n 1 srun -N2 -w 'node[1-2]' --ntasks-per-node=4 --gpus-per-task=1 \
+	--parallel-layout=tp=4,dp=2 touch "$M"
+n=$(grep -c 'rankmap: node node[0-9]*: Slurm made only' "$ERR")
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] && ! grep -q 'more node' "$ERR" && pass gpus-per-task-2n-per-node ||
+	fail gpus-per-task-2n-per-node "$n lines: $(head -c 800 "$ERR")"
+echo "# --gpus-per-task refusal, 8 tasks on 2 nodes: $(wc -l <"$ERR") stderr lines" >&2
+[ ! -e "$M" ] && pass gpus-per-task-2n-nothing-ran || fail gpus-per-task-2n-nothing-ran "$M exists"
+no_steps_left gpus-per-task-2n
 # --gpu-bind narrows it per task too (map_gpu: one GPU each), whatever
 # the step was given
 rm -f "$M"

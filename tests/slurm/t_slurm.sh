@@ -479,11 +479,21 @@ run_rc typo-node srun -w node4 -N1 -n8 --parallel-layout=8x1x1 "$T"
 [ "$RC" -ne 0 ] && pass typo-node || fail typo-node "srun exited 0"
 has typo-node-msg "$ERR" "^srun: error: rankmap: node node4: plugstack.conf: 'enforse=strict': unknown argument"
 # ... and at slurmd start (issue 9.11: one line with version and config).
+# slurmd's start also removes the maps of jobs that died with the node
+# (issue 38.4: no epilog ran for them): an hour-old job directory with no
+# slurmstepd goes, a fresh one (a step starting meanwhile) stays.
+mkdir -p "$RT/999991/0.node4" "$RT/999992"
+echo '{}' >"$RT/999991/0.node4/map.json"
+touch -d '1 hour ago' "$RT/999991"
 if cluster_restart_slurmd "$D" 4 >/dev/null 2>&1; then
 	has slurmd-start-typo "$D/log/slurmd-node4.log" "error: rankmap: plugstack.conf: 'enforse=strict': unknown argument .*: every --parallel-layout step will be refused"
+	[ ! -e "$RT/999991" ] && [ -d "$RT/999992" ] && pass slurmd-start-sweep ||
+		fail slurmd-start-sweep "$(ls -la "$RT")"
+	has slurmd-start-sweep-says "$D/log/slurmd-node4.log" "rankmap: removed the maps of [0-9]+ job\\(s\\) that ended while this node was down"
 else
 	fail slurmd-start-typo "node4's slurmd did not come back"
 fi
+rm -rf "$RT/999992"
 has slurmd-start-line "$D/log/slurmd-node1.log" "rankmap: version [0-9.]+, built for Slurm $SLURM_RELEASE; site=$D/etc/site.yaml topology=.* enforce=.* export=rank runtime_dir=$RT hwcache=\(runtime_dir/\.hwcache\)\$"
 plugstack_maps "site=$D/etc/site.yaml"
 

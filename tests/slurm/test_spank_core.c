@@ -11,7 +11,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmp[64];
@@ -407,6 +410,73 @@ static void runtime_dir(void)
 	CHECK(rms_job_dir_open("relative", 9, gid, err, sizeof(err)) < 0);
 }
 
+/* slurmd's start removes job directories no slurmstepd holds (issue 38: a
+ * node that died kept its maps), but not a running job's, not a young one,
+ * and nothing that is not a job directory of ours. */
+static void sweep(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIP: spank/sweep: needs root\n");
+		return;
+	}
+	char err[RMS_ERRLEN], root[128], path[256];
+	snprintf(root, sizeof(root), "%s/sw", tmp);
+	CHECK_INT(rms_runtime_sweep(root, 60, err, sizeof(err)), 0);
+	/* a job that is running here: a process titled as its slurmstepd */
+	pid_t live = fork();
+	if (live == 0) {
+		execl("/bin/sleep", "slurmstepd: [4242.0]", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(live > 0);
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	int jfd;
+	static const uint32_t jobs[] = { 4242, 4243, 4244 };
+	for (int i = 0; i < 3; i++) {
+		CHECK((jfd = rms_job_dir_open(root, jobs[i], 5, err,
+					      sizeof(err))) >= 0);
+		close(jfd);
+	}
+	snprintf(path, sizeof(path), "%s/4243/3.n1", root);
+	CHECK(mkdir(path, 0750) == 0);
+	snprintf(path, sizeof(path), "%s/notajob", root);
+	CHECK(mkdir(path, 0750) == 0);
+	/* 4242 (running) and 4243 (gone) look an hour old; 4244 (gone)
+	 * was made just now, as by a step starting during the sweep */
+	struct timespec old[2] = { { time(NULL) - 3600, 0 },
+				   { time(NULL) - 3600, 0 } };
+	snprintf(path, sizeof(path), "%s/4242", root);
+	CHECK(utimensat(AT_FDCWD, path, old, 0) == 0);
+	snprintf(path, sizeof(path), "%s/4243", root);
+	CHECK(utimensat(AT_FDCWD, path, old, 0) == 0);
+	snprintf(path, sizeof(path), "%s/notajob", root);
+	CHECK(utimensat(AT_FDCWD, path, old, 0) == 0);
+	CHECK_INT(rms_runtime_sweep(root, 60, err, sizeof(err)), 1);
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/4243", root);
+	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
+	snprintf(path, sizeof(path), "%s/4242", root);
+	CHECK(lstat(path, &st) == 0);
+	snprintf(path, sizeof(path), "%s/4244", root);
+	CHECK(lstat(path, &st) == 0);
+	snprintf(path, sizeof(path), "%s/notajob", root);
+	CHECK(lstat(path, &st) == 0);
+	/* once its slurmstepd is gone, the running job's goes too */
+	kill(live, SIGKILL);
+	waitpid(live, NULL, 0);
+	CHECK_INT(rms_runtime_sweep(root, 60, err, sizeof(err)), 1);
+	snprintf(path, sizeof(path), "%s/4242", root);
+	CHECK(lstat(path, &st) != 0 && errno == ENOENT);
+	/* a root that is not root's is not touched */
+	CHECK(chown(root, 4242, 4242) == 0);
+	CHECK_INT(rms_runtime_sweep(root, 0, err, sizeof(err)), -1);
+	CHECK_HAS(err, "is not root's");
+	snprintf(path, sizeof(path), "%s/4244", root);
+	CHECK(lstat(path, &st) == 0);
+	CHECK(chown(root, 0, 0) == 0);
+}
+
 static void stamps(void)
 {
 	rms_plan p;
@@ -626,6 +696,7 @@ int main(void)
 	RUN("spank", topology_choice);
 	RUN("spank", policy);
 	RUN("spank", runtime_dir);
+	RUN("spank", sweep);
 	RUN("spank", stamps);
 	RUN("spank", master_port);
 	RUN("spank", expert_env);
