@@ -322,6 +322,25 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 		return fail(err, errlen, "--parallel-order: %s", e.msg);
 	p->nproc = rms_per_node_nproc(&l, p->site,
 				      p->tasks_per_node, p->nodes.n);
+	/* One launcher task per node (torchrun) takes the layout's ranks
+	 * per node; more than the node's GPUs would give the launcher
+	 * LOCAL_WORLD_SIZE=16 on 8 GPUs, or advice it cannot follow. */
+	uint32_t site_gpn = p->have_site ? rm_site_gpus_per_node(p->site) : 0;
+	if (p->nproc && site_gpn && p->nproc > site_gpn) {
+		uint64_t w = (uint64_t)p->nproc * p->nodes.n;
+		snprintf(err, errlen,
+			 "--parallel-layout=%.128s with one task per node "
+			 "(a launcher) puts %" PRIu32 " ranks on each of the "
+			 "step's %zu node(s), but the nodes have %" PRIu32
+			 " GPUs (site file): give the step %" PRIu64
+			 " nodes (-N%" PRIu64 " --ntasks-per-node=1)%s",
+			 s->layout, p->nproc, p->nodes.n, site_gpn,
+			 (w + site_gpn - 1) / site_gpn,
+			 (w + site_gpn - 1) / site_gpn,
+			 w % site_gpn ? ", or a layout whose size is a "
+					"multiple of the GPUs per node" : "");
+		return false;
+	}
 	uint32_t gpn = p->nproc ? p->nproc : p->tasks_per_node;
 	uint64_t world = (uint64_t)gpn * p->nodes.n;
 	rm_layout resolved = l;

@@ -332,6 +332,15 @@ int rms_remote_post_opt(spank_t sp)
 	memset(&he, 0, sizeof(he));
 	if (!load_hardware(&he))
 		return fail_step(sp, "hardware: %s", he.msg);
+	/* Without gpus_per_node in the site file, the node's own count
+	 * bounds a launcher's ranks here (plan.c checks the site's). */
+	size_t ngpu = rms_g.hw ? rm_node_gpu_count(rms_g.hw) : 0;
+	if (rms_g.plan.nproc && ngpu && rms_g.plan.nproc > ngpu)
+		return fail_step(sp, "one task per node (a launcher) with %"
+				 PRIu32 " ranks per node, but this node has "
+				 "%zu GPUs: give the step more nodes, %" PRIu32
+				 " ranks per node at most", rms_g.plan.nproc,
+				 ngpu, (uint32_t)ngpu);
 	rms_ephemeral_ports(RMS_PORT_RANGE_FILE, &rms_g.eph_lo, &rms_g.eph_hi);
 	if (rm_slurm_mpi_ports(rms_g.conf.slurm_conf, &rms_g.mpi_lo,
 			       &rms_g.mpi_hi, &he) != RM_OK)

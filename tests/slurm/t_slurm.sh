@@ -505,6 +505,11 @@ hasnt hetjob-no-task "$OUT" '^TASK'
 run overcommit 1 srun -N1 -n16 --overcommit --parallel-layout=16x1x1 "$T"
 has overcommit-msg "$ERR" '^srun: error: rankmap: 16 tasks per node, but the nodes have 8 GPUs \(site file\)'
 hasnt overcommit-no-task "$OUT" '^TASK'
+# one launcher task per node: 8x2x1 is 16 ranks on one 8-GPU node (issue
+# 37: it ran with LOCAL_WORLD_SIZE=16, or advised --gpus-per-node=16)
+run launcher-over 1 srun -N1 -n1 --parallel-layout=8x2x1 "$T"
+has launcher-over-msg "$ERR" 'rankmap: --parallel-layout=8x2x1 with one task per node \(a launcher\) puts 16 ranks on each of the step.s 1 node\(s\), but the nodes have 8 GPUs \(site file\): give the step 2 nodes \(-N2 --ntasks-per-node=1\)'
+hasnt launcher-over-no-task "$OUT" '^TASK'
 no_steps_left hetjob-overcommit
 
 # ---- issue 9.9: --parallel-export=slurm (and the plugstack default)

@@ -293,6 +293,16 @@ static void policy(void)
 	CHECK(!plan("16x1x4", NULL, "16(x4)", 64, -1, site, &p, err));
 	CHECK_HAS(err, "16 tasks per node, but the nodes have 8 GPUs");
 	rms_plan_free(&p);
+	/* One launcher task per node: its ranks per node are the GPUs it
+	 * needs there (issue 37: 8x2x1 on one 8-GPU node ran 16 ranks). */
+	CHECK(!plan("8x2x4", NULL, "1(x4)", 4, -1, site, &p, err));
+	CHECK_HAS(err, "puts 16 ranks on each of the step's 4 node(s), but "
+		       "the nodes have 8 GPUs (site file): give the step 8 "
+		       "nodes (-N8 --ntasks-per-node=1)");
+	rms_plan_free(&p);
+	CHECK(plan("8x2x2", NULL, "1(x4)", 4, -1, site, &p, err));
+	CHECK_INT(p.nproc, 8);
+	rms_plan_free(&p);
 	/* Within the limit: no warning at all. */
 	CHECK(plan("8x4x1", NULL, "8(x4)", 32, RM_ENFORCE_STRICT, NULL, &p,
 		   err));
