@@ -36,16 +36,16 @@ _rankmap()
 	local opts
 	case ${COMP_WORDS[1]} in
 	plan) opts="--layout --order --nodes --nodes-file --topology --partition --site
-		--gpus-per-node --allow-missing --baseline -o --output --format --rank
+		--no-site-config --gpus-per-node --allow-missing --baseline -o --output --format --rank
 		--task --slurm-task --master-port" ;;
 	check) opts="--map --assignment --layout --order --gpus-per-node
-		--topology --partition --site --nodes --nodes-file --allow-missing --baseline
-		--format" ;;
+		--topology --partition --site --no-site-config --nodes --nodes-file
+		--allow-missing --baseline --format" ;;
 	node) opts="--hwloc-xml --site --format --ranks --nccl-topo --timing" ;;
 	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
 		--schedule --recompute --sharding --set --format --nodes
-		--nodes-file --topology --partition --site --gpus-per-node --order
-		--allow-missing" ;;
+		--nodes-file --topology --partition --site --no-site-config
+		--gpus-per-node --order --allow-missing" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
 	calibrate) opts="--hw -o --output --model --megatron-log --torchtitan-log

@@ -34,7 +34,7 @@ static void help(FILE *f)
 	      "                   restart_s (600); the GPU's calibration: gemm_eff,\n"
 	      "                   gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff\n"
 	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
-	      "  --gpus-per-node N, --order O, --allow-missing\n"
+	      "  --no-site-config, --gpus-per-node N, --order O, --allow-missing\n"
 	      "                   plan the map as `rankmap plan` does and put each\n"
 	      "                   axis on the links the map really uses\n"
 	      "  --baseline       also price Slurm's order (what `plan --baseline`\n"
@@ -172,6 +172,7 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 static unsigned common_mask(rmc_model_cmd cmd)
 {
 	const unsigned fabric = RMC_O_NODES | RMC_O_TOPOLOGY | RMC_O_SITE |
+				RMC_O_SITECONF |
 				RMC_O_GPN | RMC_O_MISSING | RMC_O_BASELINE |
 				RMC_O_MAP | RMC_O_LAYOUT | RMC_O_ORDER;
 	switch (cmd) {

@@ -8,16 +8,19 @@
 
 static void help(FILE *f)
 {
-	fputs("usage: rankmap plan --layout L [--order O]\n"
+	fputs("usage: rankmap plan [--layout L] [--order O]\n"
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
-	      "         [--topology F [--partition P]] [--site F] [--gpus-per-node N]\n"
+	      "         [--topology F [--partition P]] [--site F] [--no-site-config]\n"
+	      "         [--gpus-per-node N]\n"
 	      "         [--allow-missing] [--baseline] [-o FILE]\n"
 	      "         [--format text|json|yaml|csv|env|hostfile|\n"
 	      "                   deepspeed-hostfile|html|svg]\n"
 	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n"
 	      "         [--master-port N]\n\n"
 	      "  --layout L         8x16x128 (TP x PP x DP, innermost first) or\n"
-	      "                     tp=8,cp=2,pp=4,dp=auto\n"
+	      "                     tp=8,cp=2,pp=4,dp=auto; default inside a\n"
+	      "                     job: its map's (RANKMAP_MAP), with its order\n"
+	      "                     and GPUs per node\n"
 	      "  --order O          rank numbering: megatron, llama3, torchtitan\n"
 	      "                     or a permutation like tp-dp-pp (default: the\n"
 	      "                     site's order, else the layout's nesting)\n"
@@ -30,6 +33,12 @@ static void help(FILE *f)
 	      "                     P (Topology= in slurm.conf beside the file);\n"
 	      "                     default: the cluster_default topology\n"
 	      "  --site F           site file (rankmap-site/1 YAML)\n"
+	      "  --no-site-config   without --site or --topology, the site's\n"
+	      "                     configuration is what the SPANK plugin gets:\n"
+	      "                     rankmap's plugstack.conf line (slurm.conf from\n"
+	      "                     SLURM_CONF, else /etc/slurm) and the topology\n"
+	      "                     beside slurm.conf; this option plans without\n"
+	      "                     them\n"
 	      "  --gpus-per-node N  default: the site's, else 8\n"
 	      "  --allow-missing    nodes absent from the topology get a leaf of\n"
 	      "                     their own instead of an error\n"
@@ -275,7 +284,8 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 int rmc_plan(int argc, char **argv)
 {
 	const unsigned mask = RMC_O_LAYOUT | RMC_O_ORDER | RMC_O_NODES |
-			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_GPN |
+			      RMC_O_TOPOLOGY | RMC_O_SITE | RMC_O_SITECONF |
+			      RMC_O_GPN |
 			      RMC_O_MISSING | RMC_O_BASELINE | RMC_O_OUTPUT |
 			      RMC_O_FORMAT | RMC_O_RANK | RMC_O_PORT;
 	return rmc_command("plan", mask, argc, argv, help, plan);

@@ -81,6 +81,7 @@ static const rmc_optdef known[] = {
 	{ "--topology", true, RMC_O_TOPOLOGY, STR(topology) },
 	{ "--partition", true, RMC_O_TOPOLOGY, STR(partition) },
 	{ "--site", true, RMC_O_SITE, STR(site) },
+	{ "--no-site-config", false, RMC_O_SITECONF, STR(no_site_config) },
 	{ "--gpus-per-node", true, RMC_O_GPN, STR(gpus_per_node) },
 	{ "--allow-missing", false, RMC_O_MISSING, STR(allow_missing) },
 	{ "--baseline", false, RMC_O_BASELINE, STR(baseline) },
@@ -236,6 +237,7 @@ void rmc_inputs_free(rmc_inputs *in)
 	rm_fabric_free(in->fabric);
 	rm_hostlist_clear(&in->nodes);
 	free(in->topology);
+	free(in->conf_order);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -275,19 +277,127 @@ static rm_status load_topology(const rmc_opts *o, const char *path,
 	return st;
 }
 
+/*
+ * Inside a job, with no --layout: the job's layout, order and GPUs per node
+ * from its map (RANKMAP_MAP), so that `rankmap plan` alone plans what the
+ * plugin planned for the step.
+ */
+static int job_defaults(const rmc_opts *o, rmc_inputs *in)
+{
+	const char *path = getenv("RANKMAP_MAP");
+	if (o->layout || o->map || o->assignment || !path || !*path)
+		return RMC_OK;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	rm_map *m = NULL;
+	if (rm_map_read(path, &m, &e) != RM_OK) {
+		rmc_prefix(stderr);
+		fprintf(stderr, "warning: RANKMAP_MAP: %s: give --layout\n",
+			e.msg);
+		return RMC_OK;
+	}
+	const rm_order *ord = rm_map_order(m);
+	rm_layout_format(rm_map_layout(m), in->job_layout,
+			 sizeof(in->job_layout));
+	if (!strcmp(ord->name, "custom"))
+		rm_order_format(ord, in->job_order, sizeof(in->job_order));
+	else if (strcmp(ord->name, "nest"))
+		snprintf(in->job_order, sizeof(in->job_order), "%s",
+			 ord->name);
+	in->job_gpn = rm_map_gpus_per_node(m);
+	rm_map_free(m);
+	rmc_prefix(stderr);
+	fprintf(stderr, "the job's layout %s, order %s, %u GPUs per node "
+		"(from RANKMAP_MAP)\n", in->job_layout,
+		in->job_order[0] ? in->job_order : "nest", in->job_gpn);
+	return RMC_OK;
+}
+
+/*
+ * The site's configuration as the SPANK plugin gets it (issue 37), unless
+ * the command names a site or a topology, or says --no-site-config:
+ * rankmap's plugstack.conf arguments, the topology slurmctld reads beside
+ * slurm.conf (the job's partition's). Says which files it used.
+ */
+static int site_config(const rmc_opts *o, rmc_inputs *in,
+		       rm_site_config *sc, rm_slurm_topology *t)
+{
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	if (o->site || o->topology || o->no_site_config)
+		return RMC_OK;
+	if (rm_site_config_find(NULL, sc, &e) != RM_OK)
+		return rmc_fail(&e);
+	if (!sc->slurm_conf)
+		return RMC_OK;
+	if (sc->site) {
+		if (rm_site_load(sc->site, &in->site, &e) != RM_OK)
+			return rmc_fail(&e);
+		in->have_site = true;
+	}
+	const char *given = sc->topology ? sc->topology
+			    : in->have_site ? rm_site_topology(in->site)
+					    : NULL;
+	const char *part = o->partition ? o->partition
+					: getenv("SLURM_JOB_PARTITION");
+	if (rm_slurm_topology_find(sc->slurm_conf, part, given, t, &e) !=
+	    RM_OK)
+		return rmc_fail(&e);
+	if (sc->order && !(in->conf_order = strdup(sc->order)))
+		return rmc_usage("out of memory");
+	rmc_prefix(stderr);
+	if (sc->plugstack)
+		fprintf(stderr, "as the plugin: %s:%u (site %s, topology %s)\n",
+			sc->plugstack, sc->line, sc->site ? sc->site : "none",
+			t->path ? t->path : "none");
+	else
+		fprintf(stderr, "as slurmctld: topology %s (%s has no "
+			"rankmap plugin line)\n", t->path ? t->path : "none",
+			sc->slurm_conf);
+	return RMC_OK;
+}
+
 int rmc_load_fabric(const rmc_opts *o, rmc_inputs *in)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
+	int rc = job_defaults(o, in);
+	if (rc)
+		return rc;
 	if (o->site) {
 		if (rm_site_load(o->site, &in->site, &e) != RM_OK)
 			return rmc_fail(&e);
 		in->have_site = true;
 	}
+	rm_site_config sc;
+	rm_slurm_topology t;
+	memset(&sc, 0, sizeof(sc));
+	memset(&t, 0, sizeof(t));
+	rc = site_config(o, in, &sc, &t);
+	rm_site_config_clear(&sc);
+	if (rc) {
+		rm_slurm_topology_clear(&t);
+		return rc;
+	}
 	uint32_t site_gpn = in->site ? rm_site_gpus_per_node(in->site) : 0;
 	in->gpus_per_node = o->gpus_per_node ? o->gpus_per_node
+			    : in->job_gpn     ? in->job_gpn
 			    : site_gpn        ? site_gpn
 					      : DEFAULT_GPUS_PER_NODE;
+	if (t.path) {
+		in->topology = strdup(t.path);
+		if (!in->topology || rm_fabric_new(&in->fabric, &e) != RM_OK ||
+		    rm_fabric_load_slurm_topology(in->fabric, &t, &e) != RM_OK ||
+		    (in->have_site &&
+		     rm_fabric_apply_site(in->fabric, in->site, &e) != RM_OK)) {
+			rm_slurm_topology_clear(&t);
+			return in->topology ? rmc_fail(&e)
+					    : rmc_usage("out of memory");
+		}
+		rm_slurm_topology_clear(&t);
+		return RMC_OK;
+	}
+	rm_slurm_topology_clear(&t);
 	if (o->topology)
 		in->topology = strdup(o->topology);
 	else if (in->have_site && rm_site_topology(in->site))
@@ -330,12 +440,20 @@ int rmc_load_layout(const rmc_opts *o, rmc_inputs *in)
 {
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	if (!o->layout)
+	const char *layout = o->layout ? o->layout
+			     : in->job_layout[0] ? in->job_layout : NULL;
+	if (!layout)
 		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
-	if (rm_layout_parse(o->layout, &in->layout, &e) != RM_OK)
+	if (rm_layout_parse(layout, &in->layout, &e) != RM_OK)
 		return rmc_fail(&e);
+	/* plugstack.conf's order= before the site file's, as the plugin
+	 * takes them */
 	const char *order = o->order;
-	if (!order && in->have_site && rm_site_order(in->site)[0])
+	if (!order && !o->layout && in->job_layout[0])
+		order = in->job_order[0] ? in->job_order : NULL;
+	else if (!order && in->conf_order)
+		order = in->conf_order;
+	else if (!order && in->have_site && rm_site_order(in->site)[0])
 		order = rm_site_order(in->site);
 	if (rm_order_parse(order, &in->layout, &in->order, &e) != RM_OK)
 		return rmc_fail(&e);

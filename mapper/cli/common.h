@@ -29,6 +29,7 @@ enum {
 	RMC_O_RANK = 1u << 10,      /* --rank N */
 	RMC_O_MAP = 1u << 11,       /* --map F, --assignment F */
 	RMC_O_PORT = 1u << 12,      /* --master-port N */
+	RMC_O_SITECONF = 1u << 13,  /* --no-site-config */
 };
 
 typedef struct rmc_opts {
@@ -41,6 +42,7 @@ typedef struct rmc_opts {
 	const char *task;            /* --task HOST:LOCALID */
 	bool slurm_task;             /* --slurm-task */
 	uint32_t master_port;        /* --master-port N; 0: not given */
+	bool no_site_config;         /* --no-site-config */
 } rmc_opts;
 
 /* Everything the options point at, loaded and checked. */
@@ -55,6 +57,10 @@ typedef struct rmc_inputs {
 	uint32_t gpus_per_node;
 	bool flat;                   /* no topology or site: one flat switch */
 	bool nest_order;             /* no --order, no site order: nesting */
+	char *conf_order;            /* plugstack.conf's order=, or NULL */
+	/* Inside a job with no --layout: the job's map's (RANKMAP_MAP) */
+	char job_layout[256], job_order[64];
+	uint32_t job_gpn;
 } rmc_inputs;
 
 /*

@@ -103,10 +103,11 @@ rm_status rm_plan_with_digest(const rm_plan_options *opts,
  * caller reads /proc/sys/net/ipv4/ip_local_port_range; 0, 0 or an inverted
  * range: RM_EPHEMERAL_LO-RM_EPHEMERAL_HI), below 1024 never, and never on
  * Slurm's default ports 6817-6819: ports from 20000 up when at least 1,000
- * of them are left there, else from 1024 up; consecutive steps of a job
- * take consecutive ports of that pool, jobs are 101 ports apart. Only when
- * the range leaves no port outside it, 20000 + (jobid * 101 + stepid) %
- * 20000. The same inputs give the same port on every node. Always 1-65535.
+ * of them are left there, else from 1024 up; a job starts at a hashed
+ * place in that pool (MurmurHash3's finaliser of the job id) and its
+ * consecutive steps take consecutive ports. Only when the range leaves no
+ * port outside it, 20000 + (mix % 20000). The same inputs give the same
+ * port on every node. Always 1-65535.
  */
 #define RM_EPHEMERAL_LO 32768u
 #define RM_EPHEMERAL_HI 60999u
@@ -130,6 +131,24 @@ rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
  * low <= high. */
 rm_status rm_port_range_parse(const char *text, uint32_t *lo, uint32_t *hi,
 			      rm_error *err);
+
+/*
+ * The site's rankmap configuration as slurmd hands it to the SPANK plugin
+ * (mapper/priv/siteconf.c): slurm.conf (`slurm_conf`, else $SLURM_CONF,
+ * else /etc/slurm/slurm.conf; none there: all NULL), its plugstack.conf
+ * with its include lines, and on rankmap's line the site=, topology= and
+ * order= arguments (NULL where not given). plugstack NULL: no rankmap
+ * line. The CLI plans with these by default, as the plugin does.
+ */
+typedef struct rm_site_config {
+	char *slurm_conf;            /* the slurm.conf found, or NULL */
+	char *plugstack;             /* the file with rankmap's line */
+	unsigned line;               /* its line number */
+	char *site, *topology, *order;
+} rm_site_config;
+rm_status rm_site_config_find(const char *slurm_conf, rm_site_config *out,
+			      rm_error *err);
+void rm_site_config_clear(rm_site_config *c);
 
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);

@@ -192,6 +192,9 @@ def environment(bindir):
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "/usr/bin:/bin")
     env["RM_ROOT"] = ROOT
+    # the docs show what their options say, not this machine's Slurm
+    # configuration (which `rankmap plan` reads by default)
+    env["SLURM_CONF"] = "/nonexistent/slurm.conf"
     env["LC_ALL"] = "C"
     env["COLUMNS"] = "80"
     return env

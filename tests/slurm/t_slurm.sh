@@ -621,6 +621,24 @@ else
 fi
 echo "# srun with a stranger trickling into its notice port: $held ms, alone $alone ms" >&2
 
+# ---- issue 37: inside a job, `rankmap plan` with no options plans what
+# the plugin planned for the step: the job's layout and order from its map,
+# the site file and topology from plugstack.conf and slurm.conf (found
+# through SLURM_CONF, as slurmd finds them). Same digest, byte for byte.
+run cli-in-job 0 srun -N2 --ntasks-per-node=8 --parallel-layout=8x2x1 --parallel-order=megatron sh -c \
+	'[ "$SLURM_PROCID" = 0 ] || exit 0
+	"$0" plan --format json -o "$1/cli-in-job.json" 2>"$1/cli-in-job.err" &&
+	echo "DIGEST $RANKMAP_MAP_SHA256 $(sha256sum <"$1/cli-in-job.json" | cut -d" " -f1)"' "$CLI" "$D/out"
+read -r _ plugin_sha cli_sha <<<"$(grep '^DIGEST' "$OUT")"
+[ -n "$plugin_sha" ] && [ "$plugin_sha" = "$cli_sha" ] && pass cli-in-job-same-digest ||
+	fail cli-in-job-same-digest "plugin $plugin_sha, CLI $cli_sha: $(cat "$D/out/cli-in-job.err" 2>/dev/null | head -5)"
+has cli-in-job-says "$D/out/cli-in-job.err" "^rankmap plan: as the plugin: $D/etc/plugstack.conf:1 \\(site $D/etc/site.yaml, topology "
+# --no-site-config: the flat plan of before, not the job's
+run cli-in-job-off 0 srun -N2 --ntasks-per-node=8 --parallel-layout=8x2x1 --parallel-order=megatron sh -c \
+	'[ "$SLURM_PROCID" = 0 ] || exit 0
+	"$0" plan --no-site-config --format json 2>/dev/null | grep -c "\"leaf\":\"flat\""' "$CLI"
+[ "$(head -1 "$OUT")" -gt 0 ] 2>/dev/null && pass cli-in-job-off-flat || fail cli-in-job-off-flat "$(head -3 "$OUT")"
+
 # ---- issue 9.10: configless Slurm. slurmd fetches slurm.conf and
 # topology.conf from slurmctld and caches them; slurmstepd's SLURM_CONF
 # points into that cache, which is where the plugin looks for topology.conf:
