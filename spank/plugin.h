@@ -54,6 +54,7 @@ typedef struct rms_state {
 	 * before the fork): set by the first of them to refuse, so a node
 	 * sends one notice and one cancel however many tasks refuse. */
 	atomic_int *refused;
+	bool in_task;                /* running in a task's process */
 	char error[RMS_ERRLEN];
 	char warning[RMS_ERRLEN];    /* shown once by the node's first task */
 	uint32_t jobid, stepid, nodeid;

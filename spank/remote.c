@@ -91,6 +91,8 @@ static void kill_step(void)
  * user, both may cancel the job's steps); tasks other nodes started
  * meanwhile are killed with it, and srun returns at once.
  */
+enum { REFUSING = 1, CANCELLED = 2 };
+
 static void refuse_step(spank_t sp, const char *msg)
 {
 	set_error("%s", msg);
@@ -98,17 +100,35 @@ static void refuse_step(spank_t sp, const char *msg)
 		return;
 	rms_g.cancelled = true;
 	/* Another task of this node refused first (with --gpus-per-task
-	 * each may): it has told srun and cancelled the step. */
-	if (rms_g.refused && atomic_exchange(rms_g.refused, 1) != 0) {
-		rms_g.quiet = true;
-		return;
+	 * each may): it tells srun and cancels the step. This task fails
+	 * quietly, but not before that cancel went out (up to 2 s), so the
+	 * step ends as it did when every task cancelled it (26.05's srun
+	 * reported exit 0 when quiet tasks failed first). */
+	if (rms_g.refused) {
+		int was = 0;
+		if (!atomic_compare_exchange_strong(rms_g.refused, &was,
+						    REFUSING)) {
+			rms_g.quiet = true;
+			for (int i = 0; i < 200 &&
+					atomic_load(rms_g.refused) != CANCELLED;
+			     i++)
+				usleep(10000);
+			return;
+		}
 	}
-	slurm_error(RMS_PREFIX "%s", msg);
+	/* In a task, slurm_error goes to the user's stderr, where srun
+	 * prints the notice too: one of them is enough. In slurmstepd it
+	 * goes to the node's log. */
+	bool told = rms_notice_send(sp, msg);
+	if (!told || !rms_g.in_task)
+		slurm_error(RMS_PREFIX "%s", msg);
 	/* srun prints it after every task's exit line; only when srun
 	 * cannot be told does the node print it to the user itself. */
-	if (rms_notice_send(sp, msg))
+	if (told)
 		rms_g.quiet = true;
 	kill_step();
+	if (rms_g.refused)
+		atomic_store(rms_g.refused, CANCELLED);
 }
 
 static char nodelist[ENVLEN], tpn[ENVLEN];
@@ -441,6 +461,7 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 {
 	if (!rms_g.active)
 		return 0;
+	rms_g.in_task = true;
 	int local = -1;
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = -1;
