@@ -218,7 +218,9 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	int rc;
 	if (fmt == RM_FMT_ENV && (rc = master_port(o, &port)))
 		return rc;
-	if (!o->layout)
+	/* inside a job the job's map gives it (rmc_load_fabric) */
+	const char *job_map = getenv("RANKMAP_MAP");
+	if (!o->layout && !(job_map && *job_map))
 		return rmc_usage("--layout is required (e.g. --layout 8x16x128)");
 	if ((rc = rmc_load_fabric(o, in)) || (rc = rmc_load_layout(o, in)) ||
 	    (rc = rmc_load_nodes(o, in, true)))
