@@ -121,6 +121,9 @@ void rms_notice_unset(spank_t sp);
 int rms_remote_post_opt(spank_t sp);
 int rms_remote_task_init(spank_t sp, bool privileged);
 void rms_remote_exit(void);
+/* "" when plugstack.conf loads pyxis before rankmap (or not at all), else
+ * why rankmap's line must come after pyxis's. */
+void rms_pyxis_order(char *out, size_t n);
 /* slurmd: the job epilog removes the job's runtime directory. */
 int rms_job_epilog(spank_t sp, int argc, char **argv);
 

@@ -41,6 +41,10 @@ static void announce(void)
 	if (rms_g.conf_err[0])
 		slurm_error(RMS_PREFIX "%s: every --parallel-layout step will "
 			    "be refused until this is fixed", rms_g.conf_err);
+	char pyxis[RMS_ERRLEN];
+	rms_pyxis_order(pyxis, sizeof(pyxis));
+	if (pyxis[0])
+		slurm_error(RMS_PREFIX "%s", pyxis);
 }
 
 /* Maps of jobs that died with this node (issue 38): their epilog never

@@ -333,6 +333,8 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.plan.warning)
 		snprintf(rms_g.warning, sizeof(rms_g.warning), "%s",
 			 rms_g.plan.warning);
+	else
+		rms_pyxis_order(rms_g.warning, sizeof(rms_g.warning));
 	compare_stamp(sp);
 	if (rms_g.failed)
 		return 0;
@@ -515,6 +517,24 @@ int rms_remote_task_init(spank_t sp, bool privileged)
 	if (local == 0 && rms_g.warning[0])
 		fprintf(stderr, RMS_PREFIX "warning: %s\n", rms_g.warning);
 	return 0;
+}
+
+void rms_pyxis_order(char *out, size_t n)
+{
+	rm_site_config c;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	out[0] = 0;
+	if (rm_site_config_find(NULL, &c, &e) != RM_OK)
+		return;
+	if (c.pyxis_after)
+		snprintf(out, n, "pyxis (%.200s:%u) comes after rankmap "
+			 "(%.200s:%u) in plugstack.conf: its container "
+			 "environment import gives every task of a node the "
+			 "first task's RANKMAP_* values; put rankmap's line "
+			 "after pyxis's", c.pyxis_after, c.pyxis_line,
+			 c.plugstack, c.line);
+	rm_site_config_clear(&c);
 }
 
 void rms_remote_exit(void)

@@ -145,6 +145,9 @@ typedef struct rm_site_config {
 	char *plugstack;             /* the file with rankmap's line */
 	unsigned line;               /* its line number */
 	char *site, *topology, *order;
+	/* pyxis loaded after rankmap: the file and line of its line */
+	char *pyxis_after;
+	unsigned pyxis_line;
 } rm_site_config;
 rm_status rm_site_config_find(const char *slurm_conf, rm_site_config *out,
 			      rm_error *err);

@@ -12,6 +12,10 @@
  * arguments slurmd hands the plugin: site=, topology=, order=. The rest
  * (the topology slurmctld reads beside slurm.conf when no file is named)
  * is rm_slurm_topology_find, which the plugin calls too.
+ *
+ * A pyxis line after rankmap's is noted: pyxis's task_init imports the
+ * container's environment, made from the node's first task, into every
+ * task, so each task's RANKMAP_* would become the first task's.
  */
 #include "internal.h"
 
@@ -91,6 +95,13 @@ static size_t words(char *line, char **w)
 	return n;
 }
 
+/* NVIDIA's pyxis (spank_pyxis.so). */
+static bool is_pyxis(const char *plugin)
+{
+	const char *b = strrchr(plugin, '/');
+	return strstr(b ? b + 1 : plugin, "pyxis") != NULL;
+}
+
 /* rankmap.so, rankmap-slurm24.11.so, a path ending in one of them; not
  * librankmap or rankmap-nccl. */
 static bool is_rankmap(const char *plugin)
@@ -124,6 +135,14 @@ static rm_status take_args(walk *w, const char *file, unsigned line,
 
 static rm_status read_stack(walk *w, const char *path, unsigned depth);
 
+static rm_status pyxis_after(walk *w, const char *file, unsigned line)
+{
+	bool oom = false;
+	w->out->pyxis_after = dup_or_null(file, &oom);
+	w->out->pyxis_line = line;
+	return oom ? rmi_err(w->err, RM_ENOMEM, "out of memory") : RM_OK;
+}
+
 static rm_status include(walk *w, const char *file, unsigned line,
 			 const char *pattern, unsigned depth)
 {
@@ -145,7 +164,7 @@ static rm_status include(walk *w, const char *file, unsigned line,
 	int rc = glob(full, 0, NULL, &g);
 	rm_status st = RM_OK;
 	for (size_t i = 0; rc == 0 && i < g.gl_pathc && !st &&
-			   !w->out->plugstack;
+			   !w->out->pyxis_after;
 	     i++)
 		st = read_stack(w, g.gl_pathv[i], depth + 1);
 	globfree(&g);
@@ -166,7 +185,7 @@ static rm_status read_stack(walk *w, const char *path, unsigned depth)
 	if (st)
 		return st;
 	unsigned no = 0;
-	for (char *p = text; p && *p && !st && !w->out->plugstack;) {
+	for (char *p = text; p && *p && !st && !w->out->pyxis_after;) {
 		char *nl = strchr(p, '\n');
 		if (nl)
 			*nl = 0;
@@ -177,8 +196,12 @@ static rm_status read_stack(walk *w, const char *path, unsigned depth)
 			st = include(w, path, no, a[1], depth);
 		else if (n >= 2 && (!strcmp(a[0], "required") ||
 				    !strcmp(a[0], "optional")) &&
-			 is_rankmap(a[1]))
+			 is_rankmap(a[1]) && !w->out->plugstack)
 			st = take_args(w, path, no, a + 2, n - 2);
+		else if (n >= 2 && (!strcmp(a[0], "required") ||
+				    !strcmp(a[0], "optional")) &&
+			 is_pyxis(a[1]) && w->out->plugstack)
+			st = pyxis_after(w, path, no);
 		p = nl ? nl + 1 : NULL;
 	}
 	free(text);
@@ -254,5 +277,6 @@ void rm_site_config_clear(rm_site_config *c)
 	free(c->site);
 	free(c->topology);
 	free(c->order);
+	free(c->pyxis_after);
 	memset(c, 0, sizeof(*c));
 }

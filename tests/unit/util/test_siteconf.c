@@ -56,6 +56,18 @@ static void beside_and_included(void)
 	CHECK_STR(c.site ? c.site : "", "/etc/s.yaml");
 	CHECK_STR(c.order ? c.order : "", "llama3");
 	CHECK(c.topology == NULL);
+	/* pyxis is loaded before rankmap here: nothing to say */
+	CHECK(c.pyxis_after == NULL);
+	rm_site_config_clear(&c);
+	/* pyxis after rankmap: its environment import would give every task
+	 * the node's first task's RANKMAP_* (issue 37) */
+	put("plugstack.conf.d/30-pyxis.conf",
+	    "required /usr/lib/slurm/spank_pyxis.so\n");
+	put("plugstack.conf.d/10-pyxis.conf", "# moved to 30\n");
+	CHECK_INT(find("slurm.conf", &c, &e), RM_OK);
+	CHECK(c.pyxis_after && strstr(c.pyxis_after, "30-pyxis.conf"));
+	CHECK_INT(c.pyxis_line, 1);
+	CHECK(c.plugstack && strstr(c.plugstack, "20-rankmap.conf"));
 	rm_site_config_clear(&c);
 	/* PlugStackConfig= wins over the file beside slurm.conf */
 	put("slurm.conf", "ClusterName=t\nplugstackconfig=\"OTHER\"\n");
