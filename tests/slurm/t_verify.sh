@@ -54,7 +54,7 @@ else pass other-order-tp-agrees; fi
 
 # Another job's map (the same layout and order on other nodes): the groups
 # agree, the hosts do not, and no rank reaches step 1 (issue 37).
-"$RANKMAP" plan --layout 1x2x2 --order megatron --nodes 'other[1-2]' --gpus-per-node 2 \
+"$RANKMAP" plan --no-site-config --layout 1x2x2 --order megatron --nodes 'other[1-2]' --gpus-per-node 2 \
 	--format json -o "$D/out/foreign.json" 2>/dev/null
 OUT=$D/out/foreign.out ERR=$D/out/foreign.err
 timeout 300 env FRAMEWORK_ORDER=tp-cp-ep-dp-pp FOREIGN_MAP="$D/out/foreign.json" "${J[@]}" >"$OUT" 2>"$ERR"
