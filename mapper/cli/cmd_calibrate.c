@@ -244,6 +244,12 @@ int rmc_calibrate(int argc, char **argv)
 	rc = measure(&a, &m, steps, &ns, links, &nl);
 	if (rc >= 0)
 		return rc;
+	/* what a log says that the model does not price: before the fit,
+	 * which may refuse it */
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < steps[i].nwarn; k++)
+			fprintf(stderr, "rankmap calibrate: warning: %s\n",
+				steps[i].warn[k]);
 	/* --fit a,b,c */
 	char buf[256];
 	const char *keys[16] = { NULL };
@@ -284,6 +290,14 @@ int rmc_calibrate(int argc, char **argv)
 	for (size_t i = 0; i < nl; i++)
 		printf("  link  %8.2f GB/s, %.3f of nominal  %s\n", links[i].busbw,
 		       fit.link_eff[i], links[i].what);
+	bool head = false;
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < steps[i].nnote; k++) {
+			if (!head)
+				puts("read from the logs");
+			head = true;
+			printf("  %s\n", steps[i].note[k]);
+		}
 	if (nstep && ns == nstep)
 		puts("  as many step times as step-time keys: the residuals say "
 		     "nothing about the fit; more runs would");

@@ -159,27 +159,46 @@ void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65]);
  * inherits the rest from a preset.
  */
 #define RM_CAL_MAX 64                /* measurements of each kind */
+#define RM_CAL_NOTES 8               /* lines of each kind per step */
+#define RM_CAL_NOTE_LEN 240
 typedef struct rm_cal_step {
 	rm_model model;
 	rm_train train;
 	rm_layout layout;
 	double seconds;              /* measured, per step */
 	size_t samples;              /* iteration lines the time is the median of */
-	char what[160];              /* the file, and what it said the run was */
+	char what[200];              /* the file, and what it said the run was */
+	/* note: what the reader made of the log where it is not plain (an
+	 * old argument's modern meaning); warn: what the log says that the
+	 * model does not price, each naming the setting */
+	char note[RM_CAL_NOTES][RM_CAL_NOTE_LEN];
+	char warn[RM_CAL_NOTES][RM_CAL_NOTE_LEN];
+	size_t nnote, nwarn;
 } rm_cal_step;
 typedef struct rm_cal_link {
 	bool network;                /* false: inside one NVLink domain */
 	double busbw;                /* GB/s, the largest size's (nccl-tests) or
 				      * the median group's peak (nccl-check) */
+	uint32_t per_host;           /* GPUs of each host in the measurement:
+				      * on the network, busbw is that many
+				      * GPUs' NICs together; on NVLink, the
+				      * GPUs of the collective */
+	double gbps;                 /* one GPU's link: busbw on NVLink,
+				      * busbw / per_host on the network */
 	char what[160];
 } rm_cal_link;
-/* Megatron-LM's log of one run: the arguments it prints at start-up
- * ("------------------------ arguments ------------------------", one
- * "  name ..... value" line each) and its iteration lines ("iteration
- * N/ M | ... | elapsed time per iteration (ms): X | ..."); the step time
- * is the median of the iterations after the first. `m` is the
- * architecture; the log's num_layers, hidden_size and num_attention_heads
- * must match it. */
+/* Megatron-LM's log of one run (and Megatron-DeepSpeed's): the arguments
+ * it prints at start-up ("------------------------ arguments
+ * ------------------------", one "  name ..... value" line each; 20
+ * dashes and 32-column names before 2021) and its iteration lines
+ * ("iteration N/ M | ... | elapsed time per iteration (ms): X | ...");
+ * the step time is the median of the iterations after the first. `m` is
+ * the architecture; the log's num_layers, hidden_size and
+ * num_attention_heads must match it. Arguments of older releases are
+ * read as the ones that replaced them (checkpoint_activations: full
+ * recomputation; model_parallel_size: tensor_model_parallel_size ...),
+ * each said in a note; FP8 and other settings the model does not price
+ * are warnings. */
 rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
 			      const rm_model *m, rm_cal_step *out,
 			      rm_error *err);
@@ -192,9 +211,10 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 				rm_error *err);
 /* nccl-tests' output (all_reduce_perf ...): the busbw of its largest size
  * (out of place); network when its "# Rank" lines name more than one
- * host. rankmap-nccl-check's text report: one link per axis, the median
- * group's peak busBw, network unless "placed on: nvlink". Returns the
- * links found (*n), at most max. */
+ * host, and then shared by the NICs of the GPUs each host runs (the
+ * fewest). rankmap-nccl-check's text report: one link per axis, the
+ * median group's peak busBw, network unless "placed on: nvlink". Returns
+ * the links found (*n), at most max. */
 rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
 			    rm_cal_link *out, rm_error *err);
 rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,

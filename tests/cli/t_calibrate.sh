@@ -10,26 +10,34 @@ need_rankmap
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# megatron_log FILE MS: llama3-8b, tp 2 pp 2 dp 16 on 64 GPUs, 512 x 8192,
-# the first iteration slow (warm-up), then four at MS milliseconds
-megatron_log() {
+# args_log FILE MS NAME=VALUE...: a Megatron-LM log: the arguments block as
+# arguments.py prints it, then five iteration lines as training.py writes
+# them, the first slow (warm-up), the others at MS milliseconds
+args_log() {
+	local out=$1 ms=$2 kv k i t
+	shift 2
 	{
 		echo "------------------------ arguments ------------------------"
-		for kv in context_parallel_size=1 global_batch_size=512 hidden_size=4096 \
-			micro_batch_size=1 num_attention_heads=32 num_layers=32 \
-			pipeline_model_parallel_size=2 recompute_granularity=selective \
-			seq_length=8192 sequence_parallel=True tensor_model_parallel_size=2 \
-			tp_comm_overlap=False use_distributed_optimizer=True world_size=64; do
+		for kv in "$@"; do
 			k=${kv%%=*}
 			printf '  %s %s %s\n' "$k" "$(printf '%*s' $((48 - ${#k})) '' | tr ' ' .)" "${kv#*=}"
 		done
 		echo "-------------------- end of arguments ---------------------"
 		for i in 1 2 3 4 5; do
-			ms=$2; [ "$i" = 1 ] && ms=30000.0
+			t=$ms; [ "$i" = 1 ] && t=90000.0
 			printf ' [2025-01-01 00:00:0%d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %s | throughput per GPU (TFLOP/s/GPU): 400.0 | learning rate: 1.000000E-04 | global batch size:   512 | lm loss: 2.345678E+00 | loss scale: 1.0 |\n' \
-				"$i" "$((10 * i))" 1000 "$((5120 * i))" "$ms"
+				"$i" "$((10 * i))" 1000 "$((5120 * i))" "$t"
 		done
-	} >"$1"
+	} >"$out"
+}
+# megatron_log FILE MS: llama3-8b, tp 2 pp 2 dp 16 on 64 GPUs, 512 x 8192
+megatron_log() {
+	args_log "$1" "$2" context_parallel_size=1 global_batch_size=512 hidden_size=4096 \
+		micro_batch_size=1 num_attention_heads=32 num_layers=32 \
+		pipeline_model_parallel_size=2 recompute_granularity=selective \
+		seq_length=8192 sequence_parallel=True tensor_model_parallel_size=2 \
+		tp_comm_overlap=False transformer_impl=transformer_engine \
+		use_distributed_optimizer=True world_size=64
 }
 megatron_log "$T/run.log" 9000.0
 cat >"$T/ar.txt" <<'OUT'
@@ -83,6 +91,36 @@ has torchtitan_net "$OUT" '^  net_eff '
 has torchtitan_nvl_share "$OUT" '^  link +330\.00 GB/s, 0\.733 of nominal  .*tp on nvlink'
 has torchtitan_net_share "$OUT" '^  link +40\.00 GB/s, 0\.800 of nominal  .*dp on spine'
 has torchtitan_file "$T/tt.yaml" '^gemm_eff: '
+# an older Megatron's arguments: MT-NLG's 2,240-GPU run (Smith et al.
+# 2022, tests/model/smith2022_mtnlg.tsv) as Megatron-DeepSpeed prints
+# them. checkpoint_activations True is full recomputation (read as none,
+# gemm_eff came out 0.469); no fused attention named is none
+cat >"$T/mtnlg.yaml" <<'EOF'
+name: mt-nlg-530b
+layers: 105
+hidden: 20480
+ffn: 81920
+heads: 128
+vocab: 51200
+seq_len: 2048
+gated_ffn: false
+bias: true
+learned_pos: true
+tied_embeddings: true
+EOF
+mtnlg_args="accumulate_allreduce_grads_in_fp32=False checkpoint_num_layers=1
+	deepspeed=True fp16=True global_batch_size=1920 hidden_size=20480
+	micro_batch_size=1 num_attention_heads=128 num_layers=105
+	pipeline_model_parallel_size=35 seq_length=2048
+	tensor_model_parallel_size=8 world_size=2240"
+# shellcheck disable=SC2086 # one word per argument
+args_log "$T/mds.log" 60100.0 checkpoint_activations=True $mtnlg_args
+run old_names 0 "$RANKMAP" calibrate --hw a100-sxm-80gb --model "$T/mtnlg.yaml" \
+	--megatron-log "$T/mds.log" -o "$T/mds.yaml"
+has old_names_gemm "$OUT" '^  gemm_eff +0\.65 \(preset 0\.85\)$'
+has old_names_run "$OUT" 'mds\.log: Megatron-LM, mt-nlg-530b, tp=8,cp=1,dp=8,pp=35, mb 1, gbs 1920 x 2048, recompute full, no flash attention$'
+has old_names_note "$OUT" '^  .*mds\.log: checkpoint_activations True \(Megatron-LM to 2021-08, Megatron-DeepSpeed\) read as recompute_granularity full'
+has old_names_file "$T/mds.yaml" '^#     read: .*checkpoint_activations True'
 # refusals: more constants than runs, no input, a model that is not the run's
 run too_many 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--fit gemm_eff,attn_eff -o "$T/x.yaml"

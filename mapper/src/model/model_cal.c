@@ -216,11 +216,16 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 		       "time%s and %zu link measurement%s\n", f->nkeys,
 		       f->nkeys == 1 ? "" : "s", ns, ns == 1 ? "" : "s", nl,
 		       nl == 1 ? "" : "s");
-	for (size_t i = 0; i < ns; i++)
+	for (size_t i = 0; i < ns; i++) {
 		rm_buf_printf(&b, "#   %s\n#     measured %.3f s (median of %zu), "
 			       "model %.3f s, residual %+.1f %%\n", steps[i].what,
 			       steps[i].seconds, steps[i].samples, f->step_pred[i],
 			       100 * (f->step_pred[i] / steps[i].seconds - 1));
+		for (size_t k = 0; k < steps[i].nnote; k++)
+			rm_buf_printf(&b, "#     read: %s\n", steps[i].note[k]);
+		for (size_t k = 0; k < steps[i].nwarn; k++)
+			rm_buf_printf(&b, "#     warning: %s\n", steps[i].warn[k]);
+	}
 	for (size_t i = 0; i < nl; i++)
 		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,
 			       f->link_eff[i]);

@@ -10,6 +10,7 @@
 #include "rankmap_priv.h"
 #include "test.h"
 #include "model_setup.h"
+#include "model/model_cal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@ static char *megatron_log(double step_s, bool overlap)
 		{ "seq_length", "8192" }, { "sequence_parallel", "True" },
 		{ "tensor_model_parallel_size", "2" },
 		{ "tp_comm_overlap", "False" },
+		{ "transformer_impl", "transformer_engine" },
 		{ "use_distributed_optimizer", "True" },
 		{ "virtual_pipeline_model_parallel_size", "None" },
 		{ "world_size", "64" },
@@ -141,9 +143,163 @@ static void megatron_round_trip(void)
 	char *cut = strstr(a, "elapsed time per iteration (ms): ");
 	cut[33] = 'x';
 	CHECK_INT(rm_cal_megatron_log(a, strlen(a), "a.log", &m, &steps[0], &err), RM_EINPUT);
-	CHECK_HAS(err.msg, "a.log:19:87: no time after");
+	CHECK_HAS(err.msg, "a.log:20:87: no time after");
 	free(a);
 	free(b);
+}
+
+/*
+ * A log of an older Megatron-LM, as its arguments.py printed the block:
+ * `v1` the 2020 style (20 dashes, names padded to 32 columns), else the
+ * one since v2.0 (24 dashes, 48 columns); each line after `prefix` (a
+ * launcher's, "" for none). kv: "name=value", NULL-ended.
+ */
+static char *args_log(const char *const *kv, bool v1, const char *prefix,
+		      double step_ms)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_printf(&b, "%s%s arguments %s\n", prefix, v1 ?
+		      "--------------------" : "------------------------",
+		      v1 ? "--------------------" : "------------------------");
+	for (size_t i = 0; kv[i]; i++) {
+		const char *eq = strchr(kv[i], '=');
+		int n = (int)(eq - kv[i]);
+		char dots[64];
+		int w = (v1 ? 32 : 48) - n;
+		memset(dots, '.', (size_t)w);
+		dots[w] = '\0';
+		rm_buf_printf(&b, "%s  %.*s %s %s\n", prefix, n, kv[i], dots, eq + 1);
+	}
+	rm_buf_printf(&b, "%s%s end of arguments %s\n", prefix, v1 ?
+		      "----------------" : "--------------------",
+		      v1 ? "----------------" : "---------------------");
+	for (int it = 1; it <= 5; it++)
+		rm_buf_printf(&b, "%s iteration %8d/%8d | elapsed time per "
+			      "iteration (ms): %.1f | learning rate: 1.5E-04 |\n",
+			      prefix, it, 1000, step_ms * (it == 1 ? 2 : 1));
+	size_t len;
+	return rm_buf_take(&b, &len);
+}
+
+static bool said(const rm_cal_step *s, bool warn, const char *what)
+{
+	size_t n = warn ? s->nwarn : s->nnote;
+	for (size_t i = 0; i < n; i++)
+		if (strstr(warn ? s->warn[i] : s->note[i], what))
+			return true;
+	return false;
+}
+
+/*
+ * Arguments of older releases (Megatron-LM's megatron/arguments.py and
+ * Megatron-DeepSpeed's) read as the ones that replaced them. MT-NLG's
+ * 2,240-GPU run (tests/model/smith2022_mtnlg.tsv) as Megatron-DeepSpeed
+ * printed it: checkpoint_activations True is full recomputation; read as
+ * none (what calibrate did), its gemm_eff came out 0.469 where the
+ * table's own setup fits 0.650 (docs/explain.md).
+ */
+static void megatron_old_names(void)
+{
+	static const char mtnlg[] =
+		"name: mt-nlg-530b\nlayers: 105\nhidden: 20480\nffn: 81920\n"
+		"heads: 128\nvocab: 51200\nseq_len: 2048\ngated_ffn: false\n"
+		"bias: true\nlearned_pos: true\ntied_embeddings: true\n";
+	rm_model m;
+	rm_error err;
+	CHECK_INT(rm_model_parse_yaml(mtnlg, strlen(mtnlg), "mtnlg.yaml", &m,
+				      &err), RM_OK);
+	const char *mds[] = {
+		"accumulate_allreduce_grads_in_fp32=False",
+		"checkpoint_activations=True", "checkpoint_num_layers=1",
+		"deepspeed=True", "fp16=True", "global_batch_size=1920",
+		"hidden_size=20480", "micro_batch_size=1",
+		"num_attention_heads=128", "num_layers=105",
+		"pipeline_model_parallel_size=35", "seq_length=2048",
+		"tensor_model_parallel_size=8", "world_size=2240", NULL };
+	char *text = args_log(mds, false, "", 60100);
+	static rm_cal_step st;
+	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "mds.log", &m, &st,
+				      &err), RM_OK);
+	free(text);
+	CHECK_INT(st.train.recompute, RM_RECOMPUTE_FULL);
+	CHECK(!st.train.flash && st.train.grad_bytes == 2);
+	CHECK(said(&st, false, "mds.log: checkpoint_activations True"));
+	CHECK(said(&st, false, "no use_flash_attn, transformer_impl"));
+	rm_hw a100;
+	CHECK_INT(rmi_hw_preset("a100-sxm-80gb", &a100, NULL), RM_OK);
+	static rm_cal_fit fit;
+	CHECK_INT(rm_calibrate(&a100, &st, 1, NULL, 0, NULL, &fit, &err), RM_OK);
+	printf("  MT-NLG 2,240 GPUs, Megatron-DeepSpeed arguments: gemm_eff "
+	       "%.4f\n", fit.hw.gemm_eff);
+	NEAR(fit.hw.gemm_eff, 0.650, 0.003);
+
+	/* Megatron-LM v1 (2020): model_parallel_size, batch_size per
+	 * replica, no pipeline, no global batch; after srun --label */
+	rm_model l8;
+	CHECK_INT(rm_model_preset("llama3-8b", &l8, NULL), RM_OK);
+	const char *v1[] = { "batch_size=4", "fp16=True", "hidden_size=4096",
+			     "model_parallel_size=2", "num_attention_heads=32",
+			     "num_layers=32", "seq_length=8192",
+			     "world_size=64", NULL };
+	text = args_log(v1, true, "0: ", 9000);
+	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "v1.log", &l8, &st,
+				      &err), RM_OK);
+	free(text);
+	CHECK_INT(st.layout.size[RM_AXIS_TP], 2);
+	CHECK_INT(st.layout.size[RM_AXIS_PP], 1);
+	CHECK_INT(st.layout.size[RM_AXIS_DP], 32);
+	CHECK_INT(st.train.micro_batch, 4);
+	CHECK_INT(st.train.batch_tokens, 4ull * 32 * 8192);
+	CHECK_INT(st.train.recompute, RM_RECOMPUTE_NONE);
+	CHECK(st.train.grad_bytes == 2 && st.seconds == 9.0);
+	CHECK(said(&st, false, "model_parallel_size (Megatron-LM to 2020) "
+		   "read as tensor_model_parallel_size"));
+	CHECK(said(&st, false, "no global_batch_size"));
+
+	/* 2021-08 to 2022-04: a method alone meant whole layers; block
+	 * recomputes the first N of each chunk */
+	const char *b[] = { "activations_checkpoint_method=block",
+			    "activations_checkpoint_num_layers=2",
+			    "global_batch_size=512", "hidden_size=4096",
+			    "micro_batch_size=1", "num_attention_heads=32",
+			    "num_layers=32", "pipeline_model_parallel_size=2",
+			    "seq_length=8192", "tensor_model_parallel_size=2",
+			    "use_flash_attn=False", "world_size=64", NULL };
+	text = args_log(b, false, "[default0]:", 9000);
+	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "b.log", &l8, &st,
+				      &err), RM_OK);
+	free(text);
+	CHECK_INT(st.train.recompute, RM_RECOMPUTE_FULL);
+	CHECK_INT(st.train.recompute_layers, 2);
+	CHECK(said(&st, false, "activations_checkpoint_method (Megatron-LM of "
+		   "2021-08 to 2022-04) read as recompute_method"));
+	CHECK(said(&st, false, "recompute method block: 2 layers"));
+
+	/* refused with where: a granularity, a number, a line too long */
+	b[0] = "recompute_granularity=most";
+	text = args_log(b, false, "", 9000);
+	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "g.log", &l8, &st,
+				      &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "g.log:2:53: recompute granularity 'most'");
+	free(text);
+	b[0] = "tensor_model_parallel_size=two";
+	b[9] = "use_flash_attn=False";
+	text = args_log(b, false, "", 9000);
+	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "t.log", &l8, &st,
+				      &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "t.log:2:53: tensor_model_parallel_size='two' is "
+		  "not a whole number");
+	free(text);
+	size_t big = RMI_CAL_LINE + 10;
+	char *huge = malloc(big + 32);
+	memcpy(huge, "first\nsecond\r", 13);
+	memset(huge + 13, 'x', big);
+	huge[13 + big] = '\0';
+	CHECK_INT(rm_cal_megatron_log(huge, strlen(huge), "h.log", &l8, &st,
+				      &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "h.log:2:8: a line longer than 65536 bytes");
+	free(huge);
 }
 
 static void torchtitan_and_links(void)
@@ -234,6 +390,7 @@ static void torchtitan_and_links(void)
 int main(void)
 {
 	RUN("calib", megatron_round_trip);
+	RUN("calib", megatron_old_names);
 	RUN("calib", torchtitan_and_links);
 	TEST_EXIT();
 }
