@@ -121,6 +121,13 @@ has old_names_gemm "$OUT" '^  gemm_eff +0\.65 \(preset 0\.85\)$'
 has old_names_run "$OUT" 'mds\.log: Megatron-LM, mt-nlg-530b, tp=8,cp=1,dp=8,pp=35, mb 1, gbs 1920 x 2048, recompute full, no flash attention$'
 has old_names_note "$OUT" '^  .*mds\.log: checkpoint_activations True \(Megatron-LM to 2021-08, Megatron-DeepSpeed\) read as recompute_granularity full'
 has old_names_file "$T/mds.yaml" '^#     read: .*checkpoint_activations True'
+has old_names_zero "$ERR" "^rankmap calibrate: warning: .*mds\\.log: deepspeed True: the ZeRO stage is DeepSpeed's config"
+# what the model does not price is said, naming the setting: FP8
+megatron_log "$T/fp8.log" 9000.0
+sed -i 's/^  world_size .*/&\n  fp8 '"$(printf '%*s' 45 '' | tr ' ' .)"' hybrid/' "$T/fp8.log"
+run fp8 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/fp8.log" -o "$T/fp8.yaml"
+has fp8_warn "$ERR" "^rankmap calibrate: warning: .*fp8\\.log: fp8='hybrid': FP8/FP4 GEMMs are not priced"
+has fp8_file "$T/fp8.yaml" "^#     warning: .*fp8='hybrid'"
 # refusals: more constants than runs, no input, a model that is not the run's
 run too_many 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--fit gemm_eff,attn_eff -o "$T/x.yaml"

@@ -61,6 +61,15 @@ RMI_HIDDEN const rmi_cal_kv *rmi_cal_first(const rmi_cal_args *a,
  * saw and cannot price (warn true), kept with the step. */
 RMI_HIDDEN void rmi_cal_note(rm_cal_step *s, bool warn, const char *fmt, ...)
 	RMI_PRINTF(3, 4);
+/*
+ * The settings a log may carry that the model does not price: FP8 or
+ * FP4 GEMMs (a warning naming each setting that turns them on), and
+ * experts (refused: the model prices dense models). `pre` is what the
+ * names are under ("" or "model.").
+ */
+RMI_HIDDEN rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
+				      rm_cal_step *s, rm_error *err);
+
 /* The run a framework's log says, as calibrate prices it. */
 typedef struct {
 	uint32_t layers, hidden, heads;

@@ -215,6 +215,8 @@ static rm_status megatron_run(const rmi_cal_args *a, const rm_model *m,
 				 false, 1, 100000, &lpv, err);
 	if (!st)
 		st = megatron_recompute(a, out, &r, err);
+	if (!st)
+		st = rmi_cal_unpriced(a, "", out, err);
 	if (st)
 		return st;
 	if (!r.vpp && lpv && r.pp > 1 && r.layers % (r.pp * lpv) == 0)
@@ -236,6 +238,20 @@ static rm_status megatron_run(const rmi_cal_args *a, const rm_model *m,
 			     "accumulate_allreduce_grads_in_fp32 (Megatron-LM to "
 			     "2021-03): gradients of 2 bytes", f);
 	}
+	if (val(a, "fp16") && val(a, "bf16") && !half)
+		rmi_cal_note(out, true, "%s: fp16 False, bf16 False: FP32 "
+			     "training is not priced (the model prices BF16)", f);
+	if (rmi_cal_true(val(a, "deepspeed")))
+		rmi_cal_note(out, true, "%s: deepspeed True: the ZeRO stage is "
+			     "DeepSpeed's config, not these arguments: priced as "
+			     "sharding %s (--set sharding=... says what ran)", f,
+			     r.sharding);
+	uint32_t ulysses = 0;
+	if (!rmi_cal_u32(a, "ds_sequence_parallel_size", false, 0, RM_MAX_WORLD,
+			 &ulysses, NULL) && ulysses > 1)
+		rmi_cal_note(out, true, "%s: ds_sequence_parallel_size %u: "
+			     "DeepSpeed-Ulysses sequence parallelism is not "
+			     "priced", f, ulysses);
 	return rmi_cal_run_step(&r, "Megatron-LM", f, m, out, err);
 }
 

@@ -136,6 +136,63 @@ void rmi_cal_note(rm_cal_step *s, bool warn, const char *fmt, ...)
 	(*n)++;
 }
 
+/* Turned on: a format named (fp8: hybrid) or a switch true. */
+static bool on(const char *v)
+{
+	return !rmi_cal_unset(v) && strcmp(v, "False") && strcmp(v, "false") &&
+	       strcmp(v, "0");
+}
+
+rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
+			   rm_cal_step *s, rm_error *err)
+{
+	/* Megatron-LM: --fp8-format (dest fp8, since 2023-08; before,
+	 * --fp8-e4m3 and --fp8-hybrid were the switches), --fp8-param-gather,
+	 * --fp4-format; NeMo: model.fp8 (fp8_e4m3 and fp8_hybrid then say
+	 * its format, and fp8_hybrid is true by default), fp8_params */
+	static const char *const fp[] = { "fp8", "fp8_format", "fp4",
+					   "fp4_format", "fp8_param_gather",
+					   "fp8_params", "fp4_param_gather",
+					   "fp8_e4m3", "fp8_hybrid", NULL };
+	char name[96], q[64], what[160] = "";
+	size_t w = 0;
+	snprintf(name, sizeof(name), "%sfp8", pre);
+	const rmi_cal_kv *f8 = rmi_cal_get(a, name);
+	for (size_t i = 0; fp[i]; i++) {
+		snprintf(name, sizeof(name), "%s%s", pre, fp[i]);
+		const rmi_cal_kv *k = rmi_cal_get(a, name);
+		/* the two formats switch FP8 on alone only where no fp8 key
+		 * does (Megatron-LM of 2023) */
+		if (!k || !on(k->value) || (i >= 7 && f8 && !on(f8->value)))
+			continue;
+		if (w < sizeof(what))
+			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s=%s",
+					      w ? ", " : "", name,
+					      rm_quote(k->value, strlen(k->value),
+						       q, sizeof(q)));
+	}
+	if (w)
+		rmi_cal_note(s, true, "%s: %s: FP8/FP4 GEMMs are not priced (the "
+			     "model prices BF16): fitted to this run, gemm_eff "
+			     "takes FP8's speed and prices BF16 runs too fast",
+			     a->file, what);
+	static const char *const moe[] = { "num_experts", "num_moe_experts",
+					   NULL };
+	for (size_t i = 0; moe[i]; i++) {
+		snprintf(name, sizeof(name), "%s%s", pre, moe[i]);
+		const rmi_cal_kv *k = rmi_cal_get(a, name);
+		/* Megatron-DeepSpeed prints its default as [1] */
+		if (k && on(k->value) && strcmp(k->value, "1") &&
+		    strcmp(k->value, "[1]"))
+			return rmi_err_at(err, RM_EINPUT, a->file, k->line, k->col,
+					  "%s=%s: a mixture-of-experts run; the "
+					  "model prices dense models only", name,
+					  rm_quote(k->value, strlen(k->value), q,
+						   sizeof(q)));
+	}
+	return RM_OK;
+}
+
 rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw, const char *f,
 			   const rm_model *m, rm_cal_step *out, rm_error *err)
 {

@@ -182,6 +182,17 @@ static char *args_log(const char *const *kv, bool v1, const char *prefix,
 	return rm_buf_take(&b, &len);
 }
 
+/* rm_cal_megatron_log of args_log's log. */
+static rm_status read_args(const char *const *kv, bool v1, const char *prefix,
+			   double step_ms, const char *file, const rm_model *m,
+			   rm_cal_step *st, rm_error *err)
+{
+	char *text = args_log(kv, v1, prefix, step_ms);
+	rm_status r = rm_cal_megatron_log(text, strlen(text), file, m, st, err);
+	free(text);
+	return r;
+}
+
 static bool said(const rm_cal_step *s, bool warn, const char *what)
 {
 	size_t n = warn ? s->nwarn : s->nnote;
@@ -217,11 +228,9 @@ static void megatron_old_names(void)
 		"num_attention_heads=128", "num_layers=105",
 		"pipeline_model_parallel_size=35", "seq_length=2048",
 		"tensor_model_parallel_size=8", "world_size=2240", NULL };
-	char *text = args_log(mds, false, "", 60100);
 	static rm_cal_step st;
-	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "mds.log", &m, &st,
-				      &err), RM_OK);
-	free(text);
+	CHECK_INT(read_args(mds, false, "", 60100, "mds.log", &m, &st, &err),
+		  RM_OK);
 	CHECK_INT(st.train.recompute, RM_RECOMPUTE_FULL);
 	CHECK(!st.train.flash && st.train.grad_bytes == 2);
 	CHECK(said(&st, false, "mds.log: checkpoint_activations True"));
@@ -242,10 +251,8 @@ static void megatron_old_names(void)
 			     "model_parallel_size=2", "num_attention_heads=32",
 			     "num_layers=32", "seq_length=8192",
 			     "world_size=64", NULL };
-	text = args_log(v1, true, "0: ", 9000);
-	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "v1.log", &l8, &st,
-				      &err), RM_OK);
-	free(text);
+	CHECK_INT(read_args(v1, true, "0: ", 9000, "v1.log", &l8, &st, &err),
+		  RM_OK);
 	CHECK_INT(st.layout.size[RM_AXIS_TP], 2);
 	CHECK_INT(st.layout.size[RM_AXIS_PP], 1);
 	CHECK_INT(st.layout.size[RM_AXIS_DP], 32);
@@ -266,10 +273,8 @@ static void megatron_old_names(void)
 			    "num_layers=32", "pipeline_model_parallel_size=2",
 			    "seq_length=8192", "tensor_model_parallel_size=2",
 			    "use_flash_attn=False", "world_size=64", NULL };
-	text = args_log(b, false, "[default0]:", 9000);
-	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "b.log", &l8, &st,
-				      &err), RM_OK);
-	free(text);
+	CHECK_INT(read_args(b, false, "[default0]:", 9000, "b.log", &l8, &st,
+			    &err), RM_OK);
 	CHECK_INT(st.train.recompute, RM_RECOMPUTE_FULL);
 	CHECK_INT(st.train.recompute_layers, 2);
 	CHECK(said(&st, false, "activations_checkpoint_method (Megatron-LM of "
@@ -278,19 +283,15 @@ static void megatron_old_names(void)
 
 	/* refused with where: a granularity, a number, a line too long */
 	b[0] = "recompute_granularity=most";
-	text = args_log(b, false, "", 9000);
-	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "g.log", &l8, &st,
-				      &err), RM_EINPUT);
+	CHECK_INT(read_args(b, false, "", 9000, "g.log", &l8, &st, &err),
+		  RM_EINPUT);
 	CHECK_HAS(err.msg, "g.log:2:53: recompute granularity 'most'");
-	free(text);
 	b[0] = "tensor_model_parallel_size=two";
 	b[9] = "use_flash_attn=False";
-	text = args_log(b, false, "", 9000);
-	CHECK_INT(rm_cal_megatron_log(text, strlen(text), "t.log", &l8, &st,
-				      &err), RM_EINPUT);
+	CHECK_INT(read_args(b, false, "", 9000, "t.log", &l8, &st, &err),
+		  RM_EINPUT);
 	CHECK_HAS(err.msg, "t.log:2:53: tensor_model_parallel_size='two' is "
 		  "not a whole number");
-	free(text);
 	size_t big = RMI_CAL_LINE + 10;
 	char *huge = malloc(big + 32);
 	memcpy(huge, "first\nsecond\r", 13);
@@ -300,6 +301,55 @@ static void megatron_old_names(void)
 				      &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "h.log:2:8: a line longer than 65536 bytes");
 	free(huge);
+}
+
+/* What a log says that the model does not price: a warning naming each
+ * setting (FP8, FP32, DeepSpeed's ZeRO), or a refusal (experts). */
+static void megatron_unpriced(void)
+{
+	rm_model m;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	const char *kv[] = { "global_batch_size=512", "hidden_size=4096",
+			     "micro_batch_size=1", "num_attention_heads=32",
+			     "num_layers=32", "pipeline_model_parallel_size=2",
+			     "seq_length=8192", "tensor_model_parallel_size=2",
+			     "transformer_impl=transformer_engine",
+			     "world_size=64", "fp8_recipe=delayed",
+			     "fp8_wgrad=True", "fp8=hybrid",
+			     "fp8_param_gather=True", NULL };
+	static rm_cal_step st;
+	rm_error err;
+	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
+		  RM_OK);
+	CHECK_INT(st.nwarn, 1);
+	CHECK(said(&st, true, "f.log: fp8='hybrid', fp8_param_gather='True': "
+		   "FP8/FP4 GEMMs are not priced"));
+	/* Megatron-LM of 2023: the format flags were the switches */
+	kv[12] = "fp8_e4m3=False";
+	kv[13] = "fp8_hybrid=True";
+	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
+		  RM_OK);
+	CHECK(said(&st, true, "f.log: fp8_hybrid='True': FP8/FP4"));
+	/* neither: no warning; fp16 False and bf16 False: FP32 */
+	kv[12] = "fp16=False";
+	kv[13] = "bf16=False";
+	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
+		  RM_OK);
+	CHECK_INT(st.nwarn, 1);
+	CHECK(said(&st, true, "fp16 False, bf16 False: FP32 training is not "
+		   "priced"));
+	kv[12] = "num_experts=8";
+	CHECK_INT(read_args(kv, false, "", 9000, "e.log", &m, &st, &err),
+		  RM_EINPUT);
+	CHECK_HAS(err.msg, "e.log:14:53: num_experts='8': a mixture-of-experts "
+		  "run; the model prices dense models only");
+	/* Megatron-DeepSpeed's dense default */
+	kv[12] = "num_experts=[1]";
+	kv[13] = "deepspeed=True";
+	CHECK_INT(read_args(kv, false, "", 9000, "d.log", &m, &st, &err),
+		  RM_OK);
+	CHECK(said(&st, true, "d.log: deepspeed True: the ZeRO stage is "
+		   "DeepSpeed's config"));
 }
 
 static void torchtitan_and_links(void)
@@ -391,6 +441,7 @@ int main(void)
 {
 	RUN("calib", megatron_round_trip);
 	RUN("calib", megatron_old_names);
+	RUN("calib", megatron_unpriced);
 	RUN("calib", torchtitan_and_links);
 	TEST_EXIT();
 }
