@@ -21,6 +21,9 @@ static void help(FILE *f)
 	      "  --torchtitan-log a torchtitan log: the run is --layout, --batch,\n"
 	      "                   --seq, --micro-batch, --schedule, --recompute,\n"
 	      "                   --sharding, --set KEY=VALUE as for explain\n"
+	      "  --set KEY=VALUE  also over what every log says its run was\n"
+	      "                   (flash=off, grad_bytes=2 ...); not the keys\n"
+	      "                   calibrate fits\n"
 	      "  --nccl-tests     all_reduce_perf output (one host: NVLink, more: network)\n"
 	      "  --nccl-check     a rankmap-nccl-check report (each axis's link)\n"
 	      "  --fit            keys to fit (default gemm_eff from step times,\n"
@@ -53,6 +56,12 @@ typedef struct {
 	const char *meg[MAX_FILES], *tt[MAX_FILES], *nt[MAX_FILES], *nc[MAX_FILES];
 	size_t nmeg, ntt, nnt, nnc;
 	rm_train train;
+	const char *run_flag;        /* the first option saying a torchtitan run */
+	struct {
+		char key[64];
+		const char *value;
+	} set[MAX_FILES];            /* --set, in order */
+	size_t nset;
 } cal_args;
 
 /* The whole file, NUL-ended; NULL with the reason in e. */
@@ -104,6 +113,57 @@ static int add_file(const char **list, size_t *n, const char *name,
 	return -1;
 }
 
+/* --set KEY=VALUE: into the torchtitan run, and kept for the runs a log
+ * says, over which it goes. The calibration keys are what calibrate
+ * fits: a per-run value would be dropped, so they are refused. */
+static int add_set(cal_args *a, const char *v, rm_error *e)
+{
+	static const char *const fitted[] = { "gemm_eff", "gemm_dim0",
+					      "attn_eff", "hbm_eff",
+					      "nvlink_eff", "net_eff", NULL };
+	if (a->nset >= MAX_FILES)
+		return rmc_usage("--set: at most %d", MAX_FILES);
+	char *key = a->set[a->nset].key;
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(a->set[0].key))
+		return rmc_usage("--set '%s': expected KEY=VALUE", v);
+	memcpy(key, v, (size_t)(eq - v));
+	key[eq - v] = '\0';
+	for (size_t i = 0; fitted[i]; i++)
+		if (!strcmp(key, fitted[i]))
+			return rmc_usage("--set %s: calibrate fits %s; to start "
+					 "from another value give --hw FILE with "
+					 "it", key, key);
+	if (rm_train_set(&a->train, key, eq + 1, e))
+		return rmc_fail(e);
+	a->set[a->nset++].value = eq + 1;
+	return -1;
+}
+
+/* --set over what a log says its run was, said in a note. */
+static int apply_sets(const cal_args *a, rm_cal_step *s, const char *path)
+{
+	if (!a->nset)
+		return -1;
+	rm_error e;
+	char said[160] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < a->nset; i++) {
+		if (rm_train_set(&s->train, a->set[i].key, a->set[i].value, &e))
+			return rmc_fail(&e);
+		if (n < sizeof(said))
+			n += (size_t)snprintf(said + n, sizeof(said) - n, "%s%s=%s",
+					      i ? " " : "", a->set[i].key,
+					      a->set[i].value);
+	}
+	size_t w = strlen(s->what);
+	snprintf(s->what + w, sizeof(s->what) - w, ", --set %s", said);
+	if (s->nnote < RM_CAL_NOTES)
+		snprintf(s->note[s->nnote++], RM_CAL_NOTE_LEN, "%s: --set %s "
+			 "over what the log says", path, said);
+	return -1;
+}
+
 static int parse(int argc, char **argv, cal_args *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -128,9 +188,10 @@ static int parse(int argc, char **argv, cal_args *a)
 			a->out = v;
 		else if (!strcmp(name, "--fit"))
 			a->fit = v;
-		else if (!strcmp(name, "--layout"))
+		else if (!strcmp(name, "--layout")) {
 			a->layout = v;
-		else if (!strcmp(name, "--megatron-log"))
+			a->run_flag = a->run_flag ? a->run_flag : name;
+		} else if (!strcmp(name, "--megatron-log"))
 			rc = add_file(a->meg, &a->nmeg, name, v);
 		else if (!strcmp(name, "--torchtitan-log"))
 			rc = add_file(a->tt, &a->ntt, name, v);
@@ -138,16 +199,11 @@ static int parse(int argc, char **argv, cal_args *a)
 			rc = add_file(a->nt, &a->nnt, name, v);
 		else if (!strcmp(name, "--nccl-check"))
 			rc = add_file(a->nc, &a->nnc, name, v);
-		else if (!strcmp(name, "--set")) {
-			char key[64];
-			const char *eq = strchr(v, '=');
-			if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key))
-				return rmc_usage("--set '%s': expected KEY=VALUE", v);
-			memcpy(key, v, (size_t)(eq - v));
-			key[eq - v] = '\0';
-			if (rm_train_set(&a->train, key, eq + 1, &e))
-				return rmc_fail(&e);
-		} else {
+		else if (!strcmp(name, "--set"))
+			rc = add_set(a, v, &e);
+		else {
+			if (!a->run_flag)
+				a->run_flag = name;
 			for (size_t t = 0; rmc_train_opts[t].name; t++)
 				if (!strcmp(name, rmc_train_opts[t].name) &&
 				    rm_train_set(&a->train, rmc_train_opts[t].key, v, &e))
@@ -163,6 +219,10 @@ static int parse(int argc, char **argv, cal_args *a)
 				 "--torchtitan-log, --nccl-tests or --nccl-check");
 	if ((a->nmeg || a->ntt) && !a->model)
 		return rmc_usage("a training log needs --model (the run's architecture)");
+	if (a->run_flag && !a->ntt)
+		return rmc_usage("%s says a --torchtitan-log's run; a Megatron-LM "
+				 "log says its own (--set KEY=VALUE changes what "
+				 "it says)", a->run_flag);
 	if (a->ntt && !a->layout)
 		return rmc_usage("--torchtitan-log needs the run's --layout (and "
 				 "--batch, --seq ... as it ran)");
@@ -190,7 +250,7 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 			rm_status st = RM_OK;
 			if (kind == 0)
 				st = rm_cal_megatron_log(text, len, path, m,
-							 &steps[(*ns)++], &e);
+							 &steps[*ns], &e);
 			else if (kind == 1)
 				st = rm_cal_torchtitan_log(text, len, path, m,
 							   &a->train, &l,
@@ -206,6 +266,9 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 			free(text);
 			if (st)
 				return rmc_fail(&e);
+			int rc = kind == 0 ? apply_sets(a, &steps[(*ns)++], path) : -1;
+			if (rc >= 0)
+				return rc;
 		}
 	return -1;
 }

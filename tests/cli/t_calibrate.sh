@@ -60,6 +60,23 @@ run explain_reads 0 "$RANKMAP" explain --model llama3-8b --hw "$T/site.yaml" \
 	--layout tp=2,cp=1,dp=16,pp=2 --batch 4M --set tp_overlap=0
 has explain_reads_cal "$OUT" 'calibration \(h100-sxm-80gb-site; --set overrides\): gemm_eff 0\.[0-9]+, gemm_dim0 192, attn_eff 0\.7, hbm_eff 0\.9, nvlink_eff 0\.726'
 has explain_reads_step "$OUT" '^  step 9\.00[0-9] s;'
+# --set goes over what the log says: the same log without flash attention
+# and with 2-byte gradients is another run, so another fit
+run set_over 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
+	--set flash=off --set grad_bytes=2 -o "$T/set.yaml"
+has set_over_run "$OUT" 'run\.log: Megatron-LM, llama3-8b, .*, recompute selective, --set flash=off grad_bytes=2$'
+has set_over_note "$OUT" '^  .*run\.log: --set flash=off grad_bytes=2 over what the log says$'
+g1=$(sed -n 's/^gemm_eff: //p' "$T/site.yaml") g2=$(sed -n 's/^gemm_eff: //p' "$T/set.yaml")
+[ -n "$g1" ] && [ -n "$g2" ] && [ "$g1" != "$g2" ] && pass set_over_fit ||
+	fail set_over_fit "gemm_eff $g1 without --set, $g2 with"
+# what calibrate fits is not a setting; a torchtitan run's flags say no
+# Megatron-LM run
+run set_fitted 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
+	--set gemm_eff=0.5 -o "$T/x.yaml"
+has set_fitted_msg "$ERR" '^rankmap calibrate: --set gemm_eff: calibrate fits gemm_eff; to start from another value give --hw FILE'
+run run_flag 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
+	--recompute full -o "$T/x.yaml"
+has run_flag_msg "$ERR" "^rankmap calibrate: --recompute says a --torchtitan-log's run; a Megatron-LM log says its own \(--set KEY=VALUE"
 # a second run at another step time: two runs for two constants
 megatron_log "$T/run2.log" 8000.0
 run two_keys 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
