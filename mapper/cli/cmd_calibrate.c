@@ -326,6 +326,13 @@ int rmc_calibrate(int argc, char **argv)
 	static rm_cal_fit fit;
 	if (rm_calibrate(&base, steps, ns, links, nl, keys, &fit, &e))
 		return rmc_fail(&e);
+	for (size_t i = 0; i < ns; i++)
+		if (fit.mem_over[i] > 0)
+			fprintf(stderr, "rankmap calibrate: warning: %s: %.1f GiB "
+				"over HBM as the model prices it, within the "
+				"%.0f %% its memory may overstate: fitted\n",
+				steps[i].what, fit.mem_over[i] / 1073741824.0,
+				100 * RM_CAL_MEM_SLACK);
 	char *yaml = NULL;
 	size_t len = 0;
 	if (rm_cal_write(&fit, base.name, steps, ns, links, nl, &yaml, &len, &e))

@@ -226,13 +226,24 @@ typedef struct rm_cal_fit {
 	size_t nkeys;
 	double step_pred[RM_CAL_MAX];/* model's seconds per measured step */
 	double link_eff[RM_CAL_MAX]; /* measured busbw / nominal */
+	double mem_over[RM_CAL_MAX]; /* bytes a step's fullest GPU holds over
+				      * HBM as the model prices its run, no
+				      * more than RM_CAL_MEM_SLACK of it; 0
+				      * when it fits */
 } rm_cal_fit;
+/* The most a run may hold over HBM as the model prices it and still be
+ * fitted (with a warning): the margin its memory is known to be
+ * conservative by (docs/explain.md, Limits: 3.9 % on NVIDIA's 405B
+ * recipe, checked within 5 %). */
+#define RM_CAL_MEM_SLACK 0.05
 /*
  * Fit `fit` (step-time keys: gemm_eff, gemm_dim0, attn_eff, hbm_eff) to
  * the step times and nvlink_eff / net_eff to the links (the median share
  * of nominal), starting from `base`. Refuses more step keys than step
- * times, a link key with no link measured, and a link faster than its
- * nominal figure.
+ * times, a link key with no link measured, a link faster than its
+ * nominal figure, and a run that holds more than RM_CAL_MEM_SLACK of HBM
+ * over it as the model prices it (its settings are not what ran: a log
+ * that does not say its recomputation, say).
  */
 rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl,

@@ -26,29 +26,71 @@ static double *hw_key(rm_hw *h, size_t k)
 	return (double *)((char *)h + step_keys[k].off);
 }
 
+/* One step's run priced on hw with the hardware's calibration. */
+static rm_status price(const rm_hw *hw, const rm_cal_step *s, rm_estimate *e,
+		       rm_error *err)
+{
+	rm_train t = s->train;
+	/* the fit is the hardware's: no per-run override */
+	t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
+	t.nvlink_eff = t.net_eff = 0;
+	t.gemm_dim0 = -1;    /* (0 is a value of its own) */
+	rm_error e2;
+	if (rmi_estimate_run(&s->model, hw, &t, &s->layout, e, &e2))
+		return rmi_err(err, RM_EINPUT, "%s: %s", s->what, e2.msg);
+	return RM_OK;
+}
+
 /* The model's seconds for every step on hw; -1 when one cannot be priced. */
 static double misfit(const rm_hw *hw, const rm_cal_step *steps, size_t ns,
 		     double *pred, rm_error *err)
 {
 	double sum = 0;
 	for (size_t i = 0; i < ns; i++) {
-		rm_train t = steps[i].train;
-		/* the fit is the hardware's: no per-run override */
-		t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
-		t.nvlink_eff = t.net_eff = 0;
-		t.gemm_dim0 = -1;    /* (0 is a value of its own) */
 		rm_estimate e;
-		rm_error e2;
-		if (rmi_estimate_run(&steps[i].model, hw, &t, &steps[i].layout, &e,
-				    &e2)) {
-			rmi_err(err, RM_EINPUT, "%s: %s", steps[i].what, e2.msg);
+		if (price(hw, &steps[i], &e, err))
 			return -1;
-		}
 		pred[i] = e.t_step;
 		double r = log(e.t_step / steps[i].seconds);
 		sum += r * r;
 	}
 	return sum;
+}
+
+/*
+ * A run that ran fits its GPUs. One the model puts over HBM by more than
+ * its memory is known to err was read wrong (the log does not say its
+ * recomputation, its sharding ...): fitting it would put that error into
+ * the calibration. Within the margin it is fitted, and said.
+ */
+static rm_status check_memory(const rm_hw *hw, const rm_cal_step *steps,
+			      size_t ns, double *over, rm_error *err)
+{
+	for (size_t i = 0; i < ns; i++) {
+		rm_estimate e;
+		if (price(hw, &steps[i], &e, err))
+			return RM_EINPUT;
+		over[i] = e.fits ? 0 : e.mem_peak - e.hbm;
+		char rc[24];
+		if (over[i] > RM_CAL_MEM_SLACK * e.hbm)
+			return rmi_err(err, RM_EINPUT, "%s: does not fit: the "
+				       "model puts %.1f GiB on its fullest GPU, "
+				       "%.1f GiB (%.0f %%) over the %.1f GiB of "
+				       "HBM, with recompute %s, sharding %s, "
+				       "micro-batch %u; a run that ran fits, so "
+				       "the log does not say how it ran: say it "
+				       "(calibrate --set recompute=full, "
+				       "sharding=...) rather than fit this",
+				       steps[i].what, e.mem_peak / RMI_GIB,
+				       over[i] / RMI_GIB, 100 * over[i] / e.hbm,
+				       e.hbm / RMI_GIB,
+				       rmi_recompute_label(steps[i].train.recompute,
+							   steps[i].train.recompute_layers,
+							   rc),
+				       rm_sharding_name(steps[i].train.sharding),
+				       e.micro_batch);
+	}
+	return RM_OK;
 }
 
 /* One key by golden-section search on [lo, hi], the others held. */
@@ -156,6 +198,9 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	if (!nstep && !nvl && !net)
 		return rmi_err(err, RM_EINPUT, "nothing to fit: no step time and no "
 			       "link measurement");
+	rm_status mst = check_memory(base, steps, ns, out->mem_over, err);
+	if (mst)
+		return mst;
 	double eff;
 	if (nvl) {
 		rm_status st = link_eff(links, nl, false,
@@ -225,6 +270,9 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 			rm_buf_printf(&b, "#     read: %s\n", steps[i].note[k]);
 		for (size_t k = 0; k < steps[i].nwarn; k++)
 			rm_buf_printf(&b, "#     warning: %s\n", steps[i].warn[k]);
+		if (f->mem_over[i] > 0)
+			rm_buf_printf(&b, "#     warning: %.1f GiB over HBM as the "
+				       "model prices it\n", f->mem_over[i] / RMI_GIB);
 	}
 	for (size_t i = 0; i < nl; i++)
 		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,

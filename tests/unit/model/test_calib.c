@@ -242,6 +242,12 @@ static void megatron_old_names(void)
 	printf("  MT-NLG 2,240 GPUs, Megatron-DeepSpeed arguments: gemm_eff "
 	       "%.4f\n", fit.hw.gemm_eff);
 	NEAR(fit.hw.gemm_eff, 0.650, 0.003);
+	/* read as no recomputation it does not fit, and is not fitted */
+	st.train.recompute = RM_RECOMPUTE_NONE;
+	CHECK_INT(rm_calibrate(&a100, &st, 1, NULL, 0, NULL, &fit, &err),
+		  RM_EINPUT);
+	CHECK_HAS(err.msg, "does not fit: the model puts 120.3 GiB on its "
+		  "fullest GPU, 40.3 GiB (50 %) over the 80.0 GiB of HBM");
 
 	/* Megatron-LM v1 (2020): model_parallel_size, batch_size per
 	 * replica, no pipeline, no global batch; after srun --label */
