@@ -10,7 +10,8 @@
 static void help(FILE *f)
 {
 	fputs("usage: rankmap calibrate --hw PRESET -o FILE [--model M]\n"
-	      "         [--megatron-log LOG]... [--torchtitan-log LOG]...\n"
+	      "         [--megatron-log LOG]... [--nemo-log LOG]...\n"
+	      "         [--torchtitan-log LOG]...\n"
 	      "         [--nccl-tests OUT]... [--nccl-check REPORT]...\n"
 	      "         [--fit KEY,KEY...] [--layout L --batch TOKENS ...]\n\n"
 	      "  Fits the calibration of PRESET to this site's measurements and\n"
@@ -18,6 +19,7 @@ static void help(FILE *f)
 	      "  that explain and suggest read with --hw FILE; prints every\n"
 	      "  measurement with what the fitted model gives for it.\n"
 	      "  --megatron-log   a Megatron-LM log: its arguments block says the run\n"
+	      "  --nemo-log       a NeMo log: its configuration says the run\n"
 	      "  --torchtitan-log a torchtitan log: the run is --layout, --batch,\n"
 	      "                   --seq, --micro-batch, --schedule, --recompute,\n"
 	      "                   --sharding, --set KEY=VALUE as for explain\n"
@@ -36,7 +38,7 @@ static void help(FILE *f)
 enum { C_ALL = 1 };
 static const rmc_optdef opts[] = {
 	{ "--hw", true, C_ALL, 0 }, { "--model", true, C_ALL, 0 },
-	{ "--megatron-log", true, C_ALL, 0 },
+	{ "--megatron-log", true, C_ALL, 0 }, { "--nemo-log", true, C_ALL, 0 },
 	{ "--torchtitan-log", true, C_ALL, 0 },
 	{ "--nccl-tests", true, C_ALL, 0 }, { "--nccl-check", true, C_ALL, 0 },
 	{ "--fit", true, C_ALL, 0 }, { "-o", true, C_ALL, 0 },
@@ -53,8 +55,9 @@ static const rmc_optdef opts[] = {
 
 typedef struct {
 	const char *hw, *model, *out, *fit, *layout;
-	const char *meg[MAX_FILES], *tt[MAX_FILES], *nt[MAX_FILES], *nc[MAX_FILES];
-	size_t nmeg, ntt, nnt, nnc;
+	const char *meg[MAX_FILES], *nemo[MAX_FILES], *tt[MAX_FILES];
+	const char *nt[MAX_FILES], *nc[MAX_FILES];
+	size_t nmeg, nnemo, ntt, nnt, nnc;
 	rm_train train;
 	const char *run_flag;        /* the first option saying a torchtitan run */
 	struct {
@@ -193,6 +196,8 @@ static int parse(int argc, char **argv, cal_args *a)
 			a->run_flag = a->run_flag ? a->run_flag : name;
 		} else if (!strcmp(name, "--megatron-log"))
 			rc = add_file(a->meg, &a->nmeg, name, v);
+		else if (!strcmp(name, "--nemo-log"))
+			rc = add_file(a->nemo, &a->nnemo, name, v);
 		else if (!strcmp(name, "--torchtitan-log"))
 			rc = add_file(a->tt, &a->ntt, name, v);
 		else if (!strcmp(name, "--nccl-tests"))
@@ -214,15 +219,16 @@ static int parse(int argc, char **argv, cal_args *a)
 	}
 	if (!a->out)
 		return rmc_usage("-o FILE is required: where the hardware file goes");
-	if (!a->nmeg && !a->ntt && !a->nnt && !a->nnc)
+	if (!a->nmeg && !a->nnemo && !a->ntt && !a->nnt && !a->nnc)
 		return rmc_usage("nothing to fit: give --megatron-log, "
-				 "--torchtitan-log, --nccl-tests or --nccl-check");
-	if ((a->nmeg || a->ntt) && !a->model)
+				 "--nemo-log, --torchtitan-log, --nccl-tests or "
+				 "--nccl-check");
+	if ((a->nmeg || a->nnemo || a->ntt) && !a->model)
 		return rmc_usage("a training log needs --model (the run's architecture)");
 	if (a->run_flag && !a->ntt)
 		return rmc_usage("%s says a --torchtitan-log's run; a Megatron-LM "
-				 "log says its own (--set KEY=VALUE changes what "
-				 "it says)", a->run_flag);
+				 "or NeMo log says its own (--set KEY=VALUE "
+				 "changes what it says)", a->run_flag);
 	if (a->ntt && !a->layout)
 		return rmc_usage("--torchtitan-log needs the run's --layout (and "
 				 "--batch, --seq ... as it ran)");
@@ -238,9 +244,10 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 	rm_layout l;
 	if (a->ntt && rm_layout_parse(a->layout, &l, &e))
 		return rmc_usage("--layout %s: %s", a->layout, e.msg);
-	const char *const *lists[] = { a->meg, a->tt, a->nt, a->nc };
-	const size_t counts[] = { a->nmeg, a->ntt, a->nnt, a->nnc };
-	for (size_t kind = 0; kind < 4; kind++)
+	enum { MEG, NEMO, TT, NT, NC, KINDS };
+	const char *const *lists[] = { a->meg, a->nemo, a->tt, a->nt, a->nc };
+	const size_t counts[] = { a->nmeg, a->nnemo, a->ntt, a->nnt, a->nnc };
+	for (size_t kind = 0; kind < KINDS; kind++)
 		for (size_t i = 0; i < counts[kind]; i++) {
 			const char *path = lists[kind][i];
 			size_t len = 0, got = 0;
@@ -248,14 +255,17 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 			if (!text)
 				return rmc_fail(&e);
 			rm_status st = RM_OK;
-			if (kind == 0)
+			if (kind == MEG)
 				st = rm_cal_megatron_log(text, len, path, m,
 							 &steps[*ns], &e);
-			else if (kind == 1)
+			else if (kind == NEMO)
+				st = rm_cal_nemo_log(text, len, path, m,
+						     &steps[*ns], &e);
+			else if (kind == TT)
 				st = rm_cal_torchtitan_log(text, len, path, m,
 							   &a->train, &l,
 							   &steps[(*ns)++], &e);
-			else if (kind == 2)
+			else if (kind == NT)
 				st = rm_cal_nccl_tests(text, len, path,
 						       &links[(*nl)++], &e);
 			else {
@@ -266,7 +276,9 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 			free(text);
 			if (st)
 				return rmc_fail(&e);
-			int rc = kind == 0 ? apply_sets(a, &steps[(*ns)++], path) : -1;
+			/* a log that says its run: --set over it */
+			int rc = kind == MEG || kind == NEMO ?
+				 apply_sets(a, &steps[(*ns)++], path) : -1;
 			if (rc >= 0)
 				return rc;
 		}
@@ -301,7 +313,7 @@ int rmc_calibrate(int argc, char **argv)
 	rm_model m = RM_MODEL_INIT;
 	if (a.model && rm_model_get(a.model, &m, &e))
 		return rmc_fail(&e);
-	static rm_cal_step steps[2 * MAX_FILES];
+	static rm_cal_step steps[3 * MAX_FILES];  /* three kinds of log */
 	static rm_cal_link links[RM_CAL_MAX];
 	size_t ns = 0, nl = 0;
 	rc = measure(&a, &m, steps, &ns, links, &nl);

@@ -202,6 +202,14 @@ typedef struct rm_cal_link {
 rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
 			      const rm_model *m, rm_cal_step *out,
 			      rm_error *err);
+/* NeMo's log of one run: the configuration it prints at start-up
+ * ("Experiment configuration", then the YAML of trainer: and model:) and
+ * its step times ("train_step_timing in s: X" of its progress printer,
+ * "train_step_timing in s=X" of its progress bar and timing callback, or
+ * the older "train_step_timing=X"), in seconds; the median of the steps
+ * after the first. */
+rm_status rm_cal_nemo_log(const char *text, size_t len, const char *file,
+			  const rm_model *m, rm_cal_step *out, rm_error *err);
 /* torchtitan's log ("step: N  loss: ...  tps: T  ..."; tps per GPU),
  * with the run as the caller says it was (t, l): step = batch / (tps x
  * GPUs), the median after the first step. */

@@ -76,7 +76,7 @@ run set_fitted 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.l
 has set_fitted_msg "$ERR" '^rankmap calibrate: --set gemm_eff: calibrate fits gemm_eff; to start from another value give --hw FILE'
 run run_flag 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--recompute full -o "$T/x.yaml"
-has run_flag_msg "$ERR" "^rankmap calibrate: --recompute says a --torchtitan-log's run; a Megatron-LM log says its own \(--set KEY=VALUE"
+has run_flag_msg "$ERR" "^rankmap calibrate: --recompute says a --torchtitan-log's run; a Megatron-LM or NeMo log says its own \(--set KEY=VALUE"
 # a second run at another step time: two runs for two constants
 megatron_log "$T/run2.log" 8000.0
 run two_keys 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
@@ -108,6 +108,50 @@ has torchtitan_net "$OUT" '^  net_eff '
 has torchtitan_nvl_share "$OUT" '^  link +330\.00 GB/s, 0\.733 of nominal  .*tp on nvlink'
 has torchtitan_net_share "$OUT" '^  link +40\.00 GB/s, 0\.800 of nominal  .*dp on spine'
 has torchtitan_file "$T/tt.yaml" '^gemm_eff: '
+# A NeMo log, written from NVIDIA/NeMo's code: megatron_gpt_pretraining.py
+# logs "Experiment configuration" and OmegaConf.to_yaml of the config
+# (conf/megatron_gpt_config.yaml's keys), NeMo's formatter indents the
+# lines after a record's first by four spaces (nemo/utils/formatters/
+# base.py); the progress printer (nemo/lightning/pytorch/callbacks/
+# progress_printer.py) writes TimingCallback's "train_step_timing in s"
+nemo_log() { # FILE SECONDS [MODEL LINES]
+	{
+		printf '[NeMo I 2024-05-01 10:00:00 megatron_gpt_pretraining:37] \n    \n'
+		printf '    ************** Experiment configuration ***********\n'
+		printf '[NeMo I 2024-05-01 10:00:00 megatron_gpt_pretraining:38] \n'
+		printf '    name: megatron_gpt\n    trainer:\n      devices: 8\n      num_nodes: 8\n'
+		printf '      precision: bf16\n    model:\n%s' "${3:-}"
+		for kv in micro_batch_size=1 global_batch_size=512 tensor_model_parallel_size=2 \
+			pipeline_model_parallel_size=2 virtual_pipeline_model_parallel_size=null \
+			encoder_seq_length=8192 num_layers=32 hidden_size=4096 num_attention_heads=32 \
+			activations_checkpoint_granularity=selective sequence_parallel=true \
+			transformer_engine=true fp8=false fp8_hybrid=true ub_tp_comm_overlap=false; do
+			printf '      %s: %s\n' "${kv%%=*}" "${kv#*=}"
+		done
+		printf '      optim:\n        name: distributed_fused_adam\n        betas:\n        - 0.9\n'
+		for i in 0 1 2 3 4; do
+			t=$2; [ "$i" = 0 ] && t=30.0
+			printf 'Training epoch 0, iteration %d/99 | lr: 1.499e-07 | global_step: %d | reduced_train_loss: 11.03 | train_step_timing in s: %s | consumed_samples: %d\n' \
+				"$i" "$i" "$t" "$((512 * (i + 1)))"
+		done
+	} >"$1"
+}
+nemo_log "$T/nemo.log" 9.0
+run nemo 0 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemo.log" \
+	--set tp_overlap=0 -o "$T/nemo.yaml"
+has nemo_step "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*nemo\.log: NeMo, llama3-8b, tp=2,cp=1,dp=16,pp=2, mb 1, gbs 512 x 8192, recompute selective, --set tp_overlap=0$'
+# the same run as the Megatron log says it: the same fit
+"$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" -o "$T/meg.yaml" >/dev/null
+g1=$(sed -n 's/^gemm_eff: //p' "$T/meg.yaml") g2=$(sed -n 's/^gemm_eff: //p' "$T/nemo.yaml")
+[ -n "$g1" ] && [ "$g1" = "$g2" ] && pass nemo_same_fit || fail nemo_same_fit "megatron $g1, nemo $g2"
+nemo_log "$T/nemo8.log" 9.0 '      fp8: true
+'
+run nemo_fp8 0 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemo8.log" -o "$T/x8.yaml"
+has nemo_fp8_warn "$ERR" "^rankmap calibrate: warning: .*nemo8\\.log: model\\.fp8='true', model\\.fp8_hybrid='true': FP8/FP4 GEMMs are not priced"
+nemo_log "$T/nemobad.log" 9.0 '      num_layers 32
+'
+run nemo_bad 2 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemobad.log" -o "$T/x.yaml"
+has nemo_bad_msg "$ERR" "nemobad\\.log:11:7: not a 'key: value' line of the configuration"
 # an older Megatron's arguments: MT-NLG's 2,240-GPU run (Smith et al.
 # 2022, tests/model/smith2022_mtnlg.tsv) as Megatron-DeepSpeed prints
 # them. checkpoint_activations True is full recomputation (read as none,

@@ -45,6 +45,8 @@ typedef struct {
 } rmi_cal_args;
 RMI_HIDDEN const rmi_cal_kv *rmi_cal_get(const rmi_cal_args *a,
 					 const char *name);
+/* Its value, or NULL. */
+RMI_HIDDEN const char *rmi_cal_val(const rmi_cal_args *a, const char *name);
 /* None, null, ~ or nothing: not set. */
 RMI_HIDDEN bool rmi_cal_unset(const char *v);
 RMI_HIDDEN bool rmi_cal_true(const char *v);

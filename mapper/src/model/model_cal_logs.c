@@ -39,12 +39,6 @@ static bool arg_line(const char *line, const rmi_cal_lines *r, rmi_cal_kv *a)
 	return true;
 }
 
-static const char *val(const rmi_cal_args *a, const char *name)
-{
-	const rmi_cal_kv *k = rmi_cal_get(a, name);
-	return k ? k->value : NULL;
-}
-
 /*
  * The name an older Megatron-LM printed for what `now` says: `now` when
  * the log has it, else the first of `old` (NULL-ended, each with when it
@@ -57,7 +51,7 @@ static const char *renamed(const rmi_cal_args *a, rm_cal_step *s,
 		return now;
 	for (; old[0]; old += 2)
 		if (rmi_cal_get(a, old[0])) {
-			if (rmi_cal_unset(val(a, old[0])))
+			if (rmi_cal_unset(rmi_cal_val(a, old[0])))
 				return old[0];
 			rmi_cal_note(s, false, "%s: %s (%s) read as %s", a->file,
 				     old[0], old[1], now);
@@ -91,9 +85,10 @@ static rm_status megatron_recompute(const rmi_cal_args *a, rm_cal_step *s,
 	const rmi_cal_kv *gk = rmi_cal_get(a, renamed(a, s,
 					"recompute_granularity", gran_old));
 	const char *gran = gk ? gk->value : NULL;
-	const char *method = val(a, renamed(a, s, "recompute_method", meth_old));
+	const char *method = rmi_cal_val(a, renamed(a, s, "recompute_method",
+						    meth_old));
 	r->recompute = "none";
-	if (rmi_cal_true(val(a, "checkpoint_activations"))) {
+	if (rmi_cal_true(rmi_cal_val(a, "checkpoint_activations"))) {
 		r->recompute = "full";
 		rmi_cal_note(s, false, "%s: checkpoint_activations True (Megatron-"
 			     "LM to 2021-08, Megatron-DeepSpeed) read as "
@@ -136,9 +131,9 @@ static rm_status megatron_recompute(const rmi_cal_args *a, rm_cal_step *s,
  */
 static bool megatron_flash(const rmi_cal_args *a, rm_cal_step *s)
 {
-	const char *ab = val(a, "attention_backend");
-	const char *ti = val(a, "transformer_impl");
-	const char *fa = val(a, "use_flash_attn");
+	const char *ab = rmi_cal_val(a, "attention_backend");
+	const char *ti = rmi_cal_val(a, "transformer_impl");
+	const char *fa = rmi_cal_val(a, "use_flash_attn");
 	if (ab && (strstr(ab, "unfused") || strstr(ab, "local")))
 		return false;
 	if (ti && !strcmp(ti, "transformer_engine"))
@@ -221,27 +216,28 @@ static rm_status megatron_run(const rmi_cal_args *a, const rm_model *m,
 		return st;
 	if (!r.vpp && lpv && r.pp > 1 && r.layers % (r.pp * lpv) == 0)
 		r.vpp = r.layers / (r.pp * lpv);
-	r.sharding = rmi_cal_true(val(a, "use_distributed_optimizer")) ?
+	r.sharding = rmi_cal_true(rmi_cal_val(a, "use_distributed_optimizer")) ?
 		     "zero1" : "none";
-	r.seq_parallel = rmi_cal_true(val(a, "sequence_parallel"));
-	r.tp_overlap = rmi_cal_true(val(a, "tp_comm_overlap"));
+	r.seq_parallel = rmi_cal_true(rmi_cal_val(a, "sequence_parallel"));
+	r.tp_overlap = rmi_cal_true(rmi_cal_val(a, "tp_comm_overlap"));
 	r.flash = megatron_flash(a, out);
 	/* gradients: fp32 main gradients when accumulated in fp32 (bf16
 	 * always since 2021), else the fp16 or bf16 of the weights */
-	const char *acc = val(a, "accumulate_allreduce_grads_in_fp32");
-	bool half = rmi_cal_true(val(a, "fp16")) || rmi_cal_true(val(a, "bf16"));
+	const char *acc = rmi_cal_val(a, "accumulate_allreduce_grads_in_fp32");
+	bool half = rmi_cal_true(rmi_cal_val(a, "fp16")) ||
+		    rmi_cal_true(rmi_cal_val(a, "bf16"));
 	if (half && acc && !rmi_cal_true(acc))
 		r.grad_bytes = 2;
-	else if (!acc && rmi_cal_true(val(a, "fp16"))) {
+	else if (!acc && rmi_cal_true(rmi_cal_val(a, "fp16"))) {
 		r.grad_bytes = 2;
 		rmi_cal_note(out, false, "%s: fp16 without "
 			     "accumulate_allreduce_grads_in_fp32 (Megatron-LM to "
 			     "2021-03): gradients of 2 bytes", f);
 	}
-	if (val(a, "fp16") && val(a, "bf16") && !half)
+	if (rmi_cal_val(a, "fp16") && rmi_cal_val(a, "bf16") && !half)
 		rmi_cal_note(out, true, "%s: fp16 False, bf16 False: FP32 "
 			     "training is not priced (the model prices BF16)", f);
-	if (rmi_cal_true(val(a, "deepspeed")))
+	if (rmi_cal_true(rmi_cal_val(a, "deepspeed")))
 		rmi_cal_note(out, true, "%s: deepspeed True: the ZeRO stage is "
 			     "DeepSpeed's config, not these arguments: priced as "
 			     "sharding %s (--set sharding=... says what ran)", f,

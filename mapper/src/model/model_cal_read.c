@@ -82,6 +82,12 @@ const rmi_cal_kv *rmi_cal_get(const rmi_cal_args *a, const char *name)
 	return NULL;
 }
 
+const char *rmi_cal_val(const rmi_cal_args *a, const char *name)
+{
+	const rmi_cal_kv *k = rmi_cal_get(a, name);
+	return k ? k->value : NULL;
+}
+
 bool rmi_cal_unset(const char *v)
 {
 	return !v || !*v || !strcmp(v, "None") || !strcmp(v, "null") ||

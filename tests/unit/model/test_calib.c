@@ -358,6 +358,194 @@ static void megatron_unpriced(void)
 		   "DeepSpeed's config"));
 }
 
+/*
+ * A NeMo log, written here from NVIDIA/NeMo's own code: its GPT training
+ * script (examples/nlp/language_modeling/megatron_gpt_pretraining.py)
+ * logs "************** Experiment configuration ***********" and then
+ * OmegaConf.to_yaml(cfg) of conf/megatron_gpt_config.yaml (its key names;
+ * lists under a key not indented, null, true and false, interpolations
+ * left as ${...}); NeMo's formatter (nemo/utils/formatters/base.py)
+ * indents each line of a message after the first by four spaces. Step
+ * times: the TimingCallback (nemo/utils/exp_manager.py) logs
+ * "train_step_timing in s", which the progress printer
+ * (nemo/lightning/pytorch/callbacks/progress_printer.py) writes as
+ * "Training epoch E, iteration N/M | name: value" with {val:.4}, and the
+ * progress bar (tqdm) as "name=value", redrawn with \r.
+ */
+static char *nemo_log(double step_s, const char *model_extra)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_printf(&b,
+		"[NeMo I 2024-05-01 10:00:00 megatron_gpt_pretraining:37] \n"
+		"    \n"
+		"    ************** Experiment configuration ***********\n"
+		"[NeMo I 2024-05-01 10:00:00 megatron_gpt_pretraining:38] \n"
+		"    name: megatron_gpt\n"
+		"    trainer:\n"
+		"      devices: 8\n"
+		"      num_nodes: 8\n"
+		"      accelerator: gpu\n"
+		"      precision: bf16\n"
+		"      max_steps: 100\n"
+		"    exp_manager:\n"
+		"      checkpoint_callback_params:\n"
+		"        model_parallel_size: ${multiply:${model.tensor_model_"
+		"parallel_size}, ${model.pipeline_model_parallel_size}}\n"
+		"    model:\n"
+		"%s"
+		"      mcore_gpt: true\n"
+		"      micro_batch_size: 1\n"
+		"      global_batch_size: 512\n"
+		"      tensor_model_parallel_size: 2\n"
+		"      pipeline_model_parallel_size: 2\n"
+		"      virtual_pipeline_model_parallel_size: null\n"
+		"      context_parallel_size: 1\n"
+		"      encoder_seq_length: 8192\n"
+		"      max_position_embeddings: ${.encoder_seq_length}\n"
+		"      num_layers: 32\n"
+		"      hidden_size: 4096\n"
+		"      ffn_hidden_size: 14336\n"
+		"      num_attention_heads: 32\n"
+		"      num_query_groups: 8\n"
+		"      activations_checkpoint_granularity: selective\n"
+		"      activations_checkpoint_method: null\n"
+		"      activations_checkpoint_num_layers: null\n"
+		"      sequence_parallel: true\n"
+		"      transformer_engine: true\n"
+		"      fp8: false\n"
+		"      fp8_e4m3: false\n"
+		"      fp8_hybrid: true\n"
+		"      ub_tp_comm_overlap: false\n"
+		"      data:\n"
+		"        data_prefix:\n"
+		"        - 1.0\n"
+		"        - /data/pile_text_document\n"
+		"        seq_length: ${model.encoder_seq_length}\n"
+		"      optim:\n"
+		"        name: distributed_fused_adam\n"
+		"        lr: 0.0003\n"
+		"        betas:\n"
+		"        - 0.9\n"
+		"        - 0.95\n"
+		"    \n"
+		"[NeMo W 2024-05-01 10:00:05 nemo_logging:349] 'train_step_"
+		"timing in s' not found. Make sure to use TimingCallback\n",
+		model_extra);
+	for (int it = 0; it < 5; it++)
+		rm_buf_printf(&b, "Training epoch 0, iteration %d/99 | lr: "
+			      "1.499e-07 | global_batch_size: 512 | global_step: "
+			      "%d | reduced_train_loss: 11.03 | train_step_timing "
+			      "in s: %.4g | consumed_samples: %d\n", it, it,
+			      it ? step_s : 3 * step_s, 512 * (it + 1));
+	/* the bar, redrawn for global step 5 and then 6 */
+	rm_buf_printf(&b, "Epoch 0: :   5%%|5         | 5/100 [00:50<15:50, "
+		      "reduced_train_loss=11.00, global_step=5.000, train_step_"
+		      "timing in s=%.4g]\rEpoch 0: :   5%%|5         | 5/100 "
+		      "[00:51<15:50, reduced_train_loss=11.00, global_step=5.000,"
+		      " train_step_timing in s=%.4g]\rEpoch 0: :   6%%|6       "
+		      "  | 6/100 [01:00<15:40, reduced_train_loss=10.90, "
+		      "global_step=6.000, train_step_timing in s=%.4g]\n",
+		      100 * step_s, step_s, step_s);
+	size_t len;
+	return rm_buf_take(&b, &len);
+}
+
+static void nemo(void)
+{
+	rm_model m;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	double want = 0.616, s = site_step(want, "0");
+	char *text = nemo_log(s, "");
+	static rm_cal_step st;
+	rm_error err;
+	CHECK_INT(rm_cal_nemo_log(text, strlen(text), "nemo.log", &m, &st, &err),
+		  RM_OK);
+	free(text);
+	/* five printed, two drawn (the 100x redrawn over), the first left out */
+	CHECK_INT(st.samples, 6);
+	NEAR(st.seconds, s, 0.001);
+	CHECK_INT(st.layout.size[RM_AXIS_TP], 2);
+	CHECK_INT(st.layout.size[RM_AXIS_PP], 2);
+	CHECK_INT(st.layout.size[RM_AXIS_DP], 16);
+	CHECK_INT(st.train.batch_tokens, 512ull * 8192);
+	CHECK_INT(st.train.recompute, RM_RECOMPUTE_SELECTIVE);
+	CHECK_INT(st.train.sharding, RM_SHARD_ZERO1);
+	CHECK(st.train.flash && st.train.seq_parallel &&
+	      st.train.tp_overlap == 0);
+	CHECK_INT(st.nwarn, 0);      /* fp8_hybrid true, fp8 false: BF16 */
+	rm_hw base;
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	static rm_cal_fit fit;
+	CHECK_INT(rm_calibrate(&base, &st, 1, NULL, 0, NULL, &fit, &err), RM_OK);
+	printf("  NeMo: fitted gemm_eff %.4f (site %.4f)\n", fit.hw.gemm_eff,
+	       want);
+	NEAR(fit.hw.gemm_eff, want, 0.002);
+
+	/* FP8 on: a warning naming it (fp8_hybrid, true by default, only
+	 * with fp8 on) */
+	text = nemo_log(s, "      fp8: true\n");
+	CHECK_INT(rm_cal_nemo_log(text, strlen(text), "f.log", &m, &st, &err),
+		  RM_OK);
+	free(text);
+	CHECK_INT(st.nwarn, 1);
+	CHECK(said(&st, true, "f.log: model.fp8='true', model.fp8_hybrid='true': "
+		   "FP8/FP4 GEMMs are not priced"));
+	/* full recomputation of a block of 4 layers per chunk */
+	text = nemo_log(s, "      activations_checkpoint_granularity: full\n"
+			"      activations_checkpoint_method: block\n"
+			"      activations_checkpoint_num_layers: 4\n");
+	CHECK_INT(rm_cal_nemo_log(text, strlen(text), "r.log", &m, &st, &err),
+		  RM_OK);
+	free(text);
+	CHECK_INT(st.train.recompute, RM_RECOMPUTE_FULL);
+	CHECK_INT(st.train.recompute_layers, 4);
+	CHECK(said(&st, false, "model.activations_checkpoint_method block: 4 "
+		   "layers"));
+	/* refused with where: a line that is no setting, a number, a
+	 * granularity (the first setting is line 16) */
+	static const struct {
+		const char *extra, *says;
+	} bad[] = {
+		{ "      num_layers 32\n",
+		  "b.log:16:7: not a 'key: value' line of the configuration" },
+		{ "      micro_batch_size: two\n",
+		  "b.log:16:25: model.micro_batch_size='two' is not a whole "
+		  "number" },
+		{ "      activations_checkpoint_granularity: most\n",
+		  "b.log:16:43: model.activations_checkpoint_granularity='most': "
+		  "expected full, selective or null" },
+		{ "      num_moe_experts: 8\n",
+		  "b.log:16:24: model.num_moe_experts='8': a mixture-of-experts" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		text = nemo_log(s, bad[i].extra);
+		CHECK_INT(rm_cal_nemo_log(text, strlen(text), "b.log", &m, &st,
+					  &err), RM_EINPUT);
+		CHECK_HAS(err.msg, bad[i].says);
+		free(text);
+	}
+	/* without the configuration: nothing says the run */
+	text = nemo_log(s, "");
+	const char *steps = strstr(text, "Training epoch");
+	CHECK_INT(rm_cal_nemo_log(steps, strlen(steps), "n.log", &m, &st, &err),
+		  RM_EINPUT);
+	CHECK_HAS(err.msg, "n.log: no NeMo configuration");
+	/* a time that is none: where it is */
+	char *t = strstr(text, "train_step_timing in s: ") + 24, where[64];
+	*t = 'x';
+	unsigned line = 1, col = 1;
+	for (const char *q = text; q < t; q++, col++)
+		if (*q == '\n')
+			line++, col = 0;
+	snprintf(where, sizeof(where), "t.log:%u:%u: no seconds after", line,
+		 col);
+	CHECK_INT(rm_cal_nemo_log(text, strlen(text), "t.log", &m, &st, &err),
+		  RM_EINPUT);
+	CHECK_HAS(err.msg, where);
+	free(text);
+}
+
 static void torchtitan_and_links(void)
 {
 	rm_model m;
@@ -448,6 +636,7 @@ int main(void)
 	RUN("calib", megatron_round_trip);
 	RUN("calib", megatron_old_names);
 	RUN("calib", megatron_unpriced);
+	RUN("calib", nemo);
 	RUN("calib", torchtitan_and_links);
 	TEST_EXIT();
 }
