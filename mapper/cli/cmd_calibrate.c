@@ -26,7 +26,9 @@ static void help(FILE *f)
 	      "  --set KEY=VALUE  also over what every log says its run was\n"
 	      "                   (flash=off, grad_bytes=2 ...); not the keys\n"
 	      "                   calibrate fits\n"
-	      "  --nccl-tests     all_reduce_perf output (one host: NVLink, more: network)\n"
+	      "  --nccl-tests     all_reduce_perf output: one host, NVLink (NVLS up to\n"
+	      "                   2 x nvlink_gbps); more, the network (busbw over\n"
+	      "                   the GPUs of a host, each with its NIC)\n"
 	      "  --nccl-check     a rankmap-nccl-check report (each axis's link)\n"
 	      "  --fit            keys to fit (default gemm_eff from step times,\n"
 	      "                   nvlink_eff and net_eff from what links are measured);\n"
@@ -370,8 +372,11 @@ int rmc_calibrate(int argc, char **argv)
 		       100 * (fit.step_pred[i] / steps[i].seconds - 1),
 		       steps[i].what);
 	for (size_t i = 0; i < nl; i++)
-		printf("  link  %8.2f GB/s, %.3f of nominal  %s\n", links[i].busbw,
-		       fit.link_eff[i], links[i].what);
+		printf("  link  %8.2f GB/s, %.3f of nominal  %s%s\n", links[i].gbps,
+		       fit.link_eff[i], links[i].what, fit.link_eff[i] > 1 &&
+		       !links[i].network ? " (NVLink SHARP: past what a ring "
+		       "reaches; the model's NVLink is a ring, nvlink_eff at "
+		       "most 1)" : "");
 	bool head = false;
 	for (size_t i = 0; i < ns; i++)
 		for (size_t k = 0; k < steps[i].nnote; k++) {

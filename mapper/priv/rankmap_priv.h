@@ -233,7 +233,9 @@ typedef struct rm_cal_fit {
 	const char *keys[8];         /* fitted, NULL-ended */
 	size_t nkeys;
 	double step_pred[RM_CAL_MAX];/* model's seconds per measured step */
-	double link_eff[RM_CAL_MAX]; /* measured busbw / nominal */
+	double link_eff[RM_CAL_MAX]; /* measured link / nominal; above 1 on
+				      * NVLink with NVLink SHARP (the eff
+				      * fitted stops at 1) */
 	double mem_over[RM_CAL_MAX]; /* bytes a step's fullest GPU holds over
 				      * HBM as the model prices its run, no
 				      * more than RM_CAL_MEM_SLACK of it; 0
@@ -247,9 +249,10 @@ typedef struct rm_cal_fit {
 /*
  * Fit `fit` (step-time keys: gemm_eff, gemm_dim0, attn_eff, hbm_eff) to
  * the step times and nvlink_eff / net_eff to the links (the median share
- * of nominal), starting from `base`. Refuses more step keys than step
- * times, a link key with no link measured, a link faster than its
- * nominal figure, and a run that holds more than RM_CAL_MEM_SLACK of HBM
+ * of nominal, at most 1), starting from `base`. Refuses more step keys
+ * than step times, a link key with no link measured, a link faster than
+ * its hardware can be (a GPU's NIC: nic_gbps; NVLink: twice nvlink_gbps,
+ * what NVLink SHARP can reach), and a run that holds more than RM_CAL_MEM_SLACK of HBM
  * over it as the model prices it (its settings are not what ran: a log
  * that does not say its recomputation, say).
  */

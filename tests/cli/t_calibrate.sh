@@ -209,6 +209,34 @@ sed -i 's/^  world_size .*/&\n  fp8 '"$(printf '%*s' 45 '' | tr ' ' .)"' hybrid/
 run fp8 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/fp8.log" -o "$T/fp8.yaml"
 has fp8_warn "$ERR" "^rankmap calibrate: warning: .*fp8\\.log: fp8='hybrid': FP8/FP4 GEMMs are not priced"
 has fp8_file "$T/fp8.yaml" "^#     warning: .*fp8='hybrid'"
+# nccl-tests' output: HOSTS hosts of PER GPUs ("# Rank" lines), the
+# largest size at BUSBW
+nt_out() { # FILE HOSTS PER BUSBW
+	{
+		echo "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20"
+		for h in $(seq 1 "$2"); do for g in $(seq 0 $(($3 - 1))); do
+			printf '#  Rank %2d Group  0 Pid %5d on gpu%02d device  %d [0x18] NVIDIA H100 80GB HBM3\n' \
+				$(((h - 1) * $3 + g)) $((4000 + g)) "$h" "$g"
+		done; done
+		echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+		printf '  8589934592    2147483648     float     sum      -1  40000.0  214.75  %s      0  40000.0  214.75  %s      0\n' "$4" "$4"
+	} >"$1"
+}
+# one H100 host as nccl-tests runs by default: NVLink SHARP takes busBw
+# to 480 GB/s, past the 450 a ring reaches; accepted, nvlink_eff at most 1
+nt_out "$T/nvls.txt" 1 8 480.00
+run nvls 0 "$RANKMAP" calibrate --nccl-tests "$T/nvls.txt" -o "$T/nvls.yaml"
+has nvls_eff "$OUT" '^  nvlink_eff +1 \(preset 0\.65\)$'
+has nvls_link "$OUT" '^  link +480\.00 GB/s, 1\.067 of nominal  .*one host, 8 GPUs \(nvlink\) \(NVLink SHARP: past what a ring reaches'
+# two hosts of 8 GPUs with a 400 Gb/s NIC each: 360 GB/s busBw is 45 a NIC
+nt_out "$T/two.txt" 2 8 360.00
+run nics 0 "$RANKMAP" calibrate --nccl-tests "$T/two.txt" -o "$T/two.yaml"
+has nics_eff "$OUT" '^  net_eff +0\.9 \(preset 0\.9\)$'
+has nics_link "$OUT" "^  link +45\\.00 GB/s, 0\\.900 of nominal  .*busbw 360\\.00 GB/s, 2 hosts x 8 GPUs \\(network\\): 45\\.00 GB/s per GPU's NIC"
+nt_out "$T/fast.txt" 2 8 480.00
+run nics_fast 2 "$RANKMAP" calibrate --nccl-tests "$T/fast.txt" -o "$T/x.yaml"
+has nics_fast_msg "$ERR" "60\\.00 GB/s is more than a GPU's NIC can carry \\(50\\.00 GB/s, nic_gbps\\): give the right figure \\(nic_gbps\\) in the base hardware"
+rm -f "$T/x.yaml"
 # refusals: more constants than runs, no input, a model that is not the run's
 run too_many 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--fit gemm_eff,attn_eff -o "$T/x.yaml"

@@ -123,7 +123,23 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median share of nominal of the links of one kind; 0 for none. */
+/*
+ * What one link of a kind can carry at most. A NIC: its nominal figure
+ * (nic_gbps is per GPU, and a multi-host measurement's busbw is per GPU
+ * already divided, rm_cal_nccl_tests). NVLink: a ring moves each GPU's
+ * buffer 2(n-1)/n times and nccl-tests' busBw counts that, so a ring
+ * stops at nvlink_gbps; with NVLink SHARP (NVLS, what NCCL picks on H100
+ * and later) the switch does the reduction and the buffer crosses each
+ * GPU's links about once each way, so busBw reaches up to twice it.
+ */
+static double link_ceiling(double nominal, bool network)
+{
+	return network ? nominal : 2 * nominal;
+}
+
+/* The median share of nominal of the links of one kind, at most 1 (the
+ * model prices NVLink as a ring: NVLS's surplus is not one it can use);
+ * 0 for none. */
 static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
 			  double nominal, double *eff, double *shares,
 			  rm_error *err)
@@ -136,15 +152,21 @@ static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
 		 * kind's call must not overwrite it */
 		if (links[i].network != network)
 			continue;
-		shares[i] = links[i].busbw / nominal;
-		if (shares[i] > 1)
+		if (!(links[i].gbps > 0))
+			return rmi_err(err, RM_EINPUT, "%s: no bandwidth",
+				       links[i].what);
+		shares[i] = links[i].gbps / nominal;
+		if (links[i].gbps > link_ceiling(nominal, network))
 			return rmi_err(err, RM_EINPUT, "%s: %.2f GB/s is more than "
-				       "the nominal %.2f GB/s of %s: give the "
+				       "%s can carry (%.2f GB/s%s): give the "
 				       "right figure (%s) in the base hardware",
-				       links[i].what, links[i].busbw, nominal,
-				       network ? "the NIC" : "NVLink",
-				       network ? "nic_gbps" : "nvlink_gbps");
-		v[n++] = shares[i];
+				       links[i].what, links[i].gbps, network ?
+				       "a GPU's NIC" : "NVLink",
+				       link_ceiling(nominal, network), network ?
+				       ", nic_gbps" : ", twice nvlink_gbps with "
+				       "NVLink SHARP", network ? "nic_gbps" :
+				       "nvlink_gbps");
+		v[n++] = fmin(1, shares[i]);
 	}
 	if (n) {
 		qsort(v, n, sizeof(*v), cmp_double);
@@ -221,7 +243,7 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	}
 	if (!nvl && !net)
 		for (size_t i = 0; i < nl; i++)
-			out->link_eff[i] = links[i].busbw /
+			out->link_eff[i] = links[i].gbps /
 				(links[i].network ? base->nic_gbytes_per_s :
 				 base->nvlink_gbytes_per_s);
 	for (size_t j = 0; j < NSTEP_KEYS; j++)

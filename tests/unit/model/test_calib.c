@@ -619,9 +619,10 @@ static void torchtitan_and_links(void)
 	/* with the links fitted, the step time is fitted with them */
 	NEAR(fit.step_pred[0], step.seconds, 0.001);
 	/* faster than nominal: the nominal figure is wrong, said so */
-	links[1].busbw = 60;
+	links[1].busbw = links[1].gbps = 60;
 	CHECK_INT(rm_calibrate(&base, &step, 1, links, 2, NULL, &fit, &err), RM_EINPUT);
-	CHECK_HAS(err.msg, "more than the nominal 50.00 GB/s of the NIC");
+	CHECK_HAS(err.msg, "60.00 GB/s is more than a GPU's NIC can carry "
+		  "(50.00 GB/s, nic_gbps): give the right figure (nic_gbps)");
 	const char *netonly[] = { "net_eff", NULL };
 	CHECK_INT(rm_calibrate(&base, NULL, 0, links, 1, netonly, &fit, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "net_eff needs a measurement of a network link");
@@ -631,6 +632,96 @@ static void torchtitan_and_links(void)
 	CHECK_HAS(err.msg, "e.txt: no nccl-tests result line");
 }
 
+/* nccl-tests' all_reduce_perf output: `hosts` hosts of `per` GPUs each
+ * ("#  Rank N Group 0 Pid P on HOST device D [..] NVIDIA H100"), its
+ * largest size at `busbw` GB/s. */
+static char *nt_out(unsigned hosts, unsigned per, double busbw)
+{
+	rm_buf b;
+	rm_buf_init(&b);
+	rm_buf_puts(&b, "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes "
+		    "8589934592 step: 2(factor) warmup iters: 5 iters: 20\n#\n"
+		    "# Using devices\n");
+	for (unsigned h = 0; h < hosts; h++)
+		for (unsigned g = 0; g < per; g++)
+			rm_buf_printf(&b, "#  Rank %2u Group  0 Pid %5u on "
+				      "gpu%02u device  %u [0x%02x] NVIDIA H100 "
+				      "80GB HBM3\n", h * per + g, 4000 + g, h + 1,
+				      g, 0x18 + g);
+	rm_buf_printf(&b, "#\n#       size         count      type   redop "
+		      "   root     time   algbw   busbw #wrong     time   "
+		      "algbw   busbw #wrong\n  8589934592    2147483648     "
+		      "float     sum      -1  40000.0  214.75  %6.2f      0  "
+		      "40000.0  214.75  %6.2f      0\n", busbw, busbw);
+	size_t len;
+	return rm_buf_take(&b, &len);
+}
+
+/*
+ * Each nccl-tests result on its tier. One host: NVLink, where NVLink
+ * SHARP (NVLS) takes an H100's all_reduce_perf to ~480 GB/s busBw, past
+ * the 450 a ring reaches: accepted up to twice nvlink_gbps, nvlink_eff
+ * at most 1. More hosts: the network, busBw the NICs of a host's GPUs
+ * together (8 x 400 Gb/s on H100), so one NIC's is busBw / GPUs per host.
+ */
+static void nccl_tiers(void)
+{
+	rm_hw base;
+	CHECK_INT(rmi_hw_preset("h100-sxm-80gb", &base, NULL), RM_OK);
+	static const struct {
+		unsigned hosts, per;
+		double busbw;
+		bool network;
+		double gbps, eff;     /* the link, the eff fitted; 0: refused */
+		const char *says;
+	} c[] = {
+		{ 1, 8, 480, false, 480, 1, "one host, 8 GPUs (nvlink)" },
+		{ 1, 8, 380, false, 380, 380 / 450.0, "" },
+		{ 1, 8, 950, false, 950, 0, "950.00 GB/s is more than NVLink "
+		  "can carry (900.00 GB/s, twice nvlink_gbps with NVLink "
+		  "SHARP): give the right figure (nvlink_gbps)" },
+		{ 2, 8, 360, true, 45, 0.9, "2 hosts x 8 GPUs (network): 45.00 "
+		  "GB/s per GPU's NIC" },
+		/* one link: NCCL_ALGO=Ring, one GPU per host */
+		{ 4, 1, 46, true, 46, 0.92, "" },
+		{ 2, 8, 480, true, 60, 0, "60.00 GB/s is more than a GPU's NIC "
+		  "can carry (50.00 GB/s, nic_gbps)" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *text = nt_out(c[i].hosts, c[i].per, c[i].busbw);
+		rm_cal_link l;
+		rm_error err;
+		CHECK_INT(rm_cal_nccl_tests(text, strlen(text), "ar.txt", &l, &err),
+			  RM_OK);
+		free(text);
+		CHECK(l.network == c[i].network && l.per_host == c[i].per);
+		NEAR(l.gbps, c[i].gbps, 1e-9);
+		const char *key[] = { c[i].network ? "net_eff" : "nvlink_eff",
+				      NULL };
+		static rm_cal_fit fit;
+		rm_status st = rm_calibrate(&base, NULL, 0, &l, 1, key, &fit, &err);
+		CHECK_INT(st, c[i].eff > 0 ? RM_OK : RM_EINPUT);
+		if (!st) {
+			NEAR(c[i].network ? fit.hw.net_eff : fit.hw.nvlink_eff,
+			     c[i].eff, 1e-9);
+			NEAR(fit.link_eff[0], c[i].gbps / (c[i].network ? 50 : 450),
+			     1e-9);
+			CHECK_HAS(l.what, c[i].says);
+		} else {
+			CHECK_HAS(err.msg, c[i].says);
+		}
+	}
+	/* without "# Rank" lines nothing says NVLink from network */
+	const char *bare = "  8589934592    2147483648     float     sum      -1 "
+			   " 40000.0  214.75  375.81      0  40000.0  214.75  "
+			   "375.81      0\n";
+	rm_cal_link l;
+	rm_error err;
+	CHECK_INT(rm_cal_nccl_tests(bare, strlen(bare), "b.txt", &l, &err),
+		  RM_EINPUT);
+	CHECK_HAS(err.msg, "b.txt: no '#  Rank N ... on HOST' lines");
+}
+
 int main(void)
 {
 	RUN("calib", megatron_round_trip);
@@ -638,5 +729,6 @@ int main(void)
 	RUN("calib", megatron_unpriced);
 	RUN("calib", nemo);
 	RUN("calib", torchtitan_and_links);
+	RUN("calib", nccl_tiers);
 	TEST_EXIT();
 }
