@@ -9,7 +9,7 @@
 
 static void help(FILE *f)
 {
-	fputs("usage: rankmap calibrate --hw PRESET -o FILE [--model M]\n"
+	fputs("usage: rankmap calibrate --hw PRESET|FILE -o FILE [--model M]\n"
 	      "         [--megatron-log LOG]... [--nemo-log LOG]...\n"
 	      "         [--torchtitan-log LOG]...\n"
 	      "         [--nccl-tests OUT]... [--nccl-check REPORT]...\n"
@@ -17,7 +17,9 @@ static void help(FILE *f)
 	      "  Fits the calibration of PRESET to this site's measurements and\n"
 	      "  writes FILE, a hardware file (base: PRESET plus the fitted keys)\n"
 	      "  that explain and suggest read with --hw FILE; prints every\n"
-	      "  measurement with what the fitted model gives for it.\n"
+	      "  measurement with what the fitted model gives for it. --hw may\n"
+	      "  be a hardware file (one calibrate wrote): the fit starts from\n"
+	      "  it and FILE gives every figure, its own and the fitted.\n"
 	      "  --megatron-log   a Megatron-LM log: its arguments block says the run\n"
 	      "  --nemo-log       a NeMo log: its configuration says the run\n"
 	      "  --torchtitan-log a torchtitan log: the run is --layout, --batch,\n"
@@ -304,13 +306,11 @@ int rmc_calibrate(int argc, char **argv)
 		return rc;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
+	/* a preset, or a site's own hardware file (what calibrate wrote
+	 * before, say): the fit starts from its figures and calibration */
 	rm_hw base = RM_HW_INIT;
-	if (strchr(a.hw, '/') || strstr(a.hw, ".yaml") || strstr(a.hw, ".json"))
-		return rmc_usage("--hw %s: calibrate starts from a preset (%s), "
-				 "which the file it writes names as its base",
-				 a.hw, "a100-sxm-80gb, h100-sxm-80gb, h200, "
-				 "gb200-nvl72");
-	if (rm_hw_preset(a.hw, &base, &e))
+	bool preset = rm_hw_preset(a.hw, &base, NULL) == RM_OK;
+	if (!preset && rm_hw_get(a.hw, &base, &e))
 		return rmc_fail(&e);
 	rm_model m = RM_MODEL_INIT;
 	if (a.model && rm_model_get(a.model, &m, &e))
@@ -349,7 +349,8 @@ int rmc_calibrate(int argc, char **argv)
 				100 * RM_CAL_MEM_SLACK);
 	char *yaml = NULL;
 	size_t len = 0;
-	if (rm_cal_write(&fit, base.name, steps, ns, links, nl, &yaml, &len, &e))
+	if (rm_cal_write(&fit, preset ? base.name : NULL, steps, ns, links, nl,
+			 &yaml, &len, &e))
 		return rmc_fail(&e);
 	rc = rmc_output(a.out, yaml, len);
 	free(yaml);
@@ -362,8 +363,8 @@ int rmc_calibrate(int argc, char **argv)
 	for (size_t k = 0; k < fit.nkeys; k++) {
 		const char *key = fit.keys[k];
 		nstep += strcmp(key, "nvlink_eff") && strcmp(key, "net_eff");
-		printf("  %-10s %.4g (preset %.4g)\n", key, key_of(&fit.hw, key),
-		       key_of(&base, key));
+		printf("  %-10s %.4g (%s %.4g)\n", key, key_of(&fit.hw, key),
+		       preset ? "preset" : "was", key_of(&base, key));
 	}
 	puts("residuals (model with the fit / measured - 1)");
 	for (size_t i = 0; i < ns; i++)

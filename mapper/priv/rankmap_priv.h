@@ -259,8 +259,11 @@ typedef struct rm_cal_fit {
 rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl,
 		       const char *const *fit, rm_cal_fit *out, rm_error *err);
-/* The fit as a hardware file: `base: NAME` and the fitted keys, with the
- * measurements and residuals as comments. */
+/* The fit as a hardware file, with the measurements, residuals, notes
+ * and warnings as comments: `base: NAME` and the fitted keys when the
+ * fit started from preset NAME; when `base` is NULL (it started from a
+ * file, whose own base the loaded rm_hw no longer names) every figure,
+ * calibration key and tier, so that the file stands alone. */
 rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 		       const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl, char **out,

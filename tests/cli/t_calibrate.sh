@@ -246,8 +246,25 @@ run nothing 2 "$RANKMAP" calibrate -o "$T/x.yaml"
 has nothing_msg "$ERR" 'nothing to fit'
 run wrong_model 2 "$RANKMAP" calibrate --model llama3-70b --megatron-log "$T/run.log" -o "$T/x.yaml"
 has wrong_model_msg "$ERR" 'run\.log: the run has 32 layers, hidden 4096, 32 heads; model llama3-70b has 80'
-run file_base 2 "$RANKMAP" calibrate --hw "$T/site.yaml" --nccl-tests "$T/ar.txt" -o "$T/x.yaml"
-has file_base_msg "$ERR" 'calibrate starts from a preset'
+# a site's own hardware file as the starting point: what an earlier
+# calibrate wrote (nvlink_eff 0.7262 from ar.txt), refitted to the second
+# run; the file written gives every figure, the first fit's kept
+run file_base 0 "$RANKMAP" calibrate --hw "$T/site.yaml" --model llama3-8b \
+	--megatron-log "$T/run2.log" -o "$T/site2.yaml"
+has file_base_head "$OUT" '^rankmap calibrate: h100-sxm-80gb-site from 1 step time and 0 link measurements -> '
+has file_base_was "$OUT" '^  gemm_eff +0\.[0-9]+ \(was 0\.[0-9]+\)$'
+has file_base_nvl "$T/site2.yaml" '^nvlink_eff: 0\.7262$'
+has file_base_fig "$T/site2.yaml" '^nvlink_gbps: 450$'
+has file_base_tier "$T/site2.yaml" '^  - \{name: "spine", gpus: 16777216, gbps: 50, oversubscription: 7\}$'
+run file_base_reads 0 "$RANKMAP" explain --model llama3-8b --hw "$T/site2.yaml" \
+	--layout tp=2,cp=1,dp=16,pp=2 --batch 4M --set tp_overlap=0
+has file_base_step "$OUT" '^  step 8\.00[0-9] s;'
+# the file's own figures count: its NICs at 25 GB/s cannot carry 45
+printf 'name: slow-nics\nbase: h100-sxm-80gb\nnic_gbps: 25\n' >"$T/slow.yaml"
+run file_nic 2 "$RANKMAP" calibrate --hw "$T/slow.yaml" --nccl-tests "$T/two.txt" -o "$T/x.yaml"
+has file_nic_msg "$ERR" "45\\.00 GB/s is more than a GPU's NIC can carry \\(25\\.00 GB/s, nic_gbps\\)"
+run file_bad 2 "$RANKMAP" calibrate --hw "$T/none.yaml" --nccl-tests "$T/ar.txt" -o "$T/x.yaml"
+has file_bad_msg "$ERR" 'none\.yaml'
 run missing 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/none.log" -o "$T/x.yaml"
 has missing_msg "$ERR" 'none\.log: cannot be read'
 finish

@@ -266,10 +266,47 @@ static double key_value(const rm_hw *h, const char *key)
 		return h->nvlink_eff;
 	if (!strcmp(key, "net_eff"))
 		return h->net_eff;
+	if (!strcmp(key, "hbm_gbps"))
+		return h->hbm_gbytes_per_s;
+	if (!strcmp(key, "tp_overlap"))
+		return h->tp_overlap;
 	for (size_t j = 0; j < NSTEP_KEYS; j++)
 		if (!strcmp(key, step_keys[j].key))
 			return *hw_key((rm_hw *)h, j);
 	return 0;
+}
+
+/* Every figure, calibration key and tier of the fitted hardware: a file
+ * of its own, for a fit that started from a file (whose base, if it had
+ * one, the loaded hardware no longer names). */
+static void write_full(rm_buf *b, const rm_cal_fit *f)
+{
+	static const char *const cal[] = { "hbm_gbps", "gemm_eff",
+					   "gemm_dim0", "attn_eff", "hbm_eff",
+					   "nvlink_eff", "net_eff",
+					   "tp_overlap", NULL };
+	const rm_hw *h = &f->hw;
+	rm_buf_puts(b, "name: ");
+	rm_buf_json_str(b, h->name);
+	rm_buf_printf(b, "\nhbm_gb: %.12g\npeak_tflops: %.12g\nnvlink_gbps: "
+		       "%.12g\nnvlink_domain: %u\nnic_gbps: %.12g\n",
+		       h->hbm_bytes / 1e9, h->peak_flops / 1e12,
+		       h->nvlink_gbytes_per_s, h->nvl_domain, h->nic_gbytes_per_s);
+	for (size_t i = 0; cal[i]; i++) {
+		bool fitted = false;
+		for (size_t k = 0; k < f->nkeys; k++)
+			fitted |= !strcmp(f->keys[k], cal[i]);
+		rm_buf_printf(b, fitted ? "%s: %.4g\n" : "%s: %.12g\n", cal[i],
+			       key_value(h, cal[i]));
+	}
+	rm_buf_puts(b, "tiers:\n");
+	for (size_t i = 0; i < h->ntiers; i++) {
+		rm_buf_puts(b, "  - {name: ");
+		rm_buf_json_str(b, h->tier[i].name);
+		rm_buf_printf(b, ", gpus: %llu, gbps: %.12g, oversubscription: "
+			       "%.12g}\n", (unsigned long long)h->tier[i].span_gpus,
+			       h->tier[i].gbytes_per_s, h->tier[i].oversubscription);
+	}
 }
 
 rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
@@ -299,14 +336,18 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 	for (size_t i = 0; i < nl; i++)
 		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,
 			       f->link_eff[i]);
-	rm_buf_puts(&b, "name: ");
-	rm_buf_puts(&b, f->hw.name);
-	rm_buf_puts(&b, "-site\nbase: ");
-	rm_buf_puts(&b, base);
-	rm_buf_puts(&b, "\n");
-	for (size_t k = 0; k < f->nkeys; k++)
-		rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
-			       key_value(&f->hw, f->keys[k]));
+	if (base) {
+		rm_buf_puts(&b, "name: ");
+		rm_buf_puts(&b, f->hw.name);
+		rm_buf_puts(&b, "-site\nbase: ");
+		rm_buf_puts(&b, base);
+		rm_buf_puts(&b, "\n");
+		for (size_t k = 0; k < f->nkeys; k++)
+			rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
+				       key_value(&f->hw, f->keys[k]));
+	} else {
+		write_full(&b, f);
+	}
 	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

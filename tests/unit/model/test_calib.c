@@ -722,6 +722,52 @@ static void nccl_tiers(void)
 	CHECK_HAS(err.msg, "b.txt: no '#  Rank N ... on HOST' lines");
 }
 
+/* A site's own hardware file as the starting point: the fit starts from
+ * its figures and calibration, and the file written (every figure, key
+ * and tier, no base) reads back as that hardware with the fitted key. */
+static void file_base(void)
+{
+	static const char site[] =
+		"name: \"our: cluster\"\nbase: a100-sxm-80gb\nnic_gbps: 25\n"
+		"gemm_eff: 0.6\nattn_eff: 0.55\ntp_overlap: 0.5\ntiers:\n"
+		"  - {name: leaf, gpus: 64, oversubscription: 2}\n"
+		"  - {name: spine, gpus: 4096, gbps: 12.5}\n";
+	rm_hw hw;
+	rm_error err;
+	CHECK_INT(rm_hw_parse_yaml(site, strlen(site), "site.yaml", &hw, &err),
+		  RM_OK);
+	char *text = nt_out(4, 1, 20);
+	rm_cal_link l;
+	CHECK_INT(rm_cal_nccl_tests(text, strlen(text), "ar.txt", &l, &err),
+		  RM_OK);
+	free(text);
+	static rm_cal_fit fit;
+	CHECK_INT(rm_calibrate(&hw, NULL, 0, &l, 1, NULL, &fit, &err), RM_OK);
+	NEAR(fit.hw.net_eff, 20 / 25.0, 1e-9);   /* the file's NIC */
+	char *yaml = NULL;
+	size_t len = 0;
+	CHECK_INT(rm_cal_write(&fit, NULL, NULL, 0, &l, 1, &yaml, &len, &err),
+		  RM_OK);
+	CHECK(yaml && !strstr(yaml, "\nbase:"));
+	rm_hw back;
+	CHECK_INT(rm_hw_parse_yaml(yaml, len, "out.yaml", &back, &err), RM_OK);
+	free(yaml);
+	CHECK_STR(back.name, "our: cluster");
+	NEAR(back.net_eff, 0.8, 1e-9);
+	NEAR(back.hbm_bytes, hw.hbm_bytes, 1e-9);
+	NEAR(back.peak_flops, hw.peak_flops, 1e-9);
+	CHECK(back.nvl_domain == hw.nvl_domain && back.ntiers == 2);
+	CHECK(back.gemm_eff == 0.6 && back.attn_eff == 0.55 &&
+	      back.tp_overlap == 0.5 && back.nvlink_eff == hw.nvlink_eff &&
+	      back.hbm_eff == hw.hbm_eff && back.gemm_dim0 == hw.gemm_dim0 &&
+	      back.nic_gbytes_per_s == 25 && back.hbm_gbytes_per_s ==
+	      hw.hbm_gbytes_per_s);
+	CHECK(back.tier[0].span_gpus == 64 && back.tier[0].gbytes_per_s == 25 &&
+	      back.tier[0].oversubscription == 2);
+	CHECK_STR(back.tier[1].name, "spine");
+	CHECK(back.tier[1].gbytes_per_s == 12.5);
+}
+
 int main(void)
 {
 	RUN("calib", megatron_round_trip);
@@ -730,5 +776,6 @@ int main(void)
 	RUN("calib", nemo);
 	RUN("calib", torchtitan_and_links);
 	RUN("calib", nccl_tiers);
+	RUN("calib", file_base);
 	TEST_EXIT();
 }
