@@ -347,6 +347,8 @@ int rmc_calibrate(int argc, char **argv)
 				"%.0f %% its memory may overstate: fitted\n",
 				steps[i].what, fit.mem_over[i] / 1073741824.0,
 				100 * RM_CAL_MEM_SLACK);
+	for (size_t i = 0; i < fit.nwarn; i++)
+		fprintf(stderr, "rankmap calibrate: warning: %s\n", fit.warn[i]);
 	char *yaml = NULL;
 	size_t len = 0;
 	if (rm_cal_write(&fit, preset ? base.name : NULL, steps, ns, links, nl,

@@ -240,6 +240,9 @@ typedef struct rm_cal_fit {
 				      * HBM as the model prices its run, no
 				      * more than RM_CAL_MEM_SLACK of it; 0
 				      * when it fits */
+	char warn[4][RM_CAL_NOTE_LEN]; /* what makes the fit doubtful: a key
+					* stopped at an end of its range */
+	size_t nwarn;
 } rm_cal_fit;
 /* The most a run may hold over HBM as the model prices it and still be
  * fitted (with a warning): the margin its memory is known to be

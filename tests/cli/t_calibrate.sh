@@ -55,6 +55,7 @@ has fit_gemm "$OUT" '^  gemm_eff +0\.[0-9]+ \(preset 0\.7\)$'
 has fit_resid "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*run\.log: Megatron-LM, llama3-8b, tp=2,cp=1,dp=16,pp=2'
 has fit_warn "$OUT" 'as many step times as step-time keys'
 has fit_file "$T/site.yaml" '^base: h100-sxm-80gb$'
+hasnt fit_no_edge "$ERR" 'stopped at'
 # explain and suggest read it: the fitted numbers are the calibration
 run explain_reads 0 "$RANKMAP" explain --model llama3-8b --hw "$T/site.yaml" \
 	--layout tp=2,cp=1,dp=16,pp=2 --batch 4M --set tp_overlap=0
@@ -77,6 +78,12 @@ has set_fitted_msg "$ERR" '^rankmap calibrate: --set gemm_eff: calibrate fits ge
 run run_flag 2 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--recompute full -o "$T/x.yaml"
 has run_flag_msg "$ERR" "^rankmap calibrate: --recompute says a --torchtitan-log's run; a Megatron-LM or NeMo log says its own \(--set KEY=VALUE"
+# a step faster than any gemm_eff can price: the search stops at the end
+# of its range, which is no fit, and says so
+megatron_log "$T/quick.log" 3000.0
+run edge 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/quick.log" -o "$T/quick.yaml"
+has edge_warn "$ERR" "^rankmap calibrate: warning: gemm_eff stopped at 1, an end of the range it is fitted in \\[0\\.05, 1\\], \\+[0-9.]+ % off on the worst run: the model cannot reach the measured times"
+has edge_file "$T/quick.yaml" '^# warning: gemm_eff stopped at 1'
 # a second run at another step time: two runs for two constants
 megatron_log "$T/run2.log" 8000.0
 run two_keys 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \

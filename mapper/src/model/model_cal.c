@@ -257,6 +257,26 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 				return RM_EINPUT;
 	if (ns && misfit(&out->hw, steps, ns, out->step_pred, err) < 0)
 		return RM_EINPUT;
+	/* a key at an end of its range is where the search stopped, not a
+	 * fit: the model cannot reach the times with it */
+	for (size_t j = 0; j < NSTEP_KEYS && nstep; j++) {
+		double v = *hw_key(&out->hw, j), lo = step_keys[j].lo,
+		       hi = step_keys[j].hi, worst = 0;
+		if (!want[j] || (v - lo > 1e-3 * (hi - lo) &&
+				 hi - v > 1e-3 * (hi - lo)))
+			continue;
+		for (size_t i = 0; i < ns; i++) {
+			double r = out->step_pred[i] / steps[i].seconds - 1;
+			worst = fabs(r) > fabs(worst) ? r : worst;
+		}
+		if (out->nwarn < sizeof(out->warn) / sizeof(out->warn[0]))
+			snprintf(out->warn[out->nwarn++], RM_CAL_NOTE_LEN,
+				 "%s stopped at %g, an end of the range it is "
+				 "fitted in [%g, %g], %+.1f %% off on the worst "
+				 "run: the model cannot reach the measured times; "
+				 "a run's settings are likely not what ran",
+				 step_keys[j].key, v, lo, hi, 100 * worst);
+	}
 	return rm_hw_check(&out->hw, err);
 }
 
@@ -336,6 +356,8 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 	for (size_t i = 0; i < nl; i++)
 		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,
 			       f->link_eff[i]);
+	for (size_t i = 0; i < f->nwarn; i++)
+		rm_buf_printf(&b, "# warning: %s\n", f->warn[i]);
 	if (base) {
 		rm_buf_puts(&b, "name: ");
 		rm_buf_puts(&b, f->hw.name);
