@@ -13,7 +13,8 @@ _rankmap()
 	local values=
 	case $prev in
 	--site|--topology|--nodes-file|--map|--assignment|-o|--output|\
-	--hwloc-xml|--nccl-topo)
+	--hwloc-xml|--nccl-topo|--megatron-log|--nemo-log|--torchtitan-log|\
+	--nccl-tests|--nccl-check)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--format)
@@ -48,7 +49,7 @@ _rankmap()
 		--gpus-per-node --order --allow-missing" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
-	calibrate) opts="--hw -o --output --model --megatron-log --torchtitan-log
+	calibrate) opts="--hw -o --output --model --megatron-log --nemo-log --torchtitan-log
 		--nccl-tests --nccl-check --fit --layout --batch --seq --micro-batch
 		--schedule --recompute --sharding --set" ;;
 	site)

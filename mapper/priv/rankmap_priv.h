@@ -181,30 +181,57 @@ void rm_sha256_end_hex(rm_sha256_ctx *c, char hex[65]);
  * inherits the rest from a preset.
  */
 #define RM_CAL_MAX 64                /* measurements of each kind */
+#define RM_CAL_NOTES 8               /* lines of each kind per step */
+#define RM_CAL_NOTE_LEN 240
 typedef struct rm_cal_step {
 	rm_model model;
 	rm_train train;
 	rm_layout layout;
 	double seconds;              /* measured, per step */
 	size_t samples;              /* iteration lines the time is the median of */
-	char what[160];              /* the file, and what it said the run was */
+	char what[200];              /* the file, and what it said the run was */
+	/* note: what the reader made of the log where it is not plain (an
+	 * old argument's modern meaning); warn: what the log says that the
+	 * model does not price, each naming the setting */
+	char note[RM_CAL_NOTES][RM_CAL_NOTE_LEN];
+	char warn[RM_CAL_NOTES][RM_CAL_NOTE_LEN];
+	size_t nnote, nwarn;
 } rm_cal_step;
 typedef struct rm_cal_link {
 	bool network;                /* false: inside one NVLink domain */
 	double busbw;                /* GB/s, the largest size's (nccl-tests) or
 				      * the median group's peak (nccl-check) */
+	uint32_t per_host;           /* GPUs of each host in the measurement:
+				      * on the network, busbw is that many
+				      * GPUs' NICs together; on NVLink, the
+				      * GPUs of the collective */
+	double gbps;                 /* one GPU's link: busbw on NVLink,
+				      * busbw / per_host on the network */
 	char what[160];
 } rm_cal_link;
-/* Megatron-LM's log of one run: the arguments it prints at start-up
- * ("------------------------ arguments ------------------------", one
- * "  name ..... value" line each) and its iteration lines ("iteration
- * N/ M | ... | elapsed time per iteration (ms): X | ..."); the step time
- * is the median of the iterations after the first. `m` is the
- * architecture; the log's num_layers, hidden_size and num_attention_heads
- * must match it. */
+/* Megatron-LM's log of one run (and Megatron-DeepSpeed's): the arguments
+ * it prints at start-up ("------------------------ arguments
+ * ------------------------", one "  name ..... value" line each; 20
+ * dashes and 32-column names before 2021) and its iteration lines
+ * ("iteration N/ M | ... | elapsed time per iteration (ms): X | ...");
+ * the step time is the median of the iterations after the first. `m` is
+ * the architecture; the log's num_layers, hidden_size and
+ * num_attention_heads must match it. Arguments of older releases are
+ * read as the ones that replaced them (checkpoint_activations: full
+ * recomputation; model_parallel_size: tensor_model_parallel_size ...),
+ * each said in a note; FP8 and other settings the model does not price
+ * are warnings. */
 rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
 			      const rm_model *m, rm_cal_step *out,
 			      rm_error *err);
+/* NeMo's log of one run: the configuration it prints at start-up
+ * ("Experiment configuration", then the YAML of trainer: and model:) and
+ * its step times ("train_step_timing in s: X" of its progress printer,
+ * "train_step_timing in s=X" of its progress bar and timing callback, or
+ * the older "train_step_timing=X"), in seconds; the median of the steps
+ * after the first. */
+rm_status rm_cal_nemo_log(const char *text, size_t len, const char *file,
+			  const rm_model *m, rm_cal_step *out, rm_error *err);
 /* torchtitan's log ("step: N  loss: ...  tps: T  ..."; tps per GPU),
  * with the run as the caller says it was (t, l): step = batch / (tps x
  * GPUs), the median after the first step. */
@@ -214,9 +241,10 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 				rm_error *err);
 /* nccl-tests' output (all_reduce_perf ...): the busbw of its largest size
  * (out of place); network when its "# Rank" lines name more than one
- * host. rankmap-nccl-check's text report: one link per axis, the median
- * group's peak busBw, network unless "placed on: nvlink". Returns the
- * links found (*n), at most max. */
+ * host, and then shared by the NICs of the GPUs each host runs (the
+ * fewest). rankmap-nccl-check's text report: one link per axis, the
+ * median group's peak busBw, network unless "placed on: nvlink". Returns
+ * the links found (*n), at most max. */
 rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
 			    rm_cal_link *out, rm_error *err);
 rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
@@ -227,20 +255,40 @@ typedef struct rm_cal_fit {
 	const char *keys[8];         /* fitted, NULL-ended */
 	size_t nkeys;
 	double step_pred[RM_CAL_MAX];/* model's seconds per measured step */
-	double link_eff[RM_CAL_MAX]; /* measured busbw / nominal */
+	double link_eff[RM_CAL_MAX]; /* measured link / nominal; above 1 on
+				      * NVLink with NVLink SHARP (the eff
+				      * fitted stops at 1) */
+	double mem_over[RM_CAL_MAX]; /* bytes a step's fullest GPU holds over
+				      * HBM as the model prices its run, no
+				      * more than RM_CAL_MEM_SLACK of it; 0
+				      * when it fits */
+	char warn[4][RM_CAL_NOTE_LEN]; /* what makes the fit doubtful: a key
+					* stopped at an end of its range */
+	size_t nwarn;
 } rm_cal_fit;
+/* The most a run may hold over HBM as the model prices it and still be
+ * fitted (with a warning): the margin its memory is known to be
+ * conservative by (docs/explain.md, Limits: 3.9 % on NVIDIA's 405B
+ * recipe, checked within 5 %). */
+#define RM_CAL_MEM_SLACK 0.05
 /*
  * Fit `fit` (step-time keys: gemm_eff, gemm_dim0, attn_eff, hbm_eff) to
  * the step times and nvlink_eff / net_eff to the links (the median share
- * of nominal), starting from `base`. Refuses more step keys than step
- * times, a link key with no link measured, and a link faster than its
- * nominal figure.
+ * of nominal, at most 1), starting from `base`. Refuses more step keys
+ * than step times, a link key with no link measured, a link faster than
+ * its hardware can be (a GPU's NIC: nic_gbps; NVLink: twice nvlink_gbps,
+ * what NVLink SHARP can reach), and a run that holds more than RM_CAL_MEM_SLACK of HBM
+ * over it as the model prices it (its settings are not what ran: a log
+ * that does not say its recomputation, say).
  */
 rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl,
 		       const char *const *fit, rm_cal_fit *out, rm_error *err);
-/* The fit as a hardware file: `base: NAME` and the fitted keys, with the
- * measurements and residuals as comments. */
+/* The fit as a hardware file, with the measurements, residuals, notes
+ * and warnings as comments: `base: NAME` and the fitted keys when the
+ * fit started from preset NAME; when `base` is NULL (it started from a
+ * file, whose own base the loaded rm_hw no longer names) every figure,
+ * calibration key and tier, so that the file stands alone. */
 rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 		       const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl, char **out,

@@ -26,29 +26,71 @@ static double *hw_key(rm_hw *h, size_t k)
 	return (double *)((char *)h + step_keys[k].off);
 }
 
+/* One step's run priced on hw with the hardware's calibration. */
+static rm_status price(const rm_hw *hw, const rm_cal_step *s, rm_estimate *e,
+		       rm_error *err)
+{
+	rm_train t = s->train;
+	/* the fit is the hardware's: no per-run override */
+	t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
+	t.nvlink_eff = t.net_eff = 0;
+	t.gemm_dim0 = -1;    /* (0 is a value of its own) */
+	rm_error e2;
+	if (rmi_estimate_run(&s->model, hw, &t, &s->layout, e, &e2))
+		return rmi_err(err, RM_EINPUT, "%s: %s", s->what, e2.msg);
+	return RM_OK;
+}
+
 /* The model's seconds for every step on hw; -1 when one cannot be priced. */
 static double misfit(const rm_hw *hw, const rm_cal_step *steps, size_t ns,
 		     double *pred, rm_error *err)
 {
 	double sum = 0;
 	for (size_t i = 0; i < ns; i++) {
-		rm_train t = steps[i].train;
-		/* the fit is the hardware's: no per-run override */
-		t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
-		t.nvlink_eff = t.net_eff = 0;
-		t.gemm_dim0 = -1;    /* (0 is a value of its own) */
 		rm_estimate e;
-		rm_error e2;
-		if (rmi_estimate_run(&steps[i].model, hw, &t, &steps[i].layout, &e,
-				    &e2)) {
-			rmi_err(err, RM_EINPUT, "%s: %s", steps[i].what, e2.msg);
+		if (price(hw, &steps[i], &e, err))
 			return -1;
-		}
 		pred[i] = e.t_step;
 		double r = log(e.t_step / steps[i].seconds);
 		sum += r * r;
 	}
 	return sum;
+}
+
+/*
+ * A run that ran fits its GPUs. One the model puts over HBM by more than
+ * its memory is known to err was read wrong (the log does not say its
+ * recomputation, its sharding ...): fitting it would put that error into
+ * the calibration. Within the margin it is fitted, and said.
+ */
+static rm_status check_memory(const rm_hw *hw, const rm_cal_step *steps,
+			      size_t ns, double *over, rm_error *err)
+{
+	for (size_t i = 0; i < ns; i++) {
+		rm_estimate e;
+		if (price(hw, &steps[i], &e, err))
+			return RM_EINPUT;
+		over[i] = e.fits ? 0 : e.mem_peak - e.hbm;
+		char rc[24];
+		if (over[i] > RM_CAL_MEM_SLACK * e.hbm)
+			return rmi_err(err, RM_EINPUT, "%s: does not fit: the "
+				       "model puts %.1f GiB on its fullest GPU, "
+				       "%.1f GiB (%.0f %%) over the %.1f GiB of "
+				       "HBM, with recompute %s, sharding %s, "
+				       "micro-batch %u; a run that ran fits, so "
+				       "the log does not say how it ran: say it "
+				       "(calibrate --set recompute=full, "
+				       "sharding=...) rather than fit this",
+				       steps[i].what, e.mem_peak / RMI_GIB,
+				       over[i] / RMI_GIB, 100 * over[i] / e.hbm,
+				       e.hbm / RMI_GIB,
+				       rmi_recompute_label(steps[i].train.recompute,
+							   steps[i].train.recompute_layers,
+							   rc),
+				       rm_sharding_name(steps[i].train.sharding),
+				       e.micro_batch);
+	}
+	return RM_OK;
 }
 
 /* One key by golden-section search on [lo, hi], the others held. */
@@ -81,7 +123,23 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median share of nominal of the links of one kind; 0 for none. */
+/*
+ * What one link of a kind can carry at most. A NIC: its nominal figure
+ * (nic_gbps is per GPU, and a multi-host measurement's busbw is per GPU
+ * already divided, rm_cal_nccl_tests). NVLink: a ring moves each GPU's
+ * buffer 2(n-1)/n times and nccl-tests' busBw counts that, so a ring
+ * stops at nvlink_gbps; with NVLink SHARP (NVLS, what NCCL picks on H100
+ * and later) the switch does the reduction and the buffer crosses each
+ * GPU's links about once each way, so busBw reaches up to twice it.
+ */
+static double link_ceiling(double nominal, bool network)
+{
+	return network ? nominal : 2 * nominal;
+}
+
+/* The median share of nominal of the links of one kind, at most 1 (the
+ * model prices NVLink as a ring: NVLS's surplus is not one it can use);
+ * 0 for none. */
 static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
 			  double nominal, double *eff, double *shares,
 			  rm_error *err)
@@ -94,15 +152,21 @@ static rm_status link_eff(const rm_cal_link *links, size_t nl, bool network,
 		 * kind's call must not overwrite it */
 		if (links[i].network != network)
 			continue;
-		shares[i] = links[i].busbw / nominal;
-		if (shares[i] > 1)
+		if (!(links[i].gbps > 0))
+			return rmi_err(err, RM_EINPUT, "%s: no bandwidth",
+				       links[i].what);
+		shares[i] = links[i].gbps / nominal;
+		if (links[i].gbps > link_ceiling(nominal, network))
 			return rmi_err(err, RM_EINPUT, "%s: %.2f GB/s is more than "
-				       "the nominal %.2f GB/s of %s: give the "
+				       "%s can carry (%.2f GB/s%s): give the "
 				       "right figure (%s) in the base hardware",
-				       links[i].what, links[i].busbw, nominal,
-				       network ? "the NIC" : "NVLink",
-				       network ? "nic_gbps" : "nvlink_gbps");
-		v[n++] = shares[i];
+				       links[i].what, links[i].gbps, network ?
+				       "a GPU's NIC" : "NVLink",
+				       link_ceiling(nominal, network), network ?
+				       ", nic_gbps" : ", twice nvlink_gbps with "
+				       "NVLink SHARP", network ? "nic_gbps" :
+				       "nvlink_gbps");
+		v[n++] = fmin(1, shares[i]);
 	}
 	if (n) {
 		qsort(v, n, sizeof(*v), cmp_double);
@@ -156,6 +220,9 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	if (!nstep && !nvl && !net)
 		return rmi_err(err, RM_EINPUT, "nothing to fit: no step time and no "
 			       "link measurement");
+	rm_status mst = check_memory(base, steps, ns, out->mem_over, err);
+	if (mst)
+		return mst;
 	double eff;
 	if (nvl) {
 		rm_status st = link_eff(links, nl, false,
@@ -176,7 +243,7 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	}
 	if (!nvl && !net)
 		for (size_t i = 0; i < nl; i++)
-			out->link_eff[i] = links[i].busbw /
+			out->link_eff[i] = links[i].gbps /
 				(links[i].network ? base->nic_gbytes_per_s :
 				 base->nvlink_gbytes_per_s);
 	for (size_t j = 0; j < NSTEP_KEYS; j++)
@@ -190,6 +257,26 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 				return RM_EINPUT;
 	if (ns && misfit(&out->hw, steps, ns, out->step_pred, err) < 0)
 		return RM_EINPUT;
+	/* a key at an end of its range is where the search stopped, not a
+	 * fit: the model cannot reach the times with it */
+	for (size_t j = 0; j < NSTEP_KEYS && nstep; j++) {
+		double v = *hw_key(&out->hw, j), lo = step_keys[j].lo,
+		       hi = step_keys[j].hi, worst = 0;
+		if (!want[j] || (v - lo > 1e-3 * (hi - lo) &&
+				 hi - v > 1e-3 * (hi - lo)))
+			continue;
+		for (size_t i = 0; i < ns; i++) {
+			double r = out->step_pred[i] / steps[i].seconds - 1;
+			worst = fabs(r) > fabs(worst) ? r : worst;
+		}
+		if (out->nwarn < sizeof(out->warn) / sizeof(out->warn[0]))
+			snprintf(out->warn[out->nwarn++], RM_CAL_NOTE_LEN,
+				 "%s stopped at %g, an end of the range it is "
+				 "fitted in [%g, %g], %+.1f %% off on the worst "
+				 "run: the model cannot reach the measured times; "
+				 "a run's settings are likely not what ran",
+				 step_keys[j].key, v, lo, hi, 100 * worst);
+	}
 	return rm_hw_check(&out->hw, err);
 }
 
@@ -199,10 +286,47 @@ static double key_value(const rm_hw *h, const char *key)
 		return h->nvlink_eff;
 	if (!strcmp(key, "net_eff"))
 		return h->net_eff;
+	if (!strcmp(key, "hbm_gbps"))
+		return h->hbm_gbytes_per_s;
+	if (!strcmp(key, "tp_overlap"))
+		return h->tp_overlap;
 	for (size_t j = 0; j < NSTEP_KEYS; j++)
 		if (!strcmp(key, step_keys[j].key))
 			return *hw_key((rm_hw *)h, j);
 	return 0;
+}
+
+/* Every figure, calibration key and tier of the fitted hardware: a file
+ * of its own, for a fit that started from a file (whose base, if it had
+ * one, the loaded hardware no longer names). */
+static void write_full(rm_buf *b, const rm_cal_fit *f)
+{
+	static const char *const cal[] = { "hbm_gbps", "gemm_eff",
+					   "gemm_dim0", "attn_eff", "hbm_eff",
+					   "nvlink_eff", "net_eff",
+					   "tp_overlap", NULL };
+	const rm_hw *h = &f->hw;
+	rm_buf_puts(b, "name: ");
+	rm_buf_json_str(b, h->name);
+	rm_buf_printf(b, "\nhbm_gb: %.12g\npeak_tflops: %.12g\nnvlink_gbps: "
+		       "%.12g\nnvlink_domain: %u\nnic_gbps: %.12g\n",
+		       h->hbm_bytes / 1e9, h->peak_flops / 1e12,
+		       h->nvlink_gbytes_per_s, h->nvl_domain, h->nic_gbytes_per_s);
+	for (size_t i = 0; cal[i]; i++) {
+		bool fitted = false;
+		for (size_t k = 0; k < f->nkeys; k++)
+			fitted |= !strcmp(f->keys[k], cal[i]);
+		rm_buf_printf(b, fitted ? "%s: %.4g\n" : "%s: %.12g\n", cal[i],
+			       key_value(h, cal[i]));
+	}
+	rm_buf_puts(b, "tiers:\n");
+	for (size_t i = 0; i < h->ntiers; i++) {
+		rm_buf_puts(b, "  - {name: ");
+		rm_buf_json_str(b, h->tier[i].name);
+		rm_buf_printf(b, ", gpus: %llu, gbps: %.12g, oversubscription: "
+			       "%.12g}\n", (unsigned long long)h->tier[i].span_gpus,
+			       h->tier[i].gbytes_per_s, h->tier[i].oversubscription);
+	}
 }
 
 rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
@@ -216,22 +340,36 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 		       "time%s and %zu link measurement%s\n", f->nkeys,
 		       f->nkeys == 1 ? "" : "s", ns, ns == 1 ? "" : "s", nl,
 		       nl == 1 ? "" : "s");
-	for (size_t i = 0; i < ns; i++)
+	for (size_t i = 0; i < ns; i++) {
 		rm_buf_printf(&b, "#   %s\n#     measured %.3f s (median of %zu), "
 			       "model %.3f s, residual %+.1f %%\n", steps[i].what,
 			       steps[i].seconds, steps[i].samples, f->step_pred[i],
 			       100 * (f->step_pred[i] / steps[i].seconds - 1));
+		for (size_t k = 0; k < steps[i].nnote; k++)
+			rm_buf_printf(&b, "#     read: %s\n", steps[i].note[k]);
+		for (size_t k = 0; k < steps[i].nwarn; k++)
+			rm_buf_printf(&b, "#     warning: %s\n", steps[i].warn[k]);
+		if (f->mem_over[i] > 0)
+			rm_buf_printf(&b, "#     warning: %.1f GiB over HBM as the "
+				       "model prices it\n", f->mem_over[i] / RMI_GIB);
+	}
 	for (size_t i = 0; i < nl; i++)
 		rm_buf_printf(&b, "#   %s: %.3f of nominal\n", links[i].what,
 			       f->link_eff[i]);
-	rm_buf_puts(&b, "name: ");
-	rm_buf_puts(&b, f->hw.name);
-	rm_buf_puts(&b, "-site\nbase: ");
-	rm_buf_puts(&b, base);
-	rm_buf_puts(&b, "\n");
-	for (size_t k = 0; k < f->nkeys; k++)
-		rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
-			       key_value(&f->hw, f->keys[k]));
+	for (size_t i = 0; i < f->nwarn; i++)
+		rm_buf_printf(&b, "# warning: %s\n", f->warn[i]);
+	if (base) {
+		rm_buf_puts(&b, "name: ");
+		rm_buf_puts(&b, f->hw.name);
+		rm_buf_puts(&b, "-site\nbase: ");
+		rm_buf_puts(&b, base);
+		rm_buf_puts(&b, "\n");
+		for (size_t k = 0; k < f->nkeys; k++)
+			rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
+				       key_value(&f->hw, f->keys[k]));
+	} else {
+		write_full(&b, f);
+	}
 	*out = rm_buf_take(&b, len);
 	return *out ? RM_OK : rmi_err(err, RM_ENOMEM, "out of memory");
 }

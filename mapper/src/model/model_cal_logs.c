@@ -1,56 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* model_cal_logs.c - measurements for `rankmap calibrate` from the logs
  * and reports that training frameworks and NCCL tests write. */
-#include "model/model_int.h"
+#include "model/model_cal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The next line of text[0, len) from *pos, NUL-ended in buf (cut at
- * size - 1); false at the end. Its 1-based number goes to *no. */
-static bool next_line(const char *text, size_t len, size_t *pos, char *buf,
-		      size_t size, unsigned *no)
-{
-	if (*pos >= len)
-		return false;
-	size_t i = *pos, k = 0;
-	while (i < len && text[i] != '\n') {
-		if (k + 1 < size)
-			buf[k++] = text[i] ? text[i] : ' ';
-		i++;
-	}
-	buf[k] = '\0';
-	*pos = i + 1;
-	(*no)++;
-	return true;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* Median of v[1..n) (the first is warm-up) or of v[0] alone. */
-static double median_after_first(double *v, size_t n, size_t *used)
-{
-	size_t off = n > 1 ? 1 : 0;
-	*used = n - off;
-	qsort(v + off, n - off, sizeof(*v), cmp_double);
-	size_t k = n - off;
-	return k % 2 ? v[off + k / 2] : (v[off + k / 2 - 1] + v[off + k / 2]) / 2;
-}
-
 #define MAX_ITER 100000
 
-typedef struct {
-	char name[64], value[96];
-} meg_arg;
-
-/* "  name ........ value": the name, the value; false for other lines. */
-static bool arg_line(const char *line, meg_arg *a)
+/* "  name ........ value": the name, the value and where it starts;
+ * false for other lines. */
+static bool arg_line(const char *line, const rmi_cal_lines *r, rmi_cal_kv *a)
 {
 	const char *p = line;
 	while (*p == ' ')
@@ -70,141 +32,223 @@ static bool arg_line(const char *line, meg_arg *a)
 		return false;
 	snprintf(a->value, sizeof(a->value), "%s", p + 1);
 	size_t l = strlen(a->value);
-	while (l && (a->value[l - 1] == ' ' || a->value[l - 1] == '\r'))
+	while (l && a->value[l - 1] == ' ')
 		a->value[--l] = '\0';
+	a->line = r->no;
+	a->col = r->col0 + (unsigned)(p + 1 - r->buf) + 1;
 	return true;
 }
 
-static const char *arg_get(const meg_arg *args, size_t n, const char *name)
+/*
+ * The name an older Megatron-LM printed for what `now` says: `now` when
+ * the log has it, else the first of `old` (NULL-ended, each with when it
+ * was printed) that the log has, said in a note; else `now`.
+ */
+static const char *renamed(const rmi_cal_args *a, rm_cal_step *s,
+			   const char *now, const char *const *old)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(args[i].name, name))
-			return args[i].value;
-	return NULL;
+	if (rmi_cal_get(a, now))
+		return now;
+	for (; old[0]; old += 2)
+		if (rmi_cal_get(a, old[0])) {
+			if (rmi_cal_unset(rmi_cal_val(a, old[0])))
+				return old[0];
+			rmi_cal_note(s, false, "%s: %s (%s) read as %s", a->file,
+				     old[0], old[1], now);
+			return old[0];
+		}
+	return now;
 }
 
-/* A whole number argument in [lo, hi]; `none_ok` takes "None" as 0. */
-static rm_status arg_u32(const meg_arg *args, size_t n, const char *file,
-			 const char *name, bool need, uint32_t lo, uint32_t hi,
-			 uint32_t *out, rm_error *err)
+/*
+ * Recomputation, as the arguments of each Megatron-LM release say it
+ * (megatron/arguments.py): --checkpoint-activations, whole layers, to
+ * 2021-08 (Megatron-DeepSpeed keeps it); --activations-checkpoint-method
+ * uniform|block (whole layers) to 2022-04; --checkpoint-granularity and
+ * --checkpoint-method for a month; --recompute-granularity full|selective
+ * and --recompute-method since 2022-05. Block: the first N layers of each
+ * chunk whole, the rest kept (priced as selective).
+ */
+static rm_status megatron_recompute(const rmi_cal_args *a, rm_cal_step *s,
+				    rmi_cal_run *r, rm_error *err)
 {
-	const char *v = arg_get(args, n, name);
-	if (!v || !strcmp(v, "None")) {
-		if (need)
-			return rmi_err(err, RM_EINPUT, "%s: the arguments do not "
-				       "give %s", file, name);
-		*out = 0;
-		return RM_OK;
+	static const char *const gran_old[] = {
+		"checkpoint_granularity", "Megatron-LM of 2022-04", NULL };
+	static const char *const meth_old[] = {
+		"checkpoint_method", "Megatron-LM of 2022-04",
+		"activations_checkpoint_method", "Megatron-LM of 2021-08 to "
+		"2022-04", NULL };
+	static const char *const nl_old[] = {
+		"checkpoint_num_layers", "Megatron-LM to 2022-05",
+		"activations_checkpoint_num_layers", "Megatron-LM of 2021-08 "
+		"to 2022-04", NULL };
+	const rmi_cal_kv *gk = rmi_cal_get(a, renamed(a, s,
+					"recompute_granularity", gran_old));
+	const char *gran = gk ? gk->value : NULL;
+	const char *method = rmi_cal_val(a, renamed(a, s, "recompute_method",
+						    meth_old));
+	r->recompute = "none";
+	if (rmi_cal_true(rmi_cal_val(a, "checkpoint_activations"))) {
+		r->recompute = "full";
+		rmi_cal_note(s, false, "%s: checkpoint_activations True (Megatron-"
+			     "LM to 2021-08, Megatron-DeepSpeed) read as "
+			     "recompute_granularity full: every layer recomputed "
+			     "whole", a->file);
+	} else if (gran && !strcmp(gran, "full")) {
+		r->recompute = "full";
+	} else if (gran && !strcmp(gran, "selective")) {
+		r->recompute = "selective";
+	} else if (rmi_cal_unset(gran) && !rmi_cal_unset(method)) {
+		r->recompute = "full";
+		rmi_cal_note(s, false, "%s: a recompute method without a "
+			     "granularity (Megatron-LM of 2021-08 to 2022-04) "
+			     "read as recompute_granularity full", a->file);
+	} else if (!rmi_cal_unset(gran)) {
+		char q[64];
+		return rmi_err_at(err, RM_EINPUT, a->file, gk->line, gk->col,
+				  "recompute granularity %s: "
+				  "expected full, selective or None",
+				  rm_quote(gran, strlen(gran), q, sizeof(q)));
 	}
-	char *end;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (end == v || *end || x < lo || x > hi)
-		return rmi_err(err, RM_EINPUT, "%s: %s=%.40s is not a whole "
-			       "number in [%u, %u]", file, name, v, lo, hi);
-	*out = (uint32_t)x;
-	return RM_OK;
+	if (strcmp(r->recompute, "full") || !method || strcmp(method, "block"))
+		return RM_OK;
+	rm_status st = rmi_cal_u32(a, renamed(a, s, "recompute_num_layers",
+					      nl_old), true, 0, 100000,
+				   &r->recompute_layers, err);
+	if (!st)
+		rmi_cal_note(s, false, "%s: recompute method block: %u layers of "
+			     "each chunk recomputed whole, the rest priced as "
+			     "selective (Megatron keeps them whole)", a->file,
+			     r->recompute_layers);
+	return st;
 }
 
-static bool arg_true(const meg_arg *args, size_t n, const char *name)
+/*
+ * Fused attention: Megatron-LM has had it since 2023 (--use-flash-attn,
+ * then Transformer Engine's, --transformer-impl; --attention-backend
+ * since 2024-12); a log that names none of them is older and keeps the
+ * attention scores.
+ */
+static bool megatron_flash(const rmi_cal_args *a, rm_cal_step *s)
 {
-	const char *v = arg_get(args, n, name);
-	return v && !strcmp(v, "True");
+	const char *ab = rmi_cal_val(a, "attention_backend");
+	const char *ti = rmi_cal_val(a, "transformer_impl");
+	const char *fa = rmi_cal_val(a, "use_flash_attn");
+	if (ab && (strstr(ab, "unfused") || strstr(ab, "local")))
+		return false;
+	if (ti && !strcmp(ti, "transformer_engine"))
+		return true;
+	if (ti || fa || ab)
+		return rmi_cal_true(fa);
+	rmi_cal_note(s, false, "%s: no use_flash_attn, transformer_impl or "
+		     "attention_backend (Megatron-LM before 2023): attention "
+		     "scores kept, flash off", a->file);
+	return false;
 }
 
-/* What Megatron's arguments say the run was, as a training setup and a
- * layout (Megatron-Core nests tp-cp-dp-pp). */
-static rm_status megatron_run(const meg_arg *a, size_t na, const char *f,
-			      const rm_model *m, rm_cal_step *out,
-			      rm_error *err)
+/* What Megatron's arguments say the run was. */
+static rm_status megatron_run(const rmi_cal_args *a, const rm_model *m,
+			      rm_cal_step *out, rm_error *err)
 {
-	uint32_t L, h, heads, tp, pp, cp, world, mb, gbs, seq, vpp, lpv;
-	rm_status st = arg_u32(a, na, f, "num_layers", true, 1, 100000, &L, err);
+	static const char *const tp_old[] = {
+		"model_parallel_size", "Megatron-LM to 2020", NULL };
+	static const char *const mb_old[] = {
+		"batch_size", "Megatron-LM to 2020", NULL };
+	const char *f = a->file;
+	rmi_cal_run r;
+	memset(&r, 0, sizeof(r));
+	rm_status st = rmi_cal_u32(a, "num_layers", true, 1, 100000, &r.layers,
+				   err);
 	if (!st)
-		st = arg_u32(a, na, f, "hidden_size", true, 1, 1u << 20, &h, err);
+		st = rmi_cal_u32(a, "hidden_size", true, 1, 1u << 20, &r.hidden,
+				 err);
 	if (!st)
-		st = arg_u32(a, na, f, "num_attention_heads", true, 1, 65536,
-			     &heads, err);
-	if (!st && (L != m->layers || h != m->hidden || heads != m->heads))
-		st = rmi_err(err, RM_EINPUT, "%s: the run has %u layers, hidden "
-			     "%u, %u heads; model %s has %u, %u, %u", f, L, h,
-			     heads, m->name, m->layers, m->hidden, m->heads);
+		st = rmi_cal_u32(a, "num_attention_heads", true, 1, 65536,
+				 &r.heads, err);
 	if (!st)
-		st = arg_u32(a, na, f, "tensor_model_parallel_size", true, 1,
-			     RM_MAX_WORLD, &tp, err);
+		st = rmi_cal_u32(a, renamed(a, out, "tensor_model_parallel_size",
+					    tp_old), true, 1, RM_MAX_WORLD,
+				 &r.tp, err);
+	/* Megatron-LM v1 had no pipeline */
+	bool v1 = !rmi_cal_get(a, "pipeline_model_parallel_size") &&
+		  rmi_cal_get(a, "model_parallel_size");
+	if (!st && v1)
+		r.pp = 1;
+	else if (!st)
+		st = rmi_cal_u32(a, "pipeline_model_parallel_size", true, 1,
+				 RM_MAX_WORLD, &r.pp, err);
 	if (!st)
-		st = arg_u32(a, na, f, "pipeline_model_parallel_size", true, 1,
-			     RM_MAX_WORLD, &pp, err);
+		st = rmi_cal_u32(a, "context_parallel_size", false, 1,
+				 RM_MAX_WORLD, &r.cp, err);
 	if (!st)
-		st = arg_u32(a, na, f, "context_parallel_size", false, 1,
-			     RM_MAX_WORLD, &cp, err);
+		st = rmi_cal_u32(a, "world_size", true, 1, RM_MAX_WORLD, &r.world,
+				 err);
 	if (!st)
-		st = arg_u32(a, na, f, "world_size", true, 1, RM_MAX_WORLD,
-			     &world, err);
+		st = rmi_cal_u32(a, renamed(a, out, "micro_batch_size", mb_old),
+				 true, 1, 65536, &r.mb, err);
+	/* before global_batch_size, a step was one micro-batch per replica */
+	bool one = !rmi_cal_get(a, "global_batch_size") &&
+		   rmi_cal_get(a, "batch_size");
+	if (!st && one) {
+		uint64_t dp = r.world / ((uint64_t)r.tp * r.pp);
+		r.gbs = (uint32_t)(dp ? dp * r.mb : r.mb);
+		rmi_cal_note(out, false, "%s: no global_batch_size (Megatron-LM "
+			     "to 2020): batch_size %u per replica x %llu "
+			     "replicas", f, r.mb, (unsigned long long)dp);
+	} else if (!st) {
+		st = rmi_cal_u32(a, "global_batch_size", true, 1, 1u << 30,
+				 &r.gbs, err);
+	}
 	if (!st)
-		st = arg_u32(a, na, f, "micro_batch_size", true, 1, 65536, &mb, err);
+		st = rmi_cal_u32(a, "seq_length", true, 1, 1u << 24, &r.seq, err);
+	uint32_t lpv = 0;
 	if (!st)
-		st = arg_u32(a, na, f, "global_batch_size", true, 1, 1u << 30,
-			     &gbs, err);
+		st = rmi_cal_u32(a, "virtual_pipeline_model_parallel_size", false,
+				 1, 100000, &r.vpp, err);
 	if (!st)
-		st = arg_u32(a, na, f, "seq_length", true, 1, 1u << 24, &seq, err);
+		st = rmi_cal_u32(a, "num_layers_per_virtual_pipeline_stage",
+				 false, 1, 100000, &lpv, err);
 	if (!st)
-		st = arg_u32(a, na, f, "virtual_pipeline_model_parallel_size",
-			     false, 1, 100000, &vpp, err);
+		st = megatron_recompute(a, out, &r, err);
 	if (!st)
-		st = arg_u32(a, na, f, "num_layers_per_virtual_pipeline_stage",
-			     false, 1, 100000, &lpv, err);
+		st = rmi_cal_unpriced(a, "", out, err);
 	if (st)
 		return st;
-	cp = cp ? cp : 1;
-	uint64_t mp = (uint64_t)tp * pp * cp;
-	if (world % mp)
-		return rmi_err(err, RM_EINPUT, "%s: world_size %u is not a "
-			       "multiple of tp x pp x cp = %llu", f, world,
-			       (unsigned long long)mp);
-	if (!vpp && lpv && pp > 1 && L % (pp * lpv) == 0)
-		vpp = L / (pp * lpv);
-	char b[64];
-	rm_train *t = &out->train;
-	rm_train_init(t, RM_TRAIN_VERSION);
-	const char *rg = arg_get(a, na, "recompute_granularity");
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)gbs * seq);
-	st = rm_train_set(t, "batch", b, err);
-	snprintf(b, sizeof(b), "%u", seq);
-	if (!st)
-		st = rm_train_set(t, "seq", b, err);
-	snprintf(b, sizeof(b), "%u", mb);
-	if (!st)
-		st = rm_train_set(t, "mb", b, err);
-	if (!st)
-		st = rm_train_set(t, "recompute", rg && !strcmp(rg, "full") ? "full" :
-				  rg && !strcmp(rg, "selective") ? "selective" :
-				  "none", err);
-	if (!st)
-		st = rm_train_set(t, "sharding", arg_true(a, na,
-				  "use_distributed_optimizer") ? "zero1" : "none",
-				  err);
-	if (!st)
-		st = rm_train_set(t, "seq_parallel", arg_true(a, na,
-				  "sequence_parallel") ? "on" : "off", err);
-	/* TP overlap is a flag of the run (--tp-comm-overlap): off hides
-	 * nothing; on, all TP traffic goes through Transformer Engine's
-	 * overlap, whatever the GPU's default */
-	if (!st)
-		st = rm_train_set(t, "tp_overlap", arg_true(a, na,
-				  "tp_comm_overlap") ? "1" : "0", err);
-	snprintf(b, sizeof(b), "interleaved:%u", vpp);
-	if (!st && vpp > 1)
-		st = rm_train_set(t, "schedule", b, err);
-	snprintf(b, sizeof(b), "tp=%u,cp=%u,dp=%llu,pp=%u", tp, cp,
-		 (unsigned long long)(world / mp), pp);
-	if (!st)
-		st = rm_layout_parse(b, &out->layout, err);
-	if (st)
-		return st;
-	out->model = *m;
-	snprintf(out->what, sizeof(out->what), "%.60s: Megatron-LM, %.24s, %.40s, "
-		 "mb %u, gbs %u x %u", f, m->name, b, mb, gbs, seq);
-	return RM_OK;
+	if (!r.vpp && lpv && r.pp > 1 && r.layers % (r.pp * lpv) == 0)
+		r.vpp = r.layers / (r.pp * lpv);
+	r.sharding = rmi_cal_true(rmi_cal_val(a, "use_distributed_optimizer")) ?
+		     "zero1" : "none";
+	r.seq_parallel = rmi_cal_true(rmi_cal_val(a, "sequence_parallel"));
+	r.tp_overlap = rmi_cal_true(rmi_cal_val(a, "tp_comm_overlap"));
+	r.flash = megatron_flash(a, out);
+	/* gradients: fp32 main gradients when accumulated in fp32 (bf16
+	 * always since 2021), else the fp16 or bf16 of the weights */
+	const char *acc = rmi_cal_val(a, "accumulate_allreduce_grads_in_fp32");
+	bool half = rmi_cal_true(rmi_cal_val(a, "fp16")) ||
+		    rmi_cal_true(rmi_cal_val(a, "bf16"));
+	if (half && acc && !rmi_cal_true(acc))
+		r.grad_bytes = 2;
+	else if (!acc && rmi_cal_true(rmi_cal_val(a, "fp16"))) {
+		r.grad_bytes = 2;
+		rmi_cal_note(out, false, "%s: fp16 without "
+			     "accumulate_allreduce_grads_in_fp32 (Megatron-LM to "
+			     "2021-03): gradients of 2 bytes", f);
+	}
+	if (rmi_cal_val(a, "fp16") && rmi_cal_val(a, "bf16") && !half)
+		rmi_cal_note(out, true, "%s: fp16 False, bf16 False: FP32 "
+			     "training is not priced (the model prices BF16)", f);
+	if (rmi_cal_true(rmi_cal_val(a, "deepspeed")))
+		rmi_cal_note(out, true, "%s: deepspeed True: the ZeRO stage is "
+			     "DeepSpeed's config, not these arguments: priced as "
+			     "sharding %s (--set sharding=... says what ran)", f,
+			     r.sharding);
+	uint32_t ulysses = 0;
+	if (!rmi_cal_u32(a, "ds_sequence_parallel_size", false, 0, RM_MAX_WORLD,
+			 &ulysses, NULL) && ulysses > 1)
+		rmi_cal_note(out, true, "%s: ds_sequence_parallel_size %u: "
+			     "DeepSpeed-Ulysses sequence parallelism is not "
+			     "priced", f, ulysses);
+	return rmi_cal_run_step(&r, "Megatron-LM", f, m, out, err);
 }
 
 rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
@@ -214,37 +258,38 @@ rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
 	memset(out, 0, sizeof(*out));
 	const char *f = file ? file : "<megatron log>";
 	static const char tag[] = "elapsed time per iteration (ms):";
-	meg_arg *args = calloc(1024, sizeof(*args));
+	rmi_cal_args args = { calloc(RMI_CAL_MAX_KV, sizeof(rmi_cal_kv)), 0, f };
 	double *ms = calloc(MAX_ITER, sizeof(*ms));
-	if (!args || !ms) {
-		free(args);
-		free(ms);
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	}
-	size_t na = 0, nit = 0, pos = 0;
+	rmi_cal_lines r;
+	rm_status st = rmi_cal_lines_open(&r, text, len, f, err);
+	if (!st && (!args.kv || !ms))
+		st = rmi_err(err, RM_ENOMEM, "out of memory");
+	size_t nit = 0;
 	bool in_args = false, seen_args = false;
-	unsigned no = 0;
-	char line[4096];
-	rm_status st = RM_OK;
-	while (!st && next_line(text, len, &pos, line, sizeof(line), &no)) {
-		if (strstr(line, "------------------------ arguments ---")) {
-			in_args = seen_args = true;
-			continue;
-		}
-		if (strstr(line, "--- end of arguments ---")) {
+	while (!st && rmi_cal_next(&r, &st, err)) {
+		const char *line = rmi_cal_unprefix(r.buf);
+		/* 24 dashes since v2.0, 20 before */
+		if (strstr(line, "-- end of arguments --")) {
 			in_args = false;
 			continue;
 		}
-		if (in_args && na < 1024 && arg_line(line, &args[na]))
-			na++;
+		if (strstr(line, "-- arguments --")) {
+			in_args = seen_args = true;
+			continue;
+		}
+		if (in_args && args.n < RMI_CAL_MAX_KV &&
+		    arg_line(line, &r, &args.kv[args.n])) {
+			args.n++;
+			continue;
+		}
 		const char *p = strstr(line, tag);
 		if (!p || !strstr(line, "iteration"))
 			continue;
 		char *end;
 		double v = strtod(p + sizeof(tag) - 1, &end);
 		if (end == p + sizeof(tag) - 1 || !(v > 0) || !isfinite(v))
-			st = rmi_err_at(err, RM_EINPUT, f, no,
-					(unsigned)(p - line) + 1,
+			st = rmi_err_at(err, RM_EINPUT, f, r.no, r.col0 +
+					(unsigned)(p - r.buf) + 1,
 					"no time after '%s'", tag);
 		else if (nit < MAX_ITER)
 			ms[nit++] = v;
@@ -256,10 +301,11 @@ rm_status rm_cal_megatron_log(const char *text, size_t len, const char *file,
 		st = rmi_err(err, RM_EINPUT, "%s: no iteration line with '%s'", f,
 			     tag);
 	if (!st)
-		st = megatron_run(args, na, f, m, out, err);
+		st = megatron_run(&args, m, out, err);
 	if (!st)
-		out->seconds = median_after_first(ms, nit, &out->samples) / 1000.0;
-	free(args);
+		out->seconds = rmi_cal_median(ms, nit, &out->samples) / 1000.0;
+	rmi_cal_lines_close(&r);
+	free(args.kv);
 	free(ms);
 	return st;
 }
@@ -273,15 +319,14 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 	memset(out, 0, sizeof(*out));
 	const char *f = file ? file : "<torchtitan log>";
 	double *tps = calloc(MAX_ITER, sizeof(*tps));
-	if (!tps)
-		return rmi_err(err, RM_ENOMEM, "out of memory");
-	size_t n = 0, pos = 0;
-	unsigned no = 0;
-	char line[4096];
-	rm_status st = RM_OK;
-	while (!st && next_line(text, len, &pos, line, sizeof(line), &no)) {
+	rmi_cal_lines r;
+	rm_status st = rmi_cal_lines_open(&r, text, len, f, err);
+	if (!st && !tps)
+		st = rmi_err(err, RM_ENOMEM, "out of memory");
+	size_t n = 0;
+	while (!st && rmi_cal_next(&r, &st, err)) {
 		/* "step: 10  loss: ...  tps: 5,762  ..." (colour codes between) */
-		const char *p = strstr(line, "tps: ");
+		const char *line = r.buf, *p = strstr(line, "tps: ");
 		if (!p || !strstr(line, "step:") || strstr(line, "validate step"))
 			continue;
 		double v = 0;
@@ -293,7 +338,7 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 				digit = true;
 			}
 		if (!digit || !(v > 0) || v > 1e12)
-			st = rmi_err_at(err, RM_EINPUT, f, no,
+			st = rmi_err_at(err, RM_EINPUT, f, r.no, r.col0 +
 					(unsigned)(p - line) + 6,
 					"no tokens per second after 'tps: '");
 		else if (n < MAX_ITER)
@@ -306,7 +351,7 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 	if (!st && !gpus)
 		st = rmi_err(err, RM_EINPUT, "%s: the run's layout has no GPUs", f);
 	if (!st) {
-		double med = median_after_first(tps, n, &out->samples);
+		double med = rmi_cal_median(tps, n, &out->samples);
 		out->seconds = (double)t->batch_tokens / (med * (double)gpus);
 		out->model = *m;
 		out->train = *t;
@@ -317,8 +362,33 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 			 "%.30s, batch %llu tokens, %.0f tokens/s per GPU", f,
 			 m->name, lay, (unsigned long long)t->batch_tokens, med);
 	}
+	rmi_cal_lines_close(&r);
 	free(tps);
 	return st;
+}
+
+/* "#  Rank  0 Group  0 Pid 123 on  host1 device  0 [..] NVIDIA": the
+ * hosts and how many ranks each runs. */
+typedef struct {
+	char name[16][64];
+	uint32_t ranks[16];
+	size_t n;
+	bool more;                   /* more hosts than the list holds */
+} nt_hosts;
+
+static void nt_host(nt_hosts *h, const char *name)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->name[i], name)) {
+			h->ranks[i]++;
+			return;
+		}
+	if (h->n == 16) {
+		h->more = true;
+		return;
+	}
+	snprintf(h->name[h->n], sizeof(h->name[0]), "%s", name);
+	h->ranks[h->n++] = 1;
 }
 
 rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
@@ -326,23 +396,18 @@ rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
 {
 	memset(out, 0, sizeof(*out));
 	const char *f = file ? file : "<nccl-tests output>";
-	char hosts[2][64] = { "", "" };
-	size_t pos = 0;
-	unsigned no = 0;
-	char line[4096];
+	static nt_hosts h;
+	memset(&h, 0, sizeof(h));
+	rmi_cal_lines r;
+	rm_status st = rmi_cal_lines_open(&r, text, len, f, err);
 	double best_size = -1, busbw = 0;
-	bool two = false;
-	while (next_line(text, len, &pos, line, sizeof(line), &no)) {
-		/* "#  Rank  0 Group  0 Pid 123 on  host1 device  0 [..] NVIDIA" */
+	while (!st && rmi_cal_next(&r, &st, err)) {
+		const char *line = rmi_cal_unprefix(r.buf);
 		const char *on = strstr(line, " on ");
 		if (line[0] == '#' && strstr(line, "Rank") && on) {
-			char h[64];
-			if (sscanf(on + 4, "%63s", h) == 1) {
-				if (!hosts[0][0])
-					snprintf(hosts[0], 64, "%s", h);
-				else if (strcmp(hosts[0], h))
-					two = true;
-			}
+			char name[64];
+			if (sscanf(on + 4, "%63s", name) == 1)
+				nt_host(&h, name);
 			continue;
 		}
 		if (line[0] == '#')
@@ -357,7 +422,9 @@ rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
 			busbw = bw;
 		}
 	}
-	(void)hosts[1];
+	rmi_cal_lines_close(&r);
+	if (st)
+		return st;
 	if (best_size < 0)
 		return rmi_err(err, RM_EINPUT, "%s: no nccl-tests result line "
 			       "(size count type redop root time algbw busbw ...)",
@@ -365,11 +432,25 @@ rm_status rm_cal_nccl_tests(const char *text, size_t len, const char *file,
 	if (!(busbw > 0))
 		return rmi_err(err, RM_EINPUT, "%s: busbw %g at %.0f bytes is not "
 			       "a bandwidth", f, busbw, best_size);
-	out->network = two;
+	if (!h.n)
+		return rmi_err(err, RM_EINPUT, "%s: no '#  Rank N ... on HOST' "
+			       "lines: NVLink or network cannot be told apart", f);
+	uint32_t per = h.ranks[0];
+	for (size_t i = 1; i < h.n; i++)
+		per = h.ranks[i] < per ? h.ranks[i] : per;
+	out->network = h.n > 1;
 	out->busbw = busbw;
-	snprintf(out->what, sizeof(out->what), "%.70s: nccl-tests, %.0f bytes, "
-		 "busbw %.2f GB/s, %s", f, best_size, busbw,
-		 two ? "across hosts (network)" : "one host (nvlink)");
+	out->per_host = per;
+	out->gbps = out->network ? busbw / per : busbw;
+	if (out->network)
+		snprintf(out->what, sizeof(out->what), "%.50s: nccl-tests, "
+			 "busbw %.2f GB/s, %s%zu hosts x %u GPUs (network): "
+			 "%.2f GB/s per GPU's NIC", f, busbw, h.more ? "over " :
+			 "", h.n, per, out->gbps);
+	else
+		snprintf(out->what, sizeof(out->what), "%.70s: nccl-tests, %.0f "
+			 "bytes, busbw %.2f GB/s, one host, %u GPUs (nvlink)", f,
+			 best_size, busbw, per);
 	return RM_OK;
 }
 
@@ -379,11 +460,13 @@ rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
 {
 	*n = 0;
 	const char *f = file ? file : "<rankmap-nccl-check report>";
-	size_t pos = 0;
-	unsigned no = 0;
-	char line[4096], axis[32] = "", place[32] = "";
+	rmi_cal_lines r;
+	rm_status st = rmi_cal_lines_open(&r, text, len, f, err);
+	char axis[32] = "", place[32] = "";
+	unsigned group = 0;
 	bool head = false;
-	while (next_line(text, len, &pos, line, sizeof(line), &no)) {
+	while (!st && rmi_cal_next(&r, &st, err)) {
+		const char *line = r.buf;
 		if (!strncmp(line, "rankmap-nccl-check: ", 20))
 			head = true;
 		/* "tp  allreduce over 8 groups of 2  placed on: nvlink 8" */
@@ -391,6 +474,10 @@ rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
 		if (pl && line[0] != ' ') {
 			sscanf(line, "%31s", axis);
 			sscanf(pl + 11, "%31s", place);
+			const char *g = strstr(line, " groups of ");
+			group = 0;
+			if (g)
+				sscanf(g + 11, "%u", &group);
 			continue;
 		}
 		const char *pk = strstr(line, "peak busBw over sizes: min ");
@@ -398,22 +485,30 @@ rm_status rm_cal_nccl_check(const char *text, size_t len, const char *file,
 			continue;
 		double mn, med;
 		if (sscanf(pk + 27, "%lf, median %lf", &mn, &med) != 2 ||
-		    !(med > 0) || !isfinite(med))
-			return rmi_err_at(err, RM_EINPUT, f, no,
-					  (unsigned)(pk - line) + 1,
-					  "no median after 'peak busBw over "
-					  "sizes: min'");
+		    !(med > 0) || !isfinite(med)) {
+			st = rmi_err_at(err, RM_EINPUT, f, r.no, r.col0 +
+					(unsigned)(pk - line) + 1,
+					"no median after 'peak busBw over "
+					"sizes: min'");
+			break;
+		}
 		if (*n < max) {
 			rm_cal_link *k = &out[(*n)++];
 			memset(k, 0, sizeof(*k));
 			k->network = strcmp(place, "nvlink") != 0;
-			k->busbw = med;
+			k->busbw = k->gbps = med;
+			/* one group's busBw: on the network one GPU per host
+			 * (a NIC each), on NVLink the group's GPUs */
+			k->per_host = k->network || !group ? 1 : group;
 			snprintf(k->what, sizeof(k->what), "%.60s:%u: rankmap-nccl-check, "
-				 "%.16s on %.16s, median peak busBw %.2f GB/s", f, no,
+				 "%.16s on %.16s, median peak busBw %.2f GB/s", f, r.no,
 				 axis, place, med);
 		}
 		axis[0] = '\0';
 	}
+	rmi_cal_lines_close(&r);
+	if (st)
+		return st;
 	if (!head)
 		return rmi_err(err, RM_EINPUT, "%s: not a rankmap-nccl-check report "
 			       "(no 'rankmap-nccl-check: ' line)", f);
