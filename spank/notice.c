@@ -145,10 +145,11 @@ static bool read_one(int fd, int64_t deadline, char *out, size_t outlen)
 	return n > 0;
 }
 
-void rms_notice_print(void)
+/* Returns how many refusals were read: a step with one was cancelled. */
+size_t rms_notice_print(void)
 {
 	if (rms_g.notice_fd < 0)
-		return;
+		return 0;
 	char shown[MAX_SHOWN][RMS_ERRLEN];
 	size_t nshown = 0, more = 0;
 	int64_t deadline = now_ms() + TOTAL_MS;
@@ -180,6 +181,7 @@ void rms_notice_print(void)
 	/* The first refusal last: it is the one that cancelled the step. */
 	for (size_t i = nshown; i-- > 0;)
 		slurm_error(RMS_PREFIX "%s", shown[i]);
+	return nshown + more;
 }
 
 bool rms_notice_send(spank_t sp, const char *msg)

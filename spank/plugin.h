@@ -113,7 +113,7 @@ int rms_local_secret(void);
 /* notice.c: srun listens (local_user_init) and prints what refusing nodes
  * sent (at exit, after every task's line); a node sends its reason. */
 bool rms_notice_listen(void);
-void rms_notice_print(void);
+size_t rms_notice_print(void);
 bool rms_notice_send(spank_t sp, const char *msg);
 void rms_notice_unset(spank_t sp);
 

@@ -9,9 +9,11 @@
 
 #include <slurm/slurm_version.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 SPANK_PLUGIN(rankmap, 1);
 
@@ -153,8 +155,18 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 			slurm_debug(RMS_PREFIX "exit %.3f ms CPU", thread_ms() - t0);
 		return 0;
 	}
-	if (ctx == S_CTX_LOCAL)
-		rms_notice_print();
+	size_t refused = ctx == S_CTX_LOCAL ? rms_notice_print() : 0;
 	rms_conf_free(&rms_g.conf);
+	/* A node refused and cancelled the step, yet srun up to 26.05 exits
+	 * 0 when the cancel lands before every node reported its launch
+	 * (no task exit status ever reaches it; SchedMD ticket 25307, fixed
+	 * after 26.05). A job script's `set -e` or `&&` must stop there, so
+	 * srun ends with 1. srun calls this from atexit(), after its own
+	 * cleanup (the step and allocation are already ended), so only the
+	 * status changes; whatever srun counted is lost, 1 says "refused". */
+	if (refused) {
+		fflush(NULL);
+		_exit(1);
+	}
 	return 0;
 }
