@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* Steps that are not a user's srun: batch script, extern, interactive. */
@@ -274,6 +275,15 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.layout_none && !rms_g.option_bad)
 		return 0;
 	rms_g.active = true;
+	/* slurmstepd adopts what its tasks orphan (a rank whose wrapper
+	 * shell or launcher died first, a helper that double-forked):
+	 * proctrack/linuxproc kills the process tree under slurmstepd, and
+	 * a process reparented to PID 1 is out of it, so a cancelled step
+	 * could leave ranks running (issue 38.1). Adopted orphans are
+	 * reaped by slurmstepd's wait loop, which skips unknown pids. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0)
+		slurm_debug(RMS_PREFIX "cannot adopt orphaned tasks: %s",
+			    strerror(errno));
 	/* Before any task is forked; without it each task refuses alone. */
 	void *page = mmap(NULL, sizeof(*rms_g.refused), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

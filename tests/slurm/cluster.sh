@@ -26,6 +26,10 @@
 # CLUSTER_SLURMD_WRAP=CMD: each slurmd is started as "CMD slurmd ..."
 # (bench/bench_stepd.sh runs them under bench/subreaper.py).
 #
+# CLUSTER_PROCTRACK=pgid|cgroup: that ProctrackType (default linuxproc,
+# which needs nothing of the machine; cgroup writes a cgroup.conf for the
+# cgroup v1 hierarchy mounted under /sys/fs/cgroup).
+#
 # CLUSTER_KILLWAIT=S: slurm.conf's KillWait (default 2, to keep the suites
 # short; Slurm's own default is 30, which t_abort.sh uses).
 #
@@ -175,7 +179,7 @@ cluster_start() {
 		echo "SlurmdLogFile=$dir/log/slurmd-%n.log"
 		echo "SlurmdDebug=info"
 		echo "SlurmctldDebug=info"
-		echo "ProctrackType=proctrack/linuxproc"
+		echo "ProctrackType=proctrack/${CLUSTER_PROCTRACK:-linuxproc}"
 		echo "TaskPlugin=task/none"
 		echo "JobAcctGatherType=jobacct_gather/none"
 		echo "AccountingStorageType=accounting_storage/none"
@@ -210,6 +214,9 @@ cluster_start() {
 		[ -n "${CLUSTER_CONF_EXTRA:-}" ] && echo "$CLUSTER_CONF_EXTRA"
 	} >"$dir/etc/slurm.conf"
 	echo "NodeName=node[1-$n] Name=gpu File=$dir/dev/nvidia[0-7]" >"$dir/etc/gres.conf"
+	if [ "${CLUSTER_PROCTRACK:-}" = cgroup ]; then
+		printf 'CgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\nIgnoreSystemd=yes\n' >"$dir/etc/cgroup.conf"
+	fi
 
 	local l1=$((n / 2 + 1))
 	[ "$l1" -ge "$n" ] && l1=$n

@@ -13,7 +13,9 @@
 # removed, an earlier job's leftovers replaced, nobody else can list it.
 . "$(dirname "$0")/../lib.sh"
 . "$RM_ROOT/tests/slurm/cluster.sh"
-cluster_suite abort
+# ABORT_PROCTRACK=pgid|cgroup (t_abort_pgid.sh, t_abort_cgroup.sh): the
+# refusals with every kind of rank under that process tracker, then stop.
+cluster_suite abort${ABORT_PROCTRACK:+-$ABORT_PROCTRACK}
 cluster_preflight
 [ -f "$PLUGIN" ] || { fail plugin "$PLUGIN was not built"; exit 1; }
 RDV=$RM_ROOT/tests/slurm/rendezvous.sh
@@ -25,7 +27,7 @@ printf 'schema: rankmap-site/1\nname: rmabort\ngpus_per_node: 8\ntopology: topol
 RT=$D/rt
 # KillWait as Slurm ships it (30 s): srun used to wait that long, plus 2 s,
 # for tasks a refusing node's cancel did not reach (issue 21.2).
-CLUSTER_KILLWAIT=30 CLUSTER_ODD=1 cluster_up "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$RT"
+CLUSTER_PROCTRACK=${ABORT_PROCTRACK:-} CLUSTER_KILLWAIT=30 CLUSTER_ODD=1 cluster_up "$D" 4 "$PLUGIN" "site=$D/etc/site.yaml" "runtime_dir=$RT"
 export CLUSTER_ODD=1 SLURM_CONF=$D/etc/slurm.conf
 # odd ARGS...: node4's plugstack.conf. A test SPANK plugin listed first
 # holds node4's slurmstepd before rankmap runs there (2 s, then until the
@@ -52,7 +54,22 @@ rdv() {
 	new_out
 	local t0
 	t0=$(ms)
-	RM_TEST_RDV_DIR=$B srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "$RDV" "$B" 60 >"$OUT" 2>"$ERR"
+	# WRAP=shell: each rank a child of a shell that outlives it (a job
+	# script's `sh -c 'python train.py; ...'`); WRAP=fork: a launcher
+	# that forks the rank and dies at once on SIGTERM (torchrun's
+	# workers, a rank's helpers): under proctrack/linuxproc Slurm's kill
+	# walks the tree from slurmstepd, and a rank whose parent died
+	# first used to leave it (issue 38.1).
+	local cmd
+	case ${WRAP:-} in
+	shell) cmd=(sh -c '"$0" "$1" 60; echo "wrapper: rank exited $?"' "$RDV" "$B") ;;
+	fork) cmd=(python3 -c 'import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))' "$RDV" "$B" 60) ;;
+	# the rank's parent is gone before the cancel: a helper daemonised
+	# by a double fork, the task waiting on its own
+	orphan) cmd=(sh -c '("$0" "$1" 60 &); sleep 70' "$RDV" "$B") ;;
+	*) cmd=("$RDV" "$B" 60) ;;
+	esac
+	RM_TEST_RDV_DIR=$B srun -N4 -n32 --ntasks-per-node=8 --parallel-layout=8x2x2 "${cmd[@]}" >"$OUT" 2>"$ERR"
 	RC=$?
 	T_END=$(ms)
 	WALL_MS=$((T_END - t0))
@@ -113,6 +130,17 @@ refused() {
 	else
 		fail "$name-healthy-end-within-5s" "a rank beat at $last, node4 refused at $t"
 	fi
+	# no process of the step left anywhere 5 s after the refusal (the
+	# rendezvous' folder is on every rank's command line)
+	if [ -n "$t" ]; then
+		local wait_ms
+		wait_ms=$(awk -v a="$t" -v b="$(ms)" 'BEGIN { w = a * 1000 + 5000 - b; printf "%d", w > 0 ? w : 0 }')
+		sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
+		local left
+		left=$(pgrep -af -- "$B" | grep -v pgrep)
+		[ -z "$left" ] && pass "$name-nothing-left-5s" ||
+			fail "$name-nothing-left-5s" "$(echo "$left" | wc -l) processes: $(echo "$left" | head -3 | tr '\n' ';')"
+	fi
 	if cluster_wait 30 eval '[ -z "$(squeue -h -s -o %i 2>/dev/null)" ]'; then pass "$name-no-step-left"; else
 		fail "$name-no-step-left" "$(squeue -h -s -o '%i %T' 2>&1)"; fi
 	odd_plain "site=$D/etc/site.yaml" "runtime_dir=$RT"
@@ -130,6 +158,13 @@ NOW=1 refused others-held "site file: $D/etc/nosuch\\.yaml: cannot open: No such
 cp "$D/etc/plugstack.conf.orig" "$D/etc/plugstack.conf"
 odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
 refused site-missing "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
+odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
+WRAP=shell refused shell-rank "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
+odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
+WRAP=fork refused forked-rank "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
+odd "site=$D/etc/nosuch.yaml" "runtime_dir=$RT"
+WRAP=orphan refused orphaned-rank "site file: $D/etc/nosuch\\.yaml: cannot open: No such file or directory"
+if [ -n "${ABORT_PROCTRACK:-}" ]; then finish; exit; fi
 printf 'schema: rankmap-site/1\nname: [broken\n' >"$D/etc/site-bad.yaml"
 odd "site=$D/etc/site-bad.yaml" "runtime_dir=$RT"
 refused site-broken ".*site-bad\\.yaml"
