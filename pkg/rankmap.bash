@@ -4,7 +4,7 @@
 _rankmap()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="plan check node explain suggest calibrate site help"
+	local cmds="plan check fit node explain suggest calibrate site help"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$cmds -V --version --help" -- "$cur"))
 		return
@@ -42,6 +42,8 @@ _rankmap()
 	check) opts="--map --assignment --layout --order --gpus-per-node
 		--topology --partition --site --no-site-config --nodes --nodes-file
 		--allow-missing --baseline --format" ;;
+	fit) opts="--layout --order --nnodes --ntasks-per-node --ntasks --site
+		--no-site-config" ;;
 	node) opts="--hwloc-xml --site --format --ranks --nccl-topo --timing" ;;
 	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
 		--schedule --recompute --sharding --set --format --nodes

@@ -14,24 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-uint32_t rms_per_node_nproc(const rm_layout *l, const rm_site *site,
-			    uint32_t tasks_per_node, size_t nnodes)
-{
-	if (tasks_per_node != 1 || nnodes == 0)
-		return 0;
-	uint64_t w = rm_layout_world(l);
-	/* A fixed world equal to the task count is the per-task step it
-	 * always was (one rank per node). */
-	if (w == nnodes)
-		return 0;
-	if (w && w % nnodes == 0 && w / nnodes <= RMS_MAX_NPROC)
-		return (uint32_t)(w / nnodes);
-	/* dp=auto: the nodes' GPUs as the site file counts them. */
-	if (!w && site && rm_site_gpus_per_node(site) > 1)
-		return rm_site_gpus_per_node(site);
-	return 0;
-}
-
 /* "0,1,2,3" or "0-3,8": the ranks one node holds, for the message. */
 static void rank_list(const rm_map *m, uint32_t h, char *buf, size_t len)
 {

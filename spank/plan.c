@@ -294,17 +294,6 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 	}
 	if (!load_fabric(conf, s->partition, p, err, errlen))
 		return false;
-	/* --overcommit can put more tasks on a node than it has GPUs; the
-	 * map would then give two ranks one GPU (and a TP group the size of
-	 * the task count). */
-	if (p->have_site && rm_site_gpus_per_node(p->site) &&
-	    p->tasks_per_node > rm_site_gpus_per_node(p->site)) {
-		snprintf(err, errlen, "%" PRIu32 " tasks per node, but the nodes "
-			 "have %" PRIu32 " GPUs (site file): one task per GPU "
-			 "(no --overcommit with --parallel-layout)",
-			 p->tasks_per_node, rm_site_gpus_per_node(p->site));
-		return false;
-	}
 	p->enforce = conf->enforce >= 0 ? (rm_enforce)conf->enforce
 		     : p->have_site    ? rm_site_enforce(p->site)
 				       : RM_ENFORCE_WARN;
@@ -320,38 +309,12 @@ bool rms_plan_step(const rms_conf *conf, const rms_step *s, rms_plan *p,
 						   : NULL;
 	if (rm_order_parse(order, &l, &o, &e) != RM_OK)
 		return fail(err, errlen, "--parallel-order: %s", e.msg);
-	p->nproc = rms_per_node_nproc(&l, p->site,
-				      p->tasks_per_node, p->nodes.n);
-	/* One launcher task per node (torchrun) takes the layout's ranks
-	 * per node; more than the node's GPUs would give the launcher
-	 * LOCAL_WORLD_SIZE=16 on 8 GPUs, or advice it cannot follow. */
-	uint32_t site_gpn = p->have_site ? rm_site_gpus_per_node(p->site) : 0;
-	if (p->nproc && site_gpn && p->nproc > site_gpn) {
-		uint64_t w = (uint64_t)p->nproc * p->nodes.n;
-		snprintf(err, errlen,
-			 "--parallel-layout=%.128s with one task per node "
-			 "(a launcher) puts %" PRIu32 " ranks on each of the "
-			 "step's %zu node(s), but the nodes have %" PRIu32
-			 " GPUs (site file): give the step %" PRIu64
-			 " nodes (-N%" PRIu64 " --ntasks-per-node=1)%s",
-			 s->layout, p->nproc, p->nodes.n, site_gpn,
-			 (w + site_gpn - 1) / site_gpn,
-			 (w + site_gpn - 1) / site_gpn,
-			 w % site_gpn ? ", or a layout whose size is a "
-					"multiple of the GPUs per node" : "");
+	rm_layout resolved;
+	if (!rm_step_fit(s->layout, &l, p->have_site ? p->site : NULL,
+			 p->nodes.n, p->tasks_per_node, &p->nproc, &resolved,
+			 err, errlen))
 		return false;
-	}
 	uint32_t gpn = p->nproc ? p->nproc : p->tasks_per_node;
-	uint64_t world = (uint64_t)gpn * p->nodes.n;
-	rm_layout resolved = l;
-	if (rm_layout_resolve(&resolved, world, true, &e) != RM_OK) {
-		snprintf(err, errlen,
-			 "--parallel-layout=%.128s does not fit the step's %"
-			 PRIu64 " %s (%zu nodes x %" PRIu32 "): %.400s",
-			 s->layout, world, p->nproc ? "GPUs" : "tasks",
-			 p->nodes.n, gpn, e.msg);
-		return false;
-	}
 	rm_layout_format(&resolved, p->layout_text, sizeof(p->layout_text));
 	rm_order_format(&o, p->order_text, sizeof(p->order_text));
 	/* The same call `rankmap plan` makes, so that the CLI reproduces the

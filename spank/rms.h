@@ -18,8 +18,6 @@
 #include <sys/types.h>
 
 #define RMS_ERRLEN 1024
-/* Workers one launcher task may start on a node (torchrun). */
-#define RMS_MAX_NPROC 1024
 /* Longest option value we accept (layouts and orders are short). */
 #define RMS_MAX_OPT 256
 /* Environment variable srun uses to hand its plan's stamp to the nodes.
@@ -247,11 +245,8 @@ rm_status rms_hwcache_load(const char *dir, const rm_site *site,
 			   size_t notelen, rm_error *err);
 /* The conf's cache directory (malloc'd), or NULL when off. */
 char *rms_hwcache_dir(const rms_conf *c);
-/* ---- one launcher task per node: torchrun (launcher.c) ---- */
-/* The workers per node when the step is one launcher task per node (one
- * task per node and a layout of more ranks than tasks), else 0. */
-uint32_t rms_per_node_nproc(const rm_layout *l, const rm_site *site,
-			    uint32_t tasks_per_node, size_t nnodes);
+/* ---- one launcher task per node: torchrun (launcher.c; the workers
+ * per node: rm_step_nproc, mapper/priv/fit.c) ---- */
 /* Whether every node's ranks are nproc consecutive ones, as torchrun
  * numbers them; else `err` says which node and what would work. */
 bool rms_per_node_check(const rm_map *m, uint32_t nproc, char *err,

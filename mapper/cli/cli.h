@@ -11,6 +11,7 @@ enum { RMC_OK = 0, RMC_RULE_FAILED = 1, RMC_USAGE = 2 };
 
 int rmc_plan(int argc, char **argv);
 int rmc_check(int argc, char **argv);
+int rmc_fit(int argc, char **argv);
 int rmc_node(int argc, char **argv);
 int rmc_explain(int argc, char **argv);
 int rmc_suggest(int argc, char **argv);

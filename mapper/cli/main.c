@@ -13,6 +13,7 @@ static const struct {
 } cmds[] = {
 	{ "plan", rmc_plan, "compute a rank map for a layout, nodes and fabric" },
 	{ "check", rmc_check, "score a rank map (ours or a user's) against the fabric" },
+	{ "fit", rmc_fit, "would the plugin refuse a layout on N nodes x T tasks (for a cli_filter)" },
 	{ "node", rmc_node, "this node's GPUs, NICs, CPU sets and NCCL environment" },
 	{ "explain", rmc_explain, "memory, compute and per-axis cost of a layout" },
 	{ "suggest", rmc_suggest, "rank layouts for a model, GPU count and batch" },

@@ -153,6 +153,25 @@ rm_status rm_site_config_find(const char *slurm_conf, rm_site_config *out,
 			      rm_error *err);
 void rm_site_config_clear(rm_site_config *c);
 
+/*
+ * The step-shape checks the SPANK plugin makes before it plans, shared
+ * with `rankmap fit` (mapper/priv/fit.c). rm_step_nproc: with one task per
+ * node (a launcher such as torchrun) the ranks each node's launcher
+ * starts, else 0 (one rank per task). rm_step_fit: false with the
+ * plugin's message in err when `l` (as the user wrote it: layout_text)
+ * cannot run on nnodes x tasks_per_node: more tasks than the site's GPUs
+ * per node, a launcher given more ranks than GPUs, a layout whose size
+ * is not the step's. Else *nproc and *resolved (dp=auto resolved), each
+ * where not NULL. site may be NULL (no GPU count known).
+ */
+#define RM_STEP_MAX_NPROC 1024
+uint32_t rm_step_nproc(const rm_layout *l, const rm_site *site,
+		       uint32_t tasks_per_node, size_t nnodes);
+bool rm_step_fit(const char *layout_text, const rm_layout *l,
+		 const rm_site *site, size_t nnodes, uint32_t tasks_per_node,
+		 uint32_t *nproc, rm_layout *resolved, char *err,
+		 size_t errlen);
+
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);
 /* The same over several pieces (FIPS 180-4): init, add as often as

@@ -35,6 +35,10 @@ M.SITE = {
 	consolidate_segments = true,
 	-- "gres/gpu" (Slurm 23.02+) or "gres:gpu" (22.05); nil: detect
 	gpu_tres = nil,
+	-- the rankmap command cli_filter.lua asks (`rankmap fit`) whether
+	-- the plugin would refuse the request's layout at launch; nil: ask
+	-- nothing, the plugin refuses at launch
+	rankmap = "/usr/bin/rankmap",
 }
 
 local AXES = { "tp", "cp", "ep", "pp", "dp" }

@@ -29,16 +29,16 @@ static void which_steps(void)
 	rm_layout l;
 	rm_error e;
 	CHECK(rm_layout_parse("tp=2,pp=2,dp=2", &l, &e) == RM_OK);
-	CHECK_INT(rms_per_node_nproc(&l, NULL, 1, 2), 4);
-	CHECK_INT(rms_per_node_nproc(&l, NULL, 4, 2), 0);  /* a rank per task */
-	CHECK_INT(rms_per_node_nproc(&l, NULL, 1, 8), 0);  /* 8 nodes, 8 ranks */
-	CHECK_INT(rms_per_node_nproc(&l, NULL, 1, 3), 0);  /* 8 over 3 nodes */
+	CHECK_INT(rm_step_nproc(&l, NULL, 1, 2), 4);
+	CHECK_INT(rm_step_nproc(&l, NULL, 4, 2), 0);  /* a rank per task */
+	CHECK_INT(rm_step_nproc(&l, NULL, 1, 8), 0);  /* 8 nodes, 8 ranks */
+	CHECK_INT(rm_step_nproc(&l, NULL, 1, 3), 0);  /* 8 over 3 nodes */
 	CHECK(rm_layout_parse("tp=2,dp=auto", &l, &e) == RM_OK);
-	CHECK_INT(rms_per_node_nproc(&l, NULL, 1, 2), 0);
+	CHECK_INT(rm_step_nproc(&l, NULL, 1, 2), 0);
 	rm_site site;
 	rmi_site_init(&site);
 	site.gpus_per_node = 8;
-	CHECK_INT(rms_per_node_nproc(&l, &site, 1, 2), 8);
+	CHECK_INT(rm_step_nproc(&l, &site, 1, 2), 8);
 	rmi_site_clear(&site);
 	CHECK_INT(rms_visible_count(NULL), 0);
 	CHECK_INT(rms_visible_count(""), 0);
