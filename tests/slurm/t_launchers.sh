@@ -99,6 +99,18 @@ else
 		$PY "${TR[@]}"
 	cp "$OUT" "$D/out/trf.txt"
 	$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-flags-ranks "$D/out/trf.txt" "$D/out/tr.json" || T_FAILS=$((T_FAILS + 1))
+	# templates/torchrun.sbatch as shipped (issue 37.5: it crashed on
+	# torch 1.13), its #SBATCH size overridden to this cluster's; the
+	# torchrun on PATH, as a user's job finds it
+	if command -v torchrun >/dev/null; then
+		run torchrun-template 0 sbatch --wait -N2 -w 'node[1-2]' --gpus-per-node=4 \
+			--parallel-layout=tp=2,pp=2,dp=2 --parallel-order=pp-tp-dp -o "$D/out/trt.txt" \
+			"$RM_ROOT/templates/torchrun.sbatch" "$RM_ROOT/tests/slurm/torchrun_worker.py"
+		$PY "$RM_ROOT/tests/slurm/check_torchrun.py" launchers/torchrun-template-ranks "$D/out/trt.txt" "$D/out/tr.json" ||
+			{ T_FAILS=$((T_FAILS + 1)); tail -5 "$D/out/trt.txt"; }
+	else
+		skip torchrun-template "no torchrun on PATH"
+	fi
 fi
 
 # ---- a map torchrun cannot number: megatron's order puts ranks 0,1,4,5
