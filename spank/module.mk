@@ -45,6 +45,10 @@ ALL_TARGETS += slurm-release-plugin
 $(BUILD)/rankmap-test-delay.so: tests/slurm/delay_spank.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(LDHARDEN) -o $@ $<
 slurm-release-plugin: $(BUILD)/rankmap-test-delay.so
+# Another: pyxis's import of the container's environment (t_container.sh).
+$(BUILD)/rankmap-test-pyxis.so: tests/slurm/pyxis_sim_spank.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -shared $(LDHARDEN) -o $@ $<
+slurm-release-plugin: $(BUILD)/rankmap-test-pyxis.so
 else
 ALL_TARGETS += spank-skipped
 .PHONY: spank-skipped
