@@ -13,6 +13,8 @@ members of a group, and the groups, in increasing rank order.
 import json
 import os
 
+from ._check import Bad, validate
+
 SCHEMA = "rankmap-map/1"
 
 # The two numberings, as the coordinates the map file writes per rank.
@@ -84,6 +86,10 @@ class Map:
         if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
             raise MapError("%s: not a %s document" % (name, SCHEMA))
         try:
+            validate(doc)
+        except Bad as e:
+            raise MapError("%s: %s" % (name, e)) from None
+        try:
             self.name = name
             self.layout = doc["layout"]
             self.axes = dict(doc["axes"])
@@ -100,12 +106,19 @@ class Map:
         except (KeyError, TypeError, ValueError) as e:
             raise MapError("%s: missing or malformed field %s" % (name, e)) \
                 from None
-        if [r.rank for r in self.ranks] != list(range(self.world_size)):
-            raise MapError("%s: ranks are not 0..%d in order" %
-                           (name, self.world_size - 1))
+        # any order in the file, as librankmap reads it
+        self.ranks.sort(key=lambda r: r.rank)
         self._listed = dict(doc.get("groups", {}))
         self._listed.update(doc.get("expert_groups", {}))
         self._cache = {}
+        # listed groups: exactly those the coordinates give, in order
+        for kind, lists in self._listed.items():
+            if kind not in KINDS and kind not in EMBEDDING:
+                raise MapError("%s: groups: %r is not a group kind of this "
+                               "layout" % (name, kind))
+            if lists != self.groups(kind):
+                raise MapError("%s: the %s groups it lists differ from its "
+                               "rank coordinates" % (name, kind))
 
     @classmethod
     def load(cls, path):
