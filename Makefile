@@ -9,7 +9,12 @@
 #   make deb        Debian packages into build/deb (make deb-check tests them)
 #   make deps       apt-get the Debian 12 packages (as root)
 
-CC      ?= gcc
+# make's own default CC is "cc", which a minimal Debian lacks until gcc
+# is installed (make deps); a CC given on the command line or in the
+# environment is kept.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
 PREFIX  ?= /usr/local
 # Install directories (Debian: LIBDIR=/usr/lib/x86_64-linux-gnu); the
 # plugin goes to Slurm's own plugin directory, SLURM_PLUGIN_DIR (pkg/module.mk).
@@ -47,7 +52,7 @@ CHECK_TARGETS :=
 INSTALL_STEPS :=
 UNINSTALL_STEPS :=
 
-.PHONY: all check check-all build-check bench demo install uninstall deps clean fuzz
+.PHONY: all check check-all build-check bench demo install uninstall deps deps-demo clean fuzz
 all: build-all
 
 include mapper/module.mk
@@ -76,6 +81,9 @@ $(BUILD)/asan/obj/%.o: %.c
 
 deps:
 	@tests/deps.sh install
+# what make demo needs, no more (no torch, chromium, packaging tools)
+deps-demo:
+	@tests/deps.sh install demo
 
 # Everything `make check` runs, without installing deps or running it.
 build-check: build-all $(CHECK_TARGETS)

@@ -29,11 +29,11 @@ ALL_TARGETS += $(BUILD)/rankmap.so
 # SPANK plugin only loads in the major.minor it was built for, so packages
 # and admins keep one file per release (roots/module.mk adds those of the other roots).
 SLURM_RELEASE := $(shell v=$$(sed -n 's/^\#define SLURM_VERSION_NUMBER //p' \
-	$(SLURM_INC)/slurm/slurm_version.h); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
+	$(SLURM_INC)/slurm/slurm_version.h 2>/dev/null); printf '%d.%02d' $$((v >> 16)) $$(((v >> 8) & 255)))
 $(BUILD)/rankmap-slurm$(SLURM_RELEASE).so: $(BUILD)/rankmap.so
 	cp -p $< $@
 # libslurm's API number (its soname) for release.c's load-time check.
-SLURM_API := $(shell readlink -f "$$(ls $(SLURM_PREFIX)/lib64/libslurm.so $(SLURM_PREFIX)/lib/libslurm.so 2>/dev/null | head -1 || true)" "$$($(CC) -print-file-name=libslurm.so)" | head -1 | \
+SLURM_API := $(shell readlink -f "$$(ls $(SLURM_PREFIX)/lib64/libslurm.so $(SLURM_PREFIX)/lib/libslurm.so 2>/dev/null | head -1 || true)" "$$($(CC) -print-file-name=libslurm.so 2>/dev/null)" | head -1 | \
 	sed -n 's/.*libslurm\.so\.\([0-9][0-9]*\).*/\1/p')
 $(call obj,spank/release.c): CPPFLAGS += -DRMS_SLURM_API=$(SLURM_API)
 .PHONY: slurm-release-plugin
@@ -74,5 +74,8 @@ $(BUILD)/bench/bench_spank: bench/bench_spank.c $(BENCH_HDRS) $(call obj,$(SPANK
 BENCH_BINS += $(BUILD)/bench/bench_spank
 
 .PHONY: demo
-demo: build-all
+# deps first, then a make of its own: this one's pkg-config and Slurm
+# probes ran before the packages were there
+demo: deps-demo
+	@$(MAKE) --no-print-directory -j2 build-all
 	@BUILD=$(abspath $(BUILD)) tests/slurm/demo.sh
