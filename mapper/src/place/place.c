@@ -513,7 +513,8 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	if (!c->seq)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	if (c->o->baseline) {
-		/* Slurm's block distribution over the nodes as given. */
+		/* Slurm's block distribution over the nodes in the
+		 * baseline's order. */
 		c->bg = g;
 		c->npiece = (world + g - 1) / g;
 		c->best = malloc((c->npiece + 1) * sizeof(*c->best));
@@ -522,12 +523,12 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 			free(pos);
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		}
-		for (uint32_t i = 0; i < c->n; i++)
-			pos[c->sh[i].ix] = i;
-		for (uint64_t i = 0; i < c->npiece; i++)
+		rm_status st = rmi_baseline_order(c->o, c->sh, c->info, c->n,
+						  pos, err);
+		for (uint64_t i = 0; !st && i < c->npiece; i++)
 			c->best[i] = (rmi_piece){ pos[i], 0 };
 		free(pos);
-		return RM_OK;
+		return st;
 	}
 	uint32_t must = (uint32_t)c->rules.must;
 	c->bg = must && must < g && g % must == 0 ? must : g;
@@ -588,11 +589,18 @@ static void inputs_digest(const plan_ctx *c, char hex[65])
 		     c->o->gpus_per_node, c->o->exact, c->o->baseline,
 		     c->o->allow_missing, fd, (size_t)c->n);
 	rm_sha256_add(&h, buf, (size_t)k);
-	/* Sorted, except for the baseline, whose result depends on the
-	 * order the nodes were given in. */
+	/* Slurm's order is the only baseline whose result depends on the
+	 * order the nodes were given in; the others hash its name (the
+	 * text stays that of before kinds for Slurm's). */
+	bool given = c->o->baseline &&
+		     c->o->baseline_kind == RM_BASELINE_SLURM;
+	if (c->o->baseline && !given) {
+		k = snprintf(buf, sizeof(buf), "baseline_kind=%s\n",
+			     rm_baseline_name(c->o->baseline_kind));
+		rm_sha256_add(&h, buf, (size_t)k);
+	}
 	for (uint32_t i = 0; i < c->n; i++) {
-		const char *name = c->o->baseline ? c->o->nodes[i]
-						  : c->sh[i].name;
+		const char *name = given ? c->o->nodes[i] : c->sh[i].name;
 		rm_sha256_add(&h, name, strlen(name));
 		rm_sha256_add(&h, "\n", 1);
 	}

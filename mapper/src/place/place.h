@@ -76,6 +76,14 @@ RMI_HIDDEN const char *rmi_where_loc_name(const rmi_where *w,
 RMI_HIDDEN const char *rmi_where_unit_name(const rmi_where *w,
 					   const rmi_hostinfo *h);
 
+/* The baseline's node order (place_base.c): order[k] is the index in
+ * `sh` (the hosts in natural order, info[] theirs) of the k-th node
+ * Slurm's block distribution fills, by o->baseline_kind. */
+RMI_HIDDEN rm_status rmi_baseline_order(const rm_plan_options *o,
+					const rmi_named *sh,
+					const rmi_hostinfo *info, uint32_t n,
+					uint32_t *order, rm_error *err);
+
 /*
  * Cells: the units the must-rule lets us place. One node, or `c` nodes of
  * one multi-node NVLink domain when the TP block spans nodes (a domain's

@@ -22,7 +22,8 @@ typedef struct plan_in {
 	bool exact, baseline, allow_missing;
 } plan_in;
 
-static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
+static rm_status plan_kind(const plan_in *in, rm_baseline kind, rm_map **m,
+			   rm_error *e)
 {
 	rm_layout l;
 	rm_order o;
@@ -45,10 +46,16 @@ static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
 			    .nnodes = hl.n, .gpus_per_node = in->gpn,
 			    .fabric = in->f, .exact = in->exact,
 			    .baseline = in->baseline,
-			    .allow_missing = in->allow_missing };
+			    .allow_missing = in->allow_missing,
+			    .baseline_kind = kind };
 	st = rm_plan(&po, m, e);
 	rm_hostlist_clear(&hl);
 	return st;
+}
+
+static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
+{
+	return plan_kind(in, RM_BASELINE_SLURM, m, e);
 }
 
 /* The plan of in, which must succeed; NULL (checked) when it does not. */
@@ -260,6 +267,65 @@ static void baseline_fragmented(void)
 	}
 	rm_map_free(bm);
 	rm_map_free(pm);
+	rm_fabric_free(f);
+}
+
+static void baseline_kinds(void)
+{
+	/* Leaves in the file's order z, a, m; pods P1 (a, m) and P2 (z).
+	 * Sorted walks pods and leaves by name: P1's a (n5 n6), m (n3 n4),
+	 * then P2's z (n1 n2); x1, under no switch, last. Switch ranks
+	 * number the leaves in the file's order, z 1, a 2, m 3, and x1, under
+	 * none, 0: Slurm puts it first. */
+	rm_fabric *f = topo("SwitchName=z Nodes=n[1-2]\n"
+			    "SwitchName=a Nodes=n[5-6]\n"
+			    "SwitchName=m Nodes=n[3-4]\n"
+			    "SwitchName=P2 Switches=z\n"
+			    "SwitchName=P1 Switches=a,m\n"
+			    "SwitchName=top Switches=P1,P2\n");
+	static const struct {
+		rm_baseline kind;
+		const char *want;
+	} c[] = {
+		{ RM_BASELINE_SLURM, "n6 n1 x1 n4 n5 n2 n3" },
+		{ RM_BASELINE_SORTED, "n5 n6 n3 n4 n1 n2 x1" },
+		{ RM_BASELINE_SWITCH_RANK, "x1 n1 n2 n5 n6 n3 n4" },
+	};
+	char b[256];
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		plan_in in = { "8x1x7", NULL, "n6,n1,x1,n4,n5,n2,n3", 8, f, 0,
+			       1, 1 };
+		plan_in again = in;
+		again.nodes = "n3,n2,n5,n4,x1,n1,n6";
+		rm_map *m, *m2;
+		rm_error e;
+		CHECK_INT(plan_kind(&in, c[i].kind, &m, &e), RM_OK);
+		CHECK_INT(plan_kind(&again, c[i].kind, &m2, &e), RM_OK);
+		if (m && m2) {
+			CHECK_STR(hosts(m, b, sizeof(b)), c[i].want);
+			/* only Slurm's order depends on the order given */
+			CHECK_INT(strcmp(m->inputs_sha256, m2->inputs_sha256) == 0,
+				  c[i].kind != RM_BASELINE_SLURM);
+			/* block distribution: rank r on the map's node r/8 */
+			CHECK_INT(m->rank[17].node, 2);
+			CHECK_INT(m->rank[17].local_gpu, 1);
+		}
+		rm_map_free(m);
+		rm_map_free(m2);
+	}
+	/* a kind this library does not know is refused, not guessed */
+	plan_in bad = { "8x1x7", NULL, "n[1-6],x1", 8, f, 0, 1, 1 };
+	rm_map *m;
+	rm_error e;
+	CHECK_INT(plan_kind(&bad, (rm_baseline)RM_BASELINE_COUNT, &m, &e),
+		  RM_EINPUT);
+	CHECK_HAS(e.msg, "baseline kind 3");
+	rm_baseline k;
+	CHECK_INT(rm_baseline_parse("switch-rank", &k, &e), RM_OK);
+	CHECK_INT(k, RM_BASELINE_SWITCH_RANK);
+	CHECK_INT(rm_baseline_parse("sorted-hostfile", &k, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "unknown baseline 'sorted-hostfile'");
+	CHECK(rm_baseline_name(RM_BASELINE_COUNT) == NULL);
 	rm_fabric_free(f);
 }
 
@@ -661,6 +727,7 @@ int main(void)
 	RUN("place", small_leaves);
 	RUN("place", residue_packing);
 	RUN("place", baseline_fragmented);
+	RUN("place", baseline_kinds);
 	RUN("place", spares_choice);
 	RUN("place", fewest_subtrees);
 	RUN("place", rule_errors);
