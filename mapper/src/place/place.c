@@ -362,6 +362,36 @@ static bool better(const rm_fabric *f, const rm_report *a, const rm_report *b)
 	       (b->pp_cross == a->pp_cross && b->pp_cross_top < a->pp_cross_top);
 }
 
+/* Pieces per PP stride (0: PP is not a whole number of pieces apart). */
+static uint64_t pp_step(const plan_ctx *c)
+{
+	uint64_t step = 1;
+	int pos = rmi_nest_pos(&c->l, RM_AXIS_PP);
+	for (int i = 0; i < pos; i++)
+		step *= c->l.size[c->l.nest[i]];
+	return pos >= 0 && step % c->bg == 0 ? step / c->bg : 0;
+}
+
+/* Score the pieces in c->tmp; keep them when better. */
+static void keep_if_better(plan_ctx *c)
+{
+	rm_report r;
+	memset(&r, 0, sizeof(r));
+	uint64_t step = pp_step(c);
+	/* PP inside a piece: no pair ever leaves a node */
+	if (step)
+		rmi_pieces_score(c->tmp, c->npiece, step,
+				 c->l.size[RM_AXIS_PP], c->bg, c->info,
+				 &r.pp_cross, &r.pp_cross_top);
+	if (!c->have || better(c->o->fabric, &c->score, &r)) {
+		rmi_piece *t = c->best;
+		c->best = c->tmp;
+		c->tmp = t;
+		c->score = r;
+		c->have = true;
+	}
+}
+
 /* Score the cells in c->seq as pieces; keep them when better. */
 static rm_status consider(plan_ctx *c, const rmi_cells *cl, uint64_t ncell,
 			  bool snake, rm_error *err)
@@ -374,25 +404,27 @@ static rm_status consider(plan_ctx *c, const rmi_cells *cl, uint64_t ncell,
 			       "internal: a placement of %llu pieces, %llu wanted",
 			       (unsigned long long)w,
 			       (unsigned long long)c->npiece);
-	rm_report r;
-	memset(&r, 0, sizeof(r));
-	uint64_t step = 1;
-	int pos = rmi_nest_pos(&c->l, RM_AXIS_PP);
-	for (int i = 0; i < pos; i++)
-		step *= c->l.size[c->l.nest[i]];
-	/* PP inside a piece: no pair ever leaves a node */
-	if (pos >= 0 && step % c->bg == 0)
-		rmi_pieces_score(c->tmp, c->npiece, step / c->bg,
-				 c->l.size[RM_AXIS_PP], c->bg, c->info,
-				 &r.pp_cross, &r.pp_cross_top);
-	if (!c->have || better(c->o->fabric, &c->score, &r)) {
-		rmi_piece *t = c->best;
-		c->best = c->tmp;
-		c->tmp = t;
-		c->score = r;
-		c->have = true;
-	}
+	keep_if_better(c);
 	return RM_OK;
+}
+
+/*
+ * Rails with TP below a node: the rail snake (rmi_rail_snake), whole
+ * pipelines cut per unit, which the packings miss when a unit's blocks
+ * hold whole pipelines but its nodes do not hold whole replicas.
+ */
+static rm_status try_rail_snake(plan_ctx *c, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node;
+	uint64_t step = pp_step(c), w = 0;
+	if (!step)
+		return RM_OK;
+	rm_status st = rmi_rail_snake(c->info, c->n, g / c->bg, c->bg,
+				      step * c->l.size[RM_AXIS_PP], c->tmp,
+				      c->npiece, &w, err);
+	if (!st && w == c->npiece)
+		keep_if_better(c);
+	return st;
 }
 
 /* Pack `cl` (pods first when by_top) and consider it, rails also with
@@ -558,7 +590,8 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 		    (st = try_pack(c, &c->blocks, false, err)) ||
 		    (tops && (st = try_pack(c, &c->blocks, true, err))) ||
 		    (c->o->fabric && c->o->fabric->nunit > 0 &&
-		     (st = try_pack_nodes(c, err))))
+		     (st = try_pack_nodes(c, err))) ||
+		    (snake_may_help(c) && (st = try_rail_snake(c, err))))
 			return st;
 		fine = &c->blocks;
 	}

@@ -645,6 +645,34 @@ static void rails_small_tp(void)
 	rm_fabric_free(f);
 }
 
+static void rail_snake(void)
+{
+	/* Issue 36: tp=2,pp=3,dp=17 on rail units of 2, 10 and 2 nodes. A
+	 * pipeline is 3 TP blocks of 2 GPUs, a node holds 4 blocks, so the
+	 * units hold 8, 40 and 8 blocks: 2 + 13 + 2 = 17 whole pipelines,
+	 * exactly dp. With every other node's blocks reversed, a pipeline
+	 * that goes from one node to the next meets it at the same GPU
+	 * index, on one rail: no pair crosses (the bound). Packing whole
+	 * replicas of nodes leaves 2 pairs that cross. */
+	char *un[] = { "su1", "su2", "su3" };
+	char *nodes[] = { "r[01-02]", "r[03-12]", "r[13-14]" };
+	rm_fabric *f = units_fabric(un, nodes, 3);
+	rm_error e = { 0 };
+	rm_map *m;
+	plan_in in = { "tp=2,pp=3,dp=17", "megatron", "r[01-14]", 8, f, 0, 0,
+		       0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.pp_cross_lower_bound, 0);
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_INT(m->report.pp_same_node + m->report.pp_same_rail,
+			  m->report.pp_pairs);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
 /* One fabric, one policy: the plan's (leaf, pod) crossing pairs. */
 static void policy_case(rm_cross_policy pol, double spine_oversub,
 			uint64_t leaf, uint64_t pod)
@@ -736,6 +764,7 @@ int main(void)
 	RUN("place", site_groups);
 	RUN("place", rail_units);
 	RUN("place", rails_small_tp);
+	RUN("place", rail_snake);
 	RUN("place", crossing_policy);
 	RUN("place", accessors);
 	TEST_EXIT();
