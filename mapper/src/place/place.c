@@ -427,6 +427,43 @@ static rm_status try_rail_snake(plan_ctx *c, rm_error *err)
 	return st;
 }
 
+/*
+ * The orders a user gets without rankmap (rm_baseline: a sorted hostfile,
+ * Slurm's switch ranks) as fills of whole nodes, so that no baseline the
+ * CLI shows beside the plan beats it. Only where a cell is one node:
+ * multi-node domains have their own cells.
+ */
+static rm_status try_orders(plan_ctx *c, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node, per = g / c->bg;
+	if (c->cells.c != 1)
+		return RM_OK;
+	uint32_t *ord = malloc(((size_t)c->n + 1) * sizeof(*ord));
+	if (!ord)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	rm_status st = RM_OK;
+	for (int k = RM_BASELINE_SORTED; !st && k <= RM_BASELINE_SWITCH_RANK;
+	     k++) {
+		rm_plan_options o = *c->o;
+		o.baseline_kind = (rm_baseline)k;
+		st = rmi_baseline_order(&o, c->sh, c->info, c->n, ord, err);
+		for (int snake = 0; !st && snake <= snake_may_help(c); snake++) {
+			uint64_t w = 0;
+			for (uint32_t i = 0; i < c->n && w < c->npiece; i++)
+				for (uint32_t b = 0; b < per && w < c->npiece;
+				     b++)
+					c->tmp[w++] = (rmi_piece){
+						ord[i],
+						(snake && i % 2 ? per - 1 - b : b) *
+							c->bg };
+			if (w == c->npiece)
+				keep_if_better(c);
+		}
+	}
+	free(ord);
+	return st;
+}
+
 /* Pack `cl` (pods first when by_top) and consider it, rails also with
  * every other node's blocks reversed. */
 static rm_status try_pack_on(plan_ctx *c, const rmi_hostinfo *info,
@@ -595,7 +632,7 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 			return st;
 		fine = &c->blocks;
 	}
-	if ((st = try_floors(c, fine, err)))
+	if ((st = try_floors(c, fine, err)) || (st = try_orders(c, err)))
 		return st;
 	return RM_OK;
 }
