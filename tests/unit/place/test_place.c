@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "fixture.h"
 #include "test.h"
+#include "xorshift.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -673,6 +674,51 @@ static void rail_snake(void)
 	rm_fabric_free(f);
 }
 
+static void rail_snake_random(void)
+{
+	/* Seeded rail fabrics: 2-5 units of 2-12 nodes, tp 2 or 4, pp 3
+	 * (a pipeline never fills whole nodes) and dp at most what the units
+	 * hold as whole pipelines of TP blocks, sum over units of
+	 * floor(nodes x 8 / tp / 3). Then a map with no crossing pair exists
+	 * (the rail snake of each unit), so the plan must have none. */
+	uint64_t rng = 36;
+	unsigned cases = 0;
+	for (unsigned it = 0; it < 400 && !t_bad; it++) {
+		unsigned nu = 2 + xorshift_below(&rng, 4), tp = 2
+			<< xorshift_below(&rng, 2), k = 1, hold = 0;
+		char name[5][8], list[5][32], all[64];
+		char *un[5], *nodes[5];
+		for (unsigned u = 0; u < nu; u++) {
+			unsigned sz = 2 + xorshift_below(&rng, 11);
+			snprintf(name[u], sizeof(name[u]), "su%u", u + 1);
+			snprintf(list[u], sizeof(list[u]), "r[%03u-%03u]", k,
+				 k + sz - 1);
+			un[u] = name[u];
+			nodes[u] = list[u];
+			hold += sz * 8 / tp / 3;
+			k += sz;
+		}
+		unsigned dp = 1 + xorshift_below(&rng, hold);
+		snprintf(all, sizeof(all), "r[001-%03u]", k - 1);
+		char lay[48];
+		snprintf(lay, sizeof(lay), "tp=%u,pp=3,dp=%u", tp, dp);
+		rm_fabric *f = units_fabric(un, nodes, nu);
+		rm_error e = { 0 };
+		rm_map *m;
+		plan_in in = { lay, "megatron", all, 8, f, 0, 0, 0 };
+		CHECK_INT(plan(&in, &m, &e), RM_OK);
+		if (m) {
+			CHECK_INT(m->report.pp_cross, 0);
+			cases++;
+		}
+		if (t_bad)
+			printf("  %s on %u units, nodes %s\n", lay, nu, all);
+		rm_map_free(m);
+		rm_fabric_free(f);
+	}
+	CHECK_INT(cases, 400);
+}
+
 /* One fabric, one policy: the plan's (leaf, pod) crossing pairs. */
 static void policy_case(rm_cross_policy pol, double spine_oversub,
 			uint64_t leaf, uint64_t pod)
@@ -765,6 +811,7 @@ int main(void)
 	RUN("place", rail_units);
 	RUN("place", rails_small_tp);
 	RUN("place", rail_snake);
+	RUN("place", rail_snake_random);
 	RUN("place", crossing_policy);
 	RUN("place", accessors);
 	TEST_EXIT();
