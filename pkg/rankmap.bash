@@ -27,6 +27,8 @@ _rankmap()
 		*) values="text json" ;;
 		esac ;;
 	--order) values="megatron llama3 torchtitan nest" ;;
+	# a bare --baseline may be followed by the next option
+	--baseline) [[ $cur == -* ]] || values="slurm sorted switch-rank" ;;
 	--model) values="llama3-8b llama3-70b llama3-405b gpt3-175b" ;;
 	--hw) values="a100-sxm-80gb h100-sxm-80gb h200 gb200-nvl72" ;;
 	esac
@@ -48,7 +50,8 @@ _rankmap()
 	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
 		--schedule --recompute --sharding --set --format --nodes
 		--nodes-file --topology --partition --site --no-site-config
-		--gpus-per-node --order --allow-missing" ;;
+		--gpus-per-node --order --allow-missing --baseline --map
+		--assignment" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
 	calibrate) opts="--hw -o --output --model --megatron-log --nemo-log --torchtitan-log

@@ -12,7 +12,7 @@ static void help(FILE *f)
 	      "         [--order O] [--gpus-per-node N]) [--topology F] [--site F]\n"
 	      "         [--no-site-config] [--nodes HOSTLIST | --nodes-file F]\n"
 	      "         [--allow-missing]\n"
-	      "         [--baseline] [--format text|json|html|svg] [-o FILE]\n"
+	      "         [--baseline [KINDS]] [--format text|json|html|svg] [-o FILE]\n"
 	      "         [--model M [--batch TOKENS] [--hw H] ...]\n\n"
 	      "  --map FILE         a rankmap-map/1 file (JSON or YAML)\n"
 	      "  --assignment FILE  lines of `rank host local_gpu` (whitespace or\n"
@@ -23,8 +23,12 @@ static void help(FILE *f)
 	      "                     plugin gets, as for `rankmap plan`)\n"
 	      "  --no-site-config   not the plugin's site file and topology\n"
 	      "  --partition P      with a topology.yaml: partition P's topology\n"
-	      "  --baseline         also score Slurm's block order over the nodes\n"
-	      "                     (--nodes, else the map's own nodes) side by side\n"
+	      "  --baseline [KINDS] also score what a job gets without rankmap over\n"
+	      "                     the nodes (--nodes, else the map's own), side\n"
+	      "                     by side: slurm (default: Slurm's block order),\n"
+	      "                     sorted (a hostfile sorted by pod, leaf, name),\n"
+	      "                     switch-rank (SwitchAsNodeRank); several:\n"
+	      "                     slurm,sorted\n"
 	      "  --format F         text (default), json; html or svg: a picture\n"
 	      "                     (with --baseline beside the map)\n"
 	      "  -o FILE            write atomically to FILE instead of stdout\n"
@@ -111,26 +115,36 @@ static int foreign(const rmc_opts *o, rmc_inputs *in, const rm_map *m)
 	return RMC_RULE_FAILED;
 }
 
-/* Each map priced by one model (check --model); est[1] is the baseline's. */
+/* Each map priced by one model (check --model); est[1 + i] is baseline
+ * i's. */
 typedef struct priced {
 	const rmc_model_args *a;     /* NULL: no --model */
-	rm_estimate *est[2];         /* NULL: not priced */
+	rm_estimate *est[1 + RM_BASELINE_COUNT];   /* NULL: not priced */
 	char by[160];                /* "llama3-405b on h100-sxm-80gb" */
 } priced;
 
-/* The explain report of the map, or both maps compared, as JSON. */
-static rm_status priced_json(rm_buf *b, const priced *p, bool base,
-			     rm_error *e)
+/* The explain report of the map, or the map and its baselines compared,
+ * as JSON. */
+static rm_status priced_json(rm_buf *b, const rmc_opts *o, const priced *p,
+			     unsigned nb, rm_error *e)
 {
 	const rmc_model_args *a = p->a;
 	char *text = NULL;
 	size_t len = 0;
-	rm_status st = base ? rm_estimate_compare_write(&a->model, &a->hw,
-				&a->train, p->est[0], "checked", p->est[1],
-				"baseline", RM_FMT_JSON, &text, &len, e)
-			    : rm_estimate_write(&a->model, &a->hw, &a->train,
-						p->est[0], RM_FMT_JSON, &text,
-						&len, e);
+	rm_status st;
+	if (nb && !rmc_baseline_plain(o))
+		st = rm_estimate_baselines_write(
+			&a->model, &a->hw, &a->train, p->est[0], "checked",
+			(const rm_estimate *const *)p->est + 1,
+			o->baseline_kind, nb, RM_FMT_JSON, &text, &len, e);
+	else if (nb)
+		st = rm_estimate_compare_write(&a->model, &a->hw, &a->train,
+					       p->est[0], "checked", p->est[1],
+					       "baseline", RM_FMT_JSON, &text,
+					       &len, e);
+	else
+		st = rm_estimate_write(&a->model, &a->hw, &a->train,
+				       p->est[0], RM_FMT_JSON, &text, &len, e);
 	if (st)
 		return st;
 	while (len && text[len - 1] == '\n')
@@ -155,8 +169,23 @@ static void priced_text(rm_buf *b, const priced *p, int i)
 				       (1024.0 * 1024 * 1024));
 }
 
+/* How the text report heads each baseline's comparison. */
+static const char *compared_with(rm_baseline k)
+{
+	switch (k) {
+	case RM_BASELINE_SORTED:
+		return "Slurm's block order over the nodes sorted by pod, "
+		       "leaf, name (a sorted hostfile)";
+	case RM_BASELINE_SWITCH_RANK:
+		return "Slurm's block order over the nodes in switch rank "
+		       "order (TopologyParam=SwitchAsNodeRank)";
+	default:
+		return "Slurm's block order over the same nodes";
+	}
+}
+
 static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
-		  const rm_map *base, const rm_fabric *fabric,
+		  rm_map *const *base, unsigned nb, const rm_fabric *fabric,
 		  const priced *p)
 {
 	rm_error e;
@@ -170,9 +199,12 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		rm_picture_options po = RM_PICTURE_OPTIONS_INIT;
 		po.format = fmt;
 		po.fabric = fabric;
-		po.baseline = base;
+		po.baselines = (const rm_map *const *)base;
+		po.baseline_kinds = o->baseline_kind;
+		po.nbaselines = nb;
 		po.estimate = has ? p->est[0] : NULL;
-		po.baseline_estimate = has && base ? p->est[1] : NULL;
+		po.baseline_estimates =
+			has ? (const rm_estimate *const *)p->est + 1 : NULL;
 		po.priced_by = has ? p->by : NULL;
 		if (rm_map_picture(m, &po, &pic, &len, &e) != RM_OK) {
 			rm_buf_clear(&b);
@@ -186,11 +218,25 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		rm_buf_json_str(&b, o->map ? o->map : o->assignment);
 		rm_buf_puts(&b, ",\n  \"map\": ");
 		rm_report_json(&b, rm_map_report(m), 1);
-		if (base) {
+		/* "baseline": the first asked for, as before kinds; then
+		 * every one with its kind */
+		if (nb) {
 			rm_buf_puts(&b, ",\n  \"baseline\": ");
-			rm_report_json(&b, rm_map_report(base), 1);
+			rm_report_json(&b, rm_map_report(base[0]), 1);
 		}
-		if (has && priced_json(&b, p, base != NULL, &e)) {
+		if (nb && !rmc_baseline_plain(o)) {
+			rm_buf_puts(&b, ",\n  \"baselines\": [");
+			for (unsigned i = 0; i < nb; i++) {
+				rm_buf_printf(&b, "%s\n    {\"kind\": \"%s\", "
+					       "\"report\": ", i ? "," : "",
+					       rm_baseline_name(
+						       o->baseline_kind[i]));
+				rm_report_json(&b, rm_map_report(base[i]), 2);
+				rm_buf_puts(&b, "}");
+			}
+			rm_buf_puts(&b, "]");
+		}
+		if (has && priced_json(&b, o, p, nb, &e)) {
 			rm_buf_clear(&b);
 			return rmc_fail(&e);
 		}
@@ -204,27 +250,37 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 		}
 		rm_buf_add(&b, text, len);
 		free(text);
-		if (has && !base)
+		if (has && !nb)
 			priced_text(&b, p, 0);
-		if (base) {
-			rm_buf_puts(&b, "\ncompared with Slurm's block order "
-					 "over the same nodes");
+		for (unsigned i = 0; i < nb; i++) {
+			rm_baseline k = o->baseline_kind[i];
+			rm_buf_printf(&b, "\ncompared with %s", compared_with(k));
 			if (has)
 				rm_buf_printf(&b, ", priced by %s", p->by);
 			rm_buf_puts(&b, "\n");
 			rm_report_compare_priced_text(
 				&b, rm_map_report(m), has ? p->est[0] : NULL,
-				"checked", rm_map_report(base),
-				has ? p->est[1] : NULL, "baseline");
+				"checked", rm_map_report(base[i]),
+				has ? p->est[1 + i] : NULL,
+				rmc_baseline_plain(o) ? "baseline"
+						      : rm_baseline_name(k));
 		}
-		if (has && base) {
+		if (has && nb) {
 			rm_buf_puts(&b, "verdict: ");
-			rm_estimate_compare_verdict(&b, p->est[0], "checked map",
-						    p->est[1], "baseline");
+			if (rmc_baseline_plain(o))
+				rm_estimate_compare_verdict(&b, p->est[0],
+							    "checked map",
+							    p->est[1],
+							    "baseline");
+			else
+				rm_estimate_baselines_verdict(
+					&b, p->est[0], "checked map",
+					(const rm_estimate *const *)p->est + 1,
+					o->baseline_kind, nb);
 			rm_buf_puts(&b, "\n");
-			for (int i = 0; i < 2; i++)
+			for (unsigned i = 0; i <= nb; i++)
 				if (!rm_estimate_fits(p->est[i]))
-					priced_text(&b, p, i);
+					priced_text(&b, p, (int)i);
 		}
 	}
 	int rc = b.oom ? rmc_usage("out of memory")
@@ -233,9 +289,9 @@ static int render(const rmc_opts *o, rm_format fmt, rm_map *m,
 	return rc;
 }
 
-/* Price both maps on the fabric they were scored on. */
-static int price(priced *p, const rm_map *m, const rm_map *base,
-		 const rm_fabric *fabric)
+/* Price the map and its baselines on the fabric they were scored on. */
+static int price(priced *p, const rm_map *m, rm_map *const *base,
+		 unsigned nb, const rm_fabric *fabric)
 {
 	const rmc_model_args *a = p->a;
 	if (!a)
@@ -244,10 +300,12 @@ static int price(priced *p, const rm_map *m, const rm_map *base,
 	memset(&e, 0, sizeof(e));
 	snprintf(p->by, sizeof(p->by), "%s on %s", a->model.name, a->hw.name);
 	if (rm_estimate_map(&a->model, &a->hw, &a->train, m, fabric,
-			    &p->est[0], &e) ||
-	    (base && rm_estimate_map(&a->model, &a->hw, &a->train, base,
-				     fabric, &p->est[1], &e)))
+			    &p->est[0], &e))
 		return rmc_fail(&e);
+	for (unsigned i = 0; i < nb; i++)
+		if (rm_estimate_map(&a->model, &a->hw, &a->train, base[i],
+				    fabric, &p->est[1 + i], &e))
+			return rmc_fail(&e);
 	return RMC_OK;
 }
 
@@ -293,8 +351,9 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 		rm_map_free(m);
 		return rmc_fail(&e);
 	}
-	rm_map *base = NULL;
-	if (o->baseline) {
+	rm_map *base[RM_BASELINE_COUNT] = { 0 };
+	unsigned nb = o->baseline ? o->nbaseline : 0;
+	if (nb) {
 		char **nodes = NULL;
 		size_t n = 0;
 		rc = baseline_nodes(o, in, m, &nodes, &n);
@@ -313,19 +372,26 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 				   (in->site &&
 				    rm_site_allow_missing_nodes(in->site));
 		po.baseline = true;
-		rm_status st = rm_plan(&po, &base, &e);
+		rm_status st = RM_OK;
+		for (unsigned i = 0; i < nb && !st; i++) {
+			po.baseline_kind = o->baseline_kind[i];
+			st = rm_plan(&po, &base[i], &e);
+		}
 		free(nodes);
 		if (st != RM_OK) {
 			rm_map_free(m);
+			for (unsigned i = 0; i < nb; i++)
+				rm_map_free(base[i]);
 			return rmc_fail(&e);
 		}
 	}
-	rc = price(p, m, base, in->fabric);
+	rc = price(p, m, base, nb, in->fabric);
 	if (!rc)
-		rc = render(o, fmt, m, base, in->fabric, p);
+		rc = render(o, fmt, m, base, nb, in->fabric, p);
 	bool ok = rm_report_count(rm_map_report(m), RM_REPORT_MUST_OK);
 	rm_map_free(m);
-	rm_map_free(base);
+	for (unsigned i = 0; i < nb; i++)
+		rm_map_free(base[i]);
 	if (rc)
 		return rc;
 	return ok ? RMC_OK : RMC_RULE_FAILED;
@@ -343,8 +409,8 @@ int rmc_check(int argc, char **argv)
 	rmc_inputs in;
 	rmc_inputs_init(&in);
 	rc = check(&a.common, &in, &p);
-	rm_estimate_free(p.est[0]);
-	rm_estimate_free(p.est[1]);
+	for (unsigned i = 0; i <= RM_BASELINE_COUNT; i++)
+		rm_estimate_free(p.est[i]);
 	rmc_flat_warning(&in, rc);
 	rmc_order_warning(&in, rc);
 	rmc_inputs_free(&in);

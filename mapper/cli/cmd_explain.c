@@ -37,8 +37,12 @@ static void help(FILE *f)
 	      "  --no-site-config, --gpus-per-node N, --order O, --allow-missing\n"
 	      "                   plan the map as `rankmap plan` does and put each\n"
 	      "                   axis on the links the map really uses\n"
-	      "  --baseline       also price Slurm's order (what `plan --baseline`\n"
-	      "                   builds) on the same fabric, side by side\n"
+	      "  --baseline [KINDS]\n"
+	      "                   also price what a job gets without rankmap\n"
+	      "                   (what `plan --baseline` builds), side by side:\n"
+	      "                   slurm (default: Slurm's order), sorted (a\n"
+	      "                   hostfile sorted by pod, leaf, name), switch-rank\n"
+	      "                   (Slurm's SwitchAsNodeRank); several: slurm,sorted\n"
 	      "  --map F, --assignment F\n"
 	      "                   also price a map file or a \"rank host gpu\" table\n"
 	      "                   (the nodes default to the map's) against the plan,\n"
@@ -288,19 +292,21 @@ static int nodes_of(const rm_map *m, rmc_inputs *in)
 	return RMC_OK;
 }
 
-/* What explain prices: one map, or two side by side. */
+/* What explain prices: one map, two side by side, or a map and every
+ * baseline asked for. */
 typedef struct priced {
-	rm_estimate *est[2];         /* NULL: not priced */
+	rm_estimate *est[1 + RM_BASELINE_COUNT];   /* NULL: not priced */
 	const char *name[2];
-	bool two;
+	size_t n;                    /* estimates in est[] */
+	bool kinds;                  /* est[1..] are the kinds asked for */
 } priced;
 
 /*
- * With nodes, a topology or a site: plan the map and price its links. A
- * second column is Slurm's order as the framework numbers it (--baseline,
- * what `plan --baseline` builds) or a given map (--map, --assignment)
- * against the plan; both together price the given map against the
- * baseline - what the order of a job that ran would have cost.
+ * With nodes, a topology or a site: plan the map and price its links.
+ * Further columns are the baselines asked for (--baseline, what `plan
+ * --baseline KIND` builds) or a given map (--map, --assignment) against
+ * the plan; both together price the given map against the baselines -
+ * what the order of a job that ran would have cost.
  */
 static int with_map(rmc_model_args *a, priced *p)
 {
@@ -308,7 +314,8 @@ static int with_map(rmc_model_args *a, priced *p)
 	const char *file = o->map ? o->map : o->assignment;
 	rmc_inputs in;
 	rmc_inputs_init(&in);
-	rm_map *given = NULL, *plan = NULL, *base = NULL;
+	rm_map *given = NULL, *plan = NULL, *base[RM_BASELINE_COUNT] = { 0 };
+	unsigned nb = o->baseline ? o->nbaseline : 0;
 	int rc;
 	if ((rc = rmc_load_fabric(o, &in)) || (rc = rmc_load_layout(o, &in)) ||
 	    (rc = rmc_load_nodes(o, &in, !file)))
@@ -327,44 +334,60 @@ static int with_map(rmc_model_args *a, priced *p)
 	po.fabric = in.fabric;
 	po.allow_missing = o->allow_missing ||
 			   (in.site && rm_site_allow_missing_nodes(in.site));
-	/* Two plans on one fabric: hash it once (it was 40 % of the work). */
+	/* Several plans on one fabric: hash it once (it was 40 % of the
+	 * work). */
 	char fd[65];
 	const char *digest = NULL;
-	if (o->baseline && !(given && o->baseline)) {
+	if (nb + !given > 1) {
 		rm_fabric_digest(in.fabric, fd);
 		digest = fd;
 	}
-	rm_plan_options bo = po;
-	bo.baseline = true;
-	if ((!(given && o->baseline) &&
-	     rm_plan_with_digest(&po, digest, &plan, &e)) ||
-	    (o->baseline && rm_plan_with_digest(&bo, digest, &base, &e))) {
+	if (!(given && nb) && rm_plan_with_digest(&po, digest, &plan, &e)) {
 		rc = rmc_fail(&e);
 		goto out;
 	}
-	const rm_map *col[2] = { plan ? plan : given, base ? base : given };
+	for (unsigned i = 0; i < nb; i++) {
+		rm_plan_options bo = po;
+		bo.baseline = true;
+		bo.baseline_kind = o->baseline_kind[i];
+		if (rm_plan_with_digest(&bo, digest, &base[i], &e)) {
+			rc = rmc_fail(&e);
+			goto out;
+		}
+	}
+	const rm_map *col[1 + RM_BASELINE_COUNT] = { plan ? plan : given };
+	size_t n = 1;
+	for (unsigned i = 0; i < nb; i++)
+		col[n++] = base[i];
+	if (given && plan)
+		col[n++] = given;
 	p->name[0] = plan ? "plan" : "given map";
-	p->name[1] = base ? "baseline" : "given map";
-	p->two = col[1] && col[1] != col[0];
-	for (int i = 0; i < 1 + p->two; i++)
+	p->name[1] = nb ? "baseline" : "given map";
+	p->kinds = nb > 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && !rm_layout_equal(rm_map_layout(col[0]),
+					  rm_map_layout(col[i]))) {
+			char x[128], y[128];
+			rm_layout_format(rm_map_layout(given), x, sizeof(x));
+			rm_layout_format(rm_map_layout(plan ? plan : base[0]),
+					 y, sizeof(y));
+			rc = rmc_usage("%s has layout %s, the %s %s: only maps "
+				       "of one layout compare", file, x,
+				       plan ? "plan" : "baseline", y);
+			goto out;
+		}
 		if (rm_estimate_map(&a->model, &a->hw, &a->train, col[i],
 				    in.fabric, &p->est[i], &e)) {
 			rc = rmc_fail(&e);
 			goto out;
 		}
-	if (p->two && !rm_layout_equal(rm_map_layout(col[0]),
-				       rm_map_layout(col[1]))) {
-		char x[128], y[128];
-		rm_layout_format(rm_map_layout(given), x, sizeof(x));
-		rm_layout_format(rm_map_layout(plan ? plan : base), y, sizeof(y));
-		rc = rmc_usage("%s has layout %s, the %s %s: only maps of one "
-			       "layout compare", file, x, plan ? "plan" : "baseline",
-			       y);
+		p->n = i + 1;
 	}
 out:
 	rm_map_free(given);
 	rm_map_free(plan);
-	rm_map_free(base);
+	for (unsigned i = 0; i < nb; i++)
+		rm_map_free(base[i]);
 	rmc_inputs_free(&in);
 	return rc;
 }
@@ -377,7 +400,7 @@ int rmc_explain(int argc, char **argv)
 		return rc;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
-	priced p = { .name = { "plan", NULL } };
+	priced p = { .name = { "plan", NULL }, .n = 1 };
 	const rmc_opts *o = &a.common;
 	if (o->map && o->assignment)
 		return rmc_usage("give one of --map, --assignment");
@@ -411,11 +434,21 @@ int rmc_explain(int argc, char **argv)
 	}
 	char *text = NULL;
 	size_t len = 0;
-	if (p.two ? rm_estimate_compare_write(&a.model, &a.hw, &a.train,
-					      p.est[0], p.name[0], p.est[1],
-					      p.name[1], a.fmt, &text, &len, &e)
-		  : rm_estimate_write(&a.model, &a.hw, &a.train, p.est[0],
-				      a.fmt, &text, &len, &e)) {
+	rm_status st;
+	if (p.kinds && !rmc_baseline_plain(o))
+		st = rm_estimate_baselines_write(
+			&a.model, &a.hw, &a.train, p.est[0], p.name[0],
+			(const rm_estimate *const *)p.est + 1, o->baseline_kind,
+			p.n - 1, a.fmt, &text, &len, &e);
+	else if (p.n == 2)
+		st = rm_estimate_compare_write(&a.model, &a.hw, &a.train,
+					       p.est[0], p.name[0], p.est[1],
+					       p.name[1], a.fmt, &text, &len,
+					       &e);
+	else
+		st = rm_estimate_write(&a.model, &a.hw, &a.train, p.est[0],
+				       a.fmt, &text, &len, &e);
+	if (st) {
 		rc = fail(&e);
 		goto out;
 	}
@@ -423,7 +456,7 @@ int rmc_explain(int argc, char **argv)
 	free(text);
 	rc = rm_estimate_fits(p.est[0]) ? RMC_OK : RMC_RULE_FAILED;
 out:
-	rm_estimate_free(p.est[0]);
-	rm_estimate_free(p.est[1]);
+	for (size_t i = 0; i < p.n; i++)
+		rm_estimate_free(p.est[i]);
 	return rc;
 }

@@ -12,7 +12,7 @@ static void help(FILE *f)
 	      "         (--nodes HOSTLIST | --nodes-file F | Slurm env)\n"
 	      "         [--topology F [--partition P]] [--site F] [--no-site-config]\n"
 	      "         [--gpus-per-node N]\n"
-	      "         [--allow-missing] [--baseline] [-o FILE]\n"
+	      "         [--allow-missing] [--baseline [KIND]] [-o FILE]\n"
 	      "         [--format text|json|yaml|csv|env|hostfile|\n"
 	      "                   deepspeed-hostfile|html|svg]\n"
 	      "         [--rank N | --task HOST:LOCALID | --slurm-task]\n"
@@ -42,8 +42,12 @@ static void help(FILE *f)
 	      "  --gpus-per-node N  default: the site's, else 8\n"
 	      "  --allow-missing    nodes absent from the topology get a leaf of\n"
 	      "                     their own instead of an error\n"
-	      "  --baseline         plan what Slurm's block order would give\n"
-	      "                     (html, svg: drawn beside the plan)\n"
+	      "  --baseline [KIND]  plan what a job gets without rankmap: Slurm's\n"
+	      "                     block distribution over the nodes in the order\n"
+	      "                     slurm (default: as given), sorted (by pod,\n"
+	      "                     leaf, name) or switch-rank (Slurm's\n"
+	      "                     SwitchAsNodeRank); html, svg: drawn beside\n"
+	      "                     the plan, several kinds side by side\n"
 	      "  -o FILE            write atomically to FILE instead of stdout\n"
 	      "  --format F         text (default), json, yaml, csv, env; html\n"
 	      "                     (interactive page) or svg: a picture; or\n"
@@ -234,16 +238,27 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	po.fabric = in->fabric;
 	po.allow_missing = o->allow_missing ||
 			   (in->site && rm_site_allow_missing_nodes(in->site));
-	rm_map *map = NULL, *base = NULL;
+	rm_map *map = NULL, *base[RM_BASELINE_COUNT] = { 0 };
 	bool picture = fmt == RM_FMT_HTML || fmt == RM_FMT_SVG;
-	/* A picture puts the baseline beside the plan of the same job. */
-	po.baseline = o->baseline && !picture;
+	unsigned nb = o->baseline ? o->nbaseline : 0;
+	if (nb > 1 && !picture)
+		return rmc_usage("--baseline: plan writes one map; give one "
+				 "kind, or --format html|svg to draw them all "
+				 "(explain and check compare several)");
+	/* A picture puts the baselines beside the plan of the same job. */
+	po.baseline = nb && !picture;
+	po.baseline_kind = nb ? o->baseline_kind[0] : RM_BASELINE_SLURM;
 	if (rm_plan(&po, &map, &e) != RM_OK)
 		return rmc_fail(&e);
 	po.baseline = true;
-	if (picture && o->baseline && rm_plan(&po, &base, &e) != RM_OK) {
-		rm_map_free(map);
-		return rmc_fail(&e);
+	for (unsigned i = 0; picture && i < nb; i++) {
+		po.baseline_kind = o->baseline_kind[i];
+		if (rm_plan(&po, &base[i], &e) != RM_OK) {
+			rm_map_free(map);
+			for (unsigned j = 0; j < i; j++)
+				rm_map_free(base[j]);
+			return rmc_fail(&e);
+		}
 	}
 	char *text = NULL;
 	size_t len = 0;
@@ -252,7 +267,6 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 	if (o->task || o->slurm_task) {
 		if ((rc = task_rank(map, o, &rank))) {
 			rm_map_free(map);
-			rm_map_free(base);
 			return rc;
 		}
 	}
@@ -264,9 +278,12 @@ static int plan(const rmc_opts *o, rmc_inputs *in)
 		rm_picture_options pic = RM_PICTURE_OPTIONS_INIT;
 		pic.format = fmt;
 		pic.fabric = in->fabric;
-		pic.baseline = base;
+		pic.baselines = (const rm_map *const *)base;
+		pic.baseline_kinds = o->baseline_kind;
+		pic.nbaselines = nb;
 		st = rm_map_picture(map, &pic, &text, &len, &e);
-		rm_map_free(base);
+		for (unsigned i = 0; i < nb; i++)
+			rm_map_free(base[i]);
 	} else if (fmt == RM_FMT_ENV) {
 		st = rm_map_write_env(map, rank, port, &text, &len, &e);
 	} else {

@@ -84,7 +84,6 @@ static const rmc_optdef known[] = {
 	{ "--no-site-config", false, RMC_O_SITECONF, STR(no_site_config) },
 	{ "--gpus-per-node", true, RMC_O_GPN, STR(gpus_per_node) },
 	{ "--allow-missing", false, RMC_O_MISSING, STR(allow_missing) },
-	{ "--baseline", false, RMC_O_BASELINE, STR(baseline) },
 	{ "-o", true, RMC_O_OUTPUT, STR(output) },
 	{ "--output", true, RMC_O_OUTPUT, STR(output) },
 	{ "--format", true, RMC_O_FORMAT, STR(format) },
@@ -188,9 +187,56 @@ static int set(rmc_opts *o, const rmc_optdef *d, const char *v)
 	return 1;
 }
 
+static int add_baselines(rmc_opts *o, const char *v)
+{
+	char buf[128], q[96];
+	if (strlen(v) >= sizeof(buf) || !*v)
+		return rmc_usage("--baseline %s: expected kinds like slurm,"
+				 "sorted", rm_quote(v, strlen(v), q, sizeof(q))),
+		       -1;
+	strcpy(buf, v);
+	for (char *sv = NULL, *w = strtok_r(buf, ",", &sv); w;
+	     w = strtok_r(NULL, ",", &sv)) {
+		rm_baseline k;
+		rm_error e;
+		memset(&e, 0, sizeof(e));
+		if (rm_baseline_parse(w, &k, &e))
+			return rmc_usage("--baseline: %s", e.msg), -1;
+		bool have = false;
+		for (unsigned j = 0; j < o->nbaseline; j++)
+			have |= o->baseline_kind[j] == k;
+		if (!have)
+			o->baseline_kind[o->nbaseline++] = k;
+	}
+	return 1;
+}
+
+int rmc_opt_baseline(rmc_opts *o, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	if (strncmp(arg, "--baseline", 10) || (arg[10] && arg[10] != '='))
+		return 0;
+	o->baseline = true;
+	if (arg[10] == '=')
+		return add_baselines(o, arg + 11);
+	if (*i + 1 < argc && argv[*i + 1][0] != '-')
+		return add_baselines(o, argv[++*i]);
+	return add_baselines(o, "slurm");
+}
+
+bool rmc_baseline_plain(const rmc_opts *o)
+{
+	return o->nbaseline == 1 && o->baseline_kind[0] == RM_BASELINE_SLURM;
+}
+
 int rmc_opt(rmc_opts *o, unsigned mask, int argc, char **argv, int *i)
 {
 	const char *v;
+	if (mask & RMC_O_BASELINE) {
+		int r = rmc_opt_baseline(o, argc, argv, i);
+		if (r)
+			return r;
+	}
 	int k = rmc_opt_match(known, sizeof(known) / sizeof(known[0]), mask,
 			      argc, argv, i, &v);
 	if (k == RMC_OPT_NOT_OURS)

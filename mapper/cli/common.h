@@ -38,6 +38,10 @@ typedef struct rmc_opts {
 	const char *output, *format, *map, *assignment;
 	uint32_t gpus_per_node;      /* 0: the site's, else 8 */
 	bool allow_missing, baseline;
+	/* --baseline KIND[,KIND]: the kinds in the order asked for, each
+	 * once; a bare --baseline is Slurm's order */
+	rm_baseline baseline_kind[RM_BASELINE_COUNT];
+	unsigned nbaseline;
 	int64_t rank;                /* -1: not given */
 	const char *task;            /* --task HOST:LOCALID */
 	bool slurm_task;             /* --slurm-task */
@@ -98,6 +102,13 @@ int rmc_opt_own(const rmc_optdef *defs, size_t ndefs, unsigned mask,
 		int *i, const char **v, int *rc);
 
 void rmc_opts_init(rmc_opts *o);
+/* --baseline [KIND[,KIND...]] (repeatable) at argv[*i]: 1 when it was
+ * one, 0 when not, -1 after a usage error. The word after a bare
+ * --baseline is its kinds unless it begins with '-'. */
+int rmc_opt_baseline(rmc_opts *o, int argc, char **argv, int *i);
+/* Exactly Slurm's order, as before baselines had kinds: the commands
+ * keep their two-column output for it. */
+bool rmc_baseline_plain(const rmc_opts *o);
 /*
  * Try argv[*i] as one of the shared options in `mask` (RMC_O_*). Returns
  * 1 when taken (*i is left on its last word), 0 when it is not one of

@@ -445,7 +445,27 @@ void rm_import_free(rm_import *im);
 
 /* ===== BEGIN section: plan, check and map (place/, map/) ===== */
 
-#define RM_PLAN_OPTIONS_VERSION 1
+/*
+ * What a job gets without rankmap, for --baseline (docs/placement.md,
+ * "Baselines"): Slurm's block distribution over the allocation's nodes in
+ * one of these orders, ranks numbered by the framework's order.
+ */
+typedef enum rm_baseline {
+	RM_BASELINE_SLURM = 0,       /* the nodes as given (Slurm's list) */
+	RM_BASELINE_SORTED,          /* by pod, leaf or rail unit, NVLink
+				      * domain, then name: a sorted hostfile */
+	RM_BASELINE_SWITCH_RANK,     /* by leaf switch (or block) in the
+				      * topology file's order, then name:
+				      * TopologyParam=SwitchAsNodeRank, and
+				      * Slurm 26.05's default step layout */
+	RM_BASELINE_COUNT
+} rm_baseline;
+/* "slurm", "sorted", "switch-rank"; NULL for a value out of range. */
+const char *rm_baseline_name(rm_baseline b);
+/* The kind named `s`; RM_EINPUT naming the value and the known ones. */
+rm_status rm_baseline_parse(const char *s, rm_baseline *out, rm_error *err);
+
+#define RM_PLAN_OPTIONS_VERSION 2
 typedef struct rm_plan_options {
 	unsigned version;            /* RM_PLAN_OPTIONS_VERSION */
 	const rm_layout *layout;     /* resolved or dp=auto */
@@ -456,11 +476,13 @@ typedef struct rm_plan_options {
 	const rm_fabric *fabric;     /* NULL: one flat switch */
 	bool allow_missing;          /* unknown nodes get a leaf of their own */
 	bool exact;                  /* layout must use every GPU (no spares) */
-	bool baseline;               /* Slurm block order over nodes as given */
+	bool baseline;               /* Slurm's block order, not a plan */
+	/* version 2: which order the baseline takes the nodes in */
+	rm_baseline baseline_kind;
 } rm_plan_options;
 #define RM_PLAN_OPTIONS_INIT                                             \
 	{ RM_PLAN_OPTIONS_VERSION, NULL, NULL, NULL, 0, 0, NULL, false,    \
-	  false, false }
+	  false, false, RM_BASELINE_SLURM }
 
 /* A map's validation report: what its groups cost on the fabric. Owned
  * by its map (rm_map_report); opaque. */
@@ -646,7 +668,7 @@ void rm_map_free(rm_map *map);
 
 /* ===== BEGIN section: picture (picture/) ===== */
 typedef struct rm_estimate rm_estimate; /* the cost model's, below */
-#define RM_PICTURE_OPTIONS_VERSION 1
+#define RM_PICTURE_OPTIONS_VERSION 2
 typedef struct rm_picture_options {
 	unsigned version;            /* RM_PICTURE_OPTIONS_VERSION */
 	rm_format format;            /* RM_FMT_HTML or RM_FMT_SVG */
@@ -660,10 +682,18 @@ typedef struct rm_picture_options {
 	 * ("llama3-405b on h100-sxm-80gb"); NULL says nothing. */
 	const rm_estimate *estimate, *baseline_estimate;
 	const char *priced_by;
+	/* version 2: several baselines side by side, baselines[i] planned
+	 * with baseline_kind baseline_kinds[i] and priced by
+	 * baseline_estimates[i] (that array, or an entry, may be NULL);
+	 * with nbaselines > 0 these replace `baseline` and its estimate. */
+	const rm_map *const *baselines;
+	const rm_baseline *baseline_kinds;
+	const rm_estimate *const *baseline_estimates;
+	size_t nbaselines;
 } rm_picture_options;
 #define RM_PICTURE_OPTIONS_INIT                                          \
 	{ RM_PICTURE_OPTIONS_VERSION, RM_FMT_HTML, NULL, NULL, NULL, NULL, \
-	  NULL, NULL }
+	  NULL, NULL, NULL, NULL, NULL, 0 }
 
 /*
  * Draw a checked map (rm_plan or rm_check filled its report) on its
@@ -946,6 +976,25 @@ rm_status rm_estimate_compare_write(const rm_model *m, const rm_hw *hw,
 				    const char *name_a, const rm_estimate *b,
 				    const char *name_b, rm_format fmt,
 				    char **out, size_t *len, rm_error *err);
+
+/*
+ * The same on the plan (or a given map) `a` and `nbase` baselines (1 to
+ * RM_BASELINE_COUNT), base[i] the estimate of the map rm_plan built with
+ * baseline_kind kind[i]: one column each (named by the kind), and a
+ * verdict against the fastest baseline, the strongest thing a user gets
+ * without rankmap ("a sorted hostfile is within 0.30 % of the plan here:
+ * rankmap changes nothing beyond sorting"). JSON keeps schema
+ * rankmap-explain-compare/1 and adds "baselines" (each kind, its map's
+ * name and its difference to a) and "strongest"; "difference" is the
+ * strongest's. *out is the caller's.
+ */
+rm_status rm_estimate_baselines_write(const rm_model *m, const rm_hw *hw,
+				      const rm_train *t, const rm_estimate *a,
+				      const char *name_a,
+				      const rm_estimate *const *base,
+				      const rm_baseline *kind, size_t nbase,
+				      rm_format fmt, char **out, size_t *len,
+				      rm_error *err);
 
 #define RM_SUGGEST_OPTIONS_VERSION 1
 typedef struct rm_suggest_options {

@@ -84,6 +84,12 @@ void rm_report_compare_priced_text(rm_buf *b, const rm_report *a,
 void rm_estimate_compare_verdict(rm_buf *b, const rm_estimate *a,
 				 const char *name_a, const rm_estimate *e,
 				 const char *name_b);
+/* The verdict of rm_estimate_baselines_write: `a` against the fastest of
+ * `n` baselines, kind[i] of base[i], each other one's difference after. */
+void rm_estimate_baselines_verdict(rm_buf *b, const rm_estimate *a,
+				   const char *name_a,
+				   const rm_estimate *const *base,
+				   const rm_baseline *kind, size_t n);
 
 
 /* rm_plan with the fabric's digest (rm_fabric_digest) computed once by a

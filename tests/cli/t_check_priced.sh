@@ -73,6 +73,31 @@ has svg-baseline-difference p.svg '<text class="price"[^>]*>[0-9.]+ s per step, 
 n=$(grep -cE '>PP pairs per tier: node [0-9]+, leaf [0-9]+, pod [0-9]+, spine [0-9]+<' p.svg)
 [ "$n" = 2 ] && pass svg-two-tiers || fail svg-two-tiers "$n tier lines"
 
+# Baselines by kind (issue 36): every one asked for, in text, JSON and
+# both pictures, and the verdict against the strongest. The sorted
+# hostfile's counts are those of Slurm's order over the sorted list.
+sort frag.txt >sorted.txt
+run kinds 0 "$RANKMAP" check --map frag.json --site "$SITE" --nodes-file frag.txt --baseline slurm,sorted "${model[@]}"
+has kinds-slurm "$OUT" "^compared with Slurm's block order over the same nodes, priced by llama3-405b on h100-sxm-80gb$"
+has kinds-sorted "$OUT" "^compared with Slurm's block order over the nodes sorted by pod, leaf, name \(a sorted hostfile\), priced by"
+has kinds-sorted-column "$OUT" '^ +checked +sorted$'
+has kinds-verdict "$OUT" "^verdict: a sorted hostfile is within 0\.[0-9]+ % of the checked map here: rankmap changes nothing beyond sorting .*; the strongest of 2 baselines \(Slurm's order \+[0-9.]+ %\)$"
+run kinds-json 0 "$RANKMAP" check --map frag.json --site "$SITE" --nodes-file frag.txt --baseline slurm,sorted "${model[@]}" --format json
+cp "$OUT" kinds.json
+json_holds kinds-json-reports '[b["kind"] for b in d["baselines"]]==["slurm","sorted"] and d["baselines"][0]["report"]==d["baseline"] and d["priced"]["strongest"]=="sorted" and [m["name"] for m in d["priced"]["maps"]]==["checked","slurm","sorted"]'
+run sorted-list 0 "$RANKMAP" check --map frag.json --site "$SITE" --nodes-file sorted.txt --baseline --format json
+OUT=kinds.json json_holds kinds-sorted-counts "d['baselines'][1]['report']==json.load(open('$OUT'))['baseline']"
+run kinds-svg 0 "$RANKMAP" check --map frag.json --site "$SITE" --nodes-file frag.txt --baseline slurm,sorted,switch-rank "${model[@]}" --format svg -o k.svg
+n=$(grep -cE '<text class="price"[^>]*>[0-9.]+ s per step, MFU' k.svg)
+[ "$n" = 4 ] && pass kinds-svg-four-prices || fail kinds-svg-four-prices "$n priced headers"
+for v in 'baseline \(Slurm block order\)' 'baseline \(sorted hostfile\)' 'baseline \(Slurm switch ranks\)'; do
+	has "kinds-svg-${v%% *}-$(echo "$v" | tr -dc a-z | tail -c 6)" k.svg ">$v<"
+done
+run kinds-html 0 "$RANKMAP" check --map frag.json --site "$SITE" --nodes-file frag.txt --baseline sorted,slurm --format html -o k.html
+v=$(grep -oE '"name":"(rankmap|baseline \([a-zA-Z ]+\))"' k.html | tr '\n' '|')
+[ "$v" = '"name":"rankmap"|"name":"baseline (sorted hostfile)"|"name":"baseline (Slurm block order)"|' ] &&
+	pass kinds-html-views || fail kinds-html-views "views: $v"
+
 # Refusals: one line naming the option.
 run batch-no-model 2 "$RANKMAP" check --map frag.json --site "$SITE" --batch 16M
 has batch-no-model-msg "$ERR" '^rankmap check: --batch prices the map with a model: give --model too'

@@ -75,6 +75,35 @@ has contiguous-verdict "$OUT" '^verdict: the baseline is within 0\.00 % of the p
 run contiguous-json 0 "$RANKMAP" explain "${run405[@]}" --nodes 'gpu[0001-2048]' --baseline --format json
 json_holds contiguous-json-same 'd["difference"]["same"] and abs(d["difference"]["relative"])<0.01'
 
+# Baselines by kind (issue 36). A sorted hostfile is the strongest thing a
+# user does without rankmap: the shuffled allocation sorted by pod, leaf,
+# name. Here the names follow the wiring, so it is the same map as
+# Slurm's order over the sorted list, and it is within the model's 1 % of
+# the plan: the verdict says rankmap changes nothing beyond sorting.
+run kinds 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline slurm,sorted
+has kinds-columns "$OUT" '^ +plan +slurm +sorted$'
+has kinds-verdict "$OUT" "^verdict: a sorted hostfile is within 0\.[0-9]+ % of the plan here: rankmap changes nothing beyond sorting \(the model tells apart 1 %\); the strongest of 2 baselines \(Slurm's order \+[0-9.]+ %\)$"
+run kinds-json 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline sorted --baseline slurm --format json
+cp "$OUT" kinds.json
+json_holds kinds-json-maps 'd["schema"]=="rankmap-explain-compare/1" and [m["name"] for m in d["maps"]]==["plan","sorted","slurm"] and [b["kind"] for b in d["baselines"]]==["sorted","slurm"] and d["strongest"]=="sorted"'
+json_holds kinds-json-diff 'all(abs(b["difference"]["step_s"]-(d["maps"][i+1]["step_s"]-d["maps"][0]["step_s"]))<1e-6 for i, b in enumerate(d["baselines"])) and d["difference"]==d["baselines"][0]["difference"] and d["difference"]["same"] and abs(d["difference"]["relative"])<0.01 and d["baselines"][1]["difference"]["relative"]>0.05'
+# the sorted baseline of the shuffled list is Slurm's order of the sorted
+# list, priced the same; Slurm's column is the plain --baseline's
+run sorted-list-json 0 "$RANKMAP" explain "${run405[@]}" --nodes-file sorted.txt --baseline --format json
+cp "$OUT" sortedlist.json
+OUT=kinds.json json_holds kinds-sorted-is-sorted-list "abs(d['maps'][1]['step_s']-json.load(open('$PWD/sortedlist.json'))['maps'][1]['step_s'])<1e-9"
+OUT=kinds.json json_holds kinds-slurm-is-plain "abs(d['maps'][2]['step_s']-json.load(open('$PWD/frag.json'))['maps'][1]['step_s'])<1e-9"
+# In Megatron's order the sorted hostfile pays 0.9 % on the pipeline's
+# leaf crossings: still within what the model tells apart.
+run kinds-megatron 0 "$RANKMAP" explain --model llama3-405b --batch 16M --recompute full --layout 8x16x128 --order megatron --site "$SITE" --nodes-file frag.txt --baseline sorted --format json
+json_holds kinds-megatron-within '0<d["difference"]["relative"]<0.01 and d["strongest"]=="sorted" and "changes nothing beyond sorting" in d["verdict"]'
+# Slurm's switch ranks: this topology.conf lists its ToRs in the order of
+# their names and nodes, so they give the sorted hostfile's map.
+run switch-rank 0 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline switch-rank,sorted --format json
+json_holds switch-rank-same 'd["maps"][1]["step_s"]==d["maps"][2]["step_s"] and d["strongest"]=="switch-rank" and d["verdict"].startswith("Slurm\x27s switch-rank order is within 0.00 % of the plan here: rankmap changes nothing beyond ranking nodes by switch")'
+run bad-kind 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline sortd
+has bad-kind-msg "$ERR" "^rankmap explain: --baseline: unknown baseline 'sortd' \(known: slurm, sorted, switch-rank\)$"
+
 # Refusals: one line each, nothing written.
 run two-files 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map base.json --assignment base.csv
 has two-files-msg "$ERR" '^rankmap explain: give one of --map, --assignment$'

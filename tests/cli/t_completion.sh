@@ -30,4 +30,15 @@ orders=$(complete_of rankmap plan --order)
 for o in megatron llama3 torchtitan nest; do
 	case " $orders " in *" $o "*) pass "order-$o" ;; *) fail "order-$o" "offered: $orders" ;; esac
 done
+# --baseline offers its kinds, each one explain takes; a bare --baseline
+# still lets the next option complete (issue 36)
+kinds=$(complete_of rankmap explain --baseline)
+[ "$kinds" = "slurm sorted switch-rank" ] && pass baseline-kinds || fail baseline-kinds "offered: $kinds"
+for k in $kinds; do
+	"$RANKMAP" plan --layout 8x1x1 --nodes n1 --baseline "$k" --format json -o "$T/out" 2>"$T/err" &&
+		pass "baseline-$k" || fail "baseline-$k" "$(head -1 "$T/err")"
+done
+COMP_WORDS=(rankmap check --baseline --for) COMP_CWORD=3 COMPREPLY=()
+_rankmap
+[ "${COMPREPLY[*]}" = --format ] && pass baseline-then-option || fail baseline-then-option "offered: ${COMPREPLY[*]}"
 finish

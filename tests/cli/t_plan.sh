@@ -153,6 +153,25 @@ run site 0 "$RANKMAP" plan --layout 4x2x3 --site site/site.yaml --nodes 'n[1-8]'
 if python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["order"]["name"]=="megatron" and j["gpus_per_node"]==4 and j["nodes"][0]["leaf"].startswith("leaf")' "$OUT" 2>py.out; then
 	pass site-defaults; else fail site-defaults "$(tail -3 py.out)"; fi
 
+# --baseline KIND (issue 36): the sorted kind of a shuffled list is
+# Slurm's order of the sorted list, rank for rank; switch-rank follows
+# topology.conf's leaf order (tor0001, tor0002, ... here, the names'
+# order too); a text map takes one kind.
+RSITE=$RM_ROOT/site/llama3-roce/site.yaml
+printf '%s\n' gpu0007 gpu0002 gpu0005 gpu0003 gpu0008 gpu0001 gpu0006 gpu0004 >shuf.txt
+sort shuf.txt >sort.txt
+run base-sorted 0 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file shuf.txt --baseline sorted --format hostfile -o bs.txt
+run base-sort-list 0 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file sort.txt --baseline --format hostfile -o bl.txt
+cmp -s bs.txt bl.txt && pass base-sorted-same || fail base-sorted-same "$(diff bs.txt bl.txt | head -3)"
+run base-switch 0 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file shuf.txt --baseline=switch-rank --format hostfile -o bw.txt
+cmp -s bs.txt bw.txt && pass base-switch-same || fail base-switch-same "$(diff bs.txt bw.txt | head -3)"
+run base-slurm 0 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file shuf.txt --baseline slurm --format hostfile -o bg.txt
+[ "$(uniq bg.txt | tr '\n' ' ')" = "$(tr '\n' ' ' <shuf.txt)" ] && pass base-slurm-as-given || fail base-slurm-as-given "$(uniq bg.txt | head -3)"
+run base-two-text 2 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file shuf.txt --baseline slurm,sorted
+has base-two-text-msg "$ERR" '^rankmap plan: --baseline: plan writes one map; give one kind'
+run base-empty 2 "$RANKMAP" plan --layout 8x4x2 --site "$RSITE" --nodes-file shuf.txt --baseline=
+has base-empty-msg "$ERR" "^rankmap plan: --baseline '': expected kinds like slurm,sorted"
+
 # No topology: planned on one flat switch, with a warning.
 run flat 0 "$RANKMAP" plan --layout 4x2x3 --gpus-per-node 4 --nodes 'n[1-6]'
 has flat-warning "$ERR" 'flat'

@@ -6,9 +6,39 @@
 #include "mapio.h"
 #include "place/place.h"
 
+#include <stddef.h>
+#include <string.h>
+
+/* Version 1 ends where version 2's baseline_kind begins; the padding a
+ * version 1 caller leaves there is never read. */
 static const size_t plan_sizes[] = {
-	[1] = sizeof(rm_plan_options),
+	[1] = offsetof(rm_plan_options, baseline_kind),
+	[2] = sizeof(rm_plan_options),
 };
+
+static const char *const baseline_names[RM_BASELINE_COUNT] = {
+	[RM_BASELINE_SLURM] = "slurm",
+	[RM_BASELINE_SORTED] = "sorted",
+	[RM_BASELINE_SWITCH_RANK] = "switch-rank",
+};
+
+const char *rm_baseline_name(rm_baseline b)
+{
+	return (unsigned)b < RM_BASELINE_COUNT ? baseline_names[b] : NULL;
+}
+
+rm_status rm_baseline_parse(const char *s, rm_baseline *out, rm_error *err)
+{
+	for (unsigned i = 0; s && i < RM_BASELINE_COUNT; i++)
+		if (!strcmp(s, baseline_names[i])) {
+			*out = (rm_baseline)i;
+			return RM_OK;
+		}
+	char q[80];
+	return rmi_err(err, RM_EINPUT,
+		       "unknown baseline %s (known: slurm, sorted, switch-rank)",
+		       rm_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
+}
 
 rm_status rm_plan_with_digest(const rm_plan_options *opts,
 			      const char *fabric_digest, rm_map **out,
@@ -24,6 +54,10 @@ rm_status rm_plan_with_digest(const rm_plan_options *opts,
 				     &o, "rm_plan_options", err);
 	if (st)
 		return st;
+	if (o.baseline && !rm_baseline_name(o.baseline_kind))
+		return rmi_err(err, RM_EINPUT, "plan: baseline kind %u is not "
+			       "one of slurm, sorted, switch-rank",
+			       (unsigned)o.baseline_kind);
 	return rmi_plan(&o, fabric_digest, out, err);
 }
 

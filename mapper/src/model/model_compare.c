@@ -7,6 +7,7 @@
 #include "model/model_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void rm_estimate_compare(const rm_estimate *a, const rm_estimate *b,
@@ -51,20 +52,24 @@ static bool costlier(rm_buf *b, const rm_estimate *x, const rm_estimate *y)
 	return any;
 }
 
-static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
-		    const rm_estimate *e, const char *nb, const rm_compare *c)
+/* The verdict's sentence with each map's phrase as it stands in it ("the
+ * plan", "a sorted hostfile") and what a tie leaves rankmap ("for this
+ * job", "beyond sorting"). */
+void rmi_compare_say(rm_buf *b, const rm_estimate *a, const char *the_a,
+		     const rm_estimate *e, const char *the_b,
+		     const char *beyond, const rm_compare *c)
 {
 	if (c->same) {
-		rm_buf_printf(b, "the %s is within %.2f %% of the %s here: rankmap "
-			       "changes nothing for this job (the model tells "
-			       "apart %.0f %%)", nb, 100 * fabs(c->rel), na,
-			       100 * RM_COMPARE_RESOLUTION);
+		rm_buf_printf(b, "%s is within %.2f %% of %s here: rankmap "
+			       "changes nothing %s (the model tells apart "
+			       "%.0f %%)", the_b, 100 * fabs(c->rel), the_a,
+			       beyond, 100 * RM_COMPARE_RESOLUTION);
 		return;
 	}
-	const char *slow = c->dt_step > 0 ? nb : na;
-	const char *fast = c->dt_step > 0 ? na : nb;
+	const char *slow = c->dt_step > 0 ? the_b : the_a;
+	const char *fast = c->dt_step > 0 ? the_a : the_b;
 	double dt = fabs(c->dt_step);
-	rm_buf_printf(b, "the %s is %.1f %% slower than the %s: %+.3f s per step, "
+	rm_buf_printf(b, "%s is %.1f %% slower than %s: %+.3f s per step, "
 		       "%.0f GPU-hours more per 1,000 steps, %.0f of the "
 		       "%.0f GPU-hours of each day (%llu GPUs around the clock)",
 		       slow, 100 * dt / (c->dt_step > 0 ? a->t_step : e->t_step),
@@ -77,8 +82,17 @@ static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
 	rm_buf pay;
 	rm_buf_init(&pay);
 	if (costlier(&pay, f, s) && pay.data)
-		rm_buf_printf(b, "; the %s trades %s for it", fast, pay.data);
+		rm_buf_printf(b, "; %s trades %s for it", fast, pay.data);
 	rm_buf_clear(&pay);
+}
+
+static void verdict(rm_buf *b, const rm_estimate *a, const char *na,
+		    const rm_estimate *e, const char *nb, const rm_compare *c)
+{
+	char the_a[96], the_b[96];
+	snprintf(the_a, sizeof(the_a), "the %s", na);
+	snprintf(the_b, sizeof(the_b), "the %s", nb);
+	rmi_compare_say(b, a, the_a, e, the_b, "for this job", c);
 }
 
 void rm_estimate_compare_verdict(rm_buf *b, const rm_estimate *a,
@@ -144,8 +158,8 @@ static void put_text(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_puts(b, "\n");
 }
 
-static void json_map(rm_buf *b, const char *name, const rm_estimate *e,
-		     double steps_day, double gpu_h_1000)
+void rmi_compare_json_map(rm_buf *b, const char *name, const rm_estimate *e,
+			  double steps_day, double gpu_h_1000)
 {
 	rm_buf_puts(b, "{\"name\": ");
 	rm_buf_json_str(b, name);
@@ -173,22 +187,29 @@ static void json_map(rm_buf *b, const char *name, const rm_estimate *e,
 	rm_buf_puts(b, "}");
 }
 
+void rmi_compare_json_diff(rm_buf *b, const rm_compare *c)
+{
+	rm_buf_printf(b, "{\"step_s\": %.10g, \"relative\": %.10g, "
+		       "\"gpu_hours_per_1000_steps\": %.10g, "
+		       "\"gpu_hours_per_day\": %.10g, \"same\": %s, "
+		       "\"resolution\": %.10g}",
+		       c->dt_step, c->rel, c->gpu_h_1000[1] - c->gpu_h_1000[0],
+		       c->gpu_h_day, c->same ? "true" : "false",
+		       RM_COMPARE_RESOLUTION);
+}
+
 static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_estimate *a, const char *na,
 		     const rm_estimate *e, const char *nb, const rm_compare *c)
 {
 	rmi_explain_json_head(b, "rankmap-explain-compare/1", m, hw, a);
 	rm_buf_puts(b, ",\n \"maps\": [");
-	json_map(b, na, a, c->steps_day[0], c->gpu_h_1000[0]);
+	rmi_compare_json_map(b, na, a, c->steps_day[0], c->gpu_h_1000[0]);
 	rm_buf_puts(b, ",\n  ");
-	json_map(b, nb, e, c->steps_day[1], c->gpu_h_1000[1]);
-	rm_buf_printf(b, "],\n \"difference\": {\"step_s\": %.10g, "
-		       "\"relative\": %.10g, \"gpu_hours_per_1000_steps\": "
-		       "%.10g, \"gpu_hours_per_day\": %.10g, \"same\": %s, "
-		       "\"resolution\": %.10g},\n \"verdict\": ",
-		       c->dt_step, c->rel, c->gpu_h_1000[1] - c->gpu_h_1000[0],
-		       c->gpu_h_day, c->same ? "true" : "false",
-		       RM_COMPARE_RESOLUTION);
+	rmi_compare_json_map(b, nb, e, c->steps_day[1], c->gpu_h_1000[1]);
+	rm_buf_puts(b, "],\n \"difference\": ");
+	rmi_compare_json_diff(b, c);
+	rm_buf_puts(b, ",\n \"verdict\": ");
 	rm_buf v;
 	rm_buf_init(&v);
 	verdict(&v, a, na, e, nb, c);

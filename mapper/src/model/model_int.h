@@ -183,6 +183,19 @@ typedef struct rm_compare {
 } rm_compare;
 void rm_estimate_compare(const rm_estimate *a, const rm_estimate *b,
 			 rm_compare *out);
+/* The verdict's sentence on b against a, each map named by its phrase
+ * as the sentence takes it ("the plan", "a sorted hostfile"); `beyond`
+ * ends a tie ("for this job", "beyond sorting"). */
+RMI_HIDDEN void rmi_compare_say(rm_buf *b, const rm_estimate *a,
+				const char *the_a, const rm_estimate *e,
+				const char *the_b, const char *beyond,
+				const rm_compare *c);
+/* One map's object and the difference object of the compare JSON
+ * (schema rankmap-explain-compare/1). */
+RMI_HIDDEN void rmi_compare_json_map(rm_buf *b, const char *name,
+				     const rm_estimate *e, double steps_day,
+				     double gpu_h_1000);
+RMI_HIDDEN void rmi_compare_json_diff(rm_buf *b, const rm_compare *c);
 
 
 /* The estimate as a value (model_time.c, model_map.c): suggest prices

@@ -69,10 +69,13 @@ RMI_HIDDEN void rmi_pic_price(rm_buf *b, const rmi_pic *p);
 RMI_HIDDEN void rmi_pic_tiers(rm_buf *b, const rm_report *r);
 RMI_HIDDEN void rmi_pic_spans(rm_buf *b, const rm_report *r, const char *axis);
 
-/* The writers: into `b`, `base` may be NULL. */
+/* The writers: into `b`, the map and then the `nbase` baselines in
+ * base[] (none: NULL), each headed by its name. */
 RMI_HIDDEN rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
+				 const char *const *names, size_t nbase,
 				 const char *title, rm_buf *b, rm_error *err);
 RMI_HIDDEN rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
+				  const char *const *names, size_t nbase,
 				  const char *title, rm_buf *b,
 				  rm_error *err);
 

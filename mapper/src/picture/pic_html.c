@@ -115,6 +115,7 @@ static void view(rm_buf *b, const rmi_pic *p, const char *name)
 }
 
 static rm_status data(rm_buf *b, const rmi_pic *v, const rmi_pic *base,
+		      const char *const *names, size_t nbase,
 		      const char *title, rm_error *err)
 {
 	const rm_map *m = v->m;
@@ -151,21 +152,22 @@ static rm_status data(rm_buf *b, const rmi_pic *v, const rmi_pic *base,
 		rm_buf_puts(b, "]]");
 	}
 	rm_buf_puts(b, "],\n\"views\":[");
-	view(b, v, base ? "rankmap" : "map");
-	if (base) {
+	view(b, v, nbase ? "rankmap" : "map");
+	for (size_t i = 0; i < nbase; i++) {
 		rm_buf_puts(b, ",\n");
-		view(b, base, "baseline (Slurm block order)");
+		view(b, &base[i], names[i]);
 	}
 	rm_buf_puts(b, "]}");
 	return RM_OK;
 }
 
 rm_status rmi_pic_html(const rmi_pic *v, const rmi_pic *base,
+		       const char *const *names, size_t nbase,
 		       const char *title, rm_buf *b, rm_error *err)
 {
 	rm_buf json;
 	rm_buf_init(&json);
-	rm_status st = data(&json, v, base, title, err);
+	rm_status st = data(&json, v, base, names, nbase, title, err);
 	if (!st && json.oom)
 		st = rmi_err(err, RM_ENOMEM, "out of memory");
 	if (st) {

@@ -91,11 +91,13 @@ static unsigned head_lines(const rmi_pic *p)
 	return 7 + !!p->est + r->cp_must + r->ep_must + !!r->ep_groups;
 }
 
-static double head_height(const rmi_pic *v, const rmi_pic *base)
+static double head_height(const rmi_pic *v, const rmi_pic *base,
+			  size_t nbase)
 {
 	unsigned n = head_lines(v);
-	if (base && head_lines(base) > n)
-		n = head_lines(base);
+	for (size_t i = 0; i < nbase; i++)
+		if (head_lines(&base[i]) > n)
+			n = head_lines(&base[i]);
 	return 30.0 + 20.0 * n;
 }
 
@@ -247,13 +249,17 @@ static double width(const rmi_pic *p)
 }
 
 rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
+		      const char *const *names, size_t nbase,
 		      const char *title, rm_buf *b, rm_error *err)
 {
-	double w = width(v) + (base ? 40 + width(base) : 0);
+	double w = width(v);
 	double h = v->h * S;
-	if (base && base->h * S > h)
-		h = base->h * S;
-	double top = head_height(v, base);
+	for (size_t i = 0; i < nbase; i++) {
+		w += 40 + width(&base[i]);
+		if (base[i].h * S > h)
+			h = base[i].h * S;
+	}
+	double top = head_height(v, base, nbase);
 	h += top + 10;
 	rm_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		       "<svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -278,10 +284,12 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 		     ".split{stroke:#e00000;stroke-width:2}.cross{stroke:#222;"
 		     "stroke-opacity:.45;stroke-width:1}</style>\n");
 	rm_status st = RM_OK;
-	view(b, v, base ? "rankmap" : "map", 0, top, &st, err);
-	if (base && st == RM_OK)
-		view(b, base, "baseline (Slurm block order)", width(v) + 40, top,
-		     &st, err);
+	view(b, v, nbase ? "rankmap" : "map", 0, top, &st, err);
+	double x = width(v) + 40;
+	for (size_t i = 0; i < nbase && st == RM_OK; i++) {
+		view(b, &base[i], names[i], x, top, &st, err);
+		x += width(&base[i]) + 40;
+	}
 	rm_buf_puts(b, "</svg>\n");
 	return st;
 }

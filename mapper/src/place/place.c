@@ -362,6 +362,36 @@ static bool better(const rm_fabric *f, const rm_report *a, const rm_report *b)
 	       (b->pp_cross == a->pp_cross && b->pp_cross_top < a->pp_cross_top);
 }
 
+/* Pieces per PP stride (0: PP is not a whole number of pieces apart). */
+static uint64_t pp_step(const plan_ctx *c)
+{
+	uint64_t step = 1;
+	int pos = rmi_nest_pos(&c->l, RM_AXIS_PP);
+	for (int i = 0; i < pos; i++)
+		step *= c->l.size[c->l.nest[i]];
+	return pos >= 0 && step % c->bg == 0 ? step / c->bg : 0;
+}
+
+/* Score the pieces in c->tmp; keep them when better. */
+static void keep_if_better(plan_ctx *c)
+{
+	rm_report r;
+	memset(&r, 0, sizeof(r));
+	uint64_t step = pp_step(c);
+	/* PP inside a piece: no pair ever leaves a node */
+	if (step)
+		rmi_pieces_score(c->tmp, c->npiece, step,
+				 c->l.size[RM_AXIS_PP], c->bg, c->info,
+				 &r.pp_cross, &r.pp_cross_top);
+	if (!c->have || better(c->o->fabric, &c->score, &r)) {
+		rmi_piece *t = c->best;
+		c->best = c->tmp;
+		c->tmp = t;
+		c->score = r;
+		c->have = true;
+	}
+}
+
 /* Score the cells in c->seq as pieces; keep them when better. */
 static rm_status consider(plan_ctx *c, const rmi_cells *cl, uint64_t ncell,
 			  bool snake, rm_error *err)
@@ -374,25 +404,64 @@ static rm_status consider(plan_ctx *c, const rmi_cells *cl, uint64_t ncell,
 			       "internal: a placement of %llu pieces, %llu wanted",
 			       (unsigned long long)w,
 			       (unsigned long long)c->npiece);
-	rm_report r;
-	memset(&r, 0, sizeof(r));
-	uint64_t step = 1;
-	int pos = rmi_nest_pos(&c->l, RM_AXIS_PP);
-	for (int i = 0; i < pos; i++)
-		step *= c->l.size[c->l.nest[i]];
-	/* PP inside a piece: no pair ever leaves a node */
-	if (pos >= 0 && step % c->bg == 0)
-		rmi_pieces_score(c->tmp, c->npiece, step / c->bg,
-				 c->l.size[RM_AXIS_PP], c->bg, c->info,
-				 &r.pp_cross, &r.pp_cross_top);
-	if (!c->have || better(c->o->fabric, &c->score, &r)) {
-		rmi_piece *t = c->best;
-		c->best = c->tmp;
-		c->tmp = t;
-		c->score = r;
-		c->have = true;
-	}
+	keep_if_better(c);
 	return RM_OK;
+}
+
+/*
+ * Rails with TP below a node: the rail snake (rmi_rail_snake), whole
+ * pipelines cut per unit, which the packings miss when a unit's blocks
+ * hold whole pipelines but its nodes do not hold whole replicas.
+ */
+static rm_status try_rail_snake(plan_ctx *c, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node;
+	uint64_t step = pp_step(c), w = 0;
+	if (!step)
+		return RM_OK;
+	rm_status st = rmi_rail_snake(c->info, c->n, g / c->bg, c->bg,
+				      step * c->l.size[RM_AXIS_PP], c->tmp,
+				      c->npiece, &w, err);
+	if (!st && w == c->npiece)
+		keep_if_better(c);
+	return st;
+}
+
+/*
+ * The orders a user gets without rankmap (rm_baseline: a sorted hostfile,
+ * Slurm's switch ranks) as fills of whole nodes, so that no baseline the
+ * CLI shows beside the plan beats it. Only where a cell is one node:
+ * multi-node domains have their own cells.
+ */
+static rm_status try_orders(plan_ctx *c, rm_error *err)
+{
+	uint32_t g = c->o->gpus_per_node, per = g / c->bg;
+	if (c->cells.c != 1)
+		return RM_OK;
+	uint32_t *ord = malloc(((size_t)c->n + 1) * sizeof(*ord));
+	if (!ord)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	rm_status st = RM_OK;
+	for (int k = RM_BASELINE_SORTED; !st && k <= RM_BASELINE_SWITCH_RANK;
+	     k++) {
+		rm_plan_options o = *c->o;
+		o.baseline_kind = (rm_baseline)k;
+		st = rmi_baseline_order(&o, c->sh, c->info, c->n, ord, err);
+		for (int snake = 0; !st && snake <= snake_may_help(c); snake++) {
+			uint64_t w = 0;
+			for (uint32_t i = 0; i < c->n && w < c->npiece; i++)
+				for (uint32_t b = 0; b < per && w < c->npiece;
+				     b++)
+					c->tmp[w++] = (rmi_piece){
+						ord[i],
+						(snake && i % 2 ? per - 1 - b : b) *
+							c->bg };
+			if (w == c->npiece)
+				keep_if_better(c);
+		}
+	}
+	free(ord);
+	return st;
 }
 
 /* Pack `cl` (pods first when by_top) and consider it, rails also with
@@ -513,7 +582,8 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	if (!c->seq)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	if (c->o->baseline) {
-		/* Slurm's block distribution over the nodes as given. */
+		/* Slurm's block distribution over the nodes in the
+		 * baseline's order. */
 		c->bg = g;
 		c->npiece = (world + g - 1) / g;
 		c->best = malloc((c->npiece + 1) * sizeof(*c->best));
@@ -522,12 +592,12 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 			free(pos);
 			return rmi_err(err, RM_ENOMEM, "out of memory");
 		}
-		for (uint32_t i = 0; i < c->n; i++)
-			pos[c->sh[i].ix] = i;
-		for (uint64_t i = 0; i < c->npiece; i++)
+		rm_status st = rmi_baseline_order(c->o, c->sh, c->info, c->n,
+						  pos, err);
+		for (uint64_t i = 0; !st && i < c->npiece; i++)
 			c->best[i] = (rmi_piece){ pos[i], 0 };
 		free(pos);
-		return RM_OK;
+		return st;
 	}
 	uint32_t must = (uint32_t)c->rules.must;
 	c->bg = must && must < g && g % must == 0 ? must : g;
@@ -557,11 +627,12 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 		    (st = try_pack(c, &c->blocks, false, err)) ||
 		    (tops && (st = try_pack(c, &c->blocks, true, err))) ||
 		    (c->o->fabric && c->o->fabric->nunit > 0 &&
-		     (st = try_pack_nodes(c, err))))
+		     (st = try_pack_nodes(c, err))) ||
+		    (snake_may_help(c) && (st = try_rail_snake(c, err))))
 			return st;
 		fine = &c->blocks;
 	}
-	if ((st = try_floors(c, fine, err)))
+	if ((st = try_floors(c, fine, err)) || (st = try_orders(c, err)))
 		return st;
 	return RM_OK;
 }
@@ -588,11 +659,18 @@ static void inputs_digest(const plan_ctx *c, char hex[65])
 		     c->o->gpus_per_node, c->o->exact, c->o->baseline,
 		     c->o->allow_missing, fd, (size_t)c->n);
 	rm_sha256_add(&h, buf, (size_t)k);
-	/* Sorted, except for the baseline, whose result depends on the
-	 * order the nodes were given in. */
+	/* Slurm's order is the only baseline whose result depends on the
+	 * order the nodes were given in; the others hash its name (the
+	 * text stays that of before kinds for Slurm's). */
+	bool given = c->o->baseline &&
+		     c->o->baseline_kind == RM_BASELINE_SLURM;
+	if (c->o->baseline && !given) {
+		k = snprintf(buf, sizeof(buf), "baseline_kind=%s\n",
+			     rm_baseline_name(c->o->baseline_kind));
+		rm_sha256_add(&h, buf, (size_t)k);
+	}
 	for (uint32_t i = 0; i < c->n; i++) {
-		const char *name = c->o->baseline ? c->o->nodes[i]
-						  : c->sh[i].name;
+		const char *name = given ? c->o->nodes[i] : c->sh[i].name;
 		rm_sha256_add(&h, name, strlen(name));
 		rm_sha256_add(&h, "\n", 1);
 	}

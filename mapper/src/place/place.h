@@ -76,6 +76,14 @@ RMI_HIDDEN const char *rmi_where_loc_name(const rmi_where *w,
 RMI_HIDDEN const char *rmi_where_unit_name(const rmi_where *w,
 					   const rmi_hostinfo *h);
 
+/* The baseline's node order (place_base.c): order[k] is the index in
+ * `sh` (the hosts in natural order, info[] theirs) of the k-th node
+ * Slurm's block distribution fills, by o->baseline_kind. */
+RMI_HIDDEN rm_status rmi_baseline_order(const rm_plan_options *o,
+					const rmi_named *sh,
+					const rmi_hostinfo *info, uint32_t n,
+					uint32_t *order, rm_error *err);
+
 /*
  * Cells: the units the must-rule lets us place. One node, or `c` nodes of
  * one multi-node NVLink domain when the TP block spans nodes (a domain's
@@ -123,6 +131,18 @@ RMI_HIDDEN rm_status rmi_cells_blocks(uint32_t n, uint32_t g, uint32_t blk,
 RMI_HIDDEN uint64_t rmi_cells_pieces(const rmi_cells *cl, const uint32_t *cell,
 				     uint64_t ncell, uint32_t g, uint32_t bg,
 				     bool snake, rmi_piece *out, uint64_t cap);
+/*
+ * The rail snake: the hosts grouped by locality (rail unit, leaf), each
+ * group's must-blocks of bg GPUs (per to a host) in host order with every
+ * other host's reversed, so that a pipeline going from one host to the
+ * next stays on one rail; cut into whole runs of `chain` pieces (whole
+ * pipelines) per group first, the groups' leftovers after. Writes at
+ * most cap pieces to out and their count to *written.
+ */
+RMI_HIDDEN rm_status rmi_rail_snake(const rmi_hostinfo *info, uint32_t n,
+				    uint32_t per, uint32_t bg, uint64_t chain,
+				    rmi_piece *out, uint64_t cap,
+				    uint64_t *written, rm_error *err);
 /* PP pairs that leave their leaf or rail (*cross) and their top-level
  * subtree (*top), counted as rm_check counts them; PP peers are `step`
  * pieces apart. */

@@ -54,6 +54,56 @@ uint64_t rmi_cells_pieces(const rmi_cells *cl, const uint32_t *cell,
 	return w;
 }
 
+typedef struct grouped {
+	uint32_t loc, host;
+} grouped;
+
+static int cmp_grouped(const void *a, const void *b)
+{
+	const grouped *x = a, *y = b;
+	if (x->loc != y->loc)
+		return x->loc < y->loc ? -1 : 1;
+	return RMI_CMP(x->host, y->host);
+}
+
+/* Piece k of a group's snake: node k / per of the group, every other
+ * node's blocks reversed so that consecutive nodes meet at one offset. */
+static rmi_piece snake_piece(const grouped *g, uint64_t k, uint32_t per,
+			     uint32_t bg)
+{
+	uint64_t j = k / per;
+	uint32_t b = (uint32_t)(k % per);
+	return (rmi_piece){ g[j].host, (j % 2 ? per - 1 - b : b) * bg };
+}
+
+rm_status rmi_rail_snake(const rmi_hostinfo *info, uint32_t n, uint32_t per,
+			 uint32_t bg, uint64_t chain, rmi_piece *out,
+			 uint64_t cap, uint64_t *written, rm_error *err)
+{
+	*written = 0;
+	grouped *v = malloc(((size_t)n + 1) * sizeof(*v));
+	if (!v)
+		return rmi_err(err, RM_ENOMEM, "out of memory");
+	for (uint32_t h = 0; h < n; h++)
+		v[h] = (grouped){ info[h].loc, h };
+	qsort(v, n, sizeof(*v), cmp_grouped);
+	uint64_t w = 0;
+	/* pass 0: each group's whole chains; pass 1: what each has left */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0, j; i < n && w < cap; i = j) {
+			for (j = i; j < n && v[j].loc == v[i].loc; j++)
+				;
+			uint64_t len = (uint64_t)(j - i) * per;
+			uint64_t whole = chain ? len / chain * chain : len;
+			for (uint64_t k = pass ? whole : 0;
+			     k < (pass ? len : whole) && w < cap; k++)
+				out[w++] = snake_piece(v + i, k, per, bg);
+		}
+	free(v);
+	*written = w;
+	return RM_OK;
+}
+
 void rmi_pieces_score(const rmi_piece *p, uint64_t n, uint64_t step,
 		      uint32_t pp, uint32_t bg, const rmi_hostinfo *info,
 		      uint64_t *cross, uint64_t *top)

@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "fixture.h"
 #include "test.h"
+#include "xorshift.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@ typedef struct plan_in {
 	bool exact, baseline, allow_missing;
 } plan_in;
 
-static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
+static rm_status plan_kind(const plan_in *in, rm_baseline kind, rm_map **m,
+			   rm_error *e)
 {
 	rm_layout l;
 	rm_order o;
@@ -45,10 +47,16 @@ static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
 			    .nnodes = hl.n, .gpus_per_node = in->gpn,
 			    .fabric = in->f, .exact = in->exact,
 			    .baseline = in->baseline,
-			    .allow_missing = in->allow_missing };
+			    .allow_missing = in->allow_missing,
+			    .baseline_kind = kind };
 	st = rm_plan(&po, m, e);
 	rm_hostlist_clear(&hl);
 	return st;
+}
+
+static rm_status plan(const plan_in *in, rm_map **m, rm_error *e)
+{
+	return plan_kind(in, RM_BASELINE_SLURM, m, e);
 }
 
 /* The plan of in, which must succeed; NULL (checked) when it does not. */
@@ -260,6 +268,65 @@ static void baseline_fragmented(void)
 	}
 	rm_map_free(bm);
 	rm_map_free(pm);
+	rm_fabric_free(f);
+}
+
+static void baseline_kinds(void)
+{
+	/* Leaves in the file's order z, a, m; pods P1 (a, m) and P2 (z).
+	 * Sorted walks pods and leaves by name: P1's a (n5 n6), m (n3 n4),
+	 * then P2's z (n1 n2); x1, under no switch, last. Switch ranks
+	 * number the leaves in the file's order, z 1, a 2, m 3, and x1, under
+	 * none, 0: Slurm puts it first. */
+	rm_fabric *f = topo("SwitchName=z Nodes=n[1-2]\n"
+			    "SwitchName=a Nodes=n[5-6]\n"
+			    "SwitchName=m Nodes=n[3-4]\n"
+			    "SwitchName=P2 Switches=z\n"
+			    "SwitchName=P1 Switches=a,m\n"
+			    "SwitchName=top Switches=P1,P2\n");
+	static const struct {
+		rm_baseline kind;
+		const char *want;
+	} c[] = {
+		{ RM_BASELINE_SLURM, "n6 n1 x1 n4 n5 n2 n3" },
+		{ RM_BASELINE_SORTED, "n5 n6 n3 n4 n1 n2 x1" },
+		{ RM_BASELINE_SWITCH_RANK, "x1 n1 n2 n5 n6 n3 n4" },
+	};
+	char b[256];
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		plan_in in = { "8x1x7", NULL, "n6,n1,x1,n4,n5,n2,n3", 8, f, 0,
+			       1, 1 };
+		plan_in again = in;
+		again.nodes = "n3,n2,n5,n4,x1,n1,n6";
+		rm_map *m, *m2;
+		rm_error e;
+		CHECK_INT(plan_kind(&in, c[i].kind, &m, &e), RM_OK);
+		CHECK_INT(plan_kind(&again, c[i].kind, &m2, &e), RM_OK);
+		if (m && m2) {
+			CHECK_STR(hosts(m, b, sizeof(b)), c[i].want);
+			/* only Slurm's order depends on the order given */
+			CHECK_INT(strcmp(m->inputs_sha256, m2->inputs_sha256) == 0,
+				  c[i].kind != RM_BASELINE_SLURM);
+			/* block distribution: rank r on the map's node r/8 */
+			CHECK_INT(m->rank[17].node, 2);
+			CHECK_INT(m->rank[17].local_gpu, 1);
+		}
+		rm_map_free(m);
+		rm_map_free(m2);
+	}
+	/* a kind this library does not know is refused, not guessed */
+	plan_in bad = { "8x1x7", NULL, "n[1-6],x1", 8, f, 0, 1, 1 };
+	rm_map *m;
+	rm_error e;
+	CHECK_INT(plan_kind(&bad, (rm_baseline)RM_BASELINE_COUNT, &m, &e),
+		  RM_EINPUT);
+	CHECK_HAS(e.msg, "baseline kind 3");
+	rm_baseline k;
+	CHECK_INT(rm_baseline_parse("switch-rank", &k, &e), RM_OK);
+	CHECK_INT(k, RM_BASELINE_SWITCH_RANK);
+	CHECK_INT(rm_baseline_parse("sorted-hostfile", &k, &e), RM_EINPUT);
+	CHECK_HAS(e.msg, "unknown baseline 'sorted-hostfile'");
+	CHECK(rm_baseline_name(RM_BASELINE_COUNT) == NULL);
 	rm_fabric_free(f);
 }
 
@@ -579,6 +646,79 @@ static void rails_small_tp(void)
 	rm_fabric_free(f);
 }
 
+static void rail_snake(void)
+{
+	/* Issue 36: tp=2,pp=3,dp=17 on rail units of 2, 10 and 2 nodes. A
+	 * pipeline is 3 TP blocks of 2 GPUs, a node holds 4 blocks, so the
+	 * units hold 8, 40 and 8 blocks: 2 + 13 + 2 = 17 whole pipelines,
+	 * exactly dp. With every other node's blocks reversed, a pipeline
+	 * that goes from one node to the next meets it at the same GPU
+	 * index, on one rail: no pair crosses (the bound). Packing whole
+	 * replicas of nodes leaves 2 pairs that cross. */
+	char *un[] = { "su1", "su2", "su3" };
+	char *nodes[] = { "r[01-02]", "r[03-12]", "r[13-14]" };
+	rm_fabric *f = units_fabric(un, nodes, 3);
+	rm_error e = { 0 };
+	rm_map *m;
+	plan_in in = { "tp=2,pp=3,dp=17", "megatron", "r[01-14]", 8, f, 0, 0,
+		       0 };
+	CHECK_INT(plan(&in, &m, &e), RM_OK);
+	if (m) {
+		CHECK(m->report.must_ok);
+		CHECK_INT(m->report.pp_cross_lower_bound, 0);
+		CHECK_INT(m->report.pp_cross, 0);
+		CHECK_INT(m->report.pp_same_node + m->report.pp_same_rail,
+			  m->report.pp_pairs);
+	}
+	rm_map_free(m);
+	rm_fabric_free(f);
+}
+
+static void rail_snake_random(void)
+{
+	/* Seeded rail fabrics: 2-5 units of 2-12 nodes, tp 2 or 4, pp 3
+	 * (a pipeline never fills whole nodes) and dp at most what the units
+	 * hold as whole pipelines of TP blocks, sum over units of
+	 * floor(nodes x 8 / tp / 3). Then a map with no crossing pair exists
+	 * (the rail snake of each unit), so the plan must have none. */
+	uint64_t rng = 36;
+	unsigned cases = 0;
+	for (unsigned it = 0; it < 400 && !t_bad; it++) {
+		unsigned nu = 2 + xorshift_below(&rng, 4), tp = 2
+			<< xorshift_below(&rng, 2), k = 1, hold = 0;
+		char name[5][8], list[5][32], all[64];
+		char *un[5], *nodes[5];
+		for (unsigned u = 0; u < nu; u++) {
+			unsigned sz = 2 + xorshift_below(&rng, 11);
+			snprintf(name[u], sizeof(name[u]), "su%u", u + 1);
+			snprintf(list[u], sizeof(list[u]), "r[%03u-%03u]", k,
+				 k + sz - 1);
+			un[u] = name[u];
+			nodes[u] = list[u];
+			hold += sz * 8 / tp / 3;
+			k += sz;
+		}
+		unsigned dp = 1 + xorshift_below(&rng, hold);
+		snprintf(all, sizeof(all), "r[001-%03u]", k - 1);
+		char lay[48];
+		snprintf(lay, sizeof(lay), "tp=%u,pp=3,dp=%u", tp, dp);
+		rm_fabric *f = units_fabric(un, nodes, nu);
+		rm_error e = { 0 };
+		rm_map *m;
+		plan_in in = { lay, "megatron", all, 8, f, 0, 0, 0 };
+		CHECK_INT(plan(&in, &m, &e), RM_OK);
+		if (m) {
+			CHECK_INT(m->report.pp_cross, 0);
+			cases++;
+		}
+		if (t_bad)
+			printf("  %s on %u units, nodes %s\n", lay, nu, all);
+		rm_map_free(m);
+		rm_fabric_free(f);
+	}
+	CHECK_INT(cases, 400);
+}
+
 /* One fabric, one policy: the plan's (leaf, pod) crossing pairs. */
 static void policy_case(rm_cross_policy pol, double spine_oversub,
 			uint64_t leaf, uint64_t pod)
@@ -661,6 +801,7 @@ int main(void)
 	RUN("place", small_leaves);
 	RUN("place", residue_packing);
 	RUN("place", baseline_fragmented);
+	RUN("place", baseline_kinds);
 	RUN("place", spares_choice);
 	RUN("place", fewest_subtrees);
 	RUN("place", rule_errors);
@@ -669,6 +810,8 @@ int main(void)
 	RUN("place", site_groups);
 	RUN("place", rail_units);
 	RUN("place", rails_small_tp);
+	RUN("place", rail_snake);
+	RUN("place", rail_snake_random);
 	RUN("place", crossing_policy);
 	RUN("place", accessors);
 	TEST_EXIT();
