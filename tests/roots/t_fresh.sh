@@ -33,6 +33,9 @@ trap 'rm -rf "$T"' EXIT
 R=$T/fresh12/root
 mkdir -p "$R"
 tar -C "$R" -xf "$CACHE/base.tar" && : >"$R/.rankmap-fresh12"
+# debootstrap writes no /etc/hosts; Debian's installer and cloud images do
+# (the demo's cluster mounts its own over it)
+[ -e "$R/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n' >"$R/etc/hosts"
 mkdir "$R/src" && git -C "$RM_ROOT" archive HEAD | tar -x -C "$R/src"
 in_fresh() { RM_ROOT_DIR=$T "$RM_ROOT/roots/inroot.sh" fresh12 sh -c "cd /src && $1"; }
 
