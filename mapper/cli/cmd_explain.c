@@ -115,6 +115,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 		if (!strcmp(name, rmc_train_opts[k].name)) {
 			if (!strcmp(name, "--recompute"))
 				a->recompute_given = true;
+			a->batch_given |= !strcmp(name, "--batch");
+			a->sharding_given |= !strcmp(name, "--sharding");
 			return rm_train_set(&a->train, rmc_train_opts[k].key, v, &e)
 				       ? fail(&e) : -1;
 		}
@@ -135,6 +137,8 @@ static int own_opt(rmc_model_args *a, bool suggest, const char *name,
 		key[eq - v] = '\0';
 		if (!strcmp(key, "recompute"))
 			a->recompute_given = true;
+		a->batch_given |= !strcmp(key, "batch");
+		a->sharding_given |= !strcmp(key, "sharding");
 		if (rm_train_set(&a->train, key, eq + 1, &e))
 			return fail(&e);
 	} else if (suggest && (!strcmp(name, "--top") ||

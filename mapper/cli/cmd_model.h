@@ -19,6 +19,7 @@ typedef struct rmc_model_args {
 	uint32_t top, max_cp, max_mb;
 	unsigned schedules;          /* suggest: bits 1 << rm_schedule */
 	bool recompute_given;        /* suggest: else it tries selective, full */
+	bool batch_given, sharding_given; /* --batch/--sharding or --set */
 	const char *train_given;     /* the first training option seen */
 } rmc_model_args;
 

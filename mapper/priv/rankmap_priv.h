@@ -178,6 +178,12 @@ bool rm_step_fit(const char *layout_text, const rm_layout *l,
 		 uint32_t *nproc, rm_layout *resolved, char *err,
 		 size_t errlen);
 
+/* The layout published for model m on `gpus` GPUs (as
+ * rm_model_published_layout) with that run's batch and sharding in
+ * --batch/--sharding's words; NULL where none was published. */
+const char *rm_model_published_run(const rm_model *m, uint64_t gpus,
+				   const char **batch, const char **sharding);
+
 /* SHA-256 of a buffer, lowercase hex. */
 void rm_sha256_hex(const void *data, size_t len, char hex[65]);
 /* The same over several pieces (FIPS 180-4): init, add as often as

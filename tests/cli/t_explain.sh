@@ -94,6 +94,30 @@ has suggest_seed_needs "$OUT" '^what tp=8,pp=16,dp=128 needs to run as it would 
 has suggest_seed_then "$OUT" '^  then it fits \(73\.8 GiB\) and ranks #1 of the 157 layouts that fit so'
 run suggest_seed_json 0 "$RANKMAP" suggest "${case405[@]}" --gpus 16384 --top 3 --format json
 has suggest_seed_json_src "$OUT" '"base_published": "Meta, The Llama 3 Herd of Models'
+# On the defaults (4M tokens, zero1) Meta's layout ranks far down; one
+# line says which default keeps it out (issue 40.4), and each rank it
+# states is the rank suggest gives with those options
+rank_in() { # LAYOUT FILE: the layout's row number in a --top 400 table
+	awk -v l="$1" '$2 == l && $1 ~ /^[0-9]+$/ { print "#" $1; exit }' "$2"
+}
+run suggest_defaults 0 "$RANKMAP" suggest --model llama3-405b --gpus 16384 --top 400
+line=$(grep '^tp=8,pp=16,dp=128 is #[0-9]* on the defaults; with its published run' "$OUT")
+[ -n "$line" ] && pass suggest_defaults_line || fail suggest_defaults_line "$(tail -3 "$OUT")"
+now=$(echo "$line" | sed -n 's/^[^ ]* is \(#[0-9]*\) on the defaults.*/\1/p')
+[ "$now" = "$(rank_in tp=8,pp=16,dp=128 "$OUT")" ] && pass "suggest_defaults_now ($now)" || fail suggest_defaults_now "$now vs $(rank_in tp=8,pp=16,dp=128 "$OUT")"
+cp "$OUT" "$T/defaults.txt"
+for v in "both:--batch 16M --sharding zero2" "batch:--batch 16M" "sharding:--sharding zero2"; do
+	k=${v%%:*}
+	run "suggest_defaults_$k" 0 "$RANKMAP" suggest --model llama3-405b --gpus 16384 --top 400 ${v#*:}
+	got=$(rank_in tp=8,pp=16,dp=128 "$OUT")
+	case $k in
+	both) said=$(echo "$line" | sed -n 's/.*) it is \(#[0-9]*\) (the batch.*/\1/p') ;;
+	batch) said=$(echo "$line" | sed -n 's/.*the batch alone: \(#[0-9]*\),.*/\1/p') ;;
+	sharding) said=$(echo "$line" | sed -n 's/.*the sharding alone: \(#[0-9]*\)).*/\1/p') ;;
+	esac
+	[ -n "$got" ] && [ "$said" = "$got" ] && pass "suggest_defaults_${k}_rank ($got)" || fail "suggest_defaults_${k}_rank" "said $said, suggest gives $got"
+	hasnt "suggest_defaults_${k}_quiet" "$OUT" 'on the defaults; with its published run'
+done
 # a model file that only borrows the preset's name is not Meta's model
 printf 'name: llama3-405b\nlayers: 8\nhidden: 4096\nffn: 14336\nheads: 32\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/fake405.yaml"
 run suggest_fake 0 "$RANKMAP" suggest --model "$T/fake405.yaml" --batch 4M --gpus 16384 --top 3

@@ -86,19 +86,47 @@ double rmi_model_layer_params(const rm_model *m)
 static const struct {
 	const char *model, *layout, *source;
 	uint64_t gpus;
+	/* the run's own batch and sharding, as suggest's --batch and
+	 * --sharding read them: Table 4's 16M tokens per batch; optimizer
+	 * state and gradients sharded, parameters not resharded after the
+	 * forward pass (section 3.3.2), i.e. ZeRO-2 */
+	const char *batch, *sharding;
 } published[] = {
 	{ "llama3-405b", "tp=8,pp=16,dp=64", "Meta, The Llama 3 Herd of "
-	  "Models (arXiv 2407.21783), Table 4", 8192 },
+	  "Models (arXiv 2407.21783), Table 4", 8192, "16M", "zero2" },
 	{ "llama3-405b", "tp=8,pp=16,dp=128", "Meta, The Llama 3 Herd of "
-	  "Models (arXiv 2407.21783), Table 4", 16384 },
+	  "Models (arXiv 2407.21783), Table 4", 16384, "16M", "zero2" },
 };
+
+static int published_index(const rm_model *m, uint64_t gpus);
+
+const char *rm_model_published_run(const rm_model *m, uint64_t gpus,
+				   const char **batch, const char **sharding)
+{
+	int i = published_index(m, gpus);
+	if (i < 0)
+		return NULL;
+	*batch = published[i].batch;
+	*sharding = published[i].sharding;
+	return published[i].layout;
+}
 
 const char *rm_model_published_layout(const rm_model *m, uint64_t gpus,
 				      const char **source)
 {
+	int i = published_index(m, gpus);
+	if (i < 0)
+		return NULL;
+	if (source)
+		*source = published[i].source;
+	return published[i].layout;
+}
+
+static int published_index(const rm_model *m, uint64_t gpus)
+{
 	rm_model p, full;
 	if (m && rmi_model_upgrade(m, &full, NULL))
-		return NULL;
+		return -1;
 	if (m)
 		m = &full;
 	for (size_t i = 0; m && i < sizeof(published) / sizeof(published[0]);
@@ -109,11 +137,9 @@ const char *rm_model_published_layout(const rm_model *m, uint64_t gpus,
 		    p.layers != m->layers || p.hidden != m->hidden ||
 		    p.ffn != m->ffn || p.heads != m->heads)
 			continue;
-		if (source)
-			*source = published[i].source;
-		return published[i].layout;
+		return (int)i;
 	}
-	return NULL;
+	return -1;
 }
 
 rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
