@@ -160,7 +160,7 @@ rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 		st = get_bool(r, f, "tied_embeddings", &out->tied_embeddings, err);
 	if (!st)
 		st = get_moe(r, f, out, err);
-	if (!st && out->kv_lora_rank)
+	if (!st && out->kv_lora_rank && out->qk_nope_dim + out->qk_rope_dim)
 		out->head_dim = out->qk_nope_dim + out->qk_rope_dim;
 	if (!st) {
 		const rmi_ynode *p = rmi_y_get(r, "params");
