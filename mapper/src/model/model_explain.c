@@ -309,7 +309,7 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       "at HBM x hbm_eff = %.3f s\n\n",
 		       rm_sharding_name(t->sharding),
 		       t->sharding == RM_SHARD_NONE ? rmi_params_peak(m, e) :
-		       rmi_params_peak(m, e) / rmi_shard_group(&e->layout),
+		       rmi_params_peak(m, e) / rmi_shard_eff(m, &e->layout),
 		       26.0, e->t_optim);
 }
 
