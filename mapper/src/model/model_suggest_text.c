@@ -173,7 +173,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			"%.3g, net_eff %.3g (rankmap explain prints every term)\n"
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
 			"%zu do not fit memory, %zu do not split the batch or the model\n"
-			"nesting tp, cp, pp, dp innermost first; best micro-batch, "
+			"nesting tp, cp, %spp, dp innermost first; best micro-batch, "
 			"schedule and recompute per layout\n\n",
 			m->name, (unsigned long long)o->gpus, hw->name,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
@@ -183,7 +183,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			k.gemm_eff,
 			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
 			s->considered, s->nranked, s->rejected_mem,
-			s->rejected_other);
+			s->rejected_other, m->experts ? "ep, " : "");
 		rm_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
 			char tag[24];

@@ -271,6 +271,44 @@ static void moe_files(void)
 	}
 }
 
+/*
+ * suggest searches ep and etp for a MoE model: DeepSeek-V3 on 2,048 GB200
+ * with its published batch ranks an expert-parallel layout first, with
+ * its EP groups inside a rack, and the neighbour that doubles ep past the
+ * 72-GPU domain loses on the EP all-to-all, which the reason says.
+ */
+static void suggest_moe(void)
+{
+	rm_model m;
+	rm_hw hw;
+	rm_train t;
+	rm_error err;
+	model_setup("deepseek-v3", "gb200-nvl72", &m, &hw, &t);
+	CHECK_INT(rm_train_set(&t, "batch", "60M", NULL), RM_OK);
+	rm_suggest_options o = RM_SUGGEST_OPTIONS_INIT;
+	o.gpus = 2048;
+	rm_suggestion *s = NULL;
+	CHECK_INT(rm_suggest(&m, &hw, &t, &o, &s, &err), RM_OK);
+	if (!s)
+		return;
+	const rm_estimate *e = rm_suggestion_estimate(s, 0);
+	CHECK(rm_layout_ep(&e->layout) > 1);
+	CHECK(rm_layout_ep(&e->layout) * rm_layout_etp(&e->layout) <= 72);
+	CHECK_STR(e->axis[RM_AXIS_EP].link, "nvlink");
+	bool told = false;
+	for (size_t i = 0; i < s->nneighbour; i++) {
+		const rm_candidate *c = &s->neighbour[i];
+		if (strcmp(c->label, "ep x2") || !c->valid)
+			continue;
+		CHECK(rm_layout_ep(&c->est.layout) ==
+		      2 * rm_layout_ep(&e->layout));
+		CHECK_HAS(c->why, "most of it ep");
+		told = strstr(c->why, "outside the NVLink domain") != NULL;
+	}
+	CHECK(told);
+	rm_suggestion_free(s);
+}
+
 int main(void)
 {
 	RUN("moe", mixtral_by_hand);
@@ -281,5 +319,6 @@ int main(void)
 	RUN("moe", etp_traffic);
 	RUN("moe", refusals);
 	RUN("moe", moe_files);
+	RUN("moe", suggest_moe);
 	TEST_EXIT();
 }
