@@ -59,6 +59,11 @@ for m in mixtral-8x7b mixtral-8x22b deepseek-v3 qwen3-235b-a22b llama4-maverick;
 	else fail "preset-$m" "exit $rc: $(head -c 300 "$ERR")"; fi
 	run "suggest-$m" 0 "$RANKMAP" suggest --model "$m" --hw gb200-nvl72 --gpus 512 --batch 16M --top 3
 done
+# suggest names ep and etp per row; DeepSeek-V3's #1 on 2,048 GB200 is
+# expert-parallel with its expert blocks inside the 72-GPU domain
+run suggest-json 0 "$RANKMAP" suggest --model deepseek-v3 --hw gb200-nvl72 --gpus 2048 \
+	--batch 60M --top 3 --format json
+json_holds suggest-json-ep '(lambda r: r["ep"]>1 and r["ep"]*r["etp"]<=72 and r["tp"]*r["pp"]*r["dp"]*r["cp"]==2048)(d["ranked"][0])'
 run dense-ep 2 "$RANKMAP" explain --model llama3-8b --layout tp=1,ep=8,dp=8
 has dense-ep-msg "$ERR" 'this model is dense'
 

@@ -29,12 +29,13 @@ static void cand_json(rm_buf *b, const rm_candidate *c)
 	rm_buf_puts(b, "{\"layout\": ");
 	rm_buf_json_str(b, lay);
 	rm_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
-		       "\"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
+		       "\"ep\": %u, \"etp\": %u, \"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
 		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
 		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mfu_causal\": %.10g, "
 		       "\"mem_peak\": %.10g, \"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
-		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
+		       e->layout.size[RM_AXIS_PP], rm_layout_dp(&e->layout),
+		       rm_layout_ep(&e->layout), rm_layout_etp(&e->layout),
 		       e->micro_batch, sc,
 		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m, e->t_step,
