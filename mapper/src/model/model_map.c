@@ -262,8 +262,9 @@ rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 	st = hosts_of(map, fabric, &h, err);
 	for (int a = 0; a < RM_NAXES && !st; a++) {
 		/* gradients reduce over dp x cp; the dp rings carry them */
-		rm_axis g = a == RM_AXIS_DP && map->layout.size[RM_AXIS_DP] < 2 ?
-			    RM_AXIS_CP : (rm_axis)a;
+		const uint32_t *sz = map->layout.size;
+		rm_axis g = a != RM_AXIS_DP || sz[RM_AXIS_DP] > 1 ? (rm_axis)a :
+			    sz[RM_AXIS_EP] > 1 ? RM_AXIS_EP : RM_AXIS_CP;
 		/* the ep placement axis is only a part of the framework's
 		 * EP groups (Megatron-Core carves them out of dp): walk
 		 * those */

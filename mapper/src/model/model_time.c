@@ -557,9 +557,13 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			coll = "reduce-scatter+all-gather";
 			break;
 		}
-		axis_set(&e->axis[RM_AXIS_DP], hw, t, l,
-			 l->size[RM_AXIS_DP] > 1 || cp < 2 ? RM_AXIS_DP :
-			 RM_AXIS_CP, (uint32_t)d, coll, bytes, calls);
+		/* the dp rings carry the gradients; where the expert blocks
+		 * span all of dp (size[DP] 1), the ep placement axis holds it */
+		rm_axis g = l->size[RM_AXIS_DP] > 1 ? RM_AXIS_DP :
+			    l->size[RM_AXIS_EP] > 1 ? RM_AXIS_EP :
+			    cp > 1 ? RM_AXIS_CP : RM_AXIS_DP;
+		axis_set(&e->axis[RM_AXIS_DP], hw, t, l, g, (uint32_t)d, coll,
+			 bytes, calls);
 		e->axis[RM_AXIS_DP].overlappable = true;
 	}
 	rmi_estimate_times(m, hw, t, e);
