@@ -63,7 +63,13 @@ done
 # expert-parallel with its expert blocks inside the 72-GPU domain
 run suggest-json 0 "$RANKMAP" suggest --model deepseek-v3 --hw gb200-nvl72 --gpus 2048 \
 	--batch 60M --top 3 --format json
+# every row's layout text names the degrees it was priced with
+json_holds suggest-json-names 'all(("ep=%d" % r["ep"]) in r["layout"] for r in d["ranked"] if r["ep"]>1)'
 json_holds suggest-json-ep '(lambda r: r["ep"]>1 and r["ep"]*r["etp"]<=72 and r["tp"]*r["pp"]*r["dp"]*r["cp"]==2048)(d["ranked"][0])'
+# on H100 the best expert blocks fit inside tp x cp (ep placement axis of
+# size 1): their text must still say ep
+run suggest-h100 0 "$RANKMAP" suggest --model deepseek-v3 --gpus 2048 --batch 60M --top 5 --format json
+json_holds suggest-h100-names 'any(r["ep"]>1 and "ep=%d" % r["ep"] in r["layout"] and r["ep"]*r["etp"]<=r["tp"]*r["cp"] for r in d["ranked"]) and all(("ep=%d" % r["ep"]) in r["layout"] for r in d["ranked"] if r["ep"]>1)'
 run dense-ep 2 "$RANKMAP" explain --model llama3-8b --layout tp=1,ep=8,dp=8
 has dense-ep-msg "$ERR" 'this model is dense'
 

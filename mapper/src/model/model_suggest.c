@@ -46,7 +46,9 @@ bool rmi_suggest_layout_ep(rm_layout *l, uint32_t tp, uint32_t cp,
 	l->etp = etp;
 	l->size[RM_AXIS_EP] = f;
 	l->size[RM_AXIS_DP] = dp / f;
-	if (f > 1) {
+	/* in the nesting even at size 1, as the parser keeps a written ep:
+	 * that is where the layout's text names the degree */
+	if (f > 1 || ep > 1) {
 		unsigned k = 0;
 		while (k < l->naxes && (l->nest[k] == RM_AXIS_TP ||
 					l->nest[k] == RM_AXIS_CP))
