@@ -122,8 +122,6 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 	c->off_leaf = n > 1 && kl > 1 ? (double)kl / n : 0;
 }
 
-static uint64_t stride_of(const rm_layout *l, rm_axis a);
-
 /* Units of `span` GPUs the sorted places pos[0..n) touch, and the share
  * of ordered pairs of them in different units. */
 static uint64_t spread(const uint64_t *pos, uint32_t n, uint64_t span,
