@@ -785,7 +785,7 @@ rm_status rm_node_format(const rm_node_hw *hw, const rm_site *site,
  * bubble. Units: bytes, FLOP, seconds; bandwidths in GB/s (1e9 bytes/s).
  * Formulas and their sources: docs/explain.md.
  */
-#define RM_MODEL_VERSION 1
+#define RM_MODEL_VERSION 2
 typedef struct rm_model {
 	unsigned version;            /* RM_MODEL_VERSION (RM_MODEL_INIT) */
 	char name[64];
@@ -797,6 +797,21 @@ typedef struct rm_model {
 	bool tied_embeddings;        /* LM head shares the embedding */
 	double params;               /* total; derived unless params_given */
 	bool params_given;
+	/* Version 2: mixture of experts (experts 0 = dense) and multi-head
+	 * latent attention (kv_lora_rank 0 = none). */
+	uint32_t experts;            /* routed experts per MoE layer */
+	uint32_t top_k;              /* routed experts per token */
+	uint32_t expert_ffn;         /* FFN size of one routed expert */
+	uint32_t shared_experts;     /* experts every token passes */
+	uint32_t shared_ffn;         /* FFN size of one shared expert */
+	uint32_t dense_layers;       /* leading layers with a dense FFN (ffn) */
+	uint32_t moe_every;          /* after those, every k-th layer is MoE
+				      * (the others dense); 0 = 1 */
+	double capacity;             /* capacity factor; 0 = dropless */
+	uint32_t q_lora_rank;        /* MLA: 0 = Q projected directly */
+	uint32_t kv_lora_rank;       /* MLA: compressed K,V; 0 = no MLA */
+	uint32_t qk_nope_dim, qk_rope_dim, v_head_dim; /* MLA head sizes */
+	double active_params;        /* per token; derived (params if dense) */
 } rm_model;
 #define RM_MODEL_INIT { .version = RM_MODEL_VERSION }
 
@@ -855,7 +870,7 @@ typedef enum rm_sharding {
 	RM_SHARD_FSDP
 } rm_sharding;
 
-#define RM_TRAIN_VERSION 1
+#define RM_TRAIN_VERSION 2
 typedef struct rm_train {
 	unsigned version;            /* RM_TRAIN_VERSION (rm_train_init) */
 	uint64_t batch_tokens;       /* global batch per step */
@@ -884,6 +899,13 @@ typedef struct rm_train {
 	double fail_per_gpu_day;     /* interruptions per GPU per day */
 	double ckpt_write_s;         /* blocking checkpoint write */
 	double restart_s;            /* from failure to training again */
+	/* Version 2: mixture of experts. */
+	double moe_overlap;          /* share of the EP all-to-alls hidden
+				      * behind compute (Megatron-Core's
+				      * --overlap-moe-expert-parallel-comm,
+				      * DeepEP); 0 = all exposed */
+	double moe_imbalance;        /* routed tokens on the busiest GPU /
+				      * the mean; >= 1, 1 = balanced */
 } rm_train;
 
 /* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
@@ -918,7 +940,8 @@ rm_status rm_train_init(rm_train *t, unsigned version);
  * gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff, dp_overlap, tp_overlap,
  * grad_bytes, mem_reserve_gib, flash, seq_parallel, first_layers,
  * recompute_layers,
- * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s. */
+ * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s, moe_overlap,
+ * moe_imbalance. */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 

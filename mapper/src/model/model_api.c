@@ -8,10 +8,12 @@
  */
 #include "model_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 static const size_t train_sizes[] = {
-	[1] = sizeof(rm_train),
+	[1] = offsetof(rm_train, moe_overlap),
+	[2] = sizeof(rm_train),
 };
 
 static const size_t suggest_sizes[] = {
@@ -145,7 +147,8 @@ const rm_estimate *rm_suggestion_estimate(const rm_suggestion *s, size_t i)
 }
 
 static const size_t model_sizes[] = {
-	[1] = sizeof(rm_model),
+	[1] = offsetof(rm_model, experts),
+	[2] = sizeof(rm_model),
 };
 
 static const size_t hw_sizes[] = {

@@ -48,12 +48,18 @@ static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double T = e->micro_batch * rmi_seq(m, t) / cp;
-	double h = m->hidden, f = m->ffn, hd = m->head_dim;
-	double q = (double)m->heads * hd;
+	/* a MoE layer's FFN: each token's shared and top_k routed experts
+	 * (the busiest GPU's share, rmi_routed_factor), averaged over the
+	 * layers; MLA's Q, K, V projections as one GEMM of their width */
+	double h = m->hidden, hd = m->head_dim;
+	double f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double q = rmi_attn_out_dim(m);
 	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+	double qkv = m->kv_lora_rank ? rmi_attn_in_params(m) / h / tp :
+		     q / tp + 2.0 * kvh * hd;
 	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
 	const double s[NLIN][3] = {
-		{ T, q / tp + 2.0 * kvh * hd, h }, { T, h, q / tp },
+		{ T, qkv, h }, { T, h, q / tp },
 		{ T, fc1, h }, { T, h, f / tp },
 	};
 	memcpy(shape, s, sizeof(s));
@@ -152,7 +158,9 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double peak = hw->peak_flops, bw = hw->hbm_gbytes_per_s * 1e9 * c.hbm_eff;
 	double s = rmi_seq(m, t), b = e->micro_batch, T = b * s / cp;
-	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	double h = m->hidden, f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double hqk, hv;
+	rmi_head_dims(m, &hqk, &hv);
 	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
 	double sh[NLIN][3];
 	linears(m, t, e, sh);
@@ -169,7 +177,7 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	 * the probabilities (4 B); the backward moves twice that. */
 	double heads_gpu = m->heads / tp;
 	double scores = b * heads_gpu * (s / cp) * s;
-	e->attn_flops = 4.0 * scores * hd * (t->flash ? 0.5 : 1.0);
+	e->attn_flops = 2.0 * scores * (hqk + hv) * (t->flash ? 0.5 : 1.0);
 	/* like a GEMM, the kernel fills its tiles less on short blocks: with
 	 * CP each ring step is (s/2c) x (s/2c) (causal halves balanced) */
 	double blk = cp > 1 ? s / (2.0 * cp) : s;
@@ -231,7 +239,7 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* Adam step, memory-bound: per parameter it updates, read the gradient,
 	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
 	double P = rmi_params_peak(m, e);
-	double d = rmi_shard_group(l);
+	double d = rmi_shard_eff(m, l);
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
 	e->t_optim = upd * (26.0 + t->grad_bytes) / bw;
 }

@@ -22,6 +22,28 @@ static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		"head/norm %.5e\n",
 		m->params, m->params_given ? "(given)" : "(derived)", lp,
 		rmi_model_edge_params(m, true), rmi_model_edge_params(m, false));
+	if (m->experts) {
+		double d, r;
+		rmi_layer_split(m, &d, &r);
+		rm_buf_printf(b,
+			"experts   %u MoE layers of %u (%u dense first, every %u "
+			"after): %u routed (top %u) of FFN %u + %u shared of %u, "
+			"%s\n"
+			"          per layer %.5e routed + %.5e the rest; "
+			"active N_a = %.4e per token\n",
+			rmi_moe_layers(m), m->layers, m->dense_layers,
+			m->moe_every ? m->moe_every : 1, m->experts, m->top_k,
+			m->expert_ffn, m->shared_experts,
+			m->shared_ffn ? m->shared_ffn : m->expert_ffn,
+			m->capacity > 0 ? "capacity factor set" : "dropless",
+			r, d, rmi_model_active(m));
+	}
+	if (m->kv_lora_rank)
+		rm_buf_printf(b,
+			"attention MLA: q_lora_rank %u, kv_lora_rank %u, qk "
+			"%u nope + %u rope, v %u per head\n",
+			m->q_lora_rank, m->kv_lora_rank, m->qk_nope_dim,
+			m->qk_rope_dim, m->v_head_dim);
 	rm_buf_printf(b,
 		"hardware  %s: HBM %.1f GiB, %.0f TFLOP/s dense bf16, NVLink "
 		"%.0f GB/s per direction x %u GPUs, NIC %.0f GB/s\n",
@@ -44,7 +66,7 @@ static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		"m = %llu / (dp %u x b %u) = %llu micro-batches\n",
 		(unsigned long long)t->batch_tokens,
 		(unsigned long long)e->seqs, rmi_seq(m, t), t->micro_batch,
-		(unsigned long long)e->seqs, e->layout.size[RM_AXIS_DP],
+		(unsigned long long)e->seqs, rm_layout_dp(&e->layout),
 		t->micro_batch, (unsigned long long)e->m);
 	char rl[24];
 	rm_buf_printf(b,
@@ -63,6 +85,13 @@ static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		e->layers_last, e->layers_stage,
 		t->first_layers || t->last_layers ? " (set apart)" : "",
 		t->dp_overlap, rmi_tp_overlap(hw, t), GIB(t->mem_reserve_bytes));
+	if (m->experts)
+		rm_buf_printf(b,
+			"          moe: routed tokens on the busiest GPU x%.2f "
+			"the mean (%s), all-to-alls hidden %.2f (moe_overlap)\n",
+			rmi_routed_factor(m, t), m->capacity > 0 ?
+			"the capacity factor" : "moe_imbalance, assumed",
+			t->moe_overlap);
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	rm_buf_printf(b,
@@ -219,15 +248,24 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	char rl[24];
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
-	double attn = e->flops_token - 6.0 * m->params;
+	double N = rmi_model_active(m);
+	double attn = e->flops_token - 6.0 * N;
 	double tp = e->layout.size[RM_AXIS_TP], cp = e->layout.size[RM_AXIS_CP];
 	double T = (double)e->micro_batch * rmi_seq(m, t) / cp;
 	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
+	double fw = rmi_ffn_width(m, rmi_routed_factor(m, t));
 	rm_buf_printf(b, "compute\n");
-	rm_buf_printf(b, "  model FLOPs per token 6N + 12*L*a*(h/a)*s = %.4e + %.4e = %.4e\n",
-		       6.0 * m->params, attn, e->flops_token);
-	rm_buf_printf(b, "  causal (what the GPU runs under the mask) 6N + 6*L*a*(h/a)*s = %.4e\n",
-		       e->flops_token_causal);
+	if (m->experts)
+		rm_buf_printf(b, "  FFN of a token (layers averaged): dense %u, or shared "
+			       "+ top_k x routed x%.2f = %.1f wide\n",
+			       m->ffn, rmi_routed_factor(m, t), fw);
+	bool plain = !m->experts && !m->kv_lora_rank;
+	rm_buf_printf(b, "  model FLOPs per token 6N%s + %s = %.4e + %.4e = %.4e\n",
+		       m->experts ? "_a" : "", plain ? "12*L*a*(h/a)*s" :
+		       "6*L*a*(qk+v)*s", 6.0 * N, attn, e->flops_token);
+	rm_buf_printf(b, "  causal (what the GPU runs under the mask) 6N%s + %s = %.4e\n",
+		       m->experts ? "_a" : "", plain ? "6*L*a*(h/a)*s" :
+		       "3*L*a*(qk+v)*s", e->flops_token_causal);
 	rm_buf_printf(b, "  per step x %.0f tokens = %.4e; per GPU / %llu = %.4e; "
 		       "at peak %.3f s\n",
 		       (double)e->seqs * rmi_seq(m, t), e->flops_step,
@@ -238,14 +276,16 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       "%.0fx%.0fx%u, %.0fx%ux%.0f\n"
 		       "           each at gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0): "
 		       "%.4f ms (%.1f%% of peak)\n",
-		       e->gemm_flops, T,
+		       e->gemm_flops, T, m->kv_lora_rank ?
+		       rmi_attn_in_params(m) / m->hidden / tp :
 		       (m->heads / tp + 2.0 * (m->kv_heads >= tp ? m->kv_heads / tp : 1)) * m->head_dim,
-		       m->hidden, T, m->hidden, m->heads * m->head_dim / tp,
-		       T, (m->swiglu ? 2.0 : 1.0) * m->ffn / tp, m->hidden, T,
-		       m->hidden, m->ffn / tp, 1e3 * e->t_gemm,
+		       m->hidden, T, m->hidden, rmi_attn_out_dim(m) / tp,
+		       T, (m->swiglu ? 2.0 : 1.0) * fw / tp, m->hidden, T,
+		       m->hidden, fw / tp, 1e3 * e->t_gemm,
 		       100 * e->gemm_flops / (e->t_gemm * hw->peak_flops));
-	rm_buf_printf(b, "    attention 4*b*(s/cp)*s*(a/t)*(h/a)%s = %.4e FLOPs at "
-		       "attn_eff: %.4f ms\n",
+	rm_buf_printf(b, "    attention %s%s = %.4e FLOPs at "
+		       "attn_eff: %.4f ms\n", m->kv_lora_rank ?
+		       "2*b*(s/cp)*s*(a/t)*(qk+v)" : "4*b*(s/cp)*s*(a/t)*(h/a)",
 		       t->flash ? " x 1/2 (flash, causal)" : "", e->attn_flops,
 		       1e3 * e->t_attn);
 	rm_buf_printf(b, "    elementwise %.4e bytes (norms, residuals 20h%s, "
@@ -271,11 +311,12 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       "at HBM x hbm_eff = %.3f s\n\n",
 		       rm_sharding_name(t->sharding),
 		       t->sharding == RM_SHARD_NONE ? rmi_params_peak(m, e) :
-		       rmi_params_peak(m, e) / rmi_shard_group(&e->layout),
+		       rmi_params_peak(m, e) / rmi_shard_eff(m, &e->layout),
 		       26.0, e->t_optim);
 }
 
-static void put_axes(rm_buf *b, const rm_estimate *e)
+static void put_axes(rm_buf *b, const rm_hw *hw, const rm_train *t,
+		     const rm_estimate *e)
 {
 	rm_buf_printf(b, "per axis, per GPU per step\n");
 	rm_buf_printf(b, "  axis  size collective                          bytes     calls  link     GB/s    time  exposed  hops off NVLink/leaf\n");
@@ -296,7 +337,31 @@ static void put_axes(rm_buf *b, const rm_estimate *e)
 		"  pp: 2 directions x 2 B x b*s*h/t x m x chunks\n"
 		"  dp: none 2(d-1)/d x P x grad_bytes; zero1 (d-1)/d x P x (grad_bytes+2);"
 		" zero2 (d-1)/d x P x (m grad_bytes+2); fsdp (d-1)/d x P x (4+grad_bytes) m;"
-		" d = dp x cp\n\n");
+		" d = dp x cp\n");
+	const rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
+	if (ep->used) {
+		rm_buf_puts(b,
+			"  ep: (4, +2 full recompute) x b*s/(cp*t) x top_k x h x 2 B x routed"
+			" x (ep-1)/ep x MoE layers of the stage x m; peers in the NVLink"
+			" domain over NVLink, the rest over the network\n");
+		if (ep->etp_bytes > 0)
+			rm_buf_printf(b, "      + etp gathers %.2f GB on %s at %.0f GB/s: "
+				       "(4, +2) x the same x (etp-1), no /ep\n",
+				       ep->etp_bytes / 1e9, ep->etp_link,
+				       ep->etp_gbps);
+		rmi_cal cal;
+		rmi_cal_of(hw, t, &cal);
+		double net = hw->nic_gbytes_per_s * cal.net_eff;
+		double nvl = hw->nvlink_gbytes_per_s * cal.nvlink_eff;
+		double up = ep->off_nvlink > 0 ? nvl : net;
+		rm_buf_printf(b, "      one tier %s (%s, %.0f GB/s): %.3f s instead of "
+			       "%.3f s\n", ep->off_nvlink > 0 ? "in" : "out",
+			       ep->off_nvlink > 0 ? "every peer over NVLink" :
+			       "every peer over the network",
+			       up, ep->bytes / (up * 1e9), ep->bytes /
+			       (ep->gbytes_per_s * 1e9));
+	}
+	rm_buf_puts(b, "\n");
 }
 
 bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -377,11 +442,14 @@ static void put_step(rm_buf *b, const rm_hw *hw, const rm_train *t,
 		     const rm_estimate *e)
 {
 	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
-		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed;
-	rm_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f = %.3f s\n",
+		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed +
+		      e->axis[RM_AXIS_EP].exposed;
+	rm_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f",
 		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
-		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed,
-		       path);
+		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed);
+	if (e->axis[RM_AXIS_EP].used)
+		rm_buf_printf(b, " + ep %.3f", e->axis[RM_AXIS_EP].exposed);
+	rm_buf_printf(b, " = %.3f s\n", path);
 	rm_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
 		       e->bubble_frac, path, e->t_bubble,
 		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
@@ -489,7 +557,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 		put_memory(&b, m, t, e);
 		put_floor(&b, m, hw, t, e);
 		put_compute(&b, m, hw, t, e);
-		put_axes(&b, e);
+		put_axes(&b, hw, t, e);
 		put_bubble(&b, m, hw, t, e);
 		put_step(&b, hw, t, e);
 		put_order(&b, m, hw, t, e);

@@ -67,7 +67,8 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		     const rm_train *t, const rm_estimate *e)
 {
 	rmi_explain_json_head(b, "rankmap-explain/1", m, hw, e);
-	rm_buf_printf(b, ", \"params\": %.6g,\n \"training\": {", m->params);
+	rm_buf_printf(b, ", \"params\": %.6g, \"active_params\": %.6g,\n "
+		       "\"training\": {", m->params, rmi_model_active(m));
 	rm_buf_printf(b, "\"batch_tokens\": %llu, \"seq_len\": %u, \"micro_batch\": %u, "
 		       "\"schedule\": \"%s\", \"vchunks\": %u, \"recompute\": \"%s\", "
 		       "\"sharding\": \"%s\", ",
@@ -91,6 +92,8 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "fail_per_gpu_day", t->fail_per_gpu_day, true);
 	json_num(b, "ckpt_write_s", t->ckpt_write_s, true);
 	json_num(b, "restart_s", t->restart_s, true);
+	json_num(b, "moe_overlap", t->moe_overlap, true);
+	json_num(b, "moe_imbalance", t->moe_imbalance, true);
 	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
 	rm_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
 		       (unsigned long long)e->m, e->layers_stage);

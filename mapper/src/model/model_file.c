@@ -9,7 +9,10 @@
 static const char *const model_keys[] = {
 	"name", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim",
 	"vocab", "seq_len", "gated_ffn", "bias", "learned_pos",
-	"tied_embeddings", "params", NULL
+	"tied_embeddings", "params", "experts", "top_k", "expert_ffn",
+	"shared_experts", "shared_ffn", "dense_layers", "moe_every",
+	"capacity", "q_lora_rank", "kv_lora_rank", "qk_nope_dim",
+	"qk_rope_dim", "v_head_dim", NULL
 };
 
 static rm_status get_u32(const rmi_ynode *map, const char *file,
@@ -35,6 +38,50 @@ static rm_status get_bool(const rmi_ynode *map, const char *file,
 {
 	const rmi_ynode *n = rmi_y_get(map, key);
 	return n ? rmi_y_bool(n, file, key, out, err) : RM_OK;
+}
+
+/* The mixture-of-experts and MLA keys (all optional; experts absent =
+ * dense, kv_lora_rank absent = no MLA). */
+static rm_status get_moe(const rmi_ynode *r, const char *f, rm_model *o,
+			 rm_error *err)
+{
+	const struct { const char *key; uint64_t max; uint32_t *out; } u[] = {
+		{ "experts", 65536, &o->experts },
+		{ "top_k", 65536, &o->top_k },
+		{ "expert_ffn", 1u << 22, &o->expert_ffn },
+		{ "shared_experts", 64, &o->shared_experts },
+		{ "shared_ffn", 1u << 22, &o->shared_ffn },
+		{ "moe_every", 1024, &o->moe_every },
+		{ "q_lora_rank", 65536, &o->q_lora_rank },
+		{ "kv_lora_rank", 65536, &o->kv_lora_rank },
+		{ "qk_nope_dim", 65536, &o->qk_nope_dim },
+		{ "qk_rope_dim", 65536, &o->qk_rope_dim },
+		{ "v_head_dim", 65536, &o->v_head_dim },
+	};
+	rm_status st = RM_OK;
+	for (size_t i = 0; !st && i < sizeof(u) / sizeof(u[0]); i++)
+		st = get_u32(r, f, u[i].key, false, u[i].max, u[i].out, err);
+	/* 0 leading dense layers is a value, not a missing one */
+	const rmi_ynode *n = rmi_y_get(r, "dense_layers");
+	uint64_t v = 0;
+	if (!st && n)
+		st = rmi_y_u64(n, f, "dense_layers", 0, 100000, &v, err);
+	o->dense_layers = (uint32_t)v;
+	n = rmi_y_get(r, "capacity");
+	if (!st && n)
+		st = rmi_y_double(n, f, "capacity", 0, 64, &o->capacity, err);
+	if (!st && n && o->capacity > 0 && o->capacity < 1)
+		st = rmi_err_at(err, RM_EINPUT, f, n->line, n->col,
+				"capacity=%g: a capacity factor is 0 (dropless) "
+				"or at least 1", o->capacity);
+	const char *need = !o->experts && (rmi_y_get(r, "top_k") ||
+		rmi_y_get(r, "expert_ffn") || rmi_y_get(r, "shared_experts")) ?
+		"experts" : o->experts && !o->top_k ? "top_k" :
+		o->experts && !o->expert_ffn ? "expert_ffn" : NULL;
+	if (!st && need)
+		st = rmi_err_at(err, RM_EINPUT, f, r->line, r->col,
+				"a mixture of experts needs %s", need);
+	return st;
 }
 
 static void set_name(char *dst, size_t n, const char *src)
@@ -111,13 +158,21 @@ rm_status rm_model_parse_yaml(const char *text, size_t len, const char *name,
 		st = get_bool(r, f, "learned_pos", &out->learned_pos, err);
 	if (!st)
 		st = get_bool(r, f, "tied_embeddings", &out->tied_embeddings, err);
+	if (!st)
+		st = get_moe(r, f, out, err);
+	if (!st && out->kv_lora_rank && out->qk_nope_dim + out->qk_rope_dim)
+		out->head_dim = out->qk_nope_dim + out->qk_rope_dim;
 	if (!st) {
 		const rmi_ynode *p = rmi_y_get(r, "params");
 		out->params = rm_model_derive_params(out);
+		out->active_params = rmi_model_derive_active(out);
 		if (p) {
+			double derived = out->params;
 			st = rmi_y_double(p, f, "params", 1, 1e15, &out->params,
 					  err);
 			out->params_given = true;
+			/* a given count scales what a token uses alike */
+			out->active_params *= out->params / derived;
 		}
 	}
 	if (!st && out->kv_heads > out->heads)

@@ -37,7 +37,11 @@ static bool with_pp(const rm_layout *l, uint64_t rest, uint32_t pp,
 		    rm_layout *out)
 {
 	*out = *l;
-	uint32_t dp = (uint32_t)(rest / pp);
+	/* the EP placement axis is the part of dp the expert blocks span */
+	uint32_t ep = l->size[RM_AXIS_EP] ? l->size[RM_AXIS_EP] : 1;
+	if ((rest / pp) % ep)
+		return false;
+	uint32_t dp = (uint32_t)(rest / pp / ep);
 	out->size[RM_AXIS_PP] = pp;
 	out->size[RM_AXIS_DP] = dp;
 	if (l->hsdp) {
@@ -82,8 +86,10 @@ void rmi_mem_floor(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		memset(&err, 0, sizeof(err));
 		bool ok = with_pp(l, out->rest, (uint32_t)pp, &x);
 		if (!ok)
-			snprintf(err.msg, sizeof(err.msg),
-				 "dp does not split into the hsdp shard group");
+			snprintf(err.msg, sizeof(err.msg), "%s",
+				 l->hsdp ? "dp does not split into the hsdp "
+				 "shard group" : "dp does not split into the "
+				 "expert blocks (etp x ep)");
 		else if (pp == l->size[RM_AXIS_PP])
 			est = *e;     /* the estimate shown: the same figures */
 		else

@@ -37,6 +37,44 @@ RMI_HIDDEN void rmi_goodput(const rm_train *t, rm_estimate *e);
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);
 
+/* Mixture of experts and MLA (model_preset.c): the MoE layers among the
+ * model's; Q,K,V projection parameters of a layer and the output
+ * projection's input width; the head dims QK^T and PV contract over. */
+RMI_HIDDEN uint32_t rmi_moe_layers(const rm_model *m);
+RMI_HIDDEN double rmi_attn_in_params(const rm_model *m);
+RMI_HIDDEN double rmi_attn_out_dim(const rm_model *m);
+RMI_HIDDEN void rmi_head_dims(const rm_model *m, double *qk, double *v);
+/* Per layer, averaged over the layers, as derived: what every token uses
+ * (attention, norms, dense FFNs, shared experts, routers), the routed
+ * experts, and what one token's top_k of them use. */
+RMI_HIDDEN void rmi_layer_parts(const rm_model *m, double *dense,
+				double *routed, double *routed_active);
+/* The same scaled to the model's count (given or derived). */
+RMI_HIDDEN void rmi_layer_split(const rm_model *m, double *dense,
+				double *routed);
+/* Routed tokens on the busiest GPU over the mean: the capacity factor
+ * (experts padded to it), else the train's moe_imbalance (dropless). */
+RMI_HIDDEN double rmi_routed_factor(const rm_model *m, const rm_train *t);
+/* The FFN width a token passes through on the busiest GPU, averaged over
+ * the layers: the dense FFN, or shared + top_k routed experts
+ * (`routed` x the routed part). */
+RMI_HIDDEN double rmi_ffn_width(const rm_model *m, double routed);
+/* Of one GPU's layer parameters (rmi_layer_gpu), the routed experts'. */
+RMI_HIDDEN double rmi_routed_share(const rm_model *m, const rm_layout *l);
+/* One average layer's parameters on one GPU: dense / tp + routed /
+ * (ep x etp). */
+RMI_HIDDEN double rmi_layer_gpu(const rm_model *m, const rm_layout *l);
+/* The group the optimizer state of one GPU's parameters is sharded over,
+ * its dense part over dp_shard x cp, the routed experts' over edp: the
+ * weighted harmonic mean of both (rmi_shard_group for a dense model). */
+RMI_HIDDEN double rmi_shard_eff(const rm_model *m, const rm_layout *l);
+/* An all-to-all's bandwidth where `off` of its peers are beyond the NVLink
+ * domain, reached at net_gbps (model_time.c). */
+RMI_HIDDEN double rmi_a2a_gbps(const rm_hw *hw, const rm_train *t, double off,
+			       double net_gbps);
+/* Parameters one token uses, derived; and in force (params if dense). */
+RMI_HIDDEN double rmi_model_derive_active(const rm_model *m);
+RMI_HIDDEN double rmi_model_active(const rm_model *m);
 /* Parameters of one transformer layer (scaled when the count is given). */
 RMI_HIDDEN double rmi_model_layer_params(const rm_model *m);
 /* Embedding (+ learned positions) when `first`, else head + final norm. */

@@ -74,8 +74,80 @@ static size_t net_tiers(const rm_hw *hw, const rm_fabric *f,
 	return n;
 }
 
-/* Walk every group of `a`; count hops per crossing level, then price the
- * slowest tier with its oversubscription over the share that crosses. */
+/* Hops counted per crossing level over the groups of one kind. */
+typedef struct {
+	double through[RM_MAX_TIERS + 1], hops, off;
+	uint32_t maxc, top;
+} hop_count;
+
+/* The hops of one group's members: its ring (closed past 2 members
+ * unless `ring` is false: a pipeline's chain), or every ordered pair of
+ * them (`pairs`: an all-to-all). */
+static void count_hops(const rm_map *map, const rm_fabric *f,
+		       const host_at *h, const uint32_t *mem, uint32_t n,
+		       bool ring, bool pairs, hop_count *k)
+{
+	uint32_t last = ring && n > 2 ? n : n - 1;
+	for (uint32_t j = 0; j < (pairs ? n : last); j++)
+		for (uint32_t i = pairs ? 0 : 1; i < (pairs ? n : 2); i++) {
+			if (pairs && i == j)
+				continue;
+			const rm_rank *x = &map->rank[mem[j]];
+			const rm_rank *y = &map->rank[mem[pairs ? i :
+							  (j + 1) % n]];
+			k->hops++;
+			if (h[x->node].domain == h[y->node].domain)
+				continue;
+			k->off++;
+			uint32_t lv = lca_level(f, h[x->node].leaf,
+						h[y->node].leaf, k->top);
+			if (lv > k->maxc)
+				k->maxc = lv;
+			for (uint32_t t = 0; t <= lv && t <= RM_MAX_TIERS; t++)
+				k->through[t]++;
+		}
+}
+
+/* The slowest tier with its oversubscription over the share that
+ * crosses it sets the pace. */
+static void price_hops(const rm_hw *hw, const rm_train *t, const rm_fabric *f,
+		       const hop_count *k, char link[32], double *gbps,
+		       double *off_nvlink, double *off_leaf)
+{
+	*off_nvlink = k->hops ? k->off / k->hops : 0;
+	*off_leaf = k->hops ? k->through[1] / k->hops : 0;
+	rmi_cal cal;
+	rmi_cal_of(hw, t, &cal);
+	if (k->off == 0) {
+		snprintf(link, 32, "nvlink");
+		*gbps = hw->nvlink_gbytes_per_s * cal.nvlink_eff;
+		return;
+	}
+	rm_hw_tier tier[RM_MAX_TIERS];
+	size_t nt = net_tiers(hw, f, tier);
+	double bw = hw->nic_gbytes_per_s * cal.net_eff;
+	for (size_t i = 0; i < nt && i <= k->maxc; i++) {
+		double share = tier[i].oversubscription * k->through[i] / k->hops;
+		double tb = tier[i].gbytes_per_s * cal.net_eff /
+			    (share > 1 ? share : 1);
+		if (tb < bw)
+			bw = tb;
+	}
+	size_t ti = nt ? (k->maxc < nt ? k->maxc : nt - 1) : 0;
+	snprintf(link, 32, "%s", nt ? tier[ti].name : "network");
+	*gbps = bw;
+}
+
+static uint32_t top_level(const rm_fabric *f)
+{
+	uint32_t top = 0;
+	for (uint32_t i = 0; f && i < f->nsw; i++)
+		if (f->sw[i].level + 1 > top)
+			top = f->sw[i].level + 1;
+	return top;
+}
+
+/* Walk every group of `a` and price its ring's hops. */
 static rm_status axis_links(const rm_hw *hw, const rm_train *t,
 			    const rm_map *map, const rm_fabric *f,
 			    const host_at *h, rm_axis a, rm_axis_cost *c,
@@ -87,59 +159,55 @@ static rm_status axis_links(const rm_hw *hw, const rm_train *t,
 	uint32_t *mem = malloc(n * sizeof(*mem));
 	if (!mem)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	uint32_t top = 0;
-	for (uint32_t i = 0; f && i < f->nsw; i++)
-		if (f->sw[i].level + 1 > top)
-			top = f->sw[i].level + 1;
-	double through[RM_MAX_TIERS + 1] = { 0 }, hops = 0, off = 0;
-	uint32_t maxc = 0;
-	bool ring = a != RM_AXIS_PP;
+	hop_count k = { .top = top_level(f) };
 	rm_status st = RM_OK;
 	for (uint32_t r = 0; r < map->world && !st; r++) {
 		if (map->rank[r].coord[a] != 0)
 			continue;
 		st = rm_map_group(map, a, r, mem, NULL, err);
-		uint32_t last = ring && n > 2 ? n : n - 1;
-		for (uint32_t j = 0; !st && j < last; j++) {
-			const rm_rank *x = &map->rank[mem[j]];
-			const rm_rank *y = &map->rank[mem[(j + 1) % n]];
-			hops++;
-			if (h[x->node].domain == h[y->node].domain)
-				continue;
-			off++;
-			uint32_t lv = lca_level(f, h[x->node].leaf,
-						h[y->node].leaf, top);
-			if (lv > maxc)
-				maxc = lv;
-			for (uint32_t i = 0; i <= lv && i <= RM_MAX_TIERS; i++)
-				through[i]++;
-		}
+		if (!st)
+			count_hops(map, f, h, mem, n, a != RM_AXIS_PP, false, &k);
 	}
 	free(mem);
-	if (st)
-		return st;
-	c->off_nvlink = hops ? off / hops : 0;
-	c->off_leaf = hops ? through[1] / hops : 0;
-	rmi_cal cal;
-	rmi_cal_of(hw, t, &cal);
-	if (off == 0) {
-		snprintf(c->link, sizeof(c->link), "nvlink");
-		c->gbytes_per_s = hw->nvlink_gbytes_per_s * cal.nvlink_eff;
-		return RM_OK;
+	if (!st)
+		price_hops(hw, t, f, &k, c->link, &c->gbytes_per_s,
+			   &c->off_nvlink, &c->off_leaf);
+	return st;
+}
+
+/* The framework's EP groups (every ordered pair of members: an
+ * all-to-all sends each its share, NVLink peers' over NVLink, the rest
+ * over the network, rmi_a2a_gbps) and ETP groups (rings, as TP's). */
+static rm_status expert_links(const rm_hw *hw, const rm_train *t,
+			      const rm_map *map, const rm_fabric *f,
+			      const host_at *h, rm_axis_cost *c,
+			      rm_error *err)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		bool ep = pass == 0;
+		if (!ep && !(c->etp_bytes > 0))
+			break;
+		rm_groups g = { 0 };
+		rm_status st = rm_map_groups(map, ep ? RM_GROUP_EP :
+					     RM_GROUP_ETP, &g, err);
+		if (st)
+			return st;
+		hop_count k = { .top = top_level(f) };
+		for (uint32_t i = 0; i < g.ngroups && g.size > 1; i++)
+			count_hops(map, f, h, g.rank + (size_t)i * g.size,
+				   g.size, true, ep, &k);
+		rm_groups_clear(&g);
+		double x;
+		if (ep) {
+			double net;
+			price_hops(hw, t, f, &k, c->link, &net, &c->off_nvlink,
+				   &c->off_leaf);
+			c->gbytes_per_s = rmi_a2a_gbps(hw, t, c->off_nvlink, net);
+		} else {
+			price_hops(hw, t, f, &k, c->etp_link, &c->etp_gbps, &x,
+				   &x);
+		}
 	}
-	rm_hw_tier tier[RM_MAX_TIERS];
-	size_t nt = net_tiers(hw, f, tier);
-	double bw = hw->nic_gbytes_per_s * cal.net_eff;
-	for (size_t i = 0; i < nt && i <= maxc; i++) {
-		double share = tier[i].oversubscription * through[i] / hops;
-		double tb = tier[i].gbytes_per_s * cal.net_eff /
-			    (share > 1 ? share : 1);
-		if (tb < bw)
-			bw = tb;
-	}
-	size_t ti = nt ? (maxc < nt ? maxc : nt - 1) : 0;
-	snprintf(c->link, sizeof(c->link), "%s", nt ? tier[ti].name : "network");
-	c->gbytes_per_s = bw;
 	return RM_OK;
 }
 
@@ -194,9 +262,16 @@ rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 	st = hosts_of(map, fabric, &h, err);
 	for (int a = 0; a < RM_NAXES && !st; a++) {
 		/* gradients reduce over dp x cp; the dp rings carry them */
-		rm_axis g = a == RM_AXIS_DP && map->layout.size[RM_AXIS_DP] < 2 ?
-			    RM_AXIS_CP : (rm_axis)a;
-		st = axis_links(hw, t, map, fabric, h, g, &e->axis[a], err);
+		const uint32_t *sz = map->layout.size;
+		rm_axis g = a != RM_AXIS_DP || sz[RM_AXIS_DP] > 1 ? (rm_axis)a :
+			    sz[RM_AXIS_EP] > 1 ? RM_AXIS_EP : RM_AXIS_CP;
+		/* the ep placement axis is only a part of the framework's
+		 * EP groups (Megatron-Core carves them out of dp): walk
+		 * those */
+		st = a == RM_AXIS_EP ? (e->axis[a].used ?
+			expert_links(hw, t, map, fabric, h, &e->axis[a], err) :
+			RM_OK) :
+			axis_links(hw, t, map, fabric, h, g, &e->axis[a], err);
 	}
 	free(h);
 	if (st)

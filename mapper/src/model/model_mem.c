@@ -12,6 +12,35 @@ double rmi_shard_group(const rm_layout *l)
 	return (double)rm_layout_dp_shard(l) * l->size[RM_AXIS_CP];
 }
 
+double rmi_layer_gpu(const rm_model *m, const rm_layout *l)
+{
+	double d, r;
+	rmi_layer_split(m, &d, &r);
+	return d / l->size[RM_AXIS_TP] +
+	       r / ((double)rm_layout_ep(l) * rm_layout_etp(l));
+}
+
+double rmi_routed_share(const rm_model *m, const rm_layout *l)
+{
+	double d, r;
+	rmi_layer_split(m, &d, &r);
+	double g = rmi_layer_gpu(m, l);
+	return g > 0 ? r / ((double)rm_layout_ep(l) * rm_layout_etp(l)) / g : 0;
+}
+
+/* Megatron-Core's distributed optimizer shards the routed experts over
+ * the expert data-parallel group (edp = tp x cp x dp / (etp x ep)), the
+ * rest over dp x cp; under HSDP both over their shard part. */
+double rmi_shard_eff(const rm_model *m, const rm_layout *l)
+{
+	double d = rmi_shard_group(l), rho = rmi_routed_share(m, l);
+	if (rho <= 0)
+		return d;
+	double edp = (double)rm_layout_edp(l) * rm_layout_dp_shard(l) /
+		     rm_layout_dp(l);
+	return 1.0 / ((1 - rho) / d + rho / (edp >= 1 ? edp : 1));
+}
+
 void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
 			 double out[3])
 {
@@ -48,7 +77,11 @@ void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
 double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
 		     double t)
 {
-	double h = m->hidden, f = m->ffn, hd = m->head_dim;
+	/* a MoE layer keeps the FFN tensors of each token's top_k routed
+	 * and its shared experts (capacity-padded), averaged over layers */
+	double h = m->hidden, f = rmi_ffn_width(m, m->capacity > 0 ?
+						  m->capacity : 1.0);
+	double hd = m->head_dim;
 	double q = m->heads * hd, kv = m->kv_heads * hd;
 	double drop = m->bias ? h : 0.0;
 	double per = 4.0 * h + 2.0 * (q + 2.0 * kv) + 2.0 * q + drop +
@@ -114,8 +147,7 @@ static double deferred_w(rm_schedule s, double p, double m)
 
 double rmi_params_peak(const rm_model *m, const rm_estimate *e)
 {
-	double mid = e->layers_stage * rmi_model_layer_params(m) /
-		     e->layout.size[RM_AXIS_TP];
+	double mid = e->layers_stage * rmi_layer_gpu(m, &e->layout);
 	return fmax(fmax(e->params_first, e->params_last), mid);
 }
 
@@ -125,9 +157,9 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	double cp = l->size[RM_AXIS_CP];
-	double d = rmi_shard_group(l);
+	double d = rmi_shard_eff(m, l);
 	double s = rmi_seq(m, t) / cp, b = e->micro_batch;
-	double layer = rmi_model_layer_params(m) / tp;
+	double layer = rmi_layer_gpu(m, l);
 	double head = rmi_model_edge_params(m, false);
 	if (m->tied_embeddings && pp > 1)
 		head += (double)m->vocab * m->hidden;   /* the head's own copy */
@@ -176,7 +208,8 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* deferred W passes keep their linears' output gradients (bf16) */
 	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
 	double outg = 2.0 * b * s * (q + 2 * kv + 2.0 * m->hidden +
-				     (m->swiglu ? 2.0 : 1.0) * m->ffn) / tp;
+				     (m->swiglu ? 2.0 : 1.0) *
+				     rmi_ffn_width(m, 1.0)) / tp;
 	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
 	double wmem = e->inflight_w * e->layers_stage * outg;
 	/* Full recomputation rebuilds one layer at a time for its backward

@@ -5,8 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-const char *const rm_model_presets[] = { "llama3-8b", "llama3-70b",
-					 "llama3-405b", "gpt3-175b", NULL };
+const char *const rm_model_presets[] = {
+	"llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b", "mixtral-8x7b",
+	"mixtral-8x22b", "deepseek-v3", "qwen3-235b-a22b",
+	"llama4-maverick", NULL
+};
 const char *const rm_hw_presets[] = { "a100-sxm-80gb", "h100-sxm-80gb", "h200",
 				      "gb200-nvl72", NULL };
 
@@ -14,19 +17,59 @@ typedef struct {
 	const char *name;
 	uint32_t layers, hidden, ffn, heads, kv, vocab, seq;
 	bool swiglu, bias, learned_pos, tied;
+	uint32_t head_dim;           /* 0 = hidden / heads */
+	/* mixture of experts (experts 0 = dense) */
+	uint32_t experts, top_k, expert_ffn, shared, shared_ffn, dense, every;
+	/* MLA: q_lora_rank, kv_lora_rank, qk nope, qk rope, v head dims */
+	uint32_t qr, kvr, nope, rope, vhd;
 } model_row;
 
 /* Architectures as published: Llama 3 from Meta's llama-models configs
- * (arXiv 2407.21783 table 3), GPT-3 from Brown et al. 2020 table 2.1. */
+ * (arXiv 2407.21783 table 3), GPT-3 from Brown et al. 2020 table 2.1. The
+ * MoE rows are their config.json on Hugging Face (URL beside each); seq
+ * is the pre-training length where a report gives it (DeepSeek-V3, Qwen3:
+ * 4K), else 4K for Mixtral (Mistral published none; their 32K and 64K
+ * contexts are the configs') and 8K for Llama 4 (our choice). */
 static const model_row models[] = {
 	{ "llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192,
-	  true, false, false, false },
+	  true, false, false, false, .head_dim = 0 },
 	{ "llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192,
-	  true, false, false, false },
+	  true, false, false, false, .head_dim = 0 },
 	{ "llama3-405b", 126, 16384, 53248, 128, 8, 128256, 8192,
-	  true, false, false, false },
+	  true, false, false, false, .head_dim = 0 },
 	{ "gpt3-175b", 96, 12288, 49152, 96, 96, 50257, 2048,
-	  false, true, true, true },
+	  false, true, true, true, .head_dim = 0 },
+	/* https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json
+	 * (46.7B total, 12.9B active: mistral.ai/news/mixtral-of-experts) */
+	{ "mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 4096,
+	  true, false, false, false, .head_dim = 128,
+	  .experts = 8, .top_k = 2, .expert_ffn = 14336 },
+	/* https://huggingface.co/mistral-community/Mixtral-8x22B-v0.1/blob/main/config.json
+	 * (141B total, 39B active: mistral.ai/news/mixtral-8x22b) */
+	{ "mixtral-8x22b", 56, 6144, 16384, 48, 8, 32000, 4096,
+	  true, false, false, false, .head_dim = 128,
+	  .experts = 8, .top_k = 2, .expert_ffn = 16384 },
+	/* https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json
+	 * (arXiv 2412.19437: 671B total, 37B active, pre-trained at 4K): 3
+	 * dense layers, then 58 MoE of 256 routed (top 8) + 1 shared expert;
+	 * MLA. The MTP module (one more layer, 14B) is not modelled. */
+	{ "deepseek-v3", 61, 7168, 18432, 128, 128, 129280, 4096,
+	  true, false, false, false, .head_dim = 192,
+	  .experts = 256, .top_k = 8, .expert_ffn = 2048, .shared = 1,
+	  .shared_ffn = 2048, .dense = 3,
+	  .qr = 1536, .kvr = 512, .nope = 128, .rope = 64, .vhd = 128 },
+	/* https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json
+	 * (arXiv 2505.09388: 235B total, 22B active, pre-trained at 4K) */
+	{ "qwen3-235b-a22b", 94, 4096, 12288, 64, 4, 151936, 4096,
+	  true, false, false, false, .head_dim = 128,
+	  .experts = 128, .top_k = 8, .expert_ffn = 1536 },
+	/* https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E/blob/main/config.json
+	 * (text model: 400B total, 17B active): every second layer MoE, 128
+	 * routed (top 1) + 1 shared expert of 8192, dense layers 16384 */
+	{ "llama4-maverick", 48, 5120, 16384, 40, 8, 202048, 8192,
+	  true, false, false, false, .head_dim = 128,
+	  .experts = 128, .top_k = 1, .expert_ffn = 8192, .shared = 1,
+	  .shared_ffn = 8192, .every = 2 },
 };
 
 static void copy_name(char *dst, size_t n, const char *src)
@@ -38,21 +81,97 @@ static void copy_name(char *dst, size_t n, const char *src)
 	dst[l] = '\0';
 }
 
-static double layer_params(const rm_model *m)
+/* Q, K, V projections of one layer. GQA: Q is h x q, K and V h x kv. MLA
+ * (DeepSeek-V2/V3): Q through a rank-q_lora_rank bottleneck (with its
+ * norm) to heads x (nope + rope); K and V compressed to kv_lora_rank (with
+ * its norm) plus one shared rope key, expanded to heads x (nope + v). */
+double rmi_attn_in_params(const rm_model *m)
 {
-	double h = m->hidden, f = m->ffn, hd = m->head_dim;
-	double q = (double)m->heads * hd, kv = (double)m->kv_heads * hd;
-	/* attention: Q and O are h x q, K and V are h x kv (GQA shrinks them) */
-	double layer = h * q + 2.0 * h * kv + q * h;
-	layer += (m->swiglu ? 3.0 : 2.0) * h * f;
+	double h = m->hidden, a = m->heads;
+	if (!m->kv_lora_rank) {
+		double q = a * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+		return h * q + 2.0 * h * kv;
+	}
+	double qk = m->qk_nope_dim + m->qk_rope_dim, qr = m->q_lora_rank;
+	double kr = m->kv_lora_rank;
+	double q = qr ? h * qr + qr + qr * a * qk : h * a * qk;
+	return q + h * (kr + m->qk_rope_dim) + kr +
+	       kr * a * (m->qk_nope_dim + m->v_head_dim);
+}
+
+/* The output projection's input width: heads x v_head_dim under MLA. */
+double rmi_attn_out_dim(const rm_model *m)
+{
+	return (double)m->heads * (m->kv_lora_rank ? m->v_head_dim : m->head_dim);
+}
+
+void rmi_head_dims(const rm_model *m, double *qk, double *v)
+{
+	*qk = m->kv_lora_rank ? m->qk_nope_dim + m->qk_rope_dim : m->head_dim;
+	*v = m->kv_lora_rank ? m->v_head_dim : m->head_dim;
+}
+
+uint32_t rmi_moe_layers(const rm_model *m)
+{
+	if (!m->experts || m->dense_layers >= m->layers)
+		return 0;
+	return (m->layers - m->dense_layers) / (m->moe_every ? m->moe_every : 1);
+}
+
+static double ffn_of(const rm_model *m, double f)
+{
+	return (m->swiglu ? 3.0 : 2.0) * m->hidden * f;
+}
+
+/* Per layer, averaged over the layers: the parameters every token uses
+ * (attention, norms, dense FFNs, shared experts, routers), the routed
+ * experts' and, of those, what one token's top_k use. */
+void rmi_layer_parts(const rm_model *m, double *dense, double *routed,
+		     double *routed_active)
+{
+	double h = m->hidden, f = m->ffn, L = m->layers;
+	double q = rmi_attn_out_dim(m);
+	double kv = (double)m->kv_heads * m->head_dim;
+	double layer = rmi_attn_in_params(m) + q * h;
+	double nm = rmi_moe_layers(m), nd = L - nm;
 	if (m->bias) {
 		/* biases of Q,K,V,O and the FFN, LayerNorm gain+bias twice */
-		layer += q + 2.0 * kv + h + (m->swiglu ? 2.0 * f : f) + h;
+		layer += q + 2.0 * kv + h + (nd / L) * (m->swiglu ? 2.0 * f : f) +
+			 h;
 		layer += 4.0 * h;
 	} else {
 		layer += 2.0 * h;    /* two RMSNorm gains */
 	}
-	return layer;
+	layer += nd / L * ffn_of(m, f);
+	double fs = m->shared_ffn ? m->shared_ffn : m->expert_ffn;
+	layer += nm / L * (m->shared_experts * ffn_of(m, fs) +
+			   (double)m->experts * h);
+	*dense = layer;
+	*routed = nm / L * m->experts * ffn_of(m, m->expert_ffn);
+	*routed_active = nm / L * m->top_k * ffn_of(m, m->expert_ffn);
+}
+
+double rmi_routed_factor(const rm_model *m, const rm_train *t)
+{
+	return m->capacity > 0 ? m->capacity : t->moe_imbalance;
+}
+
+double rmi_ffn_width(const rm_model *m, double routed)
+{
+	if (!m->experts)
+		return m->ffn;
+	double L = m->layers, nm = rmi_moe_layers(m);
+	double fs = m->shared_ffn ? m->shared_ffn : m->expert_ffn;
+	return ((L - nm) * m->ffn +
+		nm * (m->shared_experts * fs +
+		      routed * m->top_k * (double)m->expert_ffn)) / L;
+}
+
+static double layer_params(const rm_model *m)
+{
+	double d, r, ra;
+	rmi_layer_parts(m, &d, &r, &ra);
+	return d + r;
 }
 
 double rmi_model_edge_params(const rm_model *m, bool first)
@@ -71,6 +190,21 @@ double rm_model_derive_params(const rm_model *m)
 	       rmi_model_edge_params(m, true) + rmi_model_edge_params(m, false);
 }
 
+double rmi_model_derive_active(const rm_model *m)
+{
+	double d, r, ra;
+	rmi_layer_parts(m, &d, &r, &ra);
+	return (double)m->layers * (d + ra) + rmi_model_edge_params(m, true) +
+	       rmi_model_edge_params(m, false);
+}
+
+double rmi_model_active(const rm_model *m)
+{
+	if (!m->experts || !(m->active_params > 0))
+		return m->params;
+	return m->active_params;
+}
+
 double rmi_model_layer_params(const rm_model *m)
 {
 	if (!m->params_given)
@@ -79,6 +213,17 @@ double rmi_model_layer_params(const rm_model *m)
 	double rest = m->params - rmi_model_edge_params(m, true) -
 		      rmi_model_edge_params(m, false);
 	return rest > 0 ? rest / m->layers : 0.0;
+}
+
+/* The layer's parameters split as rmi_layer_parts, scaled to a given
+ * count: those on one GPU are dense / tp + routed / (ep x etp). */
+void rmi_layer_split(const rm_model *m, double *dense, double *routed)
+{
+	double d, r, ra;
+	rmi_layer_parts(m, &d, &r, &ra);
+	double k = d + r > 0 ? rmi_model_layer_params(m) / (d + r) : 1.0;
+	*dense = d * k;
+	*routed = r * k;
 }
 
 /* Layouts as their authors trained the model, for suggest to place (it
@@ -159,7 +304,19 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 		out->ffn = r->ffn;
 		out->heads = r->heads;
 		out->kv_heads = r->kv;
-		out->head_dim = r->hidden / r->heads;
+		out->head_dim = r->head_dim ? r->head_dim : r->hidden / r->heads;
+		out->experts = r->experts;
+		out->top_k = r->top_k;
+		out->expert_ffn = r->expert_ffn;
+		out->shared_experts = r->shared;
+		out->shared_ffn = r->shared_ffn;
+		out->dense_layers = r->dense;
+		out->moe_every = r->every;
+		out->q_lora_rank = r->qr;
+		out->kv_lora_rank = r->kvr;
+		out->qk_nope_dim = r->nope;
+		out->qk_rope_dim = r->rope;
+		out->v_head_dim = r->vhd;
 		out->vocab = r->vocab;
 		out->seq_len = r->seq;
 		out->swiglu = r->swiglu;
@@ -167,11 +324,14 @@ rm_status rm_model_preset(const char *name, rm_model *out, rm_error *err)
 		out->learned_pos = r->learned_pos;
 		out->tied_embeddings = r->tied;
 		out->params = rm_model_derive_params(out);
+		out->active_params = rmi_model_derive_active(out);
 		return RM_OK;
 	}
 	return rmi_err(err, RM_ENOTFOUND,
 		       "unknown model preset %s (known: llama3-8b, llama3-70b, "
-		       "llama3-405b, gpt3-175b; or a .yaml file)",
+		       "llama3-405b, gpt3-175b, mixtral-8x7b, mixtral-8x22b, "
+		       "deepseek-v3, qwen3-235b-a22b, llama4-maverick; or a "
+		       ".yaml file)",
 		       rm_quote(name, strlen(name), q, sizeof(q)));
 }
 
@@ -291,6 +451,33 @@ rm_status rm_model_check(const rm_model *m, rm_error *err)
 		return rmi_err(err, RM_EINPUT,
 			       "model %s: kv_heads=%u must divide heads=%u",
 			       m->name, m->kv_heads, m->heads);
+	if (m->experts && (!m->top_k || m->top_k > m->experts ||
+			   !m->expert_ffn || m->experts > 65536 ||
+			   m->expert_ffn > (1u << 22) || m->shared_experts > 64 ||
+			   m->shared_ffn > (1u << 22)))
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: experts=%u needs top_k in [1, experts] "
+			       "and expert_ffn >= 1 (experts <= 65536, shared "
+			       "experts <= 64, FFN sizes <= 2^22); got top_k=%u, "
+			       "expert_ffn=%u", m->name, m->experts, m->top_k,
+			       m->expert_ffn);
+	if (m->experts && rmi_moe_layers(m) == 0)
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: dense_layers=%u and moe_every=%u leave "
+			       "no MoE layer among the %u", m->name,
+			       m->dense_layers, m->moe_every, m->layers);
+	if (!(m->capacity == 0 || (m->capacity >= 1 && m->capacity <= 64)))
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: capacity=%.6g must be 0 (dropless) or "
+			       "in [1, 64]", m->name, m->capacity);
+	if (m->kv_lora_rank && (!m->qk_nope_dim || !m->qk_rope_dim ||
+				!m->v_head_dim || m->kv_lora_rank > 65536 ||
+				m->q_lora_rank > 65536 || m->qk_nope_dim > 65536 ||
+				m->qk_rope_dim > 65536 || m->v_head_dim > 65536))
+		return rmi_err(err, RM_EINPUT,
+			       "model %s: kv_lora_rank=%u (MLA) needs qk_nope_dim, "
+			       "qk_rope_dim and v_head_dim in [1, 65536]",
+			       m->name, m->kv_lora_rank);
 	if (!(m->params > 0) || !isfinite(m->params) || m->params > 1e15)
 		return rmi_err(err, RM_EINPUT,
 			       "model %s: parameter count %.4g is not in (0, 1e15]",

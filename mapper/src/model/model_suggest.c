@@ -29,6 +29,38 @@ void rmi_suggest_layout(rm_layout *l, uint32_t tp, uint32_t cp, uint32_t pp,
 			l->nest[l->naxes++] = order[i];
 }
 
+bool rmi_suggest_layout_ep(rm_layout *l, uint32_t tp, uint32_t cp,
+			   uint32_t pp, uint32_t dp, uint32_t ep, uint32_t etp)
+{
+	rmi_suggest_layout(l, tp, cp, pp, dp);
+	if (ep <= 1 && etp == tp)
+		return true;
+	/* Megatron-Core carves an expert block of etp x ep ranks out of
+	 * tp x cp x dp; what it spans beyond tp x cp is the ep placement
+	 * axis, nested right after them so the blocks stay together */
+	uint64_t e = (uint64_t)ep * etp, tc = (uint64_t)tp * cp;
+	uint32_t f = e > tc && e % tc == 0 ? (uint32_t)(e / tc) : 1;
+	if ((tc * dp) % e || dp % f)
+		return false;
+	l->ep = ep;
+	l->etp = etp;
+	l->size[RM_AXIS_EP] = f;
+	l->size[RM_AXIS_DP] = dp / f;
+	/* in the nesting even at size 1, as the parser keeps a written ep:
+	 * that is where the layout's text names the degree */
+	if (f > 1 || ep > 1) {
+		unsigned k = 0;
+		while (k < l->naxes && (l->nest[k] == RM_AXIS_TP ||
+					l->nest[k] == RM_AXIS_CP))
+			k++;
+		memmove(&l->nest[k + 1], &l->nest[k],
+			(l->naxes - k) * sizeof(l->nest[0]));
+		l->nest[k] = RM_AXIS_EP;
+		l->naxes++;
+	}
+	return true;
+}
+
 /* Fastest first; on a tie (same time to 1e-6) the simpler layout: fewer
  * CP ranks, then fewer stages, then less TP, then smaller micro-batches. */
 static int by_time(const void *a, const void *b)
@@ -99,11 +131,26 @@ static bool enumerate_pp(const rmi_search *q, uint32_t tp, uint32_t cp,
 	for (uint64_t pp = 1; pp <= rest && pp <= q->m->layers; pp++) {
 		if (rest % pp)
 			continue;
-		rm_layout l;
-		rmi_suggest_layout(&l, tp, cp, (uint32_t)pp,
-				   (uint32_t)(rest / pp));
-		if (!file_layout(q, &l, f))
-			return false;
+		uint32_t dp = (uint32_t)(rest / pp);
+		/* a MoE model: ep over the powers of two dividing its
+		 * experts, the experts' FFN whole (etp 1) or split as TP's */
+		uint32_t E = q->m->experts ? q->m->experts : 1;
+		for (uint32_t ep = 1; ep <= E && ep <= q->gpus; ep *= 2) {
+			if (E % ep)
+				continue;
+			for (int k = 0; k < (tp > 1 && q->m->experts ? 2 : 1); k++) {
+				uint32_t etp = k ? 1 : tp;
+				rm_layout l;
+				if (q->m->experts && q->m->expert_ffn % etp)
+					continue;
+				if (!rmi_suggest_layout_ep(&l, tp, cp,
+							   (uint32_t)pp, dp,
+							   ep, etp))
+					continue;
+				if (!file_layout(q, &l, f))
+					return false;
+			}
+		}
 	}
 	return true;
 }

@@ -27,6 +27,13 @@ typedef struct rmi_search {
 RMI_HIDDEN void rmi_suggest_layout(rm_layout *l, uint32_t tp, uint32_t cp,
 				   uint32_t pp, uint32_t dp);
 
+/* The same with ep experts-parallel ranks and experts split etp ways
+ * (etp = tp and ep = 1: the dense layout); false when etp x ep does not
+ * divide tp x cp x dp. */
+RMI_HIDDEN bool rmi_suggest_layout_ep(rm_layout *l, uint32_t tp, uint32_t cp,
+				      uint32_t pp, uint32_t dp, uint32_t ep,
+				      uint32_t etp);
+
 /* model_suggest_price.c: the fastest valid schedule and recomputation of
  * layout l at micro-batch mb (0 sets: Megatron's schedules, t's
  * recomputation); false when none is valid, out->why then says why. */

@@ -103,6 +103,7 @@ static loss biggest_loss(const rm_estimate *w, const rm_estimate *n)
 		{ "cp", n->axis[RM_AXIS_CP].exposed - w->axis[RM_AXIS_CP].exposed, RM_AXIS_CP },
 		{ "pp", n->axis[RM_AXIS_PP].exposed - w->axis[RM_AXIS_PP].exposed, RM_AXIS_PP },
 		{ "dp", n->axis[RM_AXIS_DP].exposed - w->axis[RM_AXIS_DP].exposed, RM_AXIS_DP },
+		{ "ep", n->axis[RM_AXIS_EP].exposed - w->axis[RM_AXIS_EP].exposed, RM_AXIS_EP },
 	};
 	size_t k = 0;
 	for (size_t i = 1; i < sizeof(part) / sizeof(part[0]); i++)
@@ -125,7 +126,7 @@ static void loss_detail(const rm_hw *hw, const rm_estimate *w,
 		snprintf(out, sz, " (%u ranks on %s at %.0f GB/s%s)", c->group,
 			 link, c->gbytes_per_s,
 			 left && c->group <= hw->nvl_domain * 64 &&
-			 p.axis == RM_AXIS_TP ?
+			 (p.axis == RM_AXIS_TP || p.axis == RM_AXIS_EP) ?
 			 ", outside the NVLink domain" : "");
 	} else if (!strcmp(p.what, "bubble")) {
 		snprintf(out, sz, " (%.3f of ideal: pp=%u, %llu micro-batches, %s)",
@@ -168,28 +169,39 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 		loss_detail(hw, w, n, p, out + o, sz - (size_t)o);
 }
 
-/* The steps to a neighbour: an axis (or the micro-batch, -1) doubled or
- * halved. */
+/* The steps to a neighbour: a degree (tp, cp, pp, the micro-batch, or a
+ * MoE model's ep) doubled or halved. */
+enum { D_TP, D_CP, D_PP, D_MB, D_EP, ND };
 static const struct step {
 	const char *label;
-	int axis;
+	int deg;
 	int mul;
 } steps[] = {
-	{ "tp x2", RM_AXIS_TP, 2 }, { "tp /2", RM_AXIS_TP, -2 },
-	{ "pp x2", RM_AXIS_PP, 2 }, { "pp /2", RM_AXIS_PP, -2 },
-	{ "cp x2", RM_AXIS_CP, 2 }, { "cp /2", RM_AXIS_CP, -2 },
-	{ "mb x2", -1, 2 }, { "mb /2", -1, -2 },
+	{ "tp x2", D_TP, 2 }, { "tp /2", D_TP, -2 },
+	{ "pp x2", D_PP, 2 }, { "pp /2", D_PP, -2 },
+	{ "cp x2", D_CP, 2 }, { "cp /2", D_CP, -2 },
+	{ "mb x2", D_MB, 2 }, { "mb /2", D_MB, -2 },
+	{ "ep x2", D_EP, 2 }, { "ep /2", D_EP, -2 },
 };
 
 /* The layout and micro-batch one step from w; false when the step does
- * not halve evenly or the GPUs do not split into it. */
-static bool step_from(const rm_estimate *w, const struct step *st,
-		      uint64_t gpus, rm_layout *l, uint32_t *mb)
+ * not halve evenly or the GPUs do not split into it. An etp equal to tp
+ * follows tp; a smaller one stays. */
+static bool step_from(const rmi_search *q, const rm_estimate *w,
+		      const struct step *st, rm_layout *l, uint32_t *mb)
 {
-	uint32_t sz[RM_NAXES];
-	memcpy(sz, w->layout.size, sizeof(sz));
-	*mb = w->micro_batch;
-	uint32_t *v = st->axis >= 0 ? &sz[st->axis] : mb;
+	const rm_layout *wl = &w->layout;
+	uint32_t d[ND] = {
+		[D_TP] = wl->size[RM_AXIS_TP], [D_CP] = wl->size[RM_AXIS_CP],
+		[D_PP] = wl->size[RM_AXIS_PP], [D_MB] = w->micro_batch,
+		[D_EP] = rm_layout_ep(wl),
+	};
+	uint32_t etp = rm_layout_etp(wl);
+	bool follow = etp == d[D_TP];
+	if (st->deg == D_EP && (!q->m->experts ||
+				(st->mul > 0 && q->m->experts % (2 * d[D_EP]))))
+		return false;
+	uint32_t *v = &d[st->deg];
 	if (st->mul < 0) {
 		if (*v < 2 || *v % 2)
 			return false;
@@ -197,13 +209,13 @@ static bool step_from(const rm_estimate *w, const struct step *st,
 	} else {
 		*v *= 2;
 	}
-	uint64_t inner = (uint64_t)sz[RM_AXIS_TP] * sz[RM_AXIS_CP] *
-			 sz[RM_AXIS_PP];
-	if (gpus % inner)
+	*mb = d[D_MB];
+	uint64_t inner = (uint64_t)d[D_TP] * d[D_CP] * d[D_PP];
+	if (q->gpus % inner)
 		return false;
-	rmi_suggest_layout(l, sz[RM_AXIS_TP], sz[RM_AXIS_CP], sz[RM_AXIS_PP],
-			   (uint32_t)(gpus / inner));
-	return true;
+	return rmi_suggest_layout_ep(l, d[D_TP], d[D_CP], d[D_PP],
+				     (uint32_t)(q->gpus / inner), d[D_EP],
+				     follow ? d[D_TP] : etp);
 }
 
 /* The layouts one step away from `w` on each axis, priced and told why they
@@ -216,7 +228,7 @@ static void neighbours(const rmi_search *q, const rm_estimate *w,
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		rm_layout l;
 		uint32_t mb;
-		if (!step_from(w, &steps[i], q->gpus, &l, &mb))
+		if (!step_from(q, w, &steps[i], &l, &mb))
 			continue;
 		rm_candidate *c = &s->neighbour[s->nneighbour++];
 		rmi_best_schedule(q->m, q->hw, q->t, &l, mb, o->schedules,
@@ -319,14 +331,19 @@ rm_status rmi_suggest_around(const rmi_search *q, rm_suggestion *s,
 			       (unsigned long long)w,
 			       (unsigned long long)q->gpus);
 	rm_layout a;
-	rmi_suggest_layout(&a, around->size[RM_AXIS_TP],
-			   around->size[RM_AXIS_CP], around->size[RM_AXIS_PP],
-			   around->size[RM_AXIS_DP]);
+	if (!rmi_suggest_layout_ep(&a, around->size[RM_AXIS_TP],
+				   around->size[RM_AXIS_CP],
+				   around->size[RM_AXIS_PP],
+				   rm_layout_dp(around), rm_layout_ep(around),
+				   rm_layout_etp(around)))
+		a = *around;
 	s->base_rank = 0;
 	memset(&s->base, 0, sizeof(s->base));
 	for (size_t i = 0; i < s->nranked && !s->base_rank; i++)
 		if (!memcmp(s->ranked[i].est.layout.size, a.size,
-			    sizeof(a.size))) {
+			    sizeof(a.size)) &&
+		    rm_layout_ep(&s->ranked[i].est.layout) == rm_layout_ep(&a) &&
+		    rm_layout_etp(&s->ranked[i].est.layout) == rm_layout_etp(&a)) {
 			s->base = s->ranked[i];
 			s->base_rank = i + 1;
 		}

@@ -29,12 +29,13 @@ static void cand_json(rm_buf *b, const rm_candidate *c)
 	rm_buf_puts(b, "{\"layout\": ");
 	rm_buf_json_str(b, lay);
 	rm_buf_printf(b, ", \"tp\": %u, \"cp\": %u, \"pp\": %u, \"dp\": %u, "
-		       "\"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
+		       "\"ep\": %u, \"etp\": %u, \"micro_batch\": %u, \"schedule\": \"%s\", \"recompute\": \"%s\", "
 		       "\"micro_batches\": %llu, \"step_seconds\": %.10g, "
 		       "\"bubble\": %.10g, \"mfu\": %.10g, \"mfu_causal\": %.10g, "
 		       "\"mem_peak\": %.10g, \"fits\": %s",
 		       e->layout.size[RM_AXIS_TP], e->layout.size[RM_AXIS_CP],
-		       e->layout.size[RM_AXIS_PP], e->layout.size[RM_AXIS_DP],
+		       e->layout.size[RM_AXIS_PP], rm_layout_dp(&e->layout),
+		       rm_layout_ep(&e->layout), rm_layout_etp(&e->layout),
 		       e->micro_batch, sc,
 		       rmi_recompute_label(e->recompute, e->recompute_layers, rl),
 		       (unsigned long long)e->m, e->t_step,
@@ -173,7 +174,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			"%.3g, net_eff %.3g (rankmap explain prints every term)\n"
 			"%zu layouts x micro-batches considered: %zu layouts fit, "
 			"%zu do not fit memory, %zu do not split the batch or the model\n"
-			"nesting tp, cp, pp, dp innermost first; best micro-batch, "
+			"nesting tp, cp, %spp, dp innermost first; best micro-batch, "
 			"schedule and recompute per layout\n\n",
 			m->name, (unsigned long long)o->gpus, hw->name,
 			(unsigned long long)t->batch_tokens, rmi_seq(m, t),
@@ -183,7 +184,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			k.gemm_eff,
 			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
 			s->considered, s->nranked, s->rejected_mem,
-			s->rejected_other);
+			s->rejected_other, m->experts ? "ep, " : "");
 		rm_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {
 			char tag[24];

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint32_t rmi_seq(const rm_model *m, const rm_train *t)
@@ -57,14 +58,15 @@ static uint64_t units(uint64_t stride, uint64_t n, uint64_t span)
  * NVLink. Otherwise every tier the group spans several units of carries
  * k of its n hops; with every GPU of the job in one such group, a tier
  * oversubscribed o:1 slows those hops by o*k/n when that exceeds 1.
+ * below[0]: the NVLink domains the group spans, below[i+1] the units of
+ * tier i.
  */
-void rmi_group_link(const rm_hw *hw, const rm_train *t, uint64_t stride,
-		    uint64_t n, char link[32], double *gbps)
+static void walk_tiers(const rm_hw *hw, const rm_train *t, uint64_t n,
+		       const uint64_t *below, char link[32], double *gbps)
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
-	uint64_t below = units(stride, n, hw->nvl_domain);
-	if (below <= 1) {
+	if (below[0] <= 1) {
 		snprintf(link, 32, "nvlink");
 		*gbps = hw->nvlink_gbytes_per_s * c.nvlink_eff;
 		return;
@@ -73,16 +75,25 @@ void rmi_group_link(const rm_hw *hw, const rm_train *t, uint64_t stride,
 	snprintf(link, 32, "network");
 	for (size_t i = 0; i < hw->ntiers; i++) {
 		const rm_hw_tier *tr = &hw->tier[i];
-		double share = tr->oversubscription * (double)below / (double)n;
+		double share = tr->oversubscription * (double)below[i] / (double)n;
 		double tb = tr->gbytes_per_s * c.net_eff / (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
 		snprintf(link, 32, "%s", tr->name);
-		below = units(stride, n, tr->span_gpus);
-		if (below <= 1)
+		if (below[i + 1] <= 1)
 			break;
 	}
 	*gbps = bw;
+}
+
+void rmi_group_link(const rm_hw *hw, const rm_train *t, uint64_t stride,
+		    uint64_t n, char link[32], double *gbps)
+{
+	uint64_t below[RM_MAX_TIERS + 1];
+	below[0] = units(stride, n, hw->nvl_domain);
+	for (size_t i = 0; i < hw->ntiers; i++)
+		below[i + 1] = units(stride, n, hw->tier[i].span_gpus);
+	walk_tiers(hw, t, n, below, link, gbps);
 }
 
 static uint64_t stride_of(const rm_layout *l, rm_axis a)
@@ -109,6 +120,126 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 	uint64_t kl = hw->ntiers ? units(stride, n, hw->tier[0].span_gpus) : kn;
 	c->off_nvlink = n > 1 && kn > 1 ? (double)kn / n : 0;
 	c->off_leaf = n > 1 && kl > 1 ? (double)kl / n : 0;
+}
+
+/* Units of `span` GPUs the sorted places pos[0..n) touch, and the share
+ * of ordered pairs of them in different units. */
+static uint64_t spread(const uint64_t *pos, uint32_t n, uint64_t span,
+		       double *apart)
+{
+	uint64_t k = 0, same = 0, run = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i && pos[i] / span == pos[i - 1] / span) {
+			run++;
+			continue;
+		}
+		same += run * (run - 1);
+		run = 1;
+		k++;
+	}
+	same += run * (run - 1);
+	if (apart)
+		*apart = n > 1 ? 1.0 - (double)same / ((double)n * (n - 1)) : 0;
+	return k;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The first group of an expert kind, placed as the ideal packing places
+ * ranks (each placement axis at its nesting's stride): the framework
+ * numbers EP right before DP whatever the nesting, so its members are
+ * found through their coordinates. Fills the links as walk_tiers does,
+ * and the shares of member pairs beyond NVLink and the leaf.
+ */
+static void expert_link(const rm_hw *hw, const rm_train *t,
+			const rm_layout *l, rm_group_kind k, char link[32],
+			double *gbps, double *off_nvl, double *off_leaf)
+{
+	uint32_t n = rmi_kind_size(l, k);
+	uint64_t pos[1024], below[RM_MAX_TIERS + 1];
+	rm_order o;
+	rmi_coord c;
+	rm_order_from_nest(l, &o);
+	if (n > 1024 || rmi_coord_prep(l, &o, k, &c, NULL) || c.n != 1) {
+		/* Megatron-Core's own order: ETP innermost, EP next */
+		uint64_t st = k == RM_GROUP_EP ? rm_layout_etp(l) : 1;
+		n = n < 1024 ? n : 1024;
+		for (uint32_t j = 0; j < n; j++)
+			pos[j] = j * st;
+	} else {
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t co[RM_NAXES];
+			rm_rank_decode(l, &o, (uint32_t)(j * c.stride[0]), co);
+			pos[j] = 0;
+			for (int a = 0; a < RM_NAXES; a++)
+				pos[j] += co[a] * stride_of(l, (rm_axis)a);
+		}
+		qsort(pos, n, sizeof(pos[0]), cmp_u64);
+	}
+	below[0] = spread(pos, n, hw->nvl_domain, off_nvl);
+	*off_leaf = 0;
+	for (size_t i = 0; i < hw->ntiers; i++)
+		below[i + 1] = spread(pos, n, hw->tier[i].span_gpus,
+				      i ? NULL : off_leaf);
+	walk_tiers(hw, t, n, below, link, gbps);
+}
+
+double rmi_a2a_gbps(const rm_hw *hw, const rm_train *t, double off,
+		    double net_gbps)
+{
+	rmi_cal c;
+	rmi_cal_of(hw, t, &c);
+	double nvl = hw->nvlink_gbytes_per_s * c.nvlink_eff;
+	return off > 0 ? 1.0 / ((1 - off) / nvl + off / net_gbps) : nvl;
+}
+
+/*
+ * Expert parallelism, per MoE layer and micro-batch: every GPU sends the
+ * tokens it holds (b s / (cp t), sequence parallel) to their top_k
+ * experts and takes the results back, forward (dispatch, combine) and
+ * backward (their gradients): 4 all-to-alls of tokens x top_k x h x 2 B,
+ * (ep-1)/ep of it to other GPUs, 2 more where a full recomputation
+ * repeats the forward; a capacity factor pads every expert to it, a
+ * dropless router leaves the busiest GPU moe_imbalance x the mean. With
+ * etp > 1 each expert's FFN is split like TP's: the routed tokens are
+ * gathered over the etp group before it and reduce-scattered after it.
+ */
+static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		       const rm_layout *l, rm_estimate *e)
+{
+	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
+	double ep = rm_layout_ep(l), etp = rm_layout_etp(l);
+	double tok = e->micro_batch * (double)rmi_seq(m, t) / cp / tp;
+	double unit = tok * m->top_k * m->hidden * 2.0 *
+		      rmi_routed_factor(m, t);
+	double per = 4.0 + 2.0 * rmi_full_share(t, e->layers_stage);
+	double n = (double)e->layers_stage * rmi_moe_layers(m) / m->layers *
+		   (double)e->m;
+	rm_axis_cost *c = &e->axis[RM_AXIS_EP];
+	c->used = true;
+	c->group = (uint32_t)ep;
+	snprintf(c->collective, sizeof(c->collective), "%s",
+		 etp > 1 ? "all-to-all x4 + etp gathers" :
+		 "all-to-all dispatch+combine x4");
+	c->bytes = per * unit * (ep - 1) / ep * n;
+	c->calls = per * n;
+	/* an all-to-all sends each peer its share directly: the peers in
+	 * the GPU's NVLink domain over NVLink, the rest over the network
+	 * tiers the group spans, one after the other */
+	double net, x;
+	expert_link(hw, t, l, RM_GROUP_EP, c->link, &net, &c->off_nvlink,
+		    &c->off_leaf);
+	c->gbytes_per_s = rmi_a2a_gbps(hw, t, c->off_nvlink, net);
+	if (etp > 1) {
+		c->etp_bytes = per * unit * (etp - 1) * n;
+		expert_link(hw, t, l, RM_GROUP_ETP, c->etp_link, &c->etp_gbps,
+			    &x, &x);
+	}
 }
 
 /* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
@@ -163,8 +294,17 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
 			      fmax(0, ag - t->dp_overlap * fwd);
 	}
+	rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
+	if (ep->used) {
+		/* the all-to-alls (and ETP's gathers) block the layer that
+		 * waits for its tokens unless a schedule hides them behind
+		 * another micro-batch's compute (moe_overlap) */
+		ep->seconds += ep->etp_bytes > 0 ?
+			       ep->etp_bytes / (ep->etp_gbps * 1e9) : 0;
+		ep->exposed = (1 - t->moe_overlap) * ep->seconds;
+	}
 	double path = e->t_compute + tpc->exposed + cp->exposed +
-		      e->axis[RM_AXIS_PP].exposed;
+		      e->axis[RM_AXIS_PP].exposed + ep->exposed;
 	e->bubble_frac = rmi_bubble_frac(e->schedule, e->vchunks,
 					 e->layout.size[RM_AXIS_PP], mb, e);
 	e->t_bubble = e->bubble_frac * path;
@@ -189,13 +329,22 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 				       rm_axis_name((rm_axis)a));
 	/* ep is carved out of dp (Megatron-Core): size[EP] can be 1 with
 	 * ep > 1, so ask for the degree */
-	if (rm_layout_ep(l) > 1)
+	if (!m->experts && (rm_layout_ep(l) > 1 || (l->etp && l->etp !=
+						      l->size[RM_AXIS_TP])))
 		return rmi_err(err, RM_EUNSUPPORTED,
-			       "ep=%u: expert parallelism needs a mixture-of-"
-			       "experts model; this model is dense",
-			       rm_layout_ep(l));
+			       "ep=%u, etp=%u: expert parallelism needs a "
+			       "mixture-of-experts model; this model is dense",
+			       rm_layout_ep(l), rm_layout_etp(l));
+	if (m->experts && m->experts % rm_layout_ep(l))
+		return rmi_err(err, RM_EINPUT,
+			       "ep=%u does not divide the %u experts",
+			       rm_layout_ep(l), m->experts);
+	if (m->experts && m->expert_ffn % rm_layout_etp(l))
+		return rmi_err(err, RM_EINPUT,
+			       "etp=%u does not divide the expert FFN of %u",
+			       rm_layout_etp(l), m->expert_ffn);
 	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
-	uint32_t cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
+	uint32_t cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
 	if (m->heads % tp)
 		return rmi_err(err, RM_EINPUT,
 			       "tp=%u does not divide the %u attention heads",
@@ -296,8 +445,8 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 	e->gpus = rm_layout_world(l);
 	e->seqs = seqs;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
-	double cp = l->size[RM_AXIS_CP], dp = l->size[RM_AXIS_DP];
-	e->m = seqs / (l->size[RM_AXIS_DP] * (uint64_t)t->micro_batch);
+	double cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
+	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
 	e->layers_stage = 0;
 	for (uint32_t i = 0; i < l->size[RM_AXIS_PP]; i++) {
 		uint32_t n = rmi_stage_layers(m, t, l->size[RM_AXIS_PP], i);
@@ -305,19 +454,24 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 	}
 	rmi_model_memory(m, hw, t, e);
 
-	/* model FLOPs: PaLM appendix B, 6N + 12*L*H*Q*T per token */
+	/* model FLOPs: PaLM appendix B, 6N + 12*L*H*Q*T per token; N is
+	 * what one token uses (a MoE model's active parameters, its router
+	 * included), and QK^T and PV contract over their own head dims
+	 * (MLA's differ): 6*L*a*(qk + v)*s */
 	double seq = rmi_seq(m, t), tokens = (double)seqs * seq;
-	double attn = 12.0 * m->layers * m->heads * m->head_dim * seq;
-	e->flops_token = 6.0 * m->params + attn;
+	double N = rmi_model_active(m), hqk, hv;
+	rmi_head_dims(m, &hqk, &hv);
+	double attn = 6.0 * m->layers * m->heads * (hqk + hv) * seq;
+	e->flops_token = 6.0 * N + attn;
 	/* a causal mask leaves half of the scores to compute */
-	e->flops_token_causal = 6.0 * m->params + attn / 2.0;
+	e->flops_token_causal = 6.0 * N + attn / 2.0;
 	e->flops_step = e->flops_token * tokens;
 	e->flops_gpu = e->flops_step / (double)e->gpus;
 	e->t_peak = e->flops_gpu / hw->peak_flops;
 	rmi_compute(m, hw, t, e);
 	/* what the hardware runs per token: the same plus recomputation */
 	double fs = rmi_full_share(t, e->layers_stage);
-	e->hw_flops_token = e->flops_token + fs * (2.0 * m->params + attn / 3.0);
+	e->hw_flops_token = e->flops_token + fs * (2.0 * N + attn / 3.0);
 	if (t->recompute != RM_RECOMPUTE_NONE && !t->flash)
 		e->hw_flops_token += (1.0 - fs) * attn / 3.0;
 
@@ -332,6 +486,12 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 		 * weight gradients (Megatron saves only the shard): 10; full
 		 * recomputation repeats the forward 4. */
 		double per = (t->seq_parallel ? 10.0 : 8.0) + 4.0 * full;
+		/* half of that is the FFN's, which a MoE layer without shared
+		 * experts does not send: its routed tokens go over EP (and
+		 * ETP, priced on the ep line) instead */
+		double L = m->layers, nm = rmi_moe_layers(m);
+		if (nm > 0 && !m->shared_experts)
+			per *= 0.5 + 0.5 * (L - nm) / L;
 		double bytes = per * 2.0 * b * sl * h * (tp - 1) / tp * ls * mb;
 		axis_set(&e->axis[RM_AXIS_TP], hw, t, l, RM_AXIS_TP,
 			 (uint32_t)tp, t->seq_parallel ?
@@ -356,10 +516,17 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			 (uint32_t)pp, "send/recv activations", bytes,
 			 2.0 * mb * e->vchunks);
 	}
+	if (m->experts && (rm_layout_ep(l) > 1 || rm_layout_etp(l) > 1))
+		ep_traffic(m, hw, t, l, e);
 	double d = dp * cp;
-	if (d > 1) {
+	/* the routed experts' gradients reduce over their own data-parallel
+	 * group (edp, Megatron-Core's expert data parallel), the rest over
+	 * dp x cp: f weighs (k-1)/k of each by its share of the GPU's */
+	double rho = rmi_routed_share(m, l), edp = rm_layout_edp(l);
+	double f = (1 - rho) * (d - 1) / d + (edp > 0 ? rho * (edp - 1) / edp : 0);
+	if (d > 1 || f > 0) {
 		double P = rmi_params_peak(m, e);
-		double f = (d - 1) / d, bytes, calls;
+		double bytes, calls;
 		const char *coll;
 		switch (t->sharding) {
 		case RM_SHARD_NONE:
@@ -388,8 +555,12 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			coll = "reduce-scatter+all-gather";
 			break;
 		}
-		axis_set(&e->axis[RM_AXIS_DP], hw, t, l,
-			 dp > 1 ? RM_AXIS_DP : RM_AXIS_CP, (uint32_t)d, coll,
+		/* the dp rings carry the gradients; where the expert blocks
+		 * span all of dp (size[DP] 1), the ep placement axis holds it */
+		rm_axis g = l->size[RM_AXIS_DP] > 1 ? RM_AXIS_DP :
+			    l->size[RM_AXIS_EP] > 1 ? RM_AXIS_EP :
+			    cp > 1 ? RM_AXIS_CP : RM_AXIS_DP;
+		axis_set(&e->axis[RM_AXIS_DP], hw, t, l, g, (uint32_t)d, coll,
 			 bytes, calls);
 		e->axis[RM_AXIS_DP].overlappable = true;
 	}

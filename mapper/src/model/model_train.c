@@ -41,6 +41,7 @@ void rmi_train_defaults(rm_train *t)
 	t->fail_per_gpu_day = 419.0 / (54.0 * 16384.0);
 	t->ckpt_write_s = 60;
 	t->restart_s = 600;
+	t->moe_imbalance = 1.0;
 }
 
 const char *rm_schedule_name(rm_schedule s)
@@ -223,6 +224,10 @@ static bool set_real(rm_train *t, const char *key, const char *v,
 		  true, "seconds in [0, 1e6]" },
 		{ "restart_s", offsetof(rm_train, restart_s), 0, 1e6, true,
 		  "seconds in [0, 1e6]" },
+		{ "moe_overlap", offsetof(rm_train, moe_overlap), 0, 1, true,
+		  frac0 },
+		{ "moe_imbalance", offsetof(rm_train, moe_imbalance), 1, 64,
+		  true, "a factor in [1, 64]" },
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		if (strcmp(key, f[i].key))
@@ -254,7 +259,11 @@ static const rmi_word sharding_words[] = {
 rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
 {
-	if (!t || t->version != RM_TRAIN_VERSION)
+	/* a caller built against version 1 sets the fields it has */
+	if (t && t->version == 1 && !strncmp(key ? key : "", "moe_", 4))
+		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
+			       "1 has no such field (version 2 does)", key);
+	if (!t || t->version < 1 || t->version > RM_TRAIN_VERSION)
 		return rmi_err(err, RM_EUNSUPPORTED, "rm_train version %u: "
 			       "set it with rm_train_init",
 			       t ? t->version : 0);
@@ -322,7 +331,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "mem_reserve_gib, flash, seq_parallel, "
 			       "recompute_layers, "
 			       "first_layers, last_layers, fail_per_gpu_day, "
-			       "ckpt_write_s, restart_s)",
+			       "ckpt_write_s, restart_s, moe_overlap, "
+			       "moe_imbalance)",
 			       rm_quote(key, strlen(key), q, sizeof(q)));
 	}
 	return RM_OK;

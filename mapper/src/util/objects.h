@@ -118,6 +118,10 @@ struct rm_axis_cost {
 	bool overlappable;
 	double off_nvlink;           /* share of ring hops leaving NVLink */
 	double off_leaf;             /* share of hops leaving the leaf switch */
+	/* ep only: expert tensor parallelism's gathers of the routed tokens,
+	 * on the links of the etp groups */
+	double etp_bytes, etp_gbps;
+	char etp_link[32];
 };
 
 struct rm_estimate {
