@@ -10,6 +10,8 @@
 #                  where libsimdjson-dev and g++ are installed (optional),
 #                  vs simdjson (bench_read_simdjson, run by bench_read)
 #   bench_import   site import of a 4,096-host, 8-rail ibnetdiscover capture
+# then the planner's property test at 10 times make check's size and
+# bench_baselines.py (the plan priced against the baselines on 20 trees).
 BENCH_HDRS := bench/bench_clock.h bench/bench_map.h tests/unit/fixture.h tests/unit/xorshift.h
 
 define bench_bin
@@ -29,11 +31,21 @@ $(BUILD)/bench/bench_read_simdjson: bench/bench_read_simdjson.cc bench/bench_clo
 	$(CXX) -std=c++17 -Wall -Wextra -Werror -Wformat=2 -Wshadow -O2 -g -o $@ $< -lsimdjson
 endif
 
-bench: $(BENCH_BINS)
+bench: $(BENCH_BINS) $(BUILD)/asan/tests/test_property $(BUILD)/rankmap
 	@for b in $(BENCH_BINS); do \
 		echo "== $$b"; \
 		RM_ROOT=$(CURDIR) $$b || exit 1; \
 	done
+	@# the planner's property test: make check's 5,000 fabrics as the
+	@# baseline of the same run, then ten times as many (ASan build)
+	@echo "== property test, 5,000 fabrics (make check) vs 50,000"
+	@for n in 5000 50000; do \
+		t0=$$(date +%s.%N); \
+		RM_PROPERTY_RUNS=$$n $(BUILD)/asan/tests/test_property | grep -E 'random inputs|FAIL' || exit 1; \
+		awk -v a=$$t0 -v b=$$(date +%s.%N) -v n=$$n 'BEGIN { printf "  %d fabrics in %.1f s\n", n, b - a }'; \
+	done
+	@# plan against the baselines, priced, on 20 three-tier trees
+	@echo "== bench/bench_baselines.py"; python3 bench/bench_baselines.py $(BUILD)/rankmap 20 1
 	@# the plugin inside real slurmstepds, against steps without it
 	@echo "== bench/bench_stepd.sh"; RM_BUILD=$(abspath $(BUILD)) bash bench/bench_stepd.sh 15
 	@# rm_plan at 1M GPUs against commit e45650b's build, in this run

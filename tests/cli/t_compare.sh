@@ -104,6 +104,35 @@ json_holds switch-rank-same 'd["maps"][1]["step_s"]==d["maps"][2]["step_s"] and 
 run bad-kind 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --baseline sortd
 has bad-kind-msg "$ERR" "^rankmap explain: --baseline: unknown baseline 'sortd' \(known: slurm, sorted, switch-rank\)$"
 
+# make demo's fabric (tests/slurm/demo.sh): NVLink racks node[1,3] and
+# node[2,4], ToRs node[1-2] and node[3-4]. tp=16 needs a whole rack; block
+# order over node1..4 (Slurm's, and sorted by ToR then name) makes node1
+# and node2 one TP group, two racks apart, so both baselines run TP on
+# the ToR and the plan, which pairs node1 with node3, on NVLink.
+cat >demo-topo.conf <<'CONF'
+SwitchName=tor1 Nodes=node[1-2]
+SwitchName=tor2 Nodes=node[3-4]
+SwitchName=spine Switches=tor[1-2]
+CONF
+cat >demo-site.yaml <<'YAML'
+schema: rankmap-site/1
+name: demo
+gpus_per_node: 8
+topology: demo-topo.conf
+nvlink:
+  domain: groups
+  groups: ["node[1,3]", "node[2,4]"]
+tiers:
+  - {name: nvlink, bandwidth_gbs: 900}
+  - {name: tor, bandwidth_gbs: 50}
+  - {name: spine, bandwidth_gbs: 50, oversubscription: 4}
+YAML
+run demo-nvlink 0 "$RANKMAP" explain --model llama3-8b --layout 16x2x1 --order megatron \
+	--site demo-site.yaml --nodes 'node[1-4]' --baseline slurm,sorted --format json
+tp_link='[a["link"] for a in m["axes"] if a["axis"]=="tp"][0]'
+json_holds demo-nvlink-tp "[$tp_link for m in d[\"maps\"]]==[\"nvlink\",\"tor\",\"tor\"]"
+json_holds demo-nvlink-wins 'all(m["step_s"]>1.01*d["maps"][0]["step_s"] for m in d["maps"][1:]) and not d["verdict"].startswith("the plan")'
+
 # Refusals: one line each, nothing written.
 run two-files 2 "$RANKMAP" explain "${run405[@]}" --nodes-file frag.txt --map base.json --assignment base.csv
 has two-files-msg "$ERR" '^rankmap explain: give one of --map, --assignment$'

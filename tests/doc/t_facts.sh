@@ -47,6 +47,20 @@ else:
 PY
 )
 [ "$got" = ok ] && pass explain-gpu-hours || fail explain-gpu-hours "$got"
+# docs/placement.md's three-tier figures (plan against a sorted hostfile
+# on bench/bench_baselines.py's trees) are that script's output today: the
+# seed-20 example and the count of trees where sorted wins beyond 1 %.
+got=$(python3 bench/bench_baselines.py "$RANKMAP" 20 1 2>&1 | python3 -c '
+import re, sys
+text = open("docs/placement.md").read().replace("\n", " ")
+rows = [l.split() for l in sys.stdin if re.match(r" *[0-9]+ 8x", l)]
+r20 = [r for r in rows if r[0] == "20"][0]
+plan = float(r20[3]); srt = plan * (1 + float(r20[5].rstrip("%")) / 100)
+wins = sum(1 for r in rows if float(r[5].rstrip("%")) < -1)
+want = ["step %.3f s against %.3f s" % (plan, srt), "beyond 1 %% on %d " % wins]
+bad = [w for w in want if w not in text]
+print("ok" if not bad and len(rows) == 20 else "docs lack %s (%d rows)" % (bad, len(rows)))')
+[ "$got" = ok ] && pass placement-three-tier || fail placement-three-tier "$got"
 # The CLI's own value agrees with the documented rule.
 run port-cli 0 env -u SLURM_STEP_RESV_PORTS -u SLURM_STEP_ID SLURM_JOB_ID=100 \
 	"$RANKMAP" plan --layout 1x1x1 --nodes n1 --gpus-per-node 1 --format env

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The HTML picture in a real browser (Debian's chromium, headless, driven
-# over the DevTools protocol by cdp.py): the demo fabric (make demo's two
-# leaves of 3 and 1 nodes, 8x2x2) and 16,384 GPUs on the Llama 3 fabric
+# over the DevTools protocol by cdp.py): a 4-node fabric (the cluster of
+# make demo, on leaves of 3 and 1 nodes, 8x2x2) and 16,384 GPUs on the Llama 3 fabric
 # (2,300 shuffled nodes of 3,072, so the baseline crosses and has spares,
 # drawn by `check --model`, so priced), each drawn beside its baseline; and
 # two small pages with expert and HSDP axes. Screenshots and pages are kept in
@@ -43,7 +43,7 @@ page() {
 }
 
 cat >demo-topo.conf <<'CONF'
-# make demo's fabric (tests/slurm/cluster.sh with 4 nodes)
+# the 4 nodes of tests/slurm/cluster.sh (make demo) on leaves of 3 and 1
 SwitchName=leaf1 Nodes=node[1-3]
 SwitchName=leaf2 Nodes=node4
 SwitchName=spine1 Switches=leaf[1-2]

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node,
-# two nodes per ToR as in Llama 3's cluster, ToRs joined 4:1 oversubscribed),
-# one `sbatch --parallel-layout=8x2x2 --parallel-order=megatron` job, the
-# map's report as `rankmap plan` prints it for the job's nodes, its picture
-# (build/demo/rankmap-demo.html and .svg, plan beside Slurm's block order),
-# a table of what every rank got from the plugin, and what Slurm's order
-# would have cost this job: its own map file read back and priced against
-# the baseline by `rankmap explain`. Needs root and Slurm 22.05.
+# demo.sh - `make demo`: a local 4-node Slurm cluster (8 fake GPUs a node)
+# wired as a small multi-node NVLink system: two NVLink racks of two trays
+# (16 GPUs a domain, an NVL72 in miniature) whose trays are cabled and
+# named by ToR, so each ToR holds one tray of each rack. One
+# `sbatch --parallel-layout=16x2x1 --parallel-order=megatron` job: every TP
+# group needs a whole rack. The map's report as `rankmap plan` prints it
+# for the job's nodes, its picture (build/demo/rankmap-demo.html and .svg,
+# plan beside Slurm's block order and a sorted hostfile), a table of what
+# every rank got from the plugin, and what both baselines would have cost
+# this job: its own map file read back and priced by `rankmap explain
+# --baseline slurm,sorted`. Needs root and Slurm 22.05.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-LAYOUT=${LAYOUT:-8x2x2}
+LAYOUT=${LAYOUT:-16x2x1}
 ORDER=${ORDER:-megatron}
 . "$ROOT/tests/slurm/cluster.sh"
 
@@ -26,8 +29,10 @@ fi
 D=$(cluster_tmpdir rankmap-demo)
 trap 'echo "== stopping the cluster"; cluster_stop "$D"' EXIT
 mkdir -p "$D/etc" "$D/out"
-# Megatron numbers DP inside PP: in Slurm's block order each pipeline's two
-# stages sit on different ToRs and its activations cross the 4:1 spine.
+# Hostnames follow the ToRs, the NVLink racks cut across them (tray k of
+# every rack on ToR k, as rails are cabled): Slurm's block order, a hostfile
+# sorted by switch and Slurm's switch ranks all put node1 and node2 in one
+# TP group, two racks apart, and its all-reduces leave NVLink.
 cat >"$D/topology.conf" <<EOF
 SwitchName=tor1 Nodes=node[1-2]
 SwitchName=tor2 Nodes=node[3-4]
@@ -39,8 +44,11 @@ schema: rankmap-site/1
 name: demo
 gpus_per_node: 8
 topology: topology.conf
+nvlink:
+  domain: groups
+  groups: ["node[1,3]", "node[2,4]"]
 tiers:
-  - {name: nvlink, bandwidth_gbs: 450}
+  - {name: nvlink, bandwidth_gbs: 900}
   - {name: tor, bandwidth_gbs: 50}
   - {name: spine, bandwidth_gbs: 50, oversubscription: 4}
 EOF
@@ -78,10 +86,10 @@ echo "== the job's report: rankmap plan --layout $LAYOUT --order $ORDER --nodes 
 pic=$BUILD/demo/rankmap-demo.html
 mkdir -p "$BUILD/demo"
 if "$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
-	--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline --format html -o "$pic" &&
+	--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline slurm,sorted --format html -o "$pic" &&
 	"$BUILD/rankmap" plan --layout "$LAYOUT" --order "$ORDER" --nodes "$nodes" \
-		--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline --format svg -o "${pic%.html}.svg"; then
-	echo "== the picture of this job, beside Slurm's block order: $pic (static: ${pic%.html}.svg)"
+		--gpus-per-node 8 --site "$D/etc/site.yaml" --baseline slurm,sorted --format svg -o "${pic%.html}.svg"; then
+	echo "== the picture of this job, beside Slurm's block order and a sorted hostfile: $pic (static: ${pic%.html}.svg)"
 else
 	echo "demo: could not draw the picture" >&2
 fi
@@ -99,11 +107,11 @@ echo "   $n ranks, $shas distinct map digest(s)"
 grep -vE '^[0-9]' "$D/out/job.out" | sed 's/^/   job output: /'
 
 echo
-echo "== what Slurm's order would have cost this job: its map file, priced against the baseline"
-echo "   rankmap explain --model llama3-8b --layout $LAYOUT --order $ORDER --site site.yaml --map job-map.json --baseline"
+echo "== what Slurm's order and a sorted hostfile would have cost this job: its map file, priced against both"
+echo "   rankmap explain --model llama3-8b --layout $LAYOUT --order $ORDER --site site.yaml --map job-map.json --baseline slurm,sorted"
 if [ -f "$D/out/job-map.json" ]; then
 	"$BUILD/rankmap" explain --model llama3-8b --layout "$LAYOUT" --order "$ORDER" \
-		--site "$D/etc/site.yaml" --map "$D/out/job-map.json" --baseline | sed 's/^/   /'
+		--site "$D/etc/site.yaml" --map "$D/out/job-map.json" --baseline slurm,sorted | sed 's/^/   /'
 else
 	echo "demo: rank 0 left no copy of its map file" >&2
 fi

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_property.c - rm_plan over 5,000 random fabrics, allocations and
- * layouts (seeded, so a failure replays). Whenever a plan succeeds: the
- * must-rule holds, RANK is a bijection onto distinct (node, GPU) slots
- * with the right coordinates, the input order does not change a byte of
- * the result, crossings never beat the lower bound, and neither a sorted
- * hostfile nor Slurm's switch ranks beat the plan.
+ * layouts (seeded, so a failure replays; make bench runs more with
+ * RM_PROPERTY_RUNS). Whenever a plan succeeds: the must-rule holds, RANK
+ * is a bijection onto distinct (node, GPU) slots with the right
+ * coordinates, the input order does not change a byte of the result,
+ * crossings never beat the lower bound, and neither a sorted hostfile nor
+ * Slurm's switch ranks beat the plan.
  */
 #include "internal.h"
 #include "test.h"
@@ -281,7 +282,20 @@ static void one_case(unsigned iter, unsigned *planned, unsigned *at_bound)
 static void random_plans(void)
 {
 	unsigned planned = 0, at_bound = 0;
-	const unsigned runs = 5000;
+	/* make check runs 5,000; make bench sets RM_PROPERTY_RUNS higher */
+	unsigned runs = 5000;
+	const char *env = getenv("RM_PROPERTY_RUNS");
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+		if (*end || v < 1 || v > 10000000) {
+			printf("  RM_PROPERTY_RUNS='%s': not a count of 1 to "
+			       "10000000\n", env);
+			CHECK(0);
+			return;
+		}
+		runs = (unsigned)v;
+	}
 	for (unsigned i = 0; i < runs && !t_bad; i++)
 		one_case(i, &planned, &at_bound);
 	printf("  %u of %u random inputs planned, %u of them at the lower "
