@@ -275,15 +275,6 @@ int rms_remote_post_opt(spank_t sp)
 	if (rms_g.layout_none && !rms_g.option_bad)
 		return 0;
 	rms_g.active = true;
-	/* slurmstepd adopts what its tasks orphan (a rank whose wrapper
-	 * shell or launcher died first, a helper that double-forked):
-	 * proctrack/linuxproc kills the process tree under slurmstepd, and
-	 * a process reparented to PID 1 is out of it, so a cancelled step
-	 * could leave ranks running (issue 38.1). Adopted orphans are
-	 * reaped by slurmstepd's wait loop, which skips unknown pids. */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0)
-		slurm_debug(RMS_PREFIX "cannot adopt orphaned tasks: %s",
-			    strerror(errno));
 	/* Before any task is forked; without it each task refuses alone. */
 	void *page = mmap(NULL, sizeof(*rms_g.refused), PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -325,6 +316,22 @@ int rms_remote_post_opt(spank_t sp)
 	 * job's would let a user point root at a topology file of theirs. */
 	if (!rms_conf_default_topology(&rms_g.conf, getenv("SLURM_CONF")))
 		return fail_step(sp, "out of memory");
+	/* Under proctrack/linuxproc slurmstepd adopts what its tasks orphan
+	 * (a rank whose wrapper shell or launcher died first, a helper that
+	 * double-forked): linuxproc kills the process tree under
+	 * slurmstepd, and a process reparented to PID 1 is out of it, so a
+	 * cancelled step could leave ranks running (issue 38.1). Its walk
+	 * skips zombies, and slurmstepd's wait loop reaps adopted ones
+	 * (unknown pids are skipped). Not under pgid or cgroup: they kill
+	 * by process group or cgroup, which an orphan stays in, and they
+	 * wait until nothing is left in it, an adopted zombie included,
+	 * which slurmstepd no longer reaps after its last task (KillWait). */
+	char pt[64];
+	if (rm_slurm_proctrack(rms_g.conf.slurm_conf, pt, sizeof(pt)) &&
+	    !strcmp(pt, "proctrack/linuxproc") &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L) != 0)
+		slurm_debug(RMS_PREFIX "cannot adopt orphaned tasks: %s",
+			    strerror(errno));
 	if (!get_env(sp, "SLURM_JOB_PARTITION", rms_g.partition,
 		     sizeof(rms_g.partition)))
 		rms_g.partition[0] = 0;

@@ -133,6 +133,10 @@ uint32_t rm_master_port_avoiding(uint32_t jobid, uint32_t stepid,
  * malformed ports=. */
 rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
 			     uint32_t *hi, rm_error *err);
+/* slurm.conf's ProctrackType= ("proctrack/linuxproc"; empty where the
+ * file does not set it: Slurm's default, proctrack/cgroup) into out;
+ * false where the file cannot be read. */
+bool rm_slurm_proctrack(const char *slurm_conf, char *out, size_t n);
 /* The two ports of ip_local_port_range ("32768\t60999\n"): 1-65535,
  * low <= high. */
 rm_status rm_port_range_parse(const char *text, uint32_t *lo, uint32_t *hi,

@@ -19,6 +19,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,6 +33,7 @@ typedef struct scan {
 	char def_topo[SC_MAX_WORD];  /* PartitionName=DEFAULT Topology= */
 	char topo[SC_MAX_WORD];
 	char mpi[SC_MAX_WORD];       /* MpiParams= */
+	char proctrack[SC_MAX_WORD]; /* ProctrackType= */
 	bool found;
 } scan;
 
@@ -73,6 +75,7 @@ static void one_line(scan *s, const char *line)
 	char name[SC_MAX_WORD], topo[SC_MAX_WORD];
 	word(line, "TopologyPlugin", s->plugin, sizeof(s->plugin));
 	word(line, "MpiParams", s->mpi, sizeof(s->mpi));
+	word(line, "ProctrackType", s->proctrack, sizeof(s->proctrack));
 	if (!word(line, "PartitionName", name, sizeof(name)))
 		return;
 	bool has = word(line, "Topology", topo, sizeof(topo));
@@ -256,6 +259,26 @@ rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
 	read_conf(&s, text, len);
 	free(text);
 	return mpi_ports(slurm_conf, s.mpi, lo, hi, err);
+}
+
+bool rm_slurm_proctrack(const char *slurm_conf, char *out, size_t n)
+{
+	if (!n)
+		return false;
+	out[0] = 0;
+	if (!slurm_conf || access(slurm_conf, F_OK) != 0)
+		return false;
+	scan s;
+	memset(&s, 0, sizeof(s));
+	char *text = NULL;
+	size_t len = 0;
+	rm_error e;
+	if (rm_file_read(slurm_conf, &text, &len, &e) != RM_OK)
+		return false;
+	read_conf(&s, text, len);
+	free(text);
+	snprintf(out, n, "%s", s.proctrack);
+	return true;
 }
 
 rm_status rm_fabric_load_slurm_topology(rm_fabric *f,

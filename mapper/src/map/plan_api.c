@@ -16,30 +16,6 @@ static const size_t plan_sizes[] = {
 	[2] = sizeof(rm_plan_options),
 };
 
-static const char *const baseline_names[RM_BASELINE_COUNT] = {
-	[RM_BASELINE_SLURM] = "slurm",
-	[RM_BASELINE_SORTED] = "sorted",
-	[RM_BASELINE_SWITCH_RANK] = "switch-rank",
-};
-
-const char *rm_baseline_name(rm_baseline b)
-{
-	return (unsigned)b < RM_BASELINE_COUNT ? baseline_names[b] : NULL;
-}
-
-rm_status rm_baseline_parse(const char *s, rm_baseline *out, rm_error *err)
-{
-	for (unsigned i = 0; s && i < RM_BASELINE_COUNT; i++)
-		if (!strcmp(s, baseline_names[i])) {
-			*out = (rm_baseline)i;
-			return RM_OK;
-		}
-	char q[80];
-	return rmi_err(err, RM_EINPUT,
-		       "unknown baseline %s (known: slurm, sorted, switch-rank)",
-		       rm_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
-}
-
 rm_status rm_plan_with_digest(const rm_plan_options *opts,
 			      const char *fabric_digest, rm_map **out,
 			      rm_error *err)

@@ -10,6 +10,33 @@
 #include "place/place.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* The kinds' names live with their orders: place/ may not call map/. */
+static const char *const baseline_names[RM_BASELINE_COUNT] = {
+	[RM_BASELINE_SLURM] = "slurm",
+	[RM_BASELINE_SORTED] = "sorted",
+	[RM_BASELINE_SWITCH_RANK] = "switch-rank",
+};
+
+const char *rm_baseline_name(rm_baseline b)
+{
+	return (unsigned)b < RM_BASELINE_COUNT ? baseline_names[b] : NULL;
+}
+
+rm_status rm_baseline_parse(const char *s, rm_baseline *out, rm_error *err)
+{
+	for (unsigned i = 0; s && i < RM_BASELINE_COUNT; i++)
+		if (!strcmp(s, baseline_names[i])) {
+			*out = (rm_baseline)i;
+			return RM_OK;
+		}
+	char q[80];
+	return rmi_err(err, RM_EINPUT,
+		       "unknown baseline %s (known: slurm, sorted, switch-rank)",
+		       rm_quote(s ? s : "", s ? strlen(s) : 0, q, sizeof(q)));
+}
+
 
 typedef struct keyed {
 	uint32_t k[3];
