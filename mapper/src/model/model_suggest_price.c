@@ -168,6 +168,18 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 			     out);
 }
 
+/* Weights, gradients and optimizer state of the fullest stage, with the
+ * reserve, over HBM: they do not vary with the micro-batch, schedule or
+ * recomputation (rmi_model_memory takes them from the layout and the
+ * sharding) and every variant's peak holds them, so no variant of this
+ * layout fits at any micro-batch. A hair of slack for rounding: the peak
+ * sums the same bytes in another order. */
+static bool above_floor(const rm_estimate *e)
+{
+	double state = e->weights + e->grads + e->optim + e->reserve;
+	return state > e->hbm * (1 + 1e-9);
+}
+
 /* When none is valid, *best is the first micro-batch that failed for
  * memory alone (mem_peak known): the report lists it among the closest
  * layouts that do not fit. */
@@ -188,6 +200,15 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 			    !any) {
 				*best = c;
 				mem_seen = true;
+			}
+			if (!q->reference && !c.est.fits && c.est.mem_peak > 0 &&
+			    above_floor(&c.est)) {
+				/* no larger micro-batch can fit: counted, not
+				 * priced */
+				for (mb *= 2; mb <= q->max_mb; mb *= 2)
+					if (considered)
+						++*considered;
+				break;
 			}
 			continue;
 		}
