@@ -243,6 +243,31 @@ RMI_HIDDEN rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 				      const rm_train *t,
 				      const rm_layout *layout,
 				      rm_estimate *out, rm_error *err);
+/* The links of a layout's first EP and ETP groups: they follow from the
+ * layout and the hardware alone, so a search that prices one layout at
+ * many micro-batches, schedules and recomputations finds them once (the
+ * walk over an EP group's members is most of a MoE estimate's cost).
+ * Zeroed for a new layout (or hardware other than in links); set once
+ * filled. */
+typedef struct rmi_ep_memo {
+	bool set;
+	char link[32], etp_link[32];
+	double net, off_nvl, off_leaf, etp_gbps;
+} rmi_ep_memo;
+/* rm_suggest; reference: without the search's shortcuts (every pair
+ * priced from scratch), for tests that hold the two to the same answer. */
+RMI_HIDDEN rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
+					   const rm_train *t,
+					   const rm_suggest_options *o,
+					   bool reference, rm_suggestion **out,
+					   rm_error *err);
+/* rmi_estimate_run with the EP links taken from (or put into) memo;
+ * memo NULL: found afresh, as rmi_estimate_run does. */
+RMI_HIDDEN rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
+				       const rm_train *t,
+				       const rm_layout *layout,
+				       rmi_ep_memo *memo, rm_estimate *out,
+				       rm_error *err);
 RMI_HIDDEN rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 				      const rm_train *t, const rm_map *map,
 				      const rm_fabric *fabric,

@@ -229,6 +229,14 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		     const rm_suggest_options *o, rm_suggestion **out,
 		     rm_error *err)
 {
+	return rmi_suggest_reference(m, hw, t, o, false, out, err);
+}
+
+rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
+				const rm_train *t, const rm_suggest_options *o,
+				bool reference, rm_suggestion **out,
+				rm_error *err)
+{
 	*out = NULL;
 	RMI_TRAIN_ARG(t, err);
 	RMI_MODEL_HW_ARG(m, hw, err);
@@ -237,6 +245,7 @@ rm_status rm_suggest(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_status st = search_init(&q, m, hw, t, o, err);
 	if (st)
 		return st;
+	q.reference = reference;
 	found f = { .s = calloc(1, sizeof(*f.s)) };
 	if (!f.s)
 		return rmi_err(err, RM_ENOMEM, "out of memory");

@@ -21,6 +21,9 @@ typedef struct rmi_search {
 	uint64_t gpus;
 	uint32_t seq;
 	uint32_t max_cp, max_mb, max_tp;
+	/* price every pair from scratch, no shortcut: the reference the
+	 * tests hold the shortcuts to (rmi_suggest_reference) */
+	bool reference;
 } rmi_search;
 
 /* model_suggest.c: the layout tp x cp x pp x dp nested as explain argues. */

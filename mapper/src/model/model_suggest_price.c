@@ -30,7 +30,8 @@ static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
  * rest selective - Megatron's --recompute-num-layers, which counts in each
  * model chunk: with v chunks a stage recomputes a multiple of v. */
 static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
-			const rm_layout *l, uint32_t ls, rm_estimate *best)
+			const rm_layout *l, uint32_t ls, rmi_ep_memo *memo,
+			rm_estimate *best)
 {
 	ls /= rmi_chunks(t);           /* layers of one chunk */
 	uint32_t lo = 1, hi = ls;      /* hi fits (all layers) */
@@ -38,14 +39,14 @@ static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		t->recompute_layers = mid;
-		if (!rmi_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+		if (!rmi_estimate_memo(m, hw, t, l, memo, &x, NULL) && x.fits)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	if (hi < ls) {
 		t->recompute_layers = hi;
-		if (!rmi_estimate_run(m, hw, t, l, &x, NULL) && x.fits)
+		if (!rmi_estimate_memo(m, hw, t, l, memo, &x, NULL) && x.fits)
 			*best = x;
 	}
 	t->recompute_layers = 0;
@@ -69,6 +70,7 @@ static uint32_t largest_stage(const rm_model *m, const rm_train *t,
  * first error. */
 typedef struct pricing {
 	rm_candidate *out;
+	rmi_ep_memo *memo;
 	bool found, mem;
 	uint32_t mb, ls;
 } pricing;
@@ -98,14 +100,14 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	memset(&e, 0, sizeof(e));
 	rm_error err = { 0 };
 	t->recompute_layers = 0;
-	if (rmi_estimate_run(m, hw, t, l, &e, &err)) {
+	if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
 		if (!p->found && !p->mem)
 			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
 				 err.msg);
 		return;
 	}
 	if (t->recompute == RM_RECOMPUTE_FULL && e.fits && p->ls > 1)
-		fewest_full(m, hw, t, l, p->ls, &e);
+		fewest_full(m, hw, t, l, p->ls, p->memo, &e);
 	e.recompute = t->recompute;
 	if (!e.fits) {
 		if (!p->found && (!p->mem || e.mem_peak < p->out->est.mem_peak)) {
@@ -123,11 +125,12 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	}
 }
 
-/* Memory first in out->why: it is the usual reason and the one a user
- * can act on. */
-bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
-		       const rm_train *base, const rm_layout *l, uint32_t mb,
-		       unsigned allowed, unsigned recomputes, rm_candidate *out)
+/* rmi_best_schedule with the layout's EP links in memo (NULL: found
+ * afresh for every variant). */
+static bool best_schedule(const rm_model *m, const rm_hw *hw,
+			  const rm_train *base, const rm_layout *l, uint32_t mb,
+			  unsigned allowed, unsigned recomputes,
+			  rmi_ep_memo *memo, rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
@@ -137,7 +140,8 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 	if (!recomputes)
 		recomputes = 1u << base->recompute;
 	uint32_t pp = l->size[RM_AXIS_PP];
-	pricing p = { .out = out, .mb = mb, .ls = largest_stage(m, base, pp) };
+	pricing p = { .out = out, .memo = memo, .mb = mb,
+		      .ls = largest_stage(m, base, pp) };
 	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
 		if (!(recomputes & (1u << r)))
 			continue;
@@ -153,6 +157,29 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 	return p.found;
 }
 
+/* Memory first in out->why: it is the usual reason and the one a user
+ * can act on. */
+bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
+		       const rm_train *base, const rm_layout *l, uint32_t mb,
+		       unsigned allowed, unsigned recomputes, rm_candidate *out)
+{
+	rmi_ep_memo memo = { 0 };
+	return best_schedule(m, hw, base, l, mb, allowed, recomputes, &memo,
+			     out);
+}
+
+/* Weights, gradients and optimizer state of the fullest stage, with the
+ * reserve, over HBM: they do not vary with the micro-batch, schedule or
+ * recomputation (rmi_model_memory takes them from the layout and the
+ * sharding) and every variant's peak holds them, so no variant of this
+ * layout fits at any micro-batch. A hair of slack for rounding: the peak
+ * sums the same bytes in another order. */
+static bool above_floor(const rm_estimate *e)
+{
+	double state = e->weights + e->grads + e->optim + e->reserve;
+	return state > e->hbm * (1 + 1e-9);
+}
+
 /* When none is valid, *best is the first micro-batch that failed for
  * memory alone (mem_peak known): the report lists it among the closest
  * layouts that do not fit. */
@@ -162,15 +189,26 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 {
 	bool any = false, mem_seen = false;
 	rm_candidate c;
+	rmi_ep_memo memo = { 0 };
 	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
 		if (considered)
 			++*considered;
-		if (!rmi_best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
-				       q->o->recomputes, &c)) {
+		if (!best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
+				   q->o->recomputes, q->reference ? NULL : &memo,
+				   &c)) {
 			if (!c.est.fits && c.est.mem_peak > 0 && !mem_seen &&
 			    !any) {
 				*best = c;
 				mem_seen = true;
+			}
+			if (!q->reference && !c.est.fits && c.est.mem_peak > 0 &&
+			    above_floor(&c.est)) {
+				/* no larger micro-batch can fit: counted, not
+				 * priced */
+				for (mb *= 2; mb <= q->max_mb; mb *= 2)
+					if (considered)
+						++*considered;
+				break;
 			}
 			continue;
 		}

@@ -210,7 +210,7 @@ double rmi_a2a_gbps(const rm_hw *hw, const rm_train *t, double off,
  * gathered over the etp group before it and reduce-scattered after it.
  */
 static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       const rm_layout *l, rm_estimate *e)
+		       const rm_layout *l, rmi_ep_memo *memo, rm_estimate *e)
 {
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double ep = rm_layout_ep(l), etp = rm_layout_etp(l);
@@ -231,14 +231,26 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* an all-to-all sends each peer its share directly: the peers in
 	 * the GPU's NVLink domain over NVLink, the rest over the network
 	 * tiers the group spans, one after the other */
-	double net, x;
-	expert_link(hw, t, l, RM_GROUP_EP, c->link, &net, &c->off_nvlink,
-		    &c->off_leaf);
-	c->gbytes_per_s = rmi_a2a_gbps(hw, t, c->off_nvlink, net);
+	rmi_ep_memo own = { 0 };
+	if (!memo)
+		memo = &own;
+	if (!memo->set) {
+		double x;
+		expert_link(hw, t, l, RM_GROUP_EP, memo->link, &memo->net,
+			    &memo->off_nvl, &memo->off_leaf);
+		if (etp > 1)
+			expert_link(hw, t, l, RM_GROUP_ETP, memo->etp_link,
+				    &memo->etp_gbps, &x, &x);
+		memo->set = true;
+	}
+	memcpy(c->link, memo->link, sizeof(c->link));
+	c->off_nvlink = memo->off_nvl;
+	c->off_leaf = memo->off_leaf;
+	c->gbytes_per_s = rmi_a2a_gbps(hw, t, c->off_nvlink, memo->net);
 	if (etp > 1) {
 		c->etp_bytes = per * unit * (etp - 1) * n;
-		expert_link(hw, t, l, RM_GROUP_ETP, c->etp_link, &c->etp_gbps,
-			    &x, &x);
+		memcpy(c->etp_link, memo->etp_link, sizeof(c->etp_link));
+		c->etp_gbps = memo->etp_gbps;
 	}
 }
 
@@ -425,6 +437,13 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_layout *l,
 			  rm_estimate *e, rm_error *err)
 {
+	return rmi_estimate_memo(m, hw, t, l, NULL, e, err);
+}
+
+rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_layout *l,
+			    rmi_ep_memo *memo, rm_estimate *e, rm_error *err)
+{
 	memset(e, 0, sizeof(*e));
 	rm_status st = rm_model_check(m, err);
 	if (!st)
@@ -517,7 +536,7 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			 2.0 * mb * e->vchunks);
 	}
 	if (m->experts && (rm_layout_ep(l) > 1 || rm_layout_etp(l) > 1))
-		ep_traffic(m, hw, t, l, e);
+		ep_traffic(m, hw, t, l, memo, e);
 	double d = dp * cp;
 	/* the routed experts' gradients reduce over their own data-parallel
 	 * group (edp, Megatron-Core's expert data parallel), the rest over

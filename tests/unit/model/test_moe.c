@@ -309,6 +309,87 @@ static void suggest_moe(void)
 	rm_suggestion_free(s);
 }
 
+/* One ranked or rejected row of the shortcut search against the same row
+ * of the reference search: the same layout at the same settings, to the
+ * bit (both price with the same formulas; only the repeated work
+ * differs). */
+static void same_row(const rm_candidate *a, const rm_candidate *b)
+{
+	CHECK(!memcmp(&a->est.layout, &b->est.layout, sizeof(a->est.layout)));
+	CHECK(a->est.t_step == b->est.t_step);
+	CHECK(a->est.mem_peak == b->est.mem_peak);
+	CHECK_INT(a->est.micro_batch, b->est.micro_batch);
+	CHECK_INT(a->est.schedule, b->est.schedule);
+	CHECK_INT(a->est.vchunks, b->est.vchunks);
+	CHECK_INT(a->est.recompute, b->est.recompute);
+	CHECK_INT(a->est.recompute_layers, b->est.recompute_layers);
+	CHECK_STR(a->est.axis[RM_AXIS_EP].link, b->est.axis[RM_AXIS_EP].link);
+	CHECK(a->est.axis[RM_AXIS_EP].exposed == b->est.axis[RM_AXIS_EP].exposed);
+	CHECK_STR(a->why, b->why);
+}
+
+/*
+ * suggest's shortcuts for a MoE model (the EP links found once per
+ * layout) must not change its answer: against the reference search,
+ * which prices every pair from scratch, the same counts, every ranked
+ * and rejected row, and the same report (top 10, neighbours and why they
+ * lost), on three MoE models at two GPU counts.
+ */
+static void suggest_shortcuts(void)
+{
+	static const char *model[] = { "deepseek-v3", "qwen3-235b-a22b",
+				       "mixtral-8x22b" };
+	static const uint64_t gpus[] = { 2048, 16384 };
+	for (size_t i = 0; i < 3; i++)
+		for (size_t g = 0; g < 2; g++) {
+			rm_model m;
+			rm_hw hw;
+			rm_train t;
+			rm_error err;
+			model_setup(model[i], "h100-sxm-80gb", &m, &hw, &t);
+			rm_suggest_options o = RM_SUGGEST_OPTIONS_INIT;
+			o.gpus = gpus[g];
+			o.top = 10;
+			rm_suggestion *s[2] = { NULL, NULL };
+			char *txt[2] = { NULL, NULL };
+			size_t len[2];
+			for (int r = 0; r < 2; r++) {
+				CHECK_INT(rmi_suggest_reference(&m, &hw, &t, &o,
+								r, &s[r], &err),
+					  RM_OK);
+				if (s[r])
+					CHECK_INT(rm_suggestion_write(
+						&m, &hw, &t, &o, s[r],
+						RM_FMT_TEXT, &txt[r],
+						&len[r], &err), RM_OK);
+			}
+			if (s[0] && s[1]) {
+				CHECK(s[0]->considered == s[1]->considered);
+				CHECK(s[0]->rejected_mem == s[1]->rejected_mem);
+				CHECK(s[0]->rejected_other ==
+				      s[1]->rejected_other);
+				CHECK(s[0]->nranked == s[1]->nranked);
+				CHECK(s[0]->nrejected == s[1]->nrejected);
+				for (size_t k = 0; k < s[0]->nranked &&
+						   k < s[1]->nranked; k++)
+					same_row(&s[0]->ranked[k],
+						 &s[1]->ranked[k]);
+				for (size_t k = 0; k < s[0]->nrejected &&
+						   k < s[1]->nrejected; k++)
+					same_row(&s[0]->rejected[k],
+						 &s[1]->rejected[k]);
+				/* the layouts a MoE search ranks use ep */
+				CHECK(rm_layout_ep(&s[0]->ranked[0].est.layout) > 1);
+			}
+			if (txt[0] && txt[1])
+				CHECK_STR(txt[0], txt[1]);
+			for (int r = 0; r < 2; r++) {
+				free(txt[r]);
+				rm_suggestion_free(s[r]);
+			}
+		}
+}
+
 int main(void)
 {
 	RUN("moe", mixtral_by_hand);
@@ -320,5 +401,6 @@ int main(void)
 	RUN("moe", refusals);
 	RUN("moe", moe_files);
 	RUN("moe", suggest_moe);
+	RUN("moe", suggest_shortcuts);
 	TEST_EXIT();
 }
