@@ -343,18 +343,22 @@ static int with_map(rmc_model_args *a, priced *p)
 	po.fabric = in.fabric;
 	po.allow_missing = o->allow_missing ||
 			   (in.site && rm_site_allow_missing_nodes(in.site));
-	/* Several plans on one fabric: hash it once (it was 40 % of the
-	 * work). */
+	/* Several plans on one fabric (the plan's candidates, the
+	 * baselines): hash it once (it was 40 % of the work). */
 	char fd[65];
-	const char *digest = NULL;
-	if (nb + !given > 1) {
-		rm_fabric_digest(in.fabric, fd);
-		digest = fd;
-	}
-	if (!(given && nb) && rm_plan_with_digest(&po, digest, &plan, &e)) {
+	rm_fabric_digest(in.fabric, fd);
+	const char *digest = fd;
+	/* The plan is the fastest of its candidates as this model prices
+	 * them (docs/placement.md, "One objective"). */
+	unsigned ncand;
+	if (!(given && nb) && rm_plan_priced(&a->model, &a->hw, &a->train, &po,
+					     digest, &plan, &p->est[0], &ncand,
+					     &e)) {
 		rc = rmc_fail(&e);
 		goto out;
 	}
+	if (plan)
+		p->n = 1;
 	for (unsigned i = 0; i < nb; i++) {
 		rm_plan_options bo = po;
 		bo.baseline = true;
@@ -385,7 +389,8 @@ static int with_map(rmc_model_args *a, priced *p)
 				       plan ? "plan" : "baseline", y);
 			goto out;
 		}
-		if (rm_estimate_map(&a->model, &a->hw, &a->train, col[i],
+		if (!(i == 0 && plan) &&
+		    rm_estimate_map(&a->model, &a->hw, &a->train, col[i],
 				    in.fabric, &p->est[i], &e)) {
 			rc = rmc_fail(&e);
 			goto out;

@@ -99,6 +99,20 @@ rm_status rm_plan_with_digest(const rm_plan_options *opts,
 			      const char *fabric_digest, rm_map **out,
 			      rm_error *err);
 
+/*
+ * The plan where a model prices it (model/model_plan.c): the planner's map
+ * (rm_plan, fewest PP pairs leaving a leaf) and the map of every baseline
+ * kind of the same layout that keeps the must-rules, each priced by
+ * rm_estimate_map on opts->fabric; the fastest is *out with its estimate
+ * *est (the planner's on a tie), whose note ends "the plan is the
+ * fastest of N candidates as priced (...)". *ncand: the maps priced.
+ * Both outputs are the caller's (rm_map_free, rm_estimate_free).
+ */
+rm_status rm_plan_priced(const rm_model *model, const rm_hw *hw,
+			 const rm_train *t, const rm_plan_options *opts,
+			 const char *fabric_digest, rm_map **out,
+			 rm_estimate **est, unsigned *ncand, rm_error *err);
+
 /* Slurm's ports (mapper/priv/port.c and fabric/slurm_topo.c). */
 /*
  * The MASTER_PORT of a Slurm step, the one the SPANK plugin sets: the
