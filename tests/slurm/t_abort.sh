@@ -136,7 +136,7 @@ refused() {
 	# rendezvous' folder is on every rank's command line)
 	if [ -n "$t" ]; then
 		local wait_ms
-		wait_ms=$(awk -v a="$t" -v b="$(ms)" 'BEGIN { w = a * 1000 + 5000 - b; printf "%d", w > 0 ? w : 0 }')
+		wait_ms=$(awk -v a="$t" -v b="$(ms)" 'BEGIN { w = a * 1000 + 5000 - b; printf "%d", (w > 0 ? w : 0) }')
 		sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
 		local left
 		left=$(pgrep -af -- "$B" | grep -v pgrep)
