@@ -243,40 +243,42 @@ static rm_status mpi_ports(const char *conf, const char *v, uint32_t *lo,
 	return RM_OK;
 }
 
-rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
-			     uint32_t *hi, rm_error *err)
+/* slurm.conf's keys into s; a file that is not there leaves s empty
+ * (Slurm's defaults), one that cannot be read is an error. */
+static rm_status scan_file(const char *slurm_conf, scan *s, rm_error *err)
 {
-	*lo = *hi = 0;
+	memset(s, 0, sizeof(*s));
 	if (!slurm_conf || access(slurm_conf, F_OK) != 0)
 		return RM_OK;
-	scan s;
-	memset(&s, 0, sizeof(s));
 	char *text = NULL;
 	size_t len = 0;
 	rm_status st = rm_file_read(slurm_conf, &text, &len, err);
 	if (st)
 		return st;
-	read_conf(&s, text, len);
+	read_conf(s, text, len);
 	free(text);
-	return mpi_ports(slurm_conf, s.mpi, lo, hi, err);
+	return RM_OK;
+}
+
+rm_status rm_slurm_mpi_ports(const char *slurm_conf, uint32_t *lo,
+			     uint32_t *hi, rm_error *err)
+{
+	*lo = *hi = 0;
+	scan s;
+	rm_status st = scan_file(slurm_conf, &s, err);
+	return st ? st : mpi_ports(slurm_conf, s.mpi, lo, hi, err);
 }
 
 bool rm_slurm_proctrack(const char *slurm_conf, char *out, size_t n)
 {
-	if (!n)
-		return false;
-	out[0] = 0;
-	if (!slurm_conf || access(slurm_conf, F_OK) != 0)
-		return false;
 	scan s;
-	memset(&s, 0, sizeof(s));
-	char *text = NULL;
-	size_t len = 0;
 	rm_error e;
-	if (rm_file_read(slurm_conf, &text, &len, &e) != RM_OK)
+	if (!n || !slurm_conf || access(slurm_conf, F_OK) != 0 ||
+	    scan_file(slurm_conf, &s, &e) != RM_OK) {
+		if (n)
+			out[0] = 0;
 		return false;
-	read_conf(&s, text, len);
-	free(text);
+	}
 	snprintf(out, n, "%s", s.proctrack);
 	return true;
 }

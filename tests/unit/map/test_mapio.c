@@ -772,6 +772,34 @@ static void master_port_mpi(void)
 		close(fd);
 }
 
+/* The tracker the plugin reads to decide on adopting orphans (issue 38):
+ * set, unset (Slurm's default), continued lines, a missing file. */
+static void slurm_proctrack(void)
+{
+	char path[] = "/tmp/rankmap-pt-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	static const struct { const char *text, *want; } c[] = {
+		{ "ProctrackType=proctrack/linuxproc\n", "proctrack/linuxproc" },
+		{ "proctracktype=proctrack/pgid # a comment\n", "proctrack/pgid" },
+		{ "ClusterName=x \\\n ProctrackType=proctrack/cgroup\n", "proctrack/cgroup" },
+		{ "ClusterName=x\n", "" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		FILE *f = fopen(path, "w");
+		CHECK(f && fputs(c[i].text, f) >= 0 && fclose(f) == 0);
+		char out[64] = "junk";
+		CHECK(rm_slurm_proctrack(path, out, sizeof(out)));
+		CHECK_STR(out, c[i].want);
+	}
+	unlink(path);
+	char out[64] = "junk";
+	CHECK(!rm_slurm_proctrack(path, out, sizeof(out)));
+	CHECK_STR(out, "");
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	RUN("mapio", roundtrip_json);
@@ -786,6 +814,7 @@ int main(void)
 	RUN("mapio", port_collisions);
 	RUN("mapio", master_port_ranges);
 	RUN("mapio", master_port_mpi);
+	RUN("mapio", slurm_proctrack);
 	RUN("mapio", port_range_parse);
 	RUN("mapio", digest);
 	TEST_EXIT();
