@@ -373,6 +373,34 @@ static void score_dp(ck *c, rm_report *rep)
 		 &rep->dp_leaves_mean, &rep->dp_tops_max, &rep->dp_tops_mean);
 }
 
+/* "4 of 64 EP groups are cut across NVLink domains: group 1 (ranks
+ * 8..15) on nvl01n17 and nvl02n01, ..." - the first few, by name. */
+static void warn_ep_cut(ck *c, const rm_groups *g, uint64_t cut,
+			const uint32_t *named)
+{
+	char list[600], q0[80], q1[80];
+	size_t o = 0;
+	list[0] = '\0';
+	for (uint64_t i = 0; i < cut && i < 3 && o < sizeof(list); i++) {
+		const uint32_t *m = g->rank + (uint64_t)named[i] * g->size;
+		uint32_t j = 1;
+		while (j + 1 < g->size && at(c, m[j])->dom == at(c, m[0])->dom)
+			j++;
+		const char *h0 = c->m->host[c->m->rank[m[0]].node];
+		const char *h1 = c->m->host[c->m->rank[m[j]].node];
+		o += (size_t)snprintf(list + o, sizeof(list) - o,
+				      "%sgroup %" PRIu32 " (ranks %" PRIu32
+				      " and %" PRIu32 " on %s and %s)",
+				      i ? ", " : "", named[i], m[0], m[j],
+				      rm_quote(h0, strlen(h0), q0, 80),
+				      rm_quote(h1, strlen(h1), q1, 80));
+	}
+	warn(&c->w,
+	     "%" PRIu64 " of %" PRIu32
+	     " EP groups are cut across NVLink domains (their all-to-all leaves NVLink): %s%s",
+	     cut, g->ngroups, list, cut > 3 ? ", ..." : "");
+}
+
 /* The framework's EP groups (Megatron-Core's expert numbering, not the
  * placement axis): their all-to-all runs on the tiers they span. */
 static rm_status score_ep(ck *c, rm_report *rep, rm_error *err)
@@ -384,12 +412,24 @@ static rm_status score_ep(ck *c, rm_report *rep, rm_error *err)
 	if (st)
 		return st;
 	spans sp = { 0 };
+	uint64_t cut = 0;
+	uint32_t named[3];
 	for (uint32_t k = 0; k < g.ngroups; k++) {
+		const uint32_t *m = g.rank + (uint64_t)k * g.size;
 		span_begin(c, &sp);
-		for (uint32_t i = 0; i < g.size; i++)
-			span_add(c, &sp, g.rank[(uint64_t)k * g.size + i]);
+		bool split = false;
+		for (uint32_t i = 0; i < g.size; i++) {
+			span_add(c, &sp, m[i]);
+			split = split || at(c, m[i])->dom != at(c, m[0])->dom;
+		}
 		span_end(&sp);
+		if (split && cut < 3)
+			named[cut] = k;
+		cut += split;
 	}
+	rep->ep_split = cut;
+	if (rep->ep_scored && cut)
+		warn_ep_cut(c, &g, cut, named);
 	rm_groups_clear(&g);
 	span_put(&sp, &rep->ep_groups, &rep->ep_leaves_max,
 		 &rep->ep_leaves_mean, &rep->ep_tops_max, &rep->ep_tops_mean);
@@ -449,6 +489,8 @@ static void score(ck *c, rm_report *rep)
 	if (rep->cp_must)
 		warn_split(c, "CP", rep->cp_split,
 			   c->world / l->size[RM_AXIS_CP], first, RM_AXIS_CP);
+	/* the must-rule holds the blocks the planner keeps whole; score_ep
+	 * then counts the real (Megatron-Core) EP groups */
 	rep->ep_split = split_groups(c, RM_AXIS_EP, &first);
 	if (rep->ep_must)
 		warn_split(c, "EP", rep->ep_split,
@@ -456,6 +498,8 @@ static void score(ck *c, rm_report *rep)
 	rep->must_ok = rep->tp_split == 0 &&
 		       (!rep->cp_must || rep->cp_split == 0) &&
 		       (!rep->ep_must || rep->ep_split == 0);
+	rep->ep_scored = !rep->ep_must && !c->rules.node_domain &&
+			 rm_layout_ep(l) > 1;
 	score_pp(c, rep);
 	score_dp(c, rep);
 
@@ -547,6 +591,12 @@ rm_status rm_check(rm_map *map, const rm_fabric *fabric, rm_error *err)
 		st = rmi_rules_get(&map->layout, fabric, c.g, &c.rules, err);
 	if (!st)
 		st = locate(&c, err);
+	/* EP as a must-rule only where the domains of the allocation
+	 * (spares too: the planner had them) hold the world in EP blocks */
+	if (!st)
+		st = rmi_rules_fit_ep(&map->layout, c.info,
+				      map->nhost + map->nspare, c.g, c.world,
+				      &c.rules, err);
 	if (!st) {
 		score(&c, &rep);
 		st = score_ep(&c, &rep, err);

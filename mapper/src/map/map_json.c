@@ -210,6 +210,7 @@ static void report(em *e, const rm_report *r)
 	kv_u64(e, "ep_split", r->ep_split);
 	kv_bool(e, "cp_must", r->cp_must);
 	kv_bool(e, "ep_must", r->ep_must);
+	kv_bool(e, "ep_scored", r->ep_scored);
 	kv_u64(e, "pp_pairs", r->pp_pairs);
 	kv_u64(e, "pp_same_node", r->pp_same_node);
 	kv_u64(e, "pp_same_leaf", r->pp_same_leaf);

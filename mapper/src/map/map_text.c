@@ -200,6 +200,13 @@ static void rules(rm_buf *b, const rm_report *r)
 			 (unsigned long long)r->ep_split);
 		rule(b, r->ep_split == 0, what);
 	}
+	/* A soft goal where EP is no must-rule: reported, never failed. */
+	if (r->ep_scored)
+		rm_buf_printf(b,
+			      "  %s  EP groups cut across NVLink domains: %llu of %llu\n",
+			      r->ep_split ? "CUT " : "PASS",
+			      (unsigned long long)r->ep_split,
+			      (unsigned long long)r->ep_groups);
 	/* A should-rule: reported, never failed. */
 	char words[128];
 	rm_buf_printf(b, "  %s  PP crossings %llu, lower bound %llu: %s\n",

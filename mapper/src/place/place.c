@@ -126,6 +126,8 @@ typedef struct plan_ctx {
 	bool have;
 	uint64_t *cap, *capt;        /* bound capacities: leaves, subtrees */
 	uint64_t bound, bound_top;
+	rmi_ep ep;                   /* scored EP groups (soft EP) */
+	uint64_t ep_cut;             /* best's cut EP groups */
 	uint32_t n;
 } plan_ctx;
 
@@ -175,6 +177,9 @@ static rm_status resolve_layout(plan_ctx *c, rm_error *err)
 			return st;
 	}
 	rm_status st = rmi_rules_get(&c->l, o->fabric, g, &c->rules, err);
+	if (!st)
+		st = rmi_rules_fit_ep_auto(&c->l, c->info, c->n, g, o->exact,
+					   &c->rules, err);
 	if (!st)
 		st = rmi_rules_feasible(&c->l, &c->rules, g, err);
 	uint32_t cn = c->rules.must > g ? (uint32_t)(c->rules.must / g) : 1;
@@ -383,7 +388,10 @@ static void keep_if_better(plan_ctx *c)
 		rmi_pieces_score(c->tmp, c->npiece, step,
 				 c->l.size[RM_AXIS_PP], c->bg, c->info,
 				 &r.pp_cross, &r.pp_cross_top);
-	if (!c->have || better(c->o->fabric, &c->score, &r)) {
+	uint64_t ep = rmi_ep_cut(&c->ep, c->tmp, c->info);
+	if (!c->have || ep < c->ep_cut ||
+	    (ep == c->ep_cut && better(c->o->fabric, &c->score, &r))) {
+		c->ep_cut = ep;
 		rmi_piece *t = c->best;
 		c->best = c->tmp;
 		c->tmp = t;
@@ -531,6 +539,16 @@ static rm_status try_floors(plan_ctx *c, const rmi_cells *cl, rm_error *err)
 	return st;
 }
 
+/* Each NVLink domain as a leaf (place_ep.c), where it applies. */
+static rm_status try_domains(plan_ctx *c, rm_error *err)
+{
+	uint64_t need = 0;
+	rm_status st = rmi_ep_domain_seq(&c->l, c->info, &c->cells,
+					 c->o->gpus_per_node, c->seq, &need,
+					 err);
+	return st || !need ? st : consider(c, &c->cells, need, false, err);
+}
+
 /* The best so far meets both lower bounds: nothing can beat it under any
  * policy. The bounds are those rm_check reports. */
 static rm_status at_bounds(plan_ctx *c, bool *yes, bool *top_ok,
@@ -606,11 +624,17 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	c->tmp = malloc((c->npiece + 1) * sizeof(*c->tmp));
 	if (!c->best || !c->tmp)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	rm_status st = try_pack(c, &c->cells, false, err);
+	rm_status st = RM_OK;
+	if (!c->rules.ep_must)
+		st = rmi_ep_init(&c->ep, &c->l, &c->ord, c->bg, err);
+	if (!st)
+		st = try_pack(c, &c->cells, false, err);
 	bool done = false, top_ok = false;
 	if (!st)
 		st = at_bounds(c, &done, &top_ok, err);
-	if (st || done)
+	if (!st && c->ep.on)
+		st = try_domains(c, err);
+	if (st || (done && !c->ep_cut))
 		return st;
 	/* pods first can only differ where the pods are above their bound */
 	bool tops = several_tops(c) && !top_ok;
@@ -744,6 +768,7 @@ static void ctx_free(plan_ctx *c)
 	rmi_where_free(&c->where);
 	rmi_cells_free(&c->cells);
 	rmi_cells_free(&c->blocks);
+	rmi_ep_free(&c->ep);
 }
 
 static rm_status plan(plan_ctx *c, rm_map *m, rm_error *err)

@@ -218,6 +218,51 @@ RMI_HIDDEN rm_status rmi_split_search(const uint64_t *val,
 				      rmi_xsol *out, rm_error *err);
 RMI_HIDDEN void rmi_xsol_free(rmi_xsol *s);
 
+/*
+ * Expert parallelism on multi-node NVLink domains (place_ep.c). EP right
+ * outside TP is a must-rule only where the hosts' domains hold the whole
+ * world in such blocks; rmi_rules_fit_ep softens it otherwise (and
+ * rmi_rules_soften_ep always): the block ends before EP, and the planner
+ * scores cut EP groups instead.
+ */
+RMI_HIDDEN void rmi_rules_soften_ep(const rm_layout *l, rmi_rules *r);
+RMI_HIDDEN rm_status rmi_rules_fit_ep(const rm_layout *l,
+				      const rmi_hostinfo *info, uint32_t n,
+				      uint32_t g, uint64_t world,
+				      rmi_rules *r, rm_error *err);
+/* The same for the planner: with dp=auto, the world it resolves to when
+ * EP is no must-rule. */
+RMI_HIDDEN rm_status rmi_rules_fit_ep_auto(const rm_layout *l,
+					   const rmi_hostinfo *info,
+					   uint32_t n, uint32_t g, bool exact,
+					   rmi_rules *r, rm_error *err);
+
+/* The real EP groups (Megatron-Core's numbering) as pieces of bg GPUs. */
+typedef struct rmi_ep {
+	bool on;                     /* ep > 1: there is something to cut */
+	uint32_t *piece;             /* member's piece, group by group */
+	uint32_t *rank;              /* member's rank, likewise */
+	uint64_t ngroups;
+	uint32_t size;
+} rmi_ep;
+
+RMI_HIDDEN rm_status rmi_ep_init(rmi_ep *e, const rm_layout *l,
+				 const rm_order *o, uint32_t bg,
+				 rm_error *err);
+RMI_HIDDEN void rmi_ep_free(rmi_ep *e);
+/* EP groups whose members sit in more than one NVLink domain. */
+RMI_HIDDEN uint64_t rmi_ep_cut(const rmi_ep *e, const rmi_piece *p,
+			       const rmi_hostinfo *info);
+/* The cells of l's world in blocks of the nesting prefix up to EP, each
+ * domain a leaf: whole blocks inside one domain first (fullest domains
+ * first), the rest from the largest leftovers; into seq, their count
+ * into *nseq (0: the blocks are not whole cells, nothing to try). */
+RMI_HIDDEN rm_status rmi_ep_domain_seq(const rm_layout *l,
+				       const rmi_hostinfo *info,
+				       const rmi_cells *cl, uint32_t g,
+				       uint32_t *seq, uint64_t *nseq,
+				       rm_error *err);
+
 /* The placement rm_plan makes, on options of this library's version, into
  * `m` (zeroed by the caller, who frees it also on failure), with the
  * fabric's digest when the caller has it. Not scored: rm_check is map/'s

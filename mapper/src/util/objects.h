@@ -81,6 +81,9 @@ struct rm_report {
 	 * are on: the planner may leave parts of nodes idle rather than a
 	 * whole node spare when that crosses fewer leaves */
 	uint32_t gpus_idle, nodes_part_idle;
+	/* EP is no must-rule but NVLink domains span nodes: ep_split (the
+	 * real EP groups cut across domains) is scored and reported */
+	bool ep_scored;
 };
 
 struct rm_map {
