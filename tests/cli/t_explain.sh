@@ -264,4 +264,15 @@ printf 'base: a100-sxm-80gb\nname: lab\ntp_overlap: 0\n' >"$T/hw5.yaml"
 run yaml_hw_base 0 "$RANKMAP" explain --model llama3-8b --layout 8x1x8 --hw "$T/hw5.yaml"
 has yaml_hw_base_cal "$OUT" 'calibration \(lab; --set overrides\): gemm_eff 0\.85, gemm_dim0 256, attn_eff 0\.8, hbm_eff 0\.7'
 has yaml_hw_base_tpo "$OUT" 'tp_overlap 0\.00'
+
+# Partial NVL72 racks (issue 35): 7 racks of 17 trays and one of 9 hold 60
+# whole EP=8 blocks of the 64 a world of 512 needs; the plan cuts the 4
+# no domain can hold and says so on a plan: line, in text and JSON.
+nvl=(--model deepseek-v3 --hw gb200-nvl72 --layout tp=1,ep=8,pp=8,dp=64
+	--site "$RM_ROOT/site/gb200-nvl72/site.yaml"
+	--nodes 'nvl0[1-7]n[01-17],nvl08n[01-09]')
+run explain_nvl_ep 0 "$RANKMAP" explain "${nvl[@]}"
+has explain_nvl_ep_plan "$OUT" '^plan: EP groups cut across NVLink domains: 4 of 64$'
+run explain_nvl_ep_json 0 "$RANKMAP" explain "${nvl[@]}" --format json
+json_holds explain_nvl_ep_json_plan "d['plan'] == 'EP groups cut across NVLink domains: 4 of 64'"
 finish

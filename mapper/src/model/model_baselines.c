@@ -132,6 +132,9 @@ static void put_text(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(e[0]->note, e[i]->note))
 			rm_buf_printf(b, "%s: %s\n", name[i], e[i]->note);
+	for (size_t i = 0; i < n; i++)
+		if (e[i]->plan[0])
+			rm_buf_printf(b, "%s: %s\n", name[i], e[i]->plan);
 	rm_buf_puts(b, "\nverdict: ");
 	rm_estimate_baselines_verdict(b, e[0], name[0], base, kind, n - 1);
 	rm_buf_puts(b, "\n");

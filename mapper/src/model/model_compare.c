@@ -153,6 +153,10 @@ static void put_text(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_printf(b, "%s: %s\n", na, a->note);
 	if (strcmp(a->note, e->note))
 		rm_buf_printf(b, "%s: %s\n", nb, e->note);
+	if (a->plan[0])
+		rm_buf_printf(b, "%s: %s\n", na, a->plan);
+	if (e->plan[0])
+		rm_buf_printf(b, "%s: %s\n", nb, e->plan);
 	rm_buf_puts(b, "\nverdict: ");
 	verdict(b, a, na, e, nb, c);
 	rm_buf_puts(b, "\n");
@@ -184,6 +188,10 @@ void rmi_compare_json_map(rm_buf *b, const char *name, const rm_estimate *e,
 	}
 	rm_buf_puts(b, "], \"note\": ");
 	rm_buf_json_str(b, e->note);
+	if (e->plan[0]) {
+		rm_buf_puts(b, ", \"plan\": ");
+		rm_buf_json_str(b, e->plan);
+	}
 	rm_buf_puts(b, "}");
 }
 

@@ -532,6 +532,8 @@ static void put_order(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	}
 	if (n < 2)
 		rm_buf_puts(b, "  (one axis only: nothing to swap)\n");
+	if (e->plan[0])
+		rm_buf_printf(b, "\nplan: %s", e->plan);
 	rm_buf_printf(b, "\nnote: %s\n", e->note);
 }
 

@@ -219,6 +219,11 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);
 	json_num(b, "fraction", e->goodput, false);
 	rm_buf_puts(b, "}, ");
+	if (e->plan[0]) {
+		rm_buf_puts(b, "\"plan\": ");
+		rm_buf_json_str(b, e->plan);
+		rm_buf_puts(b, ", ");
+	}
 	rm_buf_puts(b, "\"note\": ");
 	rm_buf_json_str(b, e->note);
 	rm_buf_puts(b, "}\n");

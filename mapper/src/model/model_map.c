@@ -278,5 +278,12 @@ rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 		return st;
 	rmi_estimate_times(m, hw, t, e);
 	note_links(hw, t, map, fabric, e->note, sizeof(e->note));
+	/* an EP group cut across domains pays the network on its
+	 * all-to-all; say how many the placement could not keep */
+	if (map->report.ep_scored)
+		snprintf(e->plan, sizeof(e->plan),
+			 "EP groups cut across NVLink domains: %llu of %u",
+			 (unsigned long long)map->report.ep_split,
+			 map->report.ep_groups);
 	return RM_OK;
 }

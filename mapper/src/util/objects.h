@@ -171,6 +171,9 @@ struct rm_estimate {
 	/* goodput: Young/Daly checkpoint interval under random failures */
 	double fails_per_day, ckpt_interval_s, goodput;
 	char note[384];              /* a placement assumption worth saying */
+	/* what the map's check says that prices depend on ("EP groups cut
+	 * across NVLink domains: 4 of 64"); "" when nothing */
+	char plan[160];
 	uint32_t stage_first_col;    /* the stage memory's first column is */
 	/* Each memory column adds up: mem_first = params_col x (weights +
 	 * gradients + optimizer bytes per parameter) + gathered + act_first +
