@@ -380,13 +380,19 @@ static int with_map(rmc_model_args *a, priced *p)
 	for (size_t i = 0; i < n; i++) {
 		if (i && !rm_layout_equal(rm_map_layout(col[0]),
 					  rm_map_layout(col[i]))) {
-			char x[128], y[128];
-			rm_layout_format(rm_map_layout(given), x, sizeof(x));
-			rm_layout_format(rm_map_layout(plan ? plan : base[0]),
-					 y, sizeof(y));
+			/* column i is a baseline (1..nb) or the given map;
+			 * column 0 the plan, else the given map */
+			char x[128], y[128], who[96];
+			rm_layout_format(rm_map_layout(col[i]), x, sizeof(x));
+			rm_layout_format(rm_map_layout(col[0]), y, sizeof(y));
+			if (i <= nb)
+				snprintf(who, sizeof(who), "the %s baseline",
+					 rm_baseline_name(o->baseline_kind[i - 1]));
+			else
+				snprintf(who, sizeof(who), "%.90s", file);
 			rc = rmc_usage("%s has layout %s, the %s %s: only maps "
-				       "of one layout compare", file, x,
-				       plan ? "plan" : "baseline", y);
+				       "of one layout compare", who, x,
+				       p->name[0], y);
 			goto out;
 		}
 		if (!(i == 0 && plan) &&

@@ -275,4 +275,12 @@ run explain_nvl_ep 0 "$RANKMAP" explain "${nvl[@]}"
 has explain_nvl_ep_plan "$OUT" '^plan: EP groups cut across NVLink domains: 4 of 64$'
 run explain_nvl_ep_json 0 "$RANKMAP" explain "${nvl[@]}" --format json
 json_holds explain_nvl_ep_json_plan "d['plan'] == 'EP groups cut across NVLink domains: 4 of 64'"
+# Where dp=auto resolves differently for the plan (whole TP=8 blocks: 3
+# racks of 17 trays hold 24) and a baseline (every GPU: 25), the refusal
+# names both, never "(null) has layout ,".
+run explain_base_layout 2 "$RANKMAP" explain --model llama3-70b --batch 6M \
+	--layout tp=8,dp=auto --site "$RM_ROOT/site/gb200-nvl72/site.yaml" \
+	--nodes 'nvl0[1-3]n[01-17]' --baseline sorted
+has explain_base_layout_names "$ERR" 'the sorted baseline has layout tp=8,dp=25, the plan tp=8,dp=24: only maps of one layout compare'
+hasnt explain_base_layout_null "$ERR" '\(null\)'
 finish
