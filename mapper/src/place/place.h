@@ -76,6 +76,10 @@ RMI_HIDDEN const char *rmi_where_loc_name(const rmi_where *w,
 RMI_HIDDEN const char *rmi_where_unit_name(const rmi_where *w,
 					   const rmi_hostinfo *h);
 
+/* Hosts in natural order (rmi_named_host_cmp), fast for names of one
+ * prefix and a number (place_hosts.c). */
+RMI_HIDDEN void rmi_sort_hosts(rmi_named *sh, size_t n);
+
 /* The baseline's node order (place_base.c): order[k] is the index in
  * `sh` (the hosts in natural order, info[] theirs) of the k-th node
  * Slurm's block distribution fills, by o->baseline_kind. */
