@@ -393,7 +393,8 @@ static rm_status ml_run(const ml_log *g, const rm_train *t, const rm_layout *l,
 				       "is not a multiple of micro_batch_size %u "
 				       "x gradient_accumulation_steps %u", f, gbs,
 				       mb, gas);
-		if ((uint64_t)tp * pp * (cp ? cp : 1) * (gbs / (mb * gas)) >
+		/* each up to 2^24 or 2^30: a double holds the product */
+		if ((double)tp * pp * (cp ? cp : 1) * (gbs / (mb * gas)) >
 		    RM_MAX_WORLD)
 			return rmi_err(err, RM_EINPUT, "%s: more than %u GPUs", f,
 				       RM_MAX_WORLD);
@@ -536,7 +537,11 @@ rm_status rm_cal_mlperf_log(const char *text, size_t len, const char *file,
 			continue;
 		records++;
 		const char *json = p + sizeof(tag) - 1;
-		st = record(&g, &r, json, r.col0 + (unsigned)(json - r.buf), err);
+		unsigned base = r.col0 + (unsigned)(json - r.buf);
+		/* JSON only: the reader would take other text as YAML */
+		st = *json == '{' ? record(&g, &r, json, base, err) :
+		     rmi_err_at(err, RM_EINPUT, g.f, r.no, base + 1, "expected "
+				"a JSON object after '%.8s'", tag);
 	}
 	if (!st && !records)
 		st = rmi_err(err, RM_EINPUT, "%s: no ':::MLLOG {...}' line: not "

@@ -226,7 +226,10 @@ static void hostile(void)
 		{ ":::MLLOG {\"key\": \"seed\", \"value\": 1,\n", "h.log:11:" },
 		{ ":::MLLOG {\"key\": \"seed\", \"value\": NaN, \"time_ms\": 1}\n",
 		  "h.log:11:" },
-		{ ":::MLLOG [1, 2]\n", "h.log:11:10: not an mllog record" },
+		{ ":::MLLOG [1, 2]\n", "h.log:11:10: expected a JSON object" },
+		{ ":::MLLOG key: seed\n", "h.log:11:10: expected a JSON object" },
+		{ ":::MLLOG {\"key\": 7, \"value\": 1, \"time_ms\": 1}\n",
+		  "h.log:11:10: not an mllog record" },
 		{ ":::MLLOG {\"time_ms\": -5, \"event_type\": \"POINT_IN_TIME\", "
 		  "\"key\": \"seed\", \"value\": 1}\n",
 		  "h.log:11:22: time_ms='-5' is not a number" },
@@ -265,6 +268,15 @@ static void hostile(void)
 				    &st, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "e.log:2:");
 	CHECK_HAS(err.msg, "expert_parallelism=8: a mixture-of-experts run");
+	const char *wide = REC("global_batch_size", "1073741824")
+		REC("max_sequence_length", "8192")
+		REC("gradient_accumulation_steps", "1")
+		REC("micro_batch_size", "1") REC("tensor_parallelism", "16777216")
+		REC("pipeline_parallelism", "16777216")
+		REC("context_parallelism", "16777216");
+	CHECK_INT(rm_cal_mlperf_log(wide, strlen(wide), "w.log", &m, &run, NULL,
+				    &st, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "w.log: more than 16777216 GPUs");
 	const char *huge = REC("global_batch_size", "1e300");
 	CHECK_INT(rm_cal_mlperf_log(huge, strlen(huge), "g.log", &m, &run, NULL,
 				    &st, &err), RM_EINPUT);
