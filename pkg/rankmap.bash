@@ -13,7 +13,7 @@ _rankmap()
 	local values=
 	case $prev in
 	--site|--topology|--nodes-file|--map|--assignment|-o|--output|\
-	--hwloc-xml|--nccl-topo|--megatron-log|--nemo-log|--torchtitan-log|\
+	--hwloc-xml|--nccl-topo|--megatron-log|--nemo-log|--torchtitan-log|--mlperf-log|\
 	--nccl-tests|--nccl-check)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
@@ -54,7 +54,7 @@ _rankmap()
 		--assignment" ;;
 	suggest) opts="--model --gpus --hw --top --batch --seq --recompute
 		--sharding --max-cp --max-mb --around --schedules --set --format" ;;
-	calibrate) opts="--hw -o --output --model --megatron-log --nemo-log --torchtitan-log
+	calibrate) opts="--hw -o --output --model --megatron-log --nemo-log --torchtitan-log --mlperf-log
 		--nccl-tests --nccl-check --fit --layout --batch --seq --micro-batch
 		--schedule --recompute --sharding --set" ;;
 	site)

@@ -11,7 +11,7 @@ static void help(FILE *f)
 {
 	fputs("usage: rankmap calibrate --hw PRESET|FILE -o FILE [--model M]\n"
 	      "         [--megatron-log LOG]... [--nemo-log LOG]...\n"
-	      "         [--torchtitan-log LOG]...\n"
+	      "         [--torchtitan-log LOG]... [--mlperf-log LOG]...\n"
 	      "         [--nccl-tests OUT]... [--nccl-check REPORT]...\n"
 	      "         [--fit KEY,KEY...] [--layout L --batch TOKENS ...]\n\n"
 	      "  Fits the calibration of PRESET to this site's measurements and\n"
@@ -25,6 +25,9 @@ static void help(FILE *f)
 	      "  --torchtitan-log a torchtitan log: the run is --layout, --batch,\n"
 	      "                   --seq, --micro-batch, --schedule, --recompute,\n"
 	      "                   --sharding, --set KEY=VALUE as for explain\n"
+	      "  --mlperf-log     an MLPerf Training result log (:::MLLOG lines): its\n"
+	      "                   batch, sequence and parallelism keys say the run;\n"
+	      "                   what they do not, --layout, --seq ... as above\n"
 	      "  --set KEY=VALUE  also over what every log says its run was\n"
 	      "                   (flash=off, grad_bytes=2 ...); not the keys\n"
 	      "                   calibrate fits\n"
@@ -43,7 +46,7 @@ enum { C_ALL = 1 };
 static const rmc_optdef opts[] = {
 	{ "--hw", true, C_ALL, 0 }, { "--model", true, C_ALL, 0 },
 	{ "--megatron-log", true, C_ALL, 0 }, { "--nemo-log", true, C_ALL, 0 },
-	{ "--torchtitan-log", true, C_ALL, 0 },
+	{ "--torchtitan-log", true, C_ALL, 0 }, { "--mlperf-log", true, C_ALL, 0 },
 	{ "--nccl-tests", true, C_ALL, 0 }, { "--nccl-check", true, C_ALL, 0 },
 	{ "--fit", true, C_ALL, 0 }, { "-o", true, C_ALL, 0 },
 	{ "--output", true, C_ALL, 0 }, { "--layout", true, C_ALL, 0 },
@@ -60,10 +63,12 @@ static const rmc_optdef opts[] = {
 typedef struct {
 	const char *hw, *model, *out, *fit, *layout;
 	const char *meg[MAX_FILES], *nemo[MAX_FILES], *tt[MAX_FILES];
-	const char *nt[MAX_FILES], *nc[MAX_FILES];
-	size_t nmeg, nnemo, ntt, nnt, nnc;
+	const char *ml[MAX_FILES], *nt[MAX_FILES], *nc[MAX_FILES];
+	size_t nmeg, nnemo, ntt, nml, nnt, nnc;
 	rm_train train;
-	const char *run_flag;        /* the first option saying a torchtitan run */
+	const char *run_flag;        /* the first option saying a torchtitan or
+				      * MLPerf run */
+	const char *batch_flag;      /* --batch: an MLPerf log says its own */
 	struct {
 		char key[64];
 		const char *value;
@@ -204,6 +209,8 @@ static int parse(int argc, char **argv, cal_args *a)
 			rc = add_file(a->nemo, &a->nnemo, name, v);
 		else if (!strcmp(name, "--torchtitan-log"))
 			rc = add_file(a->tt, &a->ntt, name, v);
+		else if (!strcmp(name, "--mlperf-log"))
+			rc = add_file(a->ml, &a->nml, name, v);
 		else if (!strcmp(name, "--nccl-tests"))
 			rc = add_file(a->nt, &a->nnt, name, v);
 		else if (!strcmp(name, "--nccl-check"))
@@ -213,6 +220,8 @@ static int parse(int argc, char **argv, cal_args *a)
 		else {
 			if (!a->run_flag)
 				a->run_flag = name;
+			if (!strcmp(name, "--batch"))
+				a->batch_flag = name;
 			for (size_t t = 0; rmc_train_opts[t].name; t++)
 				if (!strcmp(name, rmc_train_opts[t].name) &&
 				    rm_train_set(&a->train, rmc_train_opts[t].key, v, &e))
@@ -223,16 +232,20 @@ static int parse(int argc, char **argv, cal_args *a)
 	}
 	if (!a->out)
 		return rmc_usage("-o FILE is required: where the hardware file goes");
-	if (!a->nmeg && !a->nnemo && !a->ntt && !a->nnt && !a->nnc)
+	if (!a->nmeg && !a->nnemo && !a->ntt && !a->nml && !a->nnt && !a->nnc)
 		return rmc_usage("nothing to fit: give --megatron-log, "
-				 "--nemo-log, --torchtitan-log, --nccl-tests or "
-				 "--nccl-check");
-	if ((a->nmeg || a->nnemo || a->ntt) && !a->model)
+				 "--nemo-log, --torchtitan-log, --mlperf-log, "
+				 "--nccl-tests or --nccl-check");
+	if ((a->nmeg || a->nnemo || a->ntt || a->nml) && !a->model)
 		return rmc_usage("a training log needs --model (the run's architecture)");
-	if (a->run_flag && !a->ntt)
-		return rmc_usage("%s says a --torchtitan-log's run; a Megatron-LM "
-				 "or NeMo log says its own (--set KEY=VALUE "
-				 "changes what it says)", a->run_flag);
+	if (a->run_flag && !a->ntt && !a->nml)
+		return rmc_usage("%s says a --torchtitan-log's or --mlperf-log's "
+				 "run; a Megatron-LM or NeMo log says its own "
+				 "(--set KEY=VALUE changes what it says)",
+				 a->run_flag);
+	if (a->batch_flag && a->nml)
+		return rmc_usage("--batch: an MLPerf log says its batch "
+				 "(global_batch_size x max_sequence_length)");
 	if (a->ntt && !a->layout)
 		return rmc_usage("--torchtitan-log needs the run's --layout (and "
 				 "--batch, --seq ... as it ran)");
@@ -246,11 +259,13 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	rm_layout l;
-	if (a->ntt && rm_layout_parse(a->layout, &l, &e))
+	if (a->layout && rm_layout_parse(a->layout, &l, &e))
 		return rmc_usage("--layout %s: %s", a->layout, e.msg);
-	enum { MEG, NEMO, TT, NT, NC, KINDS };
-	const char *const *lists[] = { a->meg, a->nemo, a->tt, a->nt, a->nc };
-	const size_t counts[] = { a->nmeg, a->nnemo, a->ntt, a->nnt, a->nnc };
+	enum { MEG, NEMO, TT, ML, NT, NC, KINDS };
+	const char *const *lists[] = { a->meg, a->nemo, a->tt, a->ml, a->nt,
+				       a->nc };
+	const size_t counts[] = { a->nmeg, a->nnemo, a->ntt, a->nml, a->nnt,
+				  a->nnc };
 	for (size_t kind = 0; kind < KINDS; kind++)
 		for (size_t i = 0; i < counts[kind]; i++) {
 			const char *path = lists[kind][i];
@@ -269,6 +284,10 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 				st = rm_cal_torchtitan_log(text, len, path, m,
 							   &a->train, &l,
 							   &steps[(*ns)++], &e);
+			else if (kind == ML)
+				st = rm_cal_mlperf_log(text, len, path, m,
+						       &a->train, a->layout ? &l :
+						       NULL, &steps[(*ns)++], &e);
 			else if (kind == NT)
 				st = rm_cal_nccl_tests(text, len, path,
 						       &links[(*nl)++], &e);
@@ -315,7 +334,7 @@ int rmc_calibrate(int argc, char **argv)
 	rm_model m = RM_MODEL_INIT;
 	if (a.model && rm_model_get(a.model, &m, &e))
 		return rmc_fail(&e);
-	static rm_cal_step steps[3 * MAX_FILES];  /* three kinds of log */
+	static rm_cal_step steps[4 * MAX_FILES];  /* four kinds of log */
 	static rm_cal_link links[RM_CAL_MAX];
 	size_t ns = 0, nl = 0;
 	rc = measure(&a, &m, steps, &ns, links, &nl);

@@ -288,6 +288,22 @@ rm_status rm_cal_torchtitan_log(const char *text, size_t len, const char *file,
 				const rm_model *m, const rm_train *t,
 				const rm_layout *l, rm_cal_step *out,
 				rm_error *err);
+/* An MLPerf Training result log (mlcommons/logging's mllog: one
+ * ":::MLLOG {json}" record a line): global_batch_size,
+ * max_sequence_length, gradient_accumulation_steps and mllog's
+ * parallelism keys (tensor_parallelism, pipeline_parallelism,
+ * context_parallelism, micro_batch_size) say the run; the step time is
+ * tracked_stats' train_step_time, else global_batch_size over its
+ * throughput, else the blocks' time_ms over their steps (the median after
+ * the first). `t` says what the log does not (recompute, sharding ...;
+ * seq where no max_sequence_length is logged); `l` the layout where the
+ * log gives no parallelism keys (NULL: the log must; given, the sizes
+ * logged must agree). What the log says that the model does not price
+ * (LoRA, FP8, keys it does not read) are warnings. */
+rm_status rm_cal_mlperf_log(const char *text, size_t len, const char *file,
+			    const rm_model *m, const rm_train *t,
+			    const rm_layout *l, rm_cal_step *out,
+			    rm_error *err);
 /* nccl-tests' output (all_reduce_perf ...): the busbw of its largest size
  * (out of place); network when its "# Rank" lines name more than one
  * host, and then shared by the NICs of the GPUs each host runs (the

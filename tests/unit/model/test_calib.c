@@ -11,6 +11,7 @@
 #include "test.h"
 #include "model_setup.h"
 #include "model/model_cal.h"
+#include "model_cal_site.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,26 +20,6 @@
 
 #define NEAR(a, b, tol)                                                    \
 	CHECK(fabs((double)(a) - (double)(b)) <= (tol) * (fabs((double)(b)) + 1e-12))
-
-/* The step time a site with gemm_eff `eff` (else H100's preset) gets for
- * llama3-8b on 64 GPUs, tp=2,pp=2,dp=16, mb 1, 512 x 8192, as Megatron's
- * arguments below say. */
-static double site_step(double eff, const char *overlap)
-{
-	rm_model m;
-	rm_hw hw;
-	rm_train t;
-	rm_layout l;
-	rm_estimate e;
-	model_setup("llama3-8b", "h100-sxm-80gb", &m, &hw, &t);
-	hw.gemm_eff = eff;
-	CHECK_INT(rm_train_set(&t, "batch", "4194304", NULL), RM_OK);
-	CHECK_INT(rm_train_set(&t, "recompute", "selective", NULL), RM_OK);
-	CHECK_INT(rm_train_set(&t, "tp_overlap", overlap, NULL), RM_OK);
-	CHECK_INT(rm_layout_parse("tp=2,cp=1,dp=16,pp=2", &l, NULL), RM_OK);
-	CHECK_INT(rmi_estimate_run(&m, &hw, &t, &l, &e, NULL), RM_OK);
-	return e.t_step;
-}
 
 /* A Megatron-LM log: the arguments block as arguments.py prints it
  * ("  name" + dots to 48 + " value", sorted), then iteration lines as
@@ -191,15 +172,6 @@ static rm_status read_args(const char *const *kv, bool v1, const char *prefix,
 	rm_status r = rm_cal_megatron_log(text, strlen(text), file, m, st, err);
 	free(text);
 	return r;
-}
-
-static bool said(const rm_cal_step *s, bool warn, const char *what)
-{
-	size_t n = warn ? s->nwarn : s->nnote;
-	for (size_t i = 0; i < n; i++)
-		if (strstr(warn ? s->warn[i] : s->note[i], what))
-			return true;
-	return false;
 }
 
 /*
