@@ -159,28 +159,11 @@ nemo_log "$T/nemobad.log" 9.0 '      num_layers 32
 '
 run nemo_bad 2 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemobad.log" -o "$T/x.yaml"
 has nemo_bad_msg "$ERR" "nemobad\\.log:11:7: not a 'key: value' line of the configuration"
-# An MLPerf Training result log as mlcommons/logging's mllog writes it
-# (mllog.py: ':::MLLOG ' and json.dumps of namespace, time_ms,
-# event_type, key, value, metadata), with its parallelism keys
-# (constants.py): the Megatron run above, blocks of 10 steps at SECONDS
-mlperf_log() { # FILE SECONDS [RECORDS]
-	local ms=1759845350906 i kv
-	{
-		for kv in '"submission_benchmark", "value": "llama31_8b"' \
-			'"global_batch_size", "value": 512' '"max_sequence_length", "value": 8192' \
-			'"gradient_accumulation_steps", "value": 32' '"tensor_parallelism", "value": 2' \
-			'"pipeline_parallelism", "value": 2' '"micro_batch_size", "value": 1'; do
-			printf ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "POINT_IN_TIME", "key": %s, "metadata": {"file": "train.py", "lineno": 9}}\n' "$ms" "$kv"
-		done
-		printf '%s' "${3:-}"
-		for i in 0 1 2 3; do
-			printf ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "INTERVAL_START", "key": "block_start", "value": null, "metadata": {"step": %d}}\n' "$ms" $((10 * i))
-			ms=$(awk -v m="$ms" -v s="$2" -v i="$i" 'BEGIN { printf "%.0f", m + (i ? 10 : 30) * s * 1000 }')
-			printf ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "INTERVAL_END", "key": "block_stop", "value": null, "metadata": {"step": %d}}\n' "$ms" $((10 * i + 10))
-		done
-	} >"$1"
-}
-mlperf_log "$T/ml.log" 9.0
+# An MLPerf Training result log written by mlcommons/logging's own mllog
+# (tests/model/mlperf/mllog_write.py says how), with its parallelism keys
+# (constants.py): the Megatron run above, blocks of 10 steps at 9.0 s
+ML=$RM_ROOT/tests/model/mlperf
+cp "$ML/mllog_llama3_8b.log" "$T/ml.log"
 run mlperf 0 "$RANKMAP" calibrate --model llama3-8b --mlperf-log "$T/ml.log" \
 	--recompute selective --sharding zero1 --set tp_overlap=0 -o "$T/ml.yaml"
 has mlperf_step "$OUT" '^  step +9\.000 s measured, +9\.000 s model, +[-+]0\.0 %  .*ml\.log: MLPerf llama31_8b, llama3-8b, tp=2,cp=1,dp=16,pp=2, mb 1, gbs 512 x 8192$'
@@ -191,7 +174,6 @@ g3=$(sed -n 's/^gemm_eff: //p' "$T/ml.yaml")
 # NVIDIA's GPT-3 175B on 512 H100 (MLPerf v4.0; the source in the file):
 # no parallelism keys, so the layout NVIDIA's config file gives; it ran
 # FP8, which the model does not price: gemm_eff stops at its end
-ML=$RM_ROOT/tests/model/mlperf
 run mlperf_gpt3 0 "$RANKMAP" calibrate --model gpt3-175b --mlperf-log "$ML/gpt3_eos_n64_v4.0.log" \
 	--layout tp=4,pp=8,dp=16 --schedule interleaved:4 --sharding zero1 \
 	--recompute full --set tp_overlap=1 -o "$T/gpt3.yaml"
@@ -202,10 +184,9 @@ run mlperf_nolayout 2 "$RANKMAP" calibrate --model gpt3-175b --mlperf-log "$ML/g
 has mlperf_nolayout_msg "$ERR" "gpt3_eos_n64_v4\\.0\\.log: the log gives no tensor_parallelism \\(mllog's parallelism keys\\): give the run's --layout"
 run mlperf_batch 2 "$RANKMAP" calibrate --model llama3-8b --mlperf-log "$T/ml.log" --batch 4M -o "$T/x.yaml"
 has mlperf_batch_msg "$ERR" '--batch: an MLPerf log says its batch'
-mlperf_log "$T/mlbad.log" 9.0 ':::MLLOG {"time_ms": 1, "key": "seed", "value": 1e99999}
-'
+{ cat "$T/ml.log"; echo ':::MLLOG {"time_ms": 1, "key": "seed", "value": 1e99999}'; } >"$T/mlbad.log"
 run mlperf_bad 2 "$RANKMAP" calibrate --model llama3-8b --mlperf-log "$T/mlbad.log" -o "$T/x.yaml"
-has mlperf_bad_msg "$ERR" 'mlbad\.log:8:'
+has mlperf_bad_msg "$ERR" 'mlbad\.log:36:'
 rm -f "$T/x.yaml"
 # an older Megatron's arguments: MT-NLG's 2,240-GPU run (Smith et al.
 # 2022, tests/model/smith2022_mtnlg.tsv) as Megatron-DeepSpeed prints

@@ -15,9 +15,10 @@
  *    (seconds a step; NVIDIA's v5.x callbacks), tracked_stats'
  *    throughput (samples a second; NVIDIA's v4.0 LoRA), or each
  *    block_start/block_stop pair's time_ms over the steps between them
- *    (metadata "step" on both, else "epoch_count" or the samples_count
- *    difference: samples, or tokens where a whole number of
- *    global_batch_size x max_sequence_length, as NVIDIA's GPT-3 counts).
+ *    (metadata "step" or "step_num" on both, else "epoch_count" or the
+ *    samples_count difference: samples, or tokens where a whole number
+ *    of global_batch_size x max_sequence_length, as NVIDIA's GPT-3
+ *    counts).
  * Each a median after the first (warm-up, compilation).
  */
 #include "model/model_cal.h"
@@ -176,6 +177,14 @@ static rm_status setting(ml_log *g, const rmi_cal_lines *r, unsigned base,
 	return RM_OK;
 }
 
+/* A block's step in its metadata: NVIDIA's "step", or mllog's
+ * constants.STEP_NUM "step_num". */
+static const rmi_ynode *step_of(const rmi_ynode *md)
+{
+	const rmi_ynode *n = md ? rmi_y_get(md, "step") : NULL;
+	return n ? n : md ? rmi_y_get(md, "step_num") : NULL;
+}
+
 /* One record, the JSON at column `base` + 1 of the line. */
 static rm_status record(ml_log *g, const rmi_cal_lines *r, const char *json,
 			unsigned base, rm_error *err)
@@ -228,7 +237,7 @@ static rm_status record(ml_log *g, const rmi_cal_lines *r, const char *json,
 			st = rmi_err_at(err, RM_EINPUT, g->f, r->no, base + 1,
 					"block_start: the one of line %u is not "
 					"stopped", g->open_line);
-		const rmi_ynode *sn = md ? rmi_y_get(md, "step") : NULL;
+		const rmi_ynode *sn = step_of(md);
 		const rmi_ynode *sc = md ? rmi_y_get(md, "samples_count") : NULL;
 		g->open_step = g->open_sc = -1;
 		if (!st && sn)
@@ -247,7 +256,7 @@ static rm_status record(ml_log *g, const rmi_cal_lines *r, const char *json,
 			goto out;
 		}
 		g->open = false;
-		const rmi_ynode *sn = md ? rmi_y_get(md, "step") : NULL;
+		const rmi_ynode *sn = step_of(md);
 		const rmi_ynode *ec = md ? rmi_y_get(md, "epoch_count") : NULL;
 		const rmi_ynode *sc = md ? rmi_y_get(md, "samples_count") : NULL;
 		ml_block b = { (ms - g->open_ms) / 1000, -1, false, r->no,

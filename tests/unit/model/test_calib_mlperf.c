@@ -14,7 +14,11 @@
  *    GB200, from https://github.com/mlcommons/training_results_v5.1 at
  *    441d65f4445cd59687466533fd9f55399136e7a4,
  *    NVIDIA/results/hsg_ngpu2560_ngc25.09_nemo/llama31_405b/result_0.txt:
- *    tracked_stats train_step_time, gradient_accumulation_steps "24.0".
+ *    tracked_stats train_step_time, gradient_accumulation_steps "24.0";
+ *  - llama2_70b_lora_eos_n128_v4.0.log: NVIDIA's Llama 2 70B LoRA on
+ *    1024 H100, same v4.0 commit,
+ *    NVIDIA/results/eos_n128_ngc24.04_nemo/llama2_70b_lora/result_0.txt:
+ *    tracked_stats throughput (samples a second), no max_sequence_length.
  * Then a log with mllog's parallelism keys (constants.py since 2026-04)
  * for a site at a known gemm_eff, which the fit must find again, and
  * hostile logs, each refused with where.
@@ -50,34 +54,42 @@ static char *read_data(const char *name, size_t *len)
 	return buf;
 }
 
-/* A real log of tests/model/mlperf/ with its model, the run's layout
- * and the other settings at their defaults. */
-static const char *real(rm_model *m, const char *model, rm_train *t,
-			rm_layout *l, const char *layout, const char *name,
-			size_t *len)
-{
-	CHECK_INT(rm_model_preset(model, m, NULL), RM_OK);
-	rm_train_init(t, RM_TRAIN_VERSION);
-	CHECK_INT(rm_layout_parse(layout, l, NULL), RM_OK);
-	return read_data(name, len);
-}
-
-static void gpt3_v40(void)
+/* rm_cal_mlperf_log of a real log of tests/model/mlperf/ as `file`:
+ * `model`, the run's `layout` (NULL: none given) and the settings `sets`
+ * ("key=value", NULL-ended) over the defaults. */
+static rm_status read_real(const char *name, const char *file,
+			   const char *model, const char *layout,
+			   const char *const *sets, rm_cal_step *st,
+			   rm_error *err)
 {
 	rm_model m;
 	rm_train t;
 	rm_layout l;
 	size_t len = 0;
-	const char *text = real(&m, "gpt3-175b", &t, &l, "tp=4,cp=1,dp=16,pp=8",
-				"gpt3_eos_n64_v4.0.log", &len);
-	if (!text)
-		return;
-	CHECK_INT(rm_train_set(&t, "schedule", "interleaved:4", NULL), RM_OK);
-	CHECK_INT(rm_train_set(&t, "sharding", "zero1", NULL), RM_OK);
+	CHECK_INT(rm_model_preset(model, &m, NULL), RM_OK);
+	rm_train_init(&t, RM_TRAIN_VERSION);
+	if (layout)
+		CHECK_INT(rm_layout_parse(layout, &l, NULL), RM_OK);
+	for (; sets && *sets; sets++) {
+		char key[32];
+		const char *eq = strchr(*sets, '=');
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *sets), *sets);
+		CHECK_INT(rm_train_set(&t, key, eq + 1, NULL), RM_OK);
+	}
+	const char *text = read_data(name, &len);
+	return text ? rm_cal_mlperf_log(text, len, file, &m, &t,
+					layout ? &l : NULL, st, err) : RM_EIO;
+}
+
+static void gpt3_v40(void)
+{
+	static const char *const sets[] = { "schedule=interleaved:4",
+					    "sharding=zero1", NULL };
+	static const char log[] = "gpt3_eos_n64_v4.0.log";
 	static rm_cal_step st;
 	rm_error err;
-	CHECK_INT(rm_cal_mlperf_log(text, len, "gpt3.log", &m, &t, &l, &st, &err),
-		  RM_OK);
+	CHECK_INT(read_real(log, "gpt3.log", "gpt3-175b", "tp=4,cp=1,dp=16,pp=8",
+			    sets, &st, &err), RM_OK);
 	/* four blocks of 11 steps (51904512 tokens of 2304 x 2048), the
 	 * first left out: 119.949, 119.865, 119.885 s */
 	CHECK_INT(st.samples, 3);
@@ -96,32 +108,24 @@ static void gpt3_v40(void)
 	CHECK_HAS(st.what, "gpt3.log: MLPerf gpt3, gpt3-175b, tp=4,cp=1,dp=16,"
 		  "pp=8, mb 2, gbs 2304 x 2048");
 	/* no parallelism keys and no layout: the missing key named */
-	CHECK_INT(rm_cal_mlperf_log(text, len, "gpt3.log", &m, &t, NULL, &st,
-				    &err), RM_EINPUT);
+	CHECK_INT(read_real(log, "gpt3.log", "gpt3-175b", NULL, sets, &st,
+			    &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "gpt3.log: the log gives no tensor_parallelism "
 		  "(mllog's parallelism keys): give the run's --layout");
 	/* a layout the gradient accumulation cannot make the batch of */
-	CHECK_INT(rm_layout_parse("tp=4,cp=1,dp=20,pp=8", &l, NULL), RM_OK);
-	CHECK_INT(rm_cal_mlperf_log(text, len, "gpt3.log", &m, &t, &l, &st,
-				    &err), RM_EINPUT);
+	CHECK_INT(read_real(log, "gpt3.log", "gpt3-175b", "tp=4,cp=1,dp=20,pp=8",
+			    sets, &st, &err), RM_EINPUT);
 	CHECK_HAS(err.msg, "global_batch_size 2304 is not dp 20 x gradient_"
 		  "accumulation_steps 72 x a micro-batch");
 }
 
 static void llama405b_v51(void)
 {
-	rm_model m;
-	rm_train t;
-	rm_layout l;
-	size_t len = 0;
-	const char *text = real(&m, "llama3-405b", &t, &l, "tp=4,cp=2,dp=40,pp=8",
-				"llama31_405b_gb200_n2560_v5.1.log", &len);
-	if (!text)
-		return;
 	static rm_cal_step st;
 	rm_error err;
-	CHECK_INT(rm_cal_mlperf_log(text, len, "405b.log", &m, &t, &l, &st,
-				    &err), RM_OK);
+	CHECK_INT(read_real("llama31_405b_gb200_n2560_v5.1.log", "405b.log",
+			    "llama3-405b", "tp=4,cp=2,dp=40,pp=8", NULL, &st,
+			    &err), RM_OK);
 	/* ten train_step_time (the other two tracked_stats are warmup_time
 	 * and init_finished), the first (11.8 s, compiling) left out */
 	CHECK_INT(st.samples, 9);
@@ -129,6 +133,32 @@ static void llama405b_v51(void)
 	CHECK_INT(st.train.batch_tokens, 960ull * 8192);
 	CHECK_INT(st.train.micro_batch, 1);  /* 960 / (40 x "24.0") */
 	CHECK(said(&st, false, "tracked_stats train_step_time"));
+}
+
+/* LoRA: the step from the throughput; the sequence from the caller.
+ * llama3-70b stands in for Llama 2 70B (the same layers, hidden size and
+ * heads; a smaller vocabulary). */
+static void lora_v40(void)
+{
+	static const char *const seq[] = { "seq=8192", NULL };
+	static const char log[] = "llama2_70b_lora_eos_n128_v4.0.log";
+	static rm_cal_step st;
+	rm_error err;
+	CHECK_INT(read_real(log, "lora.log", "llama3-70b", "tp=4,cp=2,dp=128,pp=1",
+			    NULL, &st, &err), RM_EINPUT);
+	CHECK_HAS(err.msg, "lora.log: the log gives no max_sequence_length: "
+		  "give the run's --seq");
+	CHECK_INT(read_real(log, "lora.log", "llama3-70b", "tp=4,cp=2,dp=128,pp=1",
+			    seq, &st, &err), RM_OK);
+	/* four throughputs, the first left out: the median is 180.03 */
+	CHECK_INT(st.samples, 3);
+	NEAR(st.seconds, 128 / 180.03471850319966, 1e-9);
+	CHECK_INT(st.train.batch_tokens, 128ull * 8192);
+	CHECK_INT(st.train.micro_batch, 1);  /* 128 / (128 x 1) */
+	CHECK(said(&st, false, "no max_sequence_length logged: sequences of "
+		   "8192 (--seq)"));
+	CHECK(said(&st, true, "lora.log: lora_rank=16: LoRA fine-tuning is not "
+		   "priced"));
 }
 
 /* A log as mllog writes it, with its parallelism keys: llama3-8b on
@@ -313,6 +343,7 @@ int main(void)
 {
 	RUN("calib_mlperf", gpt3_v40);
 	RUN("calib_mlperf", llama405b_v51);
+	RUN("calib_mlperf", lora_v40);
 	RUN("calib_mlperf", parallelism_keys_fit);
 	RUN("calib_mlperf", hostile);
 	TEST_EXIT();
