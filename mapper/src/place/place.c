@@ -625,7 +625,9 @@ static rm_status choose_hosts(plan_ctx *c, rm_error *err)
 	if (!c->best || !c->tmp)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
 	rm_status st = RM_OK;
-	if (!c->rules.ep_must)
+	/* cut EP groups come first only where domains span nodes: on
+	 * node domains PP crossings decide, as they always did */
+	if (!c->rules.ep_must && !c->rules.node_domain)
 		st = rmi_ep_init(&c->ep, &c->l, &c->ord, c->bg, err);
 	if (!st)
 		st = try_pack(c, &c->cells, false, err);
