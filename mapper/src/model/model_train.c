@@ -260,9 +260,13 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
 {
 	/* a caller built against version 1 sets the fields it has */
-	if (t && t->version == 1 && !strncmp(key ? key : "", "moe_", 4))
+	if (t && t->version == 1 && (!strncmp(key ? key : "", "moe_", 4) ||
+				     !strncmp(key ? key : "", "fp8", 3)))
 		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
 			       "1 has no such field (version 2 does)", key);
+	if (t && t->version == 2 && !strncmp(key ? key : "", "fp8", 3))
+		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
+			       "2 has no such field (version 3 does)", key);
 	if (!t || t->version < 1 || t->version > RM_TRAIN_VERSION)
 		return rmi_err(err, RM_EUNSUPPORTED, "rm_train version %u: "
 			       "set it with rm_train_init",
