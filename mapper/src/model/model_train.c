@@ -300,7 +300,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		if ((k = rmi_word_find(v, sharding_words)) < 0)
 			return bad(err, key, v, "none, zero1, zero2 or fsdp");
 		t->sharding = (rm_sharding)k;
-	} else if (set_real(t, key, v, &st, err)) {
+	} else if (set_real(t, key, v, &st, err) ||
+		   rmi_fp8_set(t, key, v, &st, err)) {
 		return st;
 	} else if (!strcmp(key, "flash") || !strcmp(key, "seq_parallel")) {
 		bool on = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on");
@@ -336,7 +337,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "recompute_layers, "
 			       "first_layers, last_layers, fail_per_gpu_day, "
 			       "ckpt_write_s, restart_s, moe_overlap, "
-			       "moe_imbalance)",
+			       "moe_imbalance, fp8, fp8_recipe, fp8_params, "
+			       "fp8_dispatch, fp8_eff)",
 			       rm_quote(key, strlen(key), q, sizeof(q)));
 	}
 	return RM_OK;
