@@ -275,15 +275,17 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       "forward:\n", T);
 	rm_buf_printf(b, "    GEMMs  %.4e FLOPs, m x n x k: %.0fx%.0fx%u, %.0fx%ux%.0f, "
 		       "%.0fx%.0fx%u, %.0fx%ux%.0f\n"
-		       "           each at gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0): "
-		       "%.4f ms (%.1f%% of peak)\n",
+		       "           each at %s x m/(m+d0) x n/(n+d0) x k/(k+d0): "
+		       "%.4f ms (%.1f%% of %speak)\n",
 		       e->gemm_flops, T, m->kv_lora_rank ?
 		       rmi_attn_in_params(m) / m->hidden / tp :
 		       (m->heads / tp + 2.0 * (m->kv_heads >= tp ? m->kv_heads / tp : 1)) * m->head_dim,
 		       m->hidden, T, m->hidden, rmi_attn_out_dim(m) / tp,
 		       T, (m->swiglu ? 2.0 : 1.0) * fw / tp, m->hidden, T,
-		       m->hidden, fw / tp, 1e3 * e->t_gemm,
-		       100 * e->gemm_flops / (e->t_gemm * rmi_linear_peak(hw, t)));
+		       m->hidden, fw / tp, t->fp8 ? "fp8_eff" : "gemm_eff",
+		       1e3 * e->t_gemm,
+		       100 * e->gemm_flops / (e->t_gemm * rmi_linear_peak(hw, t)),
+		       t->fp8 ? "the FP8 " : "");
 	rm_buf_printf(b, "    attention %s%s = %.4e FLOPs at "
 		       "attn_eff: %.4f ms\n", m->kv_lora_rank ?
 		       "2*b*(s/cp)*s*(a/t)*(qk+v)" : "4*b*(s/cp)*s*(a/t)*(h/a)",
