@@ -186,7 +186,7 @@ void rmi_fp8_explain(rm_buf *b, const rm_hw *hw, const rm_train *t)
 	rmi_linear_cal(hw, t, &c, &peak);
 	rm_buf_printf(b,
 		"          fp8 %s, recipe %s: the linears (qkv, proj, fc1, fc2, "
-		"experts) at %.4g TFLOPS x fp8_eff %.3g; attention, output "
+		"experts) at %.0f TFLOPS x fp8_eff %.3g; attention, output "
 		"layer, norms, optimizer in BF16; fp8_params %s, "
 		"fp8_dispatch %s\n",
 		rmi_fp8_name(t->fp8), rmi_fp8_recipe_name(t->fp8_recipe),
