@@ -822,7 +822,7 @@ typedef struct rm_hw_tier {
 	double oversubscription;     /* 1.0 = full bisection */
 } rm_hw_tier;
 
-#define RM_HW_VERSION 1
+#define RM_HW_VERSION 2
 typedef struct rm_hw {
 	unsigned version;            /* RM_HW_VERSION (RM_HW_INIT) */
 	char name[64];
@@ -846,6 +846,12 @@ typedef struct rm_hw {
 				      * Transformer Engine's overlap
 				      * (--tp-comm-overlap: 1; none: 0); what
 				      * that hides is derived per GEMM */
+	/* Version 2: the other precisions (0 = not on this GPU: FP8 then
+	 * runs at 2 x peak_flops, as on Hopper and Blackwell; FP4 refused). */
+	double peak_fp8_flops;       /* dense FP8, per GPU */
+	double peak_fp4_flops;       /* dense FP4 (NVFP4), per GPU */
+	double fp8_eff;              /* FP8 GEMM throughput / peak_fp8_flops,
+				      * large shapes; 0 = gemm_eff */
 } rm_hw;
 #define RM_HW_INIT { .version = RM_HW_VERSION }
 
@@ -863,6 +869,24 @@ typedef enum rm_recompute {
 	RM_RECOMPUTE_FULL
 } rm_recompute;
 
+/* Transformer Engine's FP8 (Megatron-LM --fp8-format, NeMo fp8):
+ * hybrid = E4M3 forward, E5M2 gradients; e4m3 = E4M3 throughout. */
+typedef enum rm_fp8 {
+	RM_FP8_OFF = 0,
+	RM_FP8_HYBRID,
+	RM_FP8_E4M3
+} rm_fp8;
+
+/* How TE scales FP8 tensors (--fp8-recipe): per tensor from an amax
+ * history (delayed) or the tensor itself (current); per 32-element block
+ * (mxfp8, Blackwell); nvfp4: FP4 with 16-element blocks (Blackwell). */
+typedef enum rm_fp8_recipe {
+	RM_FP8_DELAYED = 0,
+	RM_FP8_CURRENT,
+	RM_FP8_MXFP8,
+	RM_FP8_NVFP4
+} rm_fp8_recipe;
+
 typedef enum rm_sharding {
 	RM_SHARD_NONE = 0,
 	RM_SHARD_ZERO1,
@@ -870,7 +894,7 @@ typedef enum rm_sharding {
 	RM_SHARD_FSDP
 } rm_sharding;
 
-#define RM_TRAIN_VERSION 2
+#define RM_TRAIN_VERSION 3
 typedef struct rm_train {
 	unsigned version;            /* RM_TRAIN_VERSION (rm_train_init) */
 	uint64_t batch_tokens;       /* global batch per step */
@@ -906,10 +930,18 @@ typedef struct rm_train {
 				      * DeepEP); 0 = all exposed */
 	double moe_imbalance;        /* routed tokens on the busiest GPU /
 				      * the mean; >= 1, 1 = balanced */
+	/* Version 3: FP8 (docs/explain.md, "FP8"). */
+	rm_fp8 fp8;                  /* the linears' GEMMs in FP8; off = BF16 */
+	rm_fp8_recipe fp8_recipe;
+	bool fp8_params;             /* weights kept and all-gathered in FP8
+				      * (--fp8-param-gather) */
+	bool fp8_dispatch;           /* MoE dispatch all-to-all in FP8 */
+	double fp8_eff;              /* override of rm_hw.fp8_eff; 0 = its */
 } rm_train;
 
 /* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
- * "a100-sxm-80gb", "h100-sxm-80gb", "h200", "gb200-nvl72". NULL-terminated
+ * "a100-sxm-80gb", "h100-sxm-80gb", "h200", "gb200-nvl72", "gb200-nvl36x2",
+ * "gb300-nvl72". NULL-terminated
  * name lists. */
 extern const char *const rm_model_presets[];
 extern const char *const rm_hw_presets[];
@@ -941,7 +973,8 @@ rm_status rm_train_init(rm_train *t, unsigned version);
  * grad_bytes, mem_reserve_gib, flash, seq_parallel, first_layers,
  * recompute_layers,
  * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s, moe_overlap,
- * moe_imbalance. */
+ * moe_imbalance, fp8 (off, hybrid, e4m3), fp8_recipe (delayed, current,
+ * mxfp8, nvfp4), fp8_params, fp8_dispatch, fp8_eff. */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 

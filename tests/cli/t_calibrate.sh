@@ -154,7 +154,8 @@ g1=$(sed -n 's/^gemm_eff: //p' "$T/meg.yaml") g2=$(sed -n 's/^gemm_eff: //p' "$T
 nemo_log "$T/nemo8.log" 9.0 '      fp8: true
 '
 run nemo_fp8 0 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemo8.log" -o "$T/x8.yaml"
-has nemo_fp8_warn "$ERR" "^rankmap calibrate: warning: .*nemo8\\.log: model\\.fp8='true', model\\.fp8_hybrid='true': FP8/FP4 GEMMs are not priced"
+hasnt nemo_fp8_no_warn "$ERR" "FP8/FP4 GEMMs are not priced"
+has nemo_fp8_read "$T/x8.yaml" "^#     read: .*nemo8\\.log: FP8 read: hybrid, recipe delayed, fp8_params off"
 nemo_log "$T/nemobad.log" 9.0 '      num_layers 32
 '
 run nemo_bad 2 "$RANKMAP" calibrate --model llama3-8b --nemo-log "$T/nemobad.log" -o "$T/x.yaml"
@@ -239,12 +240,15 @@ run over 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/run.log" \
 	--set mb=4 --set mem_reserve_gib=2 -o "$T/over.yaml"
 has over_warn "$ERR" '^rankmap calibrate: warning: .*run\.log: .*: 3\.0 GiB over HBM as the model prices it, within the 5 % its memory may overstate: fitted$'
 has over_file "$T/over.yaml" '^#     warning: 3\.0 GiB over HBM'
-# what the model does not price is said, naming the setting: FP8
+# FP8 in the log is read and priced (Megatron-LM's fp8, fp8_recipe,
+# fp8_param_gather), and an all-FP8 fit fits fp8_eff, not gemm_eff
 megatron_log "$T/fp8.log" 9000.0
-sed -i 's/^  world_size .*/&\n  fp8 '"$(printf '%*s' 45 '' | tr ' ' .)"' hybrid/' "$T/fp8.log"
+sed -i 's/^  world_size .*/&\n  fp8 '"$(printf '%*s' 45 '' | tr ' ' .)"' hybrid\n  fp8_recipe '"$(printf '%*s' 38 '' | tr ' ' .)"' delayed\n  fp8_param_gather '"$(printf '%*s' 32 '' | tr ' ' .)"' True/' "$T/fp8.log"
 run fp8 0 "$RANKMAP" calibrate --model llama3-8b --megatron-log "$T/fp8.log" -o "$T/fp8.yaml"
-has fp8_warn "$ERR" "^rankmap calibrate: warning: .*fp8\\.log: fp8='hybrid': FP8/FP4 GEMMs are not priced"
-has fp8_file "$T/fp8.yaml" "^#     warning: .*fp8='hybrid'"
+hasnt fp8_no_warn "$ERR" "FP8/FP4 GEMMs are not priced"
+has fp8_file "$T/fp8.yaml" "^#     read: .*fp8\\.log: FP8 read: hybrid, recipe delayed, fp8_params on"
+has fp8_fits "$T/fp8.yaml" "^fp8_eff: 0\\.[0-9]+$"
+hasnt fp8_not_gemm "$T/fp8.yaml" "^gemm_eff:"
 # nccl-tests' output: HOSTS hosts of PER GPUs ("# Rank" lines), the
 # largest size at BUSBW
 nt_out() { # FILE HOSTS PER BUSBW

@@ -13,7 +13,8 @@
 
 static const size_t train_sizes[] = {
 	[1] = offsetof(rm_train, moe_overlap),
-	[2] = sizeof(rm_train),
+	[2] = offsetof(rm_train, fp8),
+	[3] = sizeof(rm_train),
 };
 
 static const size_t suggest_sizes[] = {
@@ -152,7 +153,8 @@ static const size_t model_sizes[] = {
 };
 
 static const size_t hw_sizes[] = {
-	[1] = sizeof(rm_hw),
+	[1] = offsetof(rm_hw, peak_fp8_flops),
+	[2] = sizeof(rm_hw),
 };
 
 rm_status rmi_model_upgrade(const rm_model *in, rm_model *out, rm_error *err)

@@ -18,6 +18,8 @@ static const struct {
 	{ "attn_eff", 0.05, 1, offsetof(rm_hw, attn_eff) },
 	{ "hbm_eff", 0.05, 1, offsetof(rm_hw, hbm_eff) },
 	{ "gemm_dim0", 0, 4096, offsetof(rm_hw, gemm_dim0) },
+	/* an FP8 run's linears (model_fp8.c) */
+	{ "fp8_eff", 0.05, 1, offsetof(rm_hw, fp8_eff) },
 };
 #define NSTEP_KEYS (sizeof(step_keys) / sizeof(step_keys[0]))
 
@@ -32,7 +34,7 @@ static rm_status price(const rm_hw *hw, const rm_cal_step *s, rm_estimate *e,
 {
 	rm_train t = s->train;
 	/* the fit is the hardware's: no per-run override */
-	t.gemm_eff = t.attn_eff = t.hbm_eff = 0;
+	t.gemm_eff = t.attn_eff = t.hbm_eff = t.fp8_eff = 0;
 	t.nvlink_eff = t.net_eff = 0;
 	t.gemm_dim0 = -1;    /* (0 is a value of its own) */
 	rm_error e2;
@@ -188,8 +190,14 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	size_t nstep = 0;
 	static const char *const def[] = { "gemm_eff", "nvlink_eff", "net_eff",
 					   NULL };
+	/* runs that all ran FP8 fit their linears' fp8_eff instead */
+	static const char *const def8[] = { "fp8_eff", "nvlink_eff", "net_eff",
+					    NULL };
+	bool all8 = ns > 0;
+	for (size_t i = 0; i < ns; i++)
+		all8 &= steps[i].train.fp8 != RM_FP8_OFF;
 	bool given = fit && fit[0];
-	for (const char *const *k = given ? fit : def; *k; k++) {
+	for (const char *const *k = given ? fit : all8 ? def8 : def; *k; k++) {
 		bool known = false;
 		for (size_t j = 0; j < NSTEP_KEYS; j++)
 			if (!strcmp(*k, step_keys[j].key)) {
@@ -201,7 +209,8 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 		if (!known && !is_nvl && !is_net)
 			return rmi_err(err, RM_EINPUT, "calibrate cannot fit %.40s "
 				       "(it fits gemm_eff, attn_eff, hbm_eff, "
-				       "gemm_dim0 from step times, nvlink_eff and "
+				       "gemm_dim0, fp8_eff from step times, "
+				       "nvlink_eff and "
 				       "net_eff from links)", *k);
 		bool have = false;
 		for (size_t i = 0; i < nl; i++)
@@ -304,7 +313,7 @@ static void write_full(rm_buf *b, const rm_cal_fit *f)
 	static const char *const cal[] = { "hbm_gbps", "gemm_eff",
 					   "gemm_dim0", "attn_eff", "hbm_eff",
 					   "nvlink_eff", "net_eff",
-					   "tp_overlap", NULL };
+					   "tp_overlap", "fp8_eff", NULL };
 	const rm_hw *h = &f->hw;
 	rm_buf_puts(b, "name: ");
 	rm_buf_json_str(b, h->name);
@@ -312,8 +321,16 @@ static void write_full(rm_buf *b, const rm_cal_fit *f)
 		       "%.12g\nnvlink_domain: %u\nnic_gbps: %.12g\n",
 		       h->hbm_bytes / 1e9, h->peak_flops / 1e12,
 		       h->nvlink_gbytes_per_s, h->nvl_domain, h->nic_gbytes_per_s);
+	if (h->peak_fp8_flops > 0)
+		rm_buf_printf(b, "peak_fp8_tflops: %.12g\n",
+			       h->peak_fp8_flops / 1e12);
+	if (h->peak_fp4_flops > 0)
+		rm_buf_printf(b, "peak_fp4_tflops: %.12g\n",
+			       h->peak_fp4_flops / 1e12);
 	for (size_t i = 0; cal[i]; i++) {
 		bool fitted = false;
+		if (!strcmp(cal[i], "fp8_eff") && !(h->fp8_eff > 0))
+			continue;             /* none: gemm_eff's */
 		for (size_t k = 0; k < f->nkeys; k++)
 			fitted |= !strcmp(f->keys[k], cal[i]);
 		rm_buf_printf(b, fitted ? "%s: %.4g\n" : "%s: %.12g\n", cal[i],

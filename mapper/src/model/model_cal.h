@@ -63,14 +63,6 @@ RMI_HIDDEN const rmi_cal_kv *rmi_cal_first(const rmi_cal_args *a,
  * saw and cannot price (warn true), kept with the step. */
 RMI_HIDDEN void rmi_cal_note(rm_cal_step *s, bool warn, const char *fmt, ...)
 	RMI_PRINTF(3, 4);
-/*
- * The settings a log may carry that the model does not price: FP8 or
- * FP4 GEMMs (a warning naming each setting that turns them on), and
- * experts (refused: the model prices dense models). `pre` is what the
- * names are under ("" or "model.").
- */
-RMI_HIDDEN rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
-				      rm_cal_step *s, rm_error *err);
 
 /* The run a framework's log says, as calibrate prices it. */
 typedef struct {
@@ -80,7 +72,19 @@ typedef struct {
 	const char *recompute, *sharding;
 	bool seq_parallel, tp_overlap, flash;
 	double grad_bytes;           /* 0: the default */
+	const char *fp8, *fp8_recipe; /* NULL: off; the default */
+	bool fp8_params;
 } rmi_cal_run;
+/*
+ * The precision a log says (FP8: its format, recipe and FP8 weights into
+ * r), the settings it may carry that the model does not price: FP4
+ * GEMMs (a warning naming each setting that turns them on), and experts
+ * (refused: the model prices dense models). `pre` is what the names are
+ * under ("" or "model.").
+ */
+RMI_HIDDEN rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
+				      rmi_cal_run *r, rm_cal_step *s,
+				      rm_error *err);
 /* Check the architecture against m and fill out's model, train, layout
  * (Megatron-Core nests tp-cp-dp-pp) and what (`fw`: the framework). */
 RMI_HIDDEN rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw,

@@ -211,7 +211,7 @@ static rm_status megatron_run(const rmi_cal_args *a, const rm_model *m,
 	if (!st)
 		st = megatron_recompute(a, out, &r, err);
 	if (!st)
-		st = rmi_cal_unpriced(a, "", out, err);
+		st = rmi_cal_unpriced(a, "", &r, out, err);
 	if (st)
 		return st;
 	if (!r.vpp && lpv && r.pp > 1 && r.layers % (r.pp * lpv) == 0)

@@ -248,7 +248,7 @@ static rm_status nemo_run(const rmi_cal_args *a, const rm_model *m,
 		st = rmi_err(err, RM_EINPUT, "%s: %u devices x %u nodes: more "
 			     "than %u GPUs", f, devices, nodes, RM_MAX_WORLD);
 	if (!st)
-		st = rmi_cal_unpriced(a, "model.", out, err);
+		st = rmi_cal_unpriced(a, "model.", &r, out, err);
 	if (st)
 		return st;
 	r.world = devices * nodes;

@@ -149,27 +149,61 @@ static bool on(const char *v)
 	       strcmp(v, "0");
 }
 
-rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
-			   rm_cal_step *s, rm_error *err)
+/* FP8 as Megatron-LM says it: --fp8-format (dest fp8: hybrid or e4m3,
+ * since 2023-08; before, the switches --fp8-e4m3 and --fp8-hybrid),
+ * --fp8-recipe (delayed, tensorwise, mxfp8, blockwise), --fp8-param-gather;
+ * as NeMo does: model.fp8 (true, or the format in NeMo 2), its
+ * fp8_e4m3 and fp8_hybrid (true by default), fp8_recipe, fp8_params. */
+static void read_fp8(const rmi_cal_args *a, const char *pre, rmi_cal_run *r,
+		     rm_cal_step *s)
 {
-	/* Megatron-LM: --fp8-format (dest fp8, since 2023-08; before,
-	 * --fp8-e4m3 and --fp8-hybrid were the switches), --fp8-param-gather,
-	 * --fp4-format; NeMo: model.fp8 (fp8_e4m3 and fp8_hybrid then say
-	 * its format, and fp8_hybrid is true by default), fp8_params */
-	static const char *const fp[] = { "fp8", "fp8_format", "fp4",
-					   "fp4_format", "fp8_param_gather",
-					   "fp8_params", "fp4_param_gather",
-					   "fp8_e4m3", "fp8_hybrid", NULL };
+	char name[96];
+	const char *v;
+#define GET(key) (snprintf(name, sizeof(name), "%s%s", pre, key), \
+		  rmi_cal_val(a, name))
+	const char *f8 = GET("fp8");
+	bool e4 = on(GET("fp8_e4m3")), hy = on(GET("fp8_hybrid"));
+	if (f8 && (!strcmp(f8, "hybrid") || !strcmp(f8, "e4m3")))
+		r->fp8 = !strcmp(f8, "e4m3") ? "e4m3" : "hybrid";
+	else if (f8 && on(f8))
+		r->fp8 = e4 && !hy ? "e4m3" : "hybrid";
+	else if (!f8 && (e4 || hy))
+		r->fp8 = e4 ? "e4m3" : "hybrid";
+	if (!r->fp8)
+		return;
+	if ((v = GET("fp8_recipe")) && !rmi_cal_unset(v)) {
+		r->fp8_recipe = !strcmp(v, "delayed") ? "delayed" :
+				!strcmp(v, "tensorwise") ||
+				!strcmp(v, "current") ? "current" :
+				!strcmp(v, "mxfp8") ? "mxfp8" : NULL;
+		if (!r->fp8_recipe) {
+			r->fp8_recipe = "current";
+			rmi_cal_note(s, true, "%s: %s=%s: priced as current "
+				     "scaling (per-tensor casts)", a->file, name,
+				     v);
+		}
+	}
+	r->fp8_params = on(GET("fp8_param_gather")) || on(GET("fp8_params"));
+#undef GET
+	rmi_cal_note(s, false, "%s: FP8 read: %s, recipe %s, fp8_params %s "
+		     "(the linears priced at the FP8 peak x fp8_eff)", a->file,
+		     r->fp8, r->fp8_recipe ? r->fp8_recipe : "delayed",
+		     r->fp8_params ? "on" : "off");
+}
+
+rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
+			   rmi_cal_run *r, rm_cal_step *s, rm_error *err)
+{
+	read_fp8(a, pre, r, s);
+	/* Megatron-LM's --fp4-format, --fp4-param-gather: not read */
+	static const char *const fp[] = { "fp4", "fp4_format",
+					   "fp4_param_gather", NULL };
 	char name[96], q[64], what[160] = "";
 	size_t w = 0;
-	snprintf(name, sizeof(name), "%sfp8", pre);
-	const rmi_cal_kv *f8 = rmi_cal_get(a, name);
 	for (size_t i = 0; fp[i]; i++) {
 		snprintf(name, sizeof(name), "%s%s", pre, fp[i]);
 		const rmi_cal_kv *k = rmi_cal_get(a, name);
-		/* the two formats switch FP8 on alone only where no fp8 key
-		 * does (Megatron-LM of 2023) */
-		if (!k || !on(k->value) || (i >= 7 && f8 && !on(f8->value)))
+		if (!k || !on(k->value))
 			continue;
 		if (w < sizeof(what))
 			w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s=%s",
@@ -178,10 +212,10 @@ rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
 						       q, sizeof(q)));
 	}
 	if (w)
-		rmi_cal_note(s, true, "%s: %s: FP8/FP4 GEMMs are not priced (the "
-			     "model prices BF16): fitted to this run, gemm_eff "
-			     "takes FP8's speed and prices BF16 runs too fast",
-			     a->file, what);
+		rmi_cal_note(s, true, "%s: %s: FP4 GEMMs are not read from a log "
+			     "(--set fp8=e4m3 fp8_recipe=nvfp4 prices them): "
+			     "priced as %s", a->file, what,
+			     r->fp8 ? "FP8" : "BF16");
 	static const char *const moe[] = { "num_experts", "num_moe_experts",
 					   NULL };
 	for (size_t i = 0; moe[i]; i++) {
@@ -245,6 +279,13 @@ rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw, const char *f,
 	 * GPU's default */
 	if (!st)
 		st = rm_train_set(t, "tp_overlap", r->tp_overlap ? "1" : "0",
+				  err);
+	if (!st && r->fp8)
+		st = rm_train_set(t, "fp8", r->fp8, err);
+	if (!st && r->fp8 && r->fp8_recipe)
+		st = rm_train_set(t, "fp8_recipe", r->fp8_recipe, err);
+	if (!st && r->fp8)
+		st = rm_train_set(t, "fp8_params", r->fp8_params ? "on" : "off",
 				  err);
 	snprintf(b, sizeof(b), "interleaved:%u", r->vpp);
 	if (!st && r->vpp > 1)

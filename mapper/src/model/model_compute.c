@@ -98,8 +98,10 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		      const rm_estimate *e, double unit)
 {
 	rmi_cal c;
+	double peak;
 	rmi_cal_of(hw, t, &c);
-	double tp = e->layout.size[RM_AXIS_TP], peak = hw->peak_flops;
+	rmi_linear_cal(hw, t, &c, &peak);
+	double tp = e->layout.size[RM_AXIS_TP];
 	double g[NLIN][3];           /* forward, input and weight gradient */
 	double sh[NLIN][3];
 	linears(m, t, e, sh);
@@ -164,9 +166,18 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
 	double sh[NLIN][3];
 	linears(m, t, e, sh);
+	/* the linears in FP8 where fp8 is on (model_fp8.c), the rest BF16 */
+	rmi_cal lc = c;
+	double lpeak;
+	rmi_linear_cal(hw, t, &lc, &lpeak);
 	for (int i = 0; i < NLIN; i++)
-		gemm3(&c, peak, sh[i][0], sh[i][1], sh[i][2], &fwd, &dgrad,
+		gemm3(&lc, lpeak, sh[i][0], sh[i][1], sh[i][2], &fwd, &dgrad,
 		      &wgrad, &flops);
+	double cast_f, cast_b;
+	rmi_fp8_casts(t, (const double (*)[3])sh, NLIN, (double)e->m, &cast_f,
+		      &cast_b);
+	e->cast_bytes = cast_f + cast_b;
+	e->t_cast = e->cast_bytes / bw;
 	e->gemm_flops = flops;
 	e->t_gemm = fwd;
 
@@ -194,10 +205,10 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->mem_bytes = T * (20.0 * h / sp + (m->swiglu ? 6.0 : 4.0) * f / tp);
 	e->t_mem = e->mem_bytes / bw + score_s;
 
-	e->t_fwd = fwd + e->t_attn + e->t_mem;
+	e->t_fwd = fwd + e->t_attn + e->t_mem + cast_f / bw;
 	e->t_wgrad = wgrad;
 	e->t_bwd = dgrad + wgrad + (t->flash ? 2.5 : 2.0) * e->t_attn +
-		   2.0 * e->t_mem;
+		   2.0 * e->t_mem + cast_b / bw;
 	/* Korthikanti's selective recompute redoes the attention core (a
 	 * flash kernel already does inside its backward); full repeats the
 	 * forward, on the share of the stage's layers it covers */
@@ -241,7 +252,7 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double P = rmi_params_peak(m, e);
 	double d = rmi_shard_eff(m, l);
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
-	e->t_optim = upd * (26.0 + t->grad_bytes) / bw;
+	e->t_optim = upd * (24.0 + rmi_param_bytes(t) + t->grad_bytes) / bw;
 }
 
 /*

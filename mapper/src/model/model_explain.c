@@ -92,6 +92,7 @@ static void put_inputs(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			rmi_routed_factor(m, t), m->capacity > 0 ?
 			"the capacity factor" : "moe_imbalance, assumed",
 			t->moe_overlap);
+	rmi_fp8_explain(b, hw, t);
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	rm_buf_printf(b,
@@ -274,15 +275,17 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       "forward:\n", T);
 	rm_buf_printf(b, "    GEMMs  %.4e FLOPs, m x n x k: %.0fx%.0fx%u, %.0fx%ux%.0f, "
 		       "%.0fx%.0fx%u, %.0fx%ux%.0f\n"
-		       "           each at gemm_eff x m/(m+d0) x n/(n+d0) x k/(k+d0): "
-		       "%.4f ms (%.1f%% of peak)\n",
+		       "           each at %s x m/(m+d0) x n/(n+d0) x k/(k+d0): "
+		       "%.4f ms (%.1f%% of %speak)\n",
 		       e->gemm_flops, T, m->kv_lora_rank ?
 		       rmi_attn_in_params(m) / m->hidden / tp :
 		       (m->heads / tp + 2.0 * (m->kv_heads >= tp ? m->kv_heads / tp : 1)) * m->head_dim,
 		       m->hidden, T, m->hidden, rmi_attn_out_dim(m) / tp,
 		       T, (m->swiglu ? 2.0 : 1.0) * fw / tp, m->hidden, T,
-		       m->hidden, fw / tp, 1e3 * e->t_gemm,
-		       100 * e->gemm_flops / (e->t_gemm * hw->peak_flops));
+		       m->hidden, fw / tp, t->fp8 ? "fp8_eff" : "gemm_eff",
+		       1e3 * e->t_gemm,
+		       100 * e->gemm_flops / (e->t_gemm * rmi_linear_peak(hw, t)),
+		       t->fp8 ? "the FP8 " : "");
 	rm_buf_printf(b, "    attention %s%s = %.4e FLOPs at "
 		       "attn_eff: %.4f ms\n", m->kv_lora_rank ?
 		       "2*b*(s/cp)*s*(a/t)*(qk+v)" : "4*b*(s/cp)*s*(a/t)*(h/a)",
@@ -293,6 +296,12 @@ static void put_compute(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		       e->mem_bytes, t->seq_parallel ? "/t" : "",
 		       m->swiglu ? "6f/t" : "4f/t",
 		       t->flash ? "" : " + s x s scores 6 B each", 1e3 * e->t_mem);
+	if (e->cast_bytes > 0)
+		rm_buf_printf(b, "    fp8 casts %.4e bytes (forward inputs, "
+			       "backward output gradients%s; %.3g B an element) "
+			       "at HBM x hbm_eff: %.4f ms\n", e->cast_bytes,
+			       t->fp8_params ? "" : ", weights once a step",
+			       rmi_fp8_cast_per_elem(t), 1e3 * e->t_cast);
 	rm_buf_printf(b, "  forward %.4f + backward %.4f (weight gradients %.4f) + "
 		       "recompute %s %.4f = %.4f ms per layer\n",
 		       1e3 * e->t_fwd, 1e3 * e->t_bwd, 1e3 * e->t_wgrad,

@@ -94,6 +94,11 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "restart_s", t->restart_s, true);
 	json_num(b, "moe_overlap", t->moe_overlap, true);
 	json_num(b, "moe_imbalance", t->moe_imbalance, true);
+	rm_buf_printf(b, "\"fp8\": \"%s\", \"fp8_recipe\": \"%s\", "
+		       "\"fp8_params\": %s, \"fp8_dispatch\": %s, ",
+		       rmi_fp8_name(t->fp8), rmi_fp8_recipe_name(t->fp8_recipe),
+		       t->fp8_params ? "true" : "false",
+		       t->fp8_dispatch ? "true" : "false");
 	json_num(b, "mem_reserve_bytes", t->mem_reserve_bytes, false);
 	rm_buf_printf(b, "},\n \"micro_batches\": %llu, \"layers_per_stage\": %u, ",
 		       (unsigned long long)e->m, e->layers_stage);
@@ -137,6 +142,8 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "attn_seconds_layer", e->t_attn, true);
 	json_num(b, "mem_bytes_layer", e->mem_bytes, true);
 	json_num(b, "mem_seconds_layer", e->t_mem, true);
+	json_num(b, "fp8_cast_bytes_layer", e->cast_bytes, true);
+	json_num(b, "fp8_cast_seconds_layer", e->t_cast, true);
 	json_num(b, "fwd_seconds_layer", e->t_fwd, true);
 	json_num(b, "bwd_seconds_layer", e->t_bwd, true);
 	json_num(b, "wgrad_seconds_layer", e->t_wgrad, true);

@@ -195,7 +195,8 @@ static const char *const hw_keys[] = {
 	"name", "hbm_gb", "hbm_gib", "peak_tflops", "nvlink_gbps",
 	"nvlink_domain", "nic_gbps", "tiers", "hbm_gbps", "gemm_eff",
 	"gemm_dim0", "attn_eff", "hbm_eff", "nvlink_eff", "net_eff",
-	"tp_overlap", "base", NULL
+	"tp_overlap", "peak_fp8_tflops", "peak_fp4_tflops", "fp8_eff", "base",
+	NULL
 };
 
 /* The keys a file without `base` must give, each with its documented
@@ -330,6 +331,23 @@ rm_status rm_hw_parse_yaml(const char *text, size_t len, const char *name,
 	if (!st)
 		st = get_real(r, f, "peak_tflops", !based, &tf, err);
 	out->peak_flops = tf * 1e12;
+	/* the other precisions: optional (0 = FP8 at twice BF16's peak, no
+	 * FP4; fp8_eff 0 = gemm_eff), a base's otherwise */
+	const struct { const char *key; double *to, scale; } prec[] = {
+		{ "peak_fp8_tflops", &out->peak_fp8_flops, 1e12 },
+		{ "peak_fp4_tflops", &out->peak_fp4_flops, 1e12 },
+		{ "fp8_eff", &out->fp8_eff, 1 },
+	};
+	for (size_t i = 0; !st && i < sizeof(prec) / sizeof(prec[0]); i++) {
+		double x = 0;
+		if (!rmi_y_get(r, prec[i].key))
+			continue;
+		st = get_real(r, f, prec[i].key, true, &x, err);
+		if (!st && prec[i].scale == 1 && x > 1)
+			st = rmi_err(err, RM_EINPUT, "%s: fp8_eff=%g must be in "
+				     "(0, 1]", f, x);
+		*prec[i].to = x * prec[i].scale;
+	}
 	if (!st)
 		st = get_real(r, f, "nvlink_gbps", !based,
 			      &out->nvlink_gbytes_per_s, err);

@@ -12,6 +12,8 @@
  * docs/explain.md. */
 #define RMI_A100_CAL 0.85, 256, 0.80, 0.70, 0.60, 0.90, 0.0
 #define RMI_H100_CAL 0.70, 192, 0.70, 0.90, 0.65, 0.90, 1.0
+/* fp8_eff of H100 (docs/explain.md, "FP8") */
+#define RMI_H100_FP8_EFF 0.65
 
 /* The calibration in force: the train's overrides, else the hardware's. */
 typedef struct {
@@ -33,6 +35,21 @@ RMI_HIDDEN void rmi_compute(const rm_model *m, const rm_hw *hw,
 			    const rm_train *t, rm_estimate *e);
 /* Young/Daly checkpoint interval and goodput for e's GPUs and step. */
 RMI_HIDDEN void rmi_goodput(const rm_train *t, rm_estimate *e);
+/* FP8 (model_fp8.c). */
+RMI_HIDDEN const char *rmi_fp8_name(rm_fp8 f);
+RMI_HIDDEN const char *rmi_fp8_recipe_name(rm_fp8_recipe r);
+RMI_HIDDEN bool rmi_fp8_set(rm_train *t, const char *key, const char *v,
+			    rm_status *st, rm_error *err);
+RMI_HIDDEN double rmi_linear_peak(const rm_hw *hw, const rm_train *t);
+RMI_HIDDEN void rmi_linear_cal(const rm_hw *hw, const rm_train *t,
+			       rmi_cal *c, double *peak);
+RMI_HIDDEN double rmi_fp8_cast_per_elem(const rm_train *t);
+RMI_HIDDEN void rmi_fp8_casts(const rm_train *t, const double shape[][3],
+			      int n, double mbs, double *fwd, double *bwd);
+RMI_HIDDEN double rmi_param_bytes(const rm_train *t);
+RMI_HIDDEN double rmi_ep_bytes_factor(const rm_train *t, double full_share);
+RMI_HIDDEN void rmi_fp8_explain(rm_buf *b, const rm_hw *hw,
+				const rm_train *t);
 /* Layers on pipeline stage i of p (first/last may be set apart). */
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);

@@ -174,6 +174,9 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double worst = fmax(fmax(e->params_first, e->params_last),
 			    e->layers_stage * layer);
 	rmi_bytes_per_param(t->sharding, t->grad_bytes, d, e->bytes_per_param);
+	/* FP8 weights (fp8_params): 1 B a parameter; the embedding and the
+	 * output layer, BF16 in TE, are counted so too */
+	e->bytes_per_param[0] *= rmi_param_bytes(t) / 2.0;
 	e->weights = worst * e->bytes_per_param[0];
 	if (t->sharding == RM_SHARD_FSDP)
 		e->weights += 2.0 * layer * 2.0;   /* gathered layer + prefetch */

@@ -11,7 +11,8 @@ const char *const rm_model_presets[] = {
 	"llama4-maverick", NULL
 };
 const char *const rm_hw_presets[] = { "a100-sxm-80gb", "h100-sxm-80gb", "h200",
-				      "gb200-nvl72", NULL };
+				      "gb200-nvl72", "gb200-nvl36x2",
+				      "gb300-nvl72", NULL };
 
 typedef struct {
 	const char *name;
@@ -367,10 +368,20 @@ static void calibrate(rm_hw *h, double gemm, double dim0, double attn,
  * fabric the reference measures. A100 is a DGX A100 SuperPOD: 8 HDR
  * InfiniBand NICs (25 GB/s) per node, scalable units of 20 nodes under
  * full-bisection leaves and spines. HBM as nvidia-smi reports it (81,920 /
- * 81,559 / 143,771 MiB); GB200's is 13.4 TB per NVL72 rack over 72 GPUs. */
+ * 81,559 / 143,771 MiB); GB200's is 13.4 TB per NVL72 rack over 72 GPUs.
+ * Peaks are dense, per GPU: BF16, FP8, FP4 (0: none). H100 and H200:
+ * 989 / 1,979 TFLOPS (H100 data sheet; the dgxc recipes' READMEs use
+ * the same); A100 has no FP8. GB200: 2.5 / 5 / 10 PFLOPS (GB200 NVL72
+ * data sheet, nvidia.com/en-us/data-center/gb200-nvl72: 180 / 360 /
+ * 720 PFLOPS dense over its 72 GPUs).
+ * GB200 NVL36x2: the same GPUs, two racks of 36 each its own NVLink
+ * domain (NVIDIA's GB200 NVL36x2 reference design). GB300 NVL72
+ * (nvidia.com/en-us/data-center/gb300-nvl72): 288 GB HBM3e at 8 TB/s,
+ * 2.5 / 5 / 15 PFLOPS dense (Blackwell Ultra: 1.5 x GB200's FP4), a
+ * ConnectX-8 SuperNIC of 800 Gb/s (100 GB/s) per GPU. */
 typedef struct {
 	const char *name, *alias;
-	double hbm_bytes, hbm_gbps, peak, nvlink, nic;
+	double hbm_bytes, hbm_gbps, peak, peak8, peak4, nvlink, nic;
 	uint32_t domain;
 	size_t ntiers;
 	rm_hw_tier tier[3];
@@ -379,17 +390,29 @@ typedef struct {
 
 #define MIB 1048576.0
 static const hw_row hws[] = {
-	{ "a100-sxm-80gb", "a100", 81920.0 * MIB, 2039, 312e12, 300, 25, 8, 2,
+	{ "a100-sxm-80gb", "a100", 81920.0 * MIB, 2039, 312e12, 0, 0, 300, 25,
+	  8, 2,
 	  { { "leaf", 160, 25, 1.0 }, { "spine", RM_MAX_WORLD, 25, 1.0 } },
 	  true },
-	{ "h100-sxm-80gb", "h100", 81559.0 * MIB, 3350, 989e12, 450, 50, 8, 3,
+	{ "h100-sxm-80gb", "h100", 81559.0 * MIB, 3350, 989e12, 1979e12, 0,
+	  450, 50, 8, 3,
 	  { { "leaf", 16, 50, 1.0 }, { "pod", 3072, 50, 1.0 },
 	    { "spine", RM_MAX_WORLD, 50, 7.0 } }, false },
-	{ "h200", "h200", 143771.0 * MIB, 4800, 989e12, 450, 50, 8, 3,
+	{ "h200", "h200", 143771.0 * MIB, 4800, 989e12, 1979e12, 0, 450, 50,
+	  8, 3,
 	  { { "leaf", 16, 50, 1.0 }, { "pod", 3072, 50, 1.0 },
 	    { "spine", RM_MAX_WORLD, 50, 7.0 } }, false },
-	{ "gb200-nvl72", "gb200", 186e9, 8000, 2.5e15, 900, 50, 72, 2,
+	{ "gb200-nvl72", "gb200", 186e9, 8000, 2.5e15, 5e15, 10e15, 900, 50,
+	  72, 2,
 	  { { "leaf", 576, 50, 1.0 }, { "spine", RM_MAX_WORLD, 50, 1.0 } },
+	  false },
+	{ "gb200-nvl36x2", "gb200-nvl36", 186e9, 8000, 2.5e15, 5e15, 10e15,
+	  900, 50, 36, 2,
+	  { { "leaf", 576, 50, 1.0 }, { "spine", RM_MAX_WORLD, 50, 1.0 } },
+	  false },
+	{ "gb300-nvl72", "gb300", 288e9, 8000, 2.5e15, 5e15, 15e15, 900, 100,
+	  72, 2,
+	  { { "leaf", 576, 100, 1.0 }, { "spine", RM_MAX_WORLD, 100, 1.0 } },
 	  false },
 };
 
@@ -408,6 +431,8 @@ rm_status rmi_hw_preset(const char *name, rm_hw *out, rm_error *err)
 		out->hbm_bytes = r->hbm_bytes;
 		out->hbm_gbytes_per_s = r->hbm_gbps;
 		out->peak_flops = r->peak;
+		out->peak_fp8_flops = r->peak8;
+		out->peak_fp4_flops = r->peak4;
 		out->nvlink_gbytes_per_s = r->nvlink;
 		out->nvl_domain = r->domain;
 		out->nic_gbytes_per_s = r->nic;
@@ -417,11 +442,15 @@ rm_status rmi_hw_preset(const char *name, rm_hw *out, rm_error *err)
 			calibrate(out, RMI_A100_CAL);
 		else
 			calibrate(out, RMI_H100_CAL);
+		/* H100's FP8 GEMMs, fitted to the published FP8 runs
+		 * (tests/unit/model/test_fp8.c); Blackwell carries it */
+		out->fp8_eff = r->peak8 > 0 ? RMI_H100_FP8_EFF : 0;
 		return RM_OK;
 	}
 	return rmi_err(err, RM_ENOTFOUND,
 		       "unknown hardware preset %s (known: a100-sxm-80gb, "
-		       "h100-sxm-80gb, h200, gb200-nvl72; or a .yaml file)",
+		       "h100-sxm-80gb, h200, gb200-nvl72, gb200-nvl36x2, "
+		       "gb300-nvl72; or a .yaml file)",
 		       rm_quote(name, strlen(name), q, sizeof(q)));
 }
 

@@ -226,7 +226,8 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	snprintf(c->collective, sizeof(c->collective), "%s",
 		 etp > 1 ? "all-to-all x4 + etp gathers" :
 		 "all-to-all dispatch+combine x4");
-	c->bytes = per * unit * (ep - 1) / ep * n;
+	c->bytes = per * unit * (ep - 1) / ep * n *
+		   rmi_ep_bytes_factor(t, rmi_full_share(t, e->layers_stage));
 	c->calls = per * n;
 	/* an all-to-all sends each peer its share directly: the peers in
 	 * the GPU's NVLink domain over NVLink, the rest over the network
@@ -301,7 +302,8 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			    t->sharding == RM_SHARD_ZERO2;
 		double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
 			    t->grad_bytes;
-		double ag = zero ? dp->seconds * 2.0 / (rs + 2.0) : 0;
+		double pb = rmi_param_bytes(t);
+		double ag = zero ? dp->seconds * pb / (rs + pb) : 0;
 		double fwd = ls * e->t_fwd * mb;
 		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
 			      fmax(0, ag - t->dp_overlap * fwd);
@@ -544,7 +546,7 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 	double rho = rmi_routed_share(m, l), edp = rm_layout_edp(l);
 	double f = (1 - rho) * (d - 1) / d + (edp > 0 ? rho * (edp - 1) / edp : 0);
 	if (d > 1 || f > 0) {
-		double P = rmi_params_peak(m, e);
+		double P = rmi_params_peak(m, e), pb = rmi_param_bytes(t);
 		double bytes, calls;
 		const char *coll;
 		switch (t->sharding) {
@@ -556,7 +558,7 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 		case RM_SHARD_FSDP:
 			/* weights gathered for every micro-batch's forward
 			 * and backward, its gradients scattered after it */
-			bytes = f * P * (2.0 * 2.0 + t->grad_bytes) * mb;
+			bytes = f * P * (2.0 * pb + t->grad_bytes) * mb;
 			calls = 3 * mb;
 			coll = "all-gather params+reduce-scatter";
 			break;
@@ -564,12 +566,12 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 			/* gradients are kept sharded, so each micro-batch's
 			 * are scattered after its backward (DeepSpeed's
 			 * stage 2 with accumulation); weights gathered once */
-			bytes = f * P * (t->grad_bytes * mb + 2.0);
+			bytes = f * P * (t->grad_bytes * mb + pb);
 			calls = mb + 1;
 			coll = "reduce-scatter x m+all-gather";
 			break;
 		default:
-			bytes = f * P * (t->grad_bytes + 2.0);
+			bytes = f * P * (t->grad_bytes + pb);
 			calls = 2;
 			coll = "reduce-scatter+all-gather";
 			break;

@@ -260,9 +260,13 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
 {
 	/* a caller built against version 1 sets the fields it has */
-	if (t && t->version == 1 && !strncmp(key ? key : "", "moe_", 4))
+	if (t && t->version == 1 && (!strncmp(key ? key : "", "moe_", 4) ||
+				     !strncmp(key ? key : "", "fp8", 3)))
 		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
 			       "1 has no such field (version 2 does)", key);
+	if (t && t->version == 2 && !strncmp(key ? key : "", "fp8", 3))
+		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
+			       "2 has no such field (version 3 does)", key);
 	if (!t || t->version < 1 || t->version > RM_TRAIN_VERSION)
 		return rmi_err(err, RM_EUNSUPPORTED, "rm_train version %u: "
 			       "set it with rm_train_init",
@@ -296,7 +300,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		if ((k = rmi_word_find(v, sharding_words)) < 0)
 			return bad(err, key, v, "none, zero1, zero2 or fsdp");
 		t->sharding = (rm_sharding)k;
-	} else if (set_real(t, key, v, &st, err)) {
+	} else if (set_real(t, key, v, &st, err) ||
+		   rmi_fp8_set(t, key, v, &st, err)) {
 		return st;
 	} else if (!strcmp(key, "flash") || !strcmp(key, "seq_parallel")) {
 		bool on = !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on");
@@ -332,7 +337,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "recompute_layers, "
 			       "first_layers, last_layers, fail_per_gpu_day, "
 			       "ckpt_write_s, restart_s, moe_overlap, "
-			       "moe_imbalance)",
+			       "moe_imbalance, fp8, fp8_recipe, fp8_params, "
+			       "fp8_dispatch, fp8_eff)",
 			       rm_quote(key, strlen(key), q, sizeof(q)));
 	}
 	return RM_OK;

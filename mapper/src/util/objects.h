@@ -152,6 +152,7 @@ struct rm_estimate {
 	double t_peak, t_compute;    /* s: model FLOPs at peak; slowest stage */
 	/* one layer, one micro-batch, forward: GEMMs, attention, elementwise */
 	double gemm_flops, t_gemm, attn_flops, t_attn, mem_bytes, t_mem;
+	double cast_bytes, t_cast;   /* FP8 casts, one layer, one micro-batch */
 	double t_fwd, t_bwd, t_wgrad, t_recomp; /* one layer, one micro-batch */
 	double t_head, t_embed;      /* logits + loss (last), embedding (first) */
 	double t_stage;              /* slowest stage, one micro-batch */

@@ -165,7 +165,9 @@ static inline int pub_price(pub_row *rows, size_t n, const rm_hw *hw,
  */
 typedef struct {
 	char row[24], arch[16], recompute[16], metric[16];
-	char sharding[16];           /* optional last column; "" = zero1 */
+	char sharding[16];           /* optional column; "" = zero1 */
+	char precision[16];          /* optional last column: fp8 = hybrid,
+				      * delayed; "" = bf16 */
 	unsigned layers, hidden, ffn, heads, kv, vocab, seq;
 	unsigned tp, cp, pp, dp, mb, gbs, v, first, last, overlap;
 	double published, predicted, error;  /* error: predicted/published - 1 */
@@ -175,14 +177,14 @@ static inline bool mod_parse(const char *line, void *row)
 {
 	mod_row *r = row;
 	int got = sscanf(line, "%23s %u %u %u %u %u %u %u %15s %u %u "
-			 "%u %u %u %u %u %u %u %15s %u %15s %lf %15s",
+			 "%u %u %u %u %u %u %u %15s %u %15s %lf %15s %15s",
 			 r->row, &r->layers, &r->hidden, &r->ffn,
 			 &r->heads, &r->kv, &r->vocab, &r->seq, r->arch,
 			 &r->tp, &r->cp, &r->pp, &r->dp, &r->mb, &r->gbs,
 			 &r->v, &r->first, &r->last, r->recompute,
 			 &r->overlap, r->metric, &r->published,
-			 r->sharding);
-	return got == 22 || got == 23;
+			 r->sharding, r->precision);
+	return got >= 22 && got <= 24;
 }
 
 static inline size_t mod_read(const char *path, mod_row *rows, size_t max)
@@ -233,6 +235,8 @@ static inline int mod_setup(const mod_row *r, const char *overlap, rm_model *m,
 	     * with it hides `overlap`, or the GPU's calibrated share */
 	    (!r->overlap && rm_train_set(t, "tp_overlap", "0", NULL)) ||
 	    (r->sharding[0] && rm_train_set(t, "sharding", r->sharding, NULL)) ||
+	    (!strcmp(r->precision, "fp8") &&
+	     rm_train_set(t, "fp8", "hybrid", NULL)) ||
 	    (r->overlap && overlap && rm_train_set(t, "tp_overlap", overlap, NULL)))
 		return -1;
 	snprintf(b[0], 32, "interleaved:%u", r->v);

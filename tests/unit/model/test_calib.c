@@ -299,15 +299,25 @@ static void megatron_unpriced(void)
 	rm_error err;
 	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
 		  RM_OK);
-	CHECK_INT(st.nwarn, 1);
-	CHECK(said(&st, true, "f.log: fp8='hybrid', fp8_param_gather='True': "
-		   "FP8/FP4 GEMMs are not priced"));
+	/* FP8 is read and priced, not warned about */
+	CHECK_INT(st.nwarn, 0);
+	CHECK(said(&st, false, "f.log: FP8 read: hybrid, recipe delayed, "
+		   "fp8_params on"));
+	CHECK(st.train.fp8 == RM_FP8_HYBRID && st.train.fp8_params &&
+	      st.train.fp8_recipe == RM_FP8_DELAYED);
 	/* Megatron-LM of 2023: the format flags were the switches */
-	kv[12] = "fp8_e4m3=False";
-	kv[13] = "fp8_hybrid=True";
+	kv[12] = "fp8_e4m3=True";
+	kv[13] = "fp8_hybrid=False";
 	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
 		  RM_OK);
-	CHECK(said(&st, true, "f.log: fp8_hybrid='True': FP8/FP4"));
+	CHECK(said(&st, false, "f.log: FP8 read: e4m3"));
+	CHECK(st.train.fp8 == RM_FP8_E4M3 && !st.train.fp8_params);
+	/* FP4 is not read: said */
+	kv[12] = "fp4=e2m1";
+	kv[13] = "fp8_hybrid=False";
+	CHECK_INT(read_args(kv, false, "", 9000, "f.log", &m, &st, &err),
+		  RM_OK);
+	CHECK(said(&st, true, "f.log: fp4='e2m1': FP4 GEMMs are not read"));
 	/* neither: no warning; fp16 False and bf16 False: FP32 */
 	kv[12] = "fp16=False";
 	kv[13] = "bf16=False";
@@ -454,15 +464,14 @@ static void nemo(void)
 	       want);
 	NEAR(fit.hw.gemm_eff, want, 0.002);
 
-	/* FP8 on: a warning naming it (fp8_hybrid, true by default, only
-	 * with fp8 on) */
+	/* FP8 on: read (fp8_hybrid, true by default, only with fp8 on) */
 	text = nemo_log(s, "      fp8: true\n");
 	CHECK_INT(rm_cal_nemo_log(text, strlen(text), "f.log", &m, &st, &err),
 		  RM_OK);
 	free(text);
-	CHECK_INT(st.nwarn, 1);
-	CHECK(said(&st, true, "f.log: model.fp8='true', model.fp8_hybrid='true': "
-		   "FP8/FP4 GEMMs are not priced"));
+	CHECK_INT(st.nwarn, 0);
+	CHECK(said(&st, false, "f.log: FP8 read: hybrid, recipe delayed"));
+	CHECK(st.train.fp8 == RM_FP8_HYBRID);
 	/* full recomputation of a block of 4 layers per chunk */
 	text = nemo_log(s, "      activations_checkpoint_granularity: full\n"
 			"      activations_checkpoint_method: block\n"
