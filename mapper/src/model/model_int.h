@@ -261,6 +261,18 @@ RMI_HIDDEN rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
 					   const rm_suggest_options *o,
 					   bool reference, rm_suggestion **out,
 					   rm_error *err);
+/* The checks and the memory of rmi_estimate_run alone (mem_peak, fits
+ * and what they are made of; no time): suggest asks whether a variant
+ * fits before it runs the time model on it. */
+RMI_HIDDEN rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
+				      const rm_train *t,
+				      const rm_layout *layout,
+				      rm_estimate *out, rm_error *err);
+/* The rest of rmi_estimate_memo: the time of e, which rmi_estimate_mem
+ * filled with t, l and its memory. */
+RMI_HIDDEN void rmi_estimate_time(const rm_model *m, const rm_hw *hw,
+				  const rm_train *t, rmi_ep_memo *memo,
+				  rm_estimate *e);
 /* rmi_estimate_run with the EP links taken from (or put into) memo;
  * memo NULL: found afresh, as rmi_estimate_run does. */
 RMI_HIDDEN rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,

@@ -72,6 +72,9 @@ typedef struct pricing {
 	rm_candidate *out;
 	rmi_ep_memo *memo;
 	bool found, mem;
+	/* the micro-batch is known to fit: a variant that does not is
+	 * not timed, found from its memory alone (rmi_estimate_mem) */
+	bool fit_first;
 	uint32_t mb, ls;
 } pricing;
 
@@ -100,7 +103,13 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	memset(&e, 0, sizeof(e));
 	rm_error err = { 0 };
 	t->recompute_layers = 0;
-	if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
+	if (p->fit_first) {
+		/* a variant that fits is what this micro-batch returns, so
+		 * one that does not (or is invalid) changes nothing */
+		if (rmi_estimate_mem(m, hw, t, l, &e, NULL) || !e.fits)
+			return;
+		rmi_estimate_time(m, hw, t, p->memo, &e);
+	} else if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
 		if (!p->found && !p->mem)
 			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
 				 err.msg);
@@ -130,7 +139,7 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 static bool best_schedule(const rm_model *m, const rm_hw *hw,
 			  const rm_train *base, const rm_layout *l, uint32_t mb,
 			  unsigned allowed, unsigned recomputes,
-			  rmi_ep_memo *memo, rm_candidate *out)
+			  rmi_ep_memo *memo, bool fit_first, rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
@@ -141,6 +150,7 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 		recomputes = 1u << base->recompute;
 	uint32_t pp = l->size[RM_AXIS_PP];
 	pricing p = { .out = out, .memo = memo, .mb = mb,
+		      .fit_first = fit_first,
 		      .ls = largest_stage(m, base, pp) };
 	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
 		if (!(recomputes & (1u << r)))
@@ -165,7 +175,7 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 {
 	rmi_ep_memo memo = { 0 };
 	return best_schedule(m, hw, base, l, mb, allowed, recomputes, &memo,
-			     out);
+			     false, out);
 }
 
 /* Weights, gradients and optimizer state of the fullest stage, with the
@@ -195,7 +205,7 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 			++*considered;
 		if (!best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
 				   q->o->recomputes, q->reference ? NULL : &memo,
-				   &c)) {
+				   false, &c)) {
 			if (!c.est.fits && c.est.mem_peak > 0 && !mem_seen &&
 			    !any) {
 				*best = c;
@@ -219,4 +229,81 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 	if (mem)
 		*mem = mem_seen;
 	return any;
+}
+
+bool rmi_price_fitting(const rmi_search *q, const rm_layout *l, unsigned mask,
+		       rmi_ep_memo *memo, rm_candidate *best, size_t *priced)
+{
+	bool any = false;
+	rm_candidate c;
+	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		++*priced;
+		if (!best_schedule(q->m, q->hw, q->t, l, mb, q->o->schedules,
+				   q->o->recomputes, memo, true, &c))
+			continue;
+		if (!any || c.est.t_step < best->est.t_step)
+			*best = c;
+		any = true;
+	}
+	return any;
+}
+
+void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
+{
+	memset(out, 0, sizeof(*out));
+	unsigned allowed = q->o->schedules ? q->o->schedules :
+			   MEGATRON_SCHEDULES;
+	unsigned recomputes = q->o->recomputes ? q->o->recomputes :
+			      1u << q->t->recompute;
+	uint32_t pp = l->size[RM_AXIS_PP];
+	uint32_t ls = largest_stage(q->m, q->t, pp);
+	rm_train t = *q->t;
+	t.recompute_layers = 0;
+	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
+		out->nmb++;
+		t.micro_batch = mb;
+		/* as best_schedule tries them: the first variant that fits
+		 * settles the micro-batch; else the one nearest to fitting
+		 * (the first of equals) is what the report would list */
+		rm_estimate e, near = { 0 };
+		bool fit = false, miss = false;
+		for (int r = 0; r <= RM_RECOMPUTE_FULL && !fit; r++) {
+			if (!(recomputes & (1u << r)))
+				continue;
+			t.recompute = (rm_recompute)r;
+			for (uint32_t i = 0; !fit && sched_variant(i, pp, ls, &t);
+			     i++) {
+				if (!(allowed & (1u << t.schedule)) ||
+				    (t.schedule == RM_SCHED_INTERLEAVED &&
+				     ls % t.vchunks) ||
+				    rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
+					continue;
+				fit = e.fits;
+				if (!fit && (!miss || e.mem_peak < near.mem_peak)) {
+					near = e;
+					near.recompute = t.recompute;
+					miss = true;
+				}
+			}
+		}
+		if (fit) {
+			out->mask |= 1u << k;
+			continue;
+		}
+		if (!miss || out->mask)
+			continue;
+		if (!out->mem) {
+			out->mem = true;
+			out->mem_mb = mb;
+			out->near = near;
+		}
+		if (above_floor(&near)) {
+			/* as rmi_best_micro_batch: counted, not priced */
+			for (mb *= 2; mb <= q->max_mb; mb *= 2)
+				out->nmb++;
+			break;
+		}
+	}
 }

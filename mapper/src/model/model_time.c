@@ -440,9 +440,9 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 	return rmi_estimate_memo(m, hw, t, l, NULL, e, err);
 }
 
-rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
-			    const rm_train *t, const rm_layout *l,
-			    rmi_ep_memo *memo, rm_estimate *e, rm_error *err)
+rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
+			   const rm_train *t, const rm_layout *l,
+			   rm_estimate *e, rm_error *err)
 {
 	memset(e, 0, sizeof(*e));
 	rm_status st = rm_model_check(m, err);
@@ -463,8 +463,6 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 	e->micro_batch = t->micro_batch;
 	e->gpus = rm_layout_world(l);
 	e->seqs = seqs;
-	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
-	double cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
 	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
 	e->layers_stage = 0;
 	for (uint32_t i = 0; i < l->size[RM_AXIS_PP]; i++) {
@@ -472,6 +470,26 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 		e->layers_stage = n > e->layers_stage ? n : e->layers_stage;
 	}
 	rmi_model_memory(m, hw, t, e);
+	return RM_OK;
+}
+
+rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
+			    const rm_train *t, const rm_layout *l,
+			    rmi_ep_memo *memo, rm_estimate *e, rm_error *err)
+{
+	rm_status st = rmi_estimate_mem(m, hw, t, l, e, err);
+	if (!st)
+		rmi_estimate_time(m, hw, t, memo, e);
+	return st;
+}
+
+void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		       rmi_ep_memo *memo, rm_estimate *e)
+{
+	const rm_layout *l = &e->layout;
+	uint64_t seqs = e->seqs;
+	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	double cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
 
 	/* model FLOPs: PaLM appendix B, 6N + 12*L*H*Q*T per token; N is
 	 * what one token uses (a MoE model's active parameters, its router
@@ -587,5 +605,4 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 	snprintf(e->note, sizeof(e->note),
 		 "no fabric given: ideal nesting assumed (axes packed in the "
 		 "layout's order, innermost first, on %s's tiers)", hw->name);
-	return RM_OK;
 }

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * model_suggest_bound.c - a floor under a layout's step time that costs
+ * a compute estimate, not the whole time model: suggest times a layout
+ * only while its floor could still place it in the report.
+ */
+#include "model/model_suggest.h"
+
+#include <math.h>
+
+/* The fewest bubble any allowed schedule leaves at pp stages of ls
+ * layers and mb micro-batches: 1f1b's, or interleaved's with the most
+ * chunks that divide ls; 0 where a zero-bubble schedule is allowed (its
+ * bubble shrinks with the W pass, which the floor does not know). */
+static double least_bubble(unsigned allowed, uint32_t pp, uint32_t ls,
+			   double mb)
+{
+	if (pp <= 1 || mb <= 0)
+		return 0;
+	if (allowed & ((1u << RM_SCHED_ZBH1) | (1u << RM_SCHED_ZBH2) |
+		       (1u << RM_SCHED_ZBV)))
+		return 0;
+	uint32_t v = 1;
+	if (allowed & (1u << RM_SCHED_INTERLEAVED))
+		for (uint32_t c = 2; c <= 64 && c <= ls; c++)
+			if (ls % c == 0)
+				v = c;
+	return (pp - 1) / (v * mb);
+}
+
+/*
+ * At one micro-batch every variant's step is at least what the same
+ * layout steps with no recomputation under 1f1b, less what recomputation
+ * or a schedule can take away. Recomputation only adds (to the compute,
+ * rmi_compute's t_recomp, and to the tp, cp and ep bytes); chunks only
+ * add pp bytes (1f1b has one); TP's overlap hides at most tp_overlap of
+ * its traffic; the bubble is at least the fewest any allowed schedule
+ * leaves. The data-parallel tail hides behind the backward, which
+ * neither changes, unless gradients are sharded (zero2, fsdp: it hides
+ * behind the compute, which recomputation lengthens): 0 then. The
+ * optimizer step depends on the layout and sharding alone. The layout's
+ * floor is the least over the micro-batches that fit.
+ */
+double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
+			 unsigned mask, rmi_ep_memo *memo)
+{
+	rm_train t = *q->t;
+	t.recompute = RM_RECOMPUTE_NONE;
+	t.recompute_layers = 0;
+	t.schedule = RM_SCHED_1F1B;
+	t.vchunks = 1;
+	unsigned allowed = q->o->schedules ? q->o->schedules :
+			   (1u << RM_SCHED_1F1B) | (1u << RM_SCHED_INTERLEAVED);
+	double o = rmi_tp_overlap(q->hw, &t);
+	bool tail = t.sharding != RM_SHARD_ZERO2 &&
+		    t.sharding != RM_SHARD_FSDP;
+	double lo = HUGE_VAL;
+	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		t.micro_batch = mb;
+		rm_estimate e;
+		/* 1f1b takes any micro-batch that splits the batch, which
+		 * every variant that fits at mb needs as well */
+		if (rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
+			return 0;
+		rmi_estimate_time(q->m, q->hw, &t, memo, &e);
+		const rm_axis_cost *a = e.axis;
+		double tp = a[RM_AXIS_TP].used ? a[RM_AXIS_TP].seconds : 0;
+		double path = e.t_compute + (1 - o) * tp +
+			      a[RM_AXIS_CP].exposed + a[RM_AXIS_PP].exposed +
+			      a[RM_AXIS_EP].exposed;
+		double f = path * (1 + least_bubble(allowed,
+						    l->size[RM_AXIS_PP],
+						    e.layers_stage,
+						    (double)e.m)) +
+			   (tail ? a[RM_AXIS_DP].exposed : 0) + e.t_optim;
+		lo = f < lo ? f : lo;
+	}
+	return lo;
+}
