@@ -107,6 +107,11 @@ RMI_HIDDEN void rmi_model_memory(const rm_model *m, const rm_hw *hw,
 RMI_HIDDEN void rmi_group_link(const rm_hw *hw, const rm_train *t,
 			       uint64_t stride, uint64_t n, char link[32],
 			       double *gbps);
+/* The data-parallel traffic's exposed seconds: `seconds` of it, less
+ * what hides behind e's backward and forward (the window its sharding
+ * gives). */
+RMI_HIDDEN double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
+				 double seconds);
 /* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
 RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
@@ -261,9 +266,10 @@ RMI_HIDDEN rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
 					   const rm_suggest_options *o,
 					   bool reference, rm_suggestion **out,
 					   rm_error *err);
-/* The checks and the memory of rmi_estimate_run alone (mem_peak, fits
- * and what they are made of; no time): suggest asks whether a variant
- * fits before it runs the time model on it. */
+/* The layout's checks and the memory of rmi_estimate_run alone
+ * (mem_peak, fits and what they are made of; no time) for a model and
+ * hardware already checked (rm_model_check, rm_hw_check): suggest asks
+ * whether a variant fits before it runs the time model on it. */
 RMI_HIDDEN rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 				      const rm_train *t,
 				      const rm_layout *layout,

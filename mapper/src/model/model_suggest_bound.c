@@ -35,11 +35,17 @@ static double least_bubble(unsigned allowed, uint32_t pp, uint32_t ls,
  * rmi_compute's t_recomp, and to the tp, cp and ep bytes); chunks only
  * add pp bytes (1f1b has one); TP's overlap hides at most tp_overlap of
  * its traffic; the bubble is at least the fewest any allowed schedule
- * leaves. The data-parallel tail hides behind the backward, which
- * neither changes, unless gradients are sharded (zero2, fsdp: it hides
- * behind the compute, which recomputation lengthens): 0 then. The
- * optimizer step depends on the layout and sharding alone. The layout's
- * floor is the least over the micro-batches that fit.
+ * leaves. The optimizer step depends on the layout and sharding alone.
+ * The layout's floor is the least over the micro-batches that fit.
+ *
+ * The time model runs at the largest of them only: the tp, cp, pp, ep
+ * and dp bytes above do not change with the micro-batch (they go as
+ * micro-batch x micro-batches, or not at all; so does the attention cp
+ * hides behind), so the others take them from it with their own
+ * compute (rmi_compute alone). The data-parallel tail hides behind the
+ * backward and forward, which recomputation does not change, except
+ * under sharded gradients (zero2, fsdp: it hides behind the compute,
+ * which recomputation lengthens; not counted then).
  */
 double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			 unsigned mask, rmi_ep_memo *memo)
@@ -54,9 +60,11 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 	double o = rmi_tp_overlap(q->hw, &t);
 	bool tail = t.sharding != RM_SHARD_ZERO2 &&
 		    t.sharding != RM_SHARD_FSDP;
-	double lo = HUGE_VAL;
-	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
-		if (!(mask & (1u << k)))
+	double lo = HUGE_VAL, comm = 0, dps = 0;
+	bool first = true;
+	for (int k = 31; k >= 0; k--) {
+		uint32_t mb = 1u << k;
+		if (!(mask & (1u << k)) || mb > q->max_mb)
 			continue;
 		t.micro_batch = mb;
 		rm_estimate e;
@@ -64,17 +72,24 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 		 * every variant that fits at mb needs as well */
 		if (rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
 			return 0;
-		rmi_estimate_time(q->m, q->hw, &t, memo, &e);
-		const rm_axis_cost *a = e.axis;
-		double tp = a[RM_AXIS_TP].used ? a[RM_AXIS_TP].seconds : 0;
-		double path = e.t_compute + (1 - o) * tp +
-			      a[RM_AXIS_CP].exposed + a[RM_AXIS_PP].exposed +
-			      a[RM_AXIS_EP].exposed;
-		double f = path * (1 + least_bubble(allowed,
-						    l->size[RM_AXIS_PP],
-						    e.layers_stage,
-						    (double)e.m)) +
-			   (tail ? a[RM_AXIS_DP].exposed : 0) + e.t_optim;
+		if (first) {
+			rmi_estimate_time(q->m, q->hw, &t, memo, &e);
+			const rm_axis_cost *a = e.axis;
+			comm = (a[RM_AXIS_TP].used ?
+				(1 - o) * a[RM_AXIS_TP].seconds : 0) +
+			       a[RM_AXIS_CP].exposed + a[RM_AXIS_PP].exposed +
+			       a[RM_AXIS_EP].exposed;
+			dps = tail && a[RM_AXIS_DP].used ?
+			      a[RM_AXIS_DP].seconds : 0;
+			first = false;
+		} else {
+			rmi_compute(q->m, q->hw, &t, &e);
+		}
+		double dp = dps > 0 ? rmi_dp_exposed(&t, &e, dps) : 0;
+		double f = (e.t_compute + comm) *
+			   (1 + least_bubble(allowed, l->size[RM_AXIS_PP],
+					     e.layers_stage, (double)e.m)) +
+			   dp + e.t_optim;
 		lo = f < lo ? f : lo;
 	}
 	return lo;

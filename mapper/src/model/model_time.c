@@ -61,25 +61,44 @@ static uint64_t units(uint64_t stride, uint64_t n, uint64_t span)
  * below[0]: the NVLink domains the group spans, below[i+1] the units of
  * tier i.
  */
+/* snprintf(dst, n, "%s%s%s", a, b, c) without its cost (NULL: none):
+ * suggest times a layout at every variant it tries, and formatting
+ * these names was a sixth of its time. */
+static void put_name3(char *dst, size_t n, const char *a, const char *b,
+		      const char *c)
+{
+	const char *part[3] = { a, b, c };
+	size_t k = 0;
+	for (int i = 0; i < 3; i++)
+		for (const char *p = part[i]; p && *p && k + 1 < n; p++)
+			dst[k++] = *p;
+	dst[k] = '\0';
+}
+
+static void put_name(char *dst, size_t n, const char *a, const char *b)
+{
+	put_name3(dst, n, a, b, NULL);
+}
+
 static void walk_tiers(const rm_hw *hw, const rm_train *t, uint64_t n,
 		       const uint64_t *below, char link[32], double *gbps)
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	if (below[0] <= 1) {
-		snprintf(link, 32, "nvlink");
+		put_name(link, 32, "nvlink", NULL);
 		*gbps = hw->nvlink_gbytes_per_s * c.nvlink_eff;
 		return;
 	}
 	double bw = hw->nic_gbytes_per_s * c.net_eff;
-	snprintf(link, 32, "network");
+	put_name(link, 32, "network", NULL);
 	for (size_t i = 0; i < hw->ntiers; i++) {
 		const rm_hw_tier *tr = &hw->tier[i];
 		double share = tr->oversubscription * (double)below[i] / (double)n;
 		double tb = tr->gbytes_per_s * c.net_eff / (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
-		snprintf(link, 32, "%s", tr->name);
+		put_name(link, 32, tr->name, NULL);
 		if (below[i + 1] <= 1)
 			break;
 	}
@@ -110,7 +129,7 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 {
 	c->used = true;
 	c->group = group;
-	snprintf(c->collective, sizeof(c->collective), "%s", coll);
+	put_name(c->collective, sizeof(c->collective), coll, NULL);
 	c->bytes = bytes;
 	c->calls = calls;
 	uint64_t stride = stride_of(l, place), n = l->size[place];
@@ -223,9 +242,9 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_axis_cost *c = &e->axis[RM_AXIS_EP];
 	c->used = true;
 	c->group = (uint32_t)ep;
-	snprintf(c->collective, sizeof(c->collective), "%s",
+	put_name(c->collective, sizeof(c->collective),
 		 etp > 1 ? "all-to-all x4 + etp gathers" :
-		 "all-to-all dispatch+combine x4");
+		 "all-to-all dispatch+combine x4", NULL);
 	c->bytes = per * unit * (ep - 1) / ep * n;
 	c->calls = per * n;
 	/* an all-to-all sends each peer its share directly: the peers in
@@ -252,6 +271,32 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		memcpy(c->etp_link, memo->etp_link, sizeof(c->etp_link));
 		c->etp_gbps = memo->etp_gbps;
 	}
+}
+
+double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
+		      double seconds)
+{
+	double mb = (double)e->m, ls = e->layers_stage;
+	/* Gradients of a stage are final once its last micro-batch's
+	 * backward runs: that backward is the window to hide in.
+	 * Sharded gradients (zero2, fsdp) are reduce-scattered after
+	 * every micro-batch's backward, each behind its own. */
+	double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
+		t->sharding == RM_SHARD_ZERO2 ?
+		fmin(e->t_compute, mb * ls * e->t_bwd) : ls * e->t_bwd;
+	/* the distributed optimizer's all-gather of the updated bf16
+	 * weights (2 bytes per parameter of its bytes) runs in the next
+	 * step's forward, chunk by chunk, as Megatron's
+	 * --overlap-param-gather does; the reduce-scatter keeps the
+	 * backward */
+	bool zero = t->sharding == RM_SHARD_ZERO1 ||
+		    t->sharding == RM_SHARD_ZERO2;
+	double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
+		    t->grad_bytes;
+	double ag = zero ? seconds * 2.0 / (rs + 2.0) : 0;
+	double fwd = ls * e->t_fwd * mb;
+	return fmax(0, seconds - ag - t->dp_overlap * window) +
+	       fmax(0, ag - t->dp_overlap * fwd);
 }
 
 /* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
@@ -284,28 +329,8 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		cp->exposed = fmax(0, cp->seconds - t_attn);
 	}
 	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
-	if (dp->used) {
-		/* Gradients of a stage are final once its last micro-batch's
-		 * backward runs: that backward is the window to hide in.
-		 * Sharded gradients (zero2, fsdp) are reduce-scattered after
-		 * every micro-batch's backward, each behind its own. */
-		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
-			t->sharding == RM_SHARD_ZERO2 ?
-			fmin(e->t_compute, mb * ls * e->t_bwd) : ls * e->t_bwd;
-		/* the distributed optimizer's all-gather of the updated bf16
-		 * weights (2 bytes per parameter of its bytes) runs in the next
-		 * step's forward, chunk by chunk, as Megatron's
-		 * --overlap-param-gather does; the reduce-scatter keeps the
-		 * backward */
-		bool zero = t->sharding == RM_SHARD_ZERO1 ||
-			    t->sharding == RM_SHARD_ZERO2;
-		double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
-			    t->grad_bytes;
-		double ag = zero ? dp->seconds * 2.0 / (rs + 2.0) : 0;
-		double fwd = ls * e->t_fwd * mb;
-		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
-			      fmax(0, ag - t->dp_overlap * fwd);
-	}
+	if (dp->used)
+		dp->exposed = rmi_dp_exposed(t, e, dp->seconds);
 	rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
 	if (ep->used) {
 		/* the all-to-alls (and ETP's gathers) block the layer that
@@ -445,12 +470,8 @@ rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 			   rm_estimate *e, rm_error *err)
 {
 	memset(e, 0, sizeof(*e));
-	rm_status st = rm_model_check(m, err);
-	if (!st)
-		st = rm_hw_check(hw, err);
 	uint64_t seqs = 0;
-	if (!st)
-		st = check_layout(m, t, l, &seqs, err);
+	rm_status st = check_layout(m, t, l, &seqs, err);
 	if (st)
 		return st;
 	e->layout = *l;
@@ -477,7 +498,12 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 			    const rm_train *t, const rm_layout *l,
 			    rmi_ep_memo *memo, rm_estimate *e, rm_error *err)
 {
-	rm_status st = rmi_estimate_mem(m, hw, t, l, e, err);
+	memset(e, 0, sizeof(*e));
+	rm_status st = rm_model_check(m, err);
+	if (!st)
+		st = rm_hw_check(hw, err);
+	if (!st)
+		st = rmi_estimate_mem(m, hw, t, l, e, err);
 	if (!st)
 		rmi_estimate_time(m, hw, t, memo, e);
 	return st;
@@ -602,7 +628,8 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		e->axis[RM_AXIS_DP].overlappable = true;
 	}
 	rmi_estimate_times(m, hw, t, e);
-	snprintf(e->note, sizeof(e->note),
-		 "no fabric given: ideal nesting assumed (axes packed in the "
-		 "layout's order, innermost first, on %s's tiers)", hw->name);
+	put_name3(e->note, sizeof(e->note),
+		  "no fabric given: ideal nesting assumed (axes packed in the "
+		  "layout's order, innermost first, on ", hw->name,
+		  "'s tiers)");
 }
