@@ -24,7 +24,9 @@ double rmi_routed_share(const rm_model *m, const rm_layout *l)
 {
 	double d, r;
 	rmi_layer_split(m, &d, &r);
-	double g = rmi_layer_gpu(m, l);
+	/* rmi_layer_gpu's sum, without splitting the layer again */
+	double g = d / l->size[RM_AXIS_TP] +
+		   r / ((double)rm_layout_ep(l) * rm_layout_etp(l));
 	return g > 0 ? r / ((double)rm_layout_ep(l) * rm_layout_etp(l)) / g : 0;
 }
 

@@ -76,6 +76,10 @@ RMI_HIDDEN bool rmi_price_fitting(const rmi_search *q, const rm_layout *l,
  * and recomputation (model_suggest_bound.c); memo: l's EP links. */
 RMI_HIDDEN double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 				    unsigned mask, rmi_ep_memo *memo);
+/* EP links as fast as any of q's hardware: a floor with them (memo)
+ * bounds the floor with the layout's own. */
+RMI_HIDDEN void rmi_suggest_fast_links(const rmi_search *q,
+				       rmi_ep_memo *memo);
 /* model_suggest_order.c: the search that times only what the report
  * can show, cheapest bound first (s->ranked then holds those). */
 RMI_HIDDEN bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay,

@@ -7,6 +7,7 @@
 #include "model/model_suggest.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The fewest bubble any allowed schedule leaves at pp stages of ls
  * layers and mb micro-batches: 1f1b's, or interleaved's with the most
@@ -93,4 +94,24 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 		lo = f < lo ? f : lo;
 	}
 	return lo;
+}
+
+/* EP links no faster than any link of hw: the floor with them is a
+ * floor still, without the walk over an EP group's members that finds
+ * the real ones (the dearest part of a MoE layout's floor). An
+ * all-to-all's rate is a mean of NVLink's and the network's, and the
+ * network's is no more than a NIC's. */
+void rmi_suggest_fast_links(const rmi_search *q, rmi_ep_memo *memo)
+{
+	rmi_cal c;
+	rmi_cal_of(q->hw, q->t, &c);
+	double nvl = q->hw->nvlink_gbytes_per_s * c.nvlink_eff;
+	double net = q->hw->nic_gbytes_per_s * c.net_eff;
+	memset(memo, 0, sizeof(*memo));
+	memcpy(memo->link, "nvlink", 7);
+	memcpy(memo->etp_link, "nvlink", 7);
+	memo->off_nvl = net > nvl ? 1 : 0;
+	memo->net = net > nvl ? net : nvl;
+	memo->etp_gbps = memo->net;
+	memo->set = true;
 }

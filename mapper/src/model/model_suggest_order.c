@@ -20,15 +20,31 @@ typedef struct item {
 	size_t idx;
 	double bound;
 	unsigned mask;
-	rmi_ep_memo memo;            /* its EP links, found for the floor */
+	bool own;                    /* bound with its own EP links */
+	rmi_ep_memo memo;            /* those links, once found */
 } item;
 
-static int by_bound(const void *a, const void *b)
+static bool before(const item *x, const item *y)
 {
-	const item *x = a, *y = b;
-	if (x->bound != y->bound)
-		return x->bound < y->bound ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return x->bound != y->bound ? x->bound < y->bound : x->idx < y->idx;
+}
+
+/* A binary heap of items, least floor on top. */
+static void sift_down(item *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		item x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
 }
 
 /* A timed layout and its place in the enumeration. */
@@ -108,6 +124,8 @@ static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
 		 rm_suggestion *s, item *it, size_t *ni)
 {
 	size_t rcap = 0;
+	rmi_ep_memo fast;
+	rmi_suggest_fast_links(q, &fast);
 	for (size_t i = 0; i < n; i++) {
 		rmi_fit f;
 		rmi_fit_scan(q, &lay[i], &f);
@@ -118,8 +136,7 @@ static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
 			memset(x, 0, sizeof(*x));
 			x->idx = i;
 			x->mask = f.mask;
-			x->bound = rmi_suggest_bound(q, &lay[i], f.mask,
-						     &x->memo);
+			x->bound = rmi_suggest_bound(q, &lay[i], f.mask, &fast);
 		} else if (!f.mem) {
 			s->rejected_other++;
 		} else {
@@ -158,17 +175,31 @@ bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay, size_t n,
 		       .floor = around_floor(q) };
 	bool ok = it && got && cut.t && scan(q, lay, n, s, it, &ni);
 	if (ok) {
-		qsort(it, ni, sizeof(*it), by_bound);
+		for (size_t j = ni / 2; j-- > 0;)
+			sift_down(it, ni, j);
 		/* a layout whose floor is past the cut cannot be in the
 		 * report; the margin keeps any layout not timed more than
-		 * 1e-6 (by_time's tie) behind every row kept below */
-		for (size_t j = 0; j < ni; j++) {
-			if (it[j].bound > cut_of(&cut) * (1 + 1e-4))
-				break;
+		 * 1e-6 (by_time's tie) behind every row kept below. The
+		 * floor with the fastest links comes first; the layout's
+		 * own links raise it before it is timed. */
+		while (ni && it[0].bound <= cut_of(&cut) * (1 + 1e-4)) {
+			item *x = &it[0];
+			if (!x->own) {
+				x->bound = rmi_suggest_bound(q, &lay[x->idx],
+							     x->mask,
+							     &x->memo);
+				x->own = true;
+				sift_down(it, ni, 0);
+				continue;
+			}
 			timed *g = &got[nt];
-			g->idx = it[j].idx;
-			if (!rmi_price_fitting(q, &lay[g->idx], it[j].mask,
-					       &it[j].memo, &g->c, &s->priced))
+			g->idx = x->idx;
+			bool ok2 = rmi_price_fitting(q, &lay[g->idx], x->mask,
+						     &x->memo, &g->c,
+						     &s->priced);
+			it[0] = it[--ni];
+			sift_down(it, ni, 0);
+			if (!ok2)
 				continue;
 			cut_add(&cut, g->c.est.t_step);
 			nt++;

@@ -269,6 +269,15 @@ void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
 		 * (the first of equals) is what the report would list */
 		rm_estimate e, near = { 0 };
 		bool fit = false, miss = false;
+		/* full recomputation under 1f1b keeps the least: when it
+		 * fits, that settles the micro-batch at once */
+		if ((recomputes & (1u << RM_RECOMPUTE_FULL)) &&
+		    (allowed & (1u << RM_SCHED_1F1B))) {
+			t.recompute = RM_RECOMPUTE_FULL;
+			sched_variant(0, pp, ls, &t);
+			fit = !rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL) &&
+			      e.fits;
+		}
 		for (int r = 0; r <= RM_RECOMPUTE_FULL && !fit; r++) {
 			if (!(recomputes & (1u << r)))
 				continue;
