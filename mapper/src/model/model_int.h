@@ -36,6 +36,9 @@ RMI_HIDDEN void rmi_goodput(const rm_train *t, rm_estimate *e);
 /* Layers on pipeline stage i of p (first/last may be set apart). */
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);
+/* The most layers any of p stages holds: rmi_stage_layers' largest. */
+RMI_HIDDEN uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t,
+				      uint32_t p);
 
 /* Mixture of experts and MLA (model_preset.c): the MoE layers among the
  * model's; Q,K,V projection parameters of a layer and the output

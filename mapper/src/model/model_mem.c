@@ -393,11 +393,7 @@ rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 	e->gpus = rm_layout_world(l);
 	e->seqs = seqs;
 	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
-	e->layers_stage = 0;
-	for (uint32_t i = 0; i < l->size[RM_AXIS_PP]; i++) {
-		uint32_t n = rmi_stage_layers(m, t, l->size[RM_AXIS_PP], i);
-		e->layers_stage = n > e->layers_stage ? n : e->layers_stage;
-	}
+	e->layers_stage = rmi_largest_stage(m, t, l->size[RM_AXIS_PP]);
 	rmi_model_memory(m, hw, t, e);
 	return RM_OK;
 }

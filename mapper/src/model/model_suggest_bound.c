@@ -62,18 +62,18 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 	bool tail = t.sharding != RM_SHARD_ZERO2 &&
 		    t.sharding != RM_SHARD_FSDP;
 	double lo = HUGE_VAL, comm = 0, dps = 0;
+	rm_estimate e;
 	bool first = true;
 	for (int k = 31; k >= 0; k--) {
 		uint32_t mb = 1u << k;
 		if (!(mask & (1u << k)) || mb > q->max_mb)
 			continue;
 		t.micro_batch = mb;
-		rm_estimate e;
-		/* 1f1b takes any micro-batch that splits the batch, which
-		 * every variant that fits at mb needs as well */
-		if (rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
-			return 0;
 		if (first) {
+			/* 1f1b takes any micro-batch that splits the
+			 * batch, which every variant that fits needs */
+			if (rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
+				return 0;
 			rmi_estimate_time(q->m, q->hw, &t, memo, &e);
 			const rm_axis_cost *a = e.axis;
 			comm = (a[RM_AXIS_TP].used ?
@@ -84,6 +84,10 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			      a[RM_AXIS_DP].seconds : 0;
 			first = false;
 		} else {
+			/* the compute reads the layout's parameters,
+			 * which no micro-batch changes, and these */
+			e.micro_batch = mb;
+			e.m = e.seqs / (rm_layout_dp(l) * (uint64_t)mb);
 			rmi_compute(q->m, q->hw, &t, &e);
 		}
 		double dp = dps > 0 ? rmi_dp_exposed(&t, &e, dps) : 0;

@@ -57,12 +57,7 @@ static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 static uint32_t largest_stage(const rm_model *m, const rm_train *t,
 			      uint32_t pp)
 {
-	uint32_t ls = 0;
-	for (uint32_t i = 0; i < pp; i++) {
-		uint32_t n = rmi_stage_layers(m, t, pp, i);
-		ls = n > ls ? n : ls;
-	}
-	return ls;
+	return rmi_largest_stage(m, t, pp);
 }
 
 /* What rmi_best_schedule keeps between variants: the fastest valid one
