@@ -245,69 +245,110 @@ bool rmi_price_fitting(const rmi_search *q, const rm_layout *l, unsigned mask,
 	return any;
 }
 
+/* The variants of a fit scan, and the settings they share. */
+typedef struct fitting {
+	const rmi_search *q;
+	const rm_layout *l;
+	unsigned allowed, recomputes;
+	uint32_t pp, ls;
+	rm_train t;
+} fitting;
+
+/* Whether a variant of f->l fits at micro-batch mb, tried as
+ * best_schedule tries them: the first that fits settles it; else
+ * *near is the one nearest to fitting (the first of equals; *miss when
+ * any was valid), what the report would list. With `hopeless`, a
+ * first try above the memory floor ends it (*miss, *near that try). */
+static bool mb_fits(fitting *f, uint32_t mb, bool hopeless,
+		    rm_estimate *near, bool *miss)
+{
+	rm_train *t = &f->t;
+	rm_estimate e;
+	t->micro_batch = mb;
+	*miss = false;
+	/* full recomputation under 1f1b keeps the least: when it fits,
+	 * that settles the micro-batch at once */
+	if ((f->recomputes & (1u << RM_RECOMPUTE_FULL)) &&
+	    (f->allowed & (1u << RM_SCHED_1F1B))) {
+		t->recompute = RM_RECOMPUTE_FULL;
+		sched_variant(0, f->pp, f->ls, t);
+		if (!rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e, NULL)) {
+			if (e.fits)
+				return true;
+			if (hopeless && above_floor(&e)) {
+				*near = e;
+				*miss = true;
+				return false;
+			}
+		}
+	}
+	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
+		if (!(f->recomputes & (1u << r)))
+			continue;
+		t->recompute = (rm_recompute)r;
+		for (uint32_t i = 0; sched_variant(i, f->pp, f->ls, t); i++) {
+			if (!(f->allowed & (1u << t->schedule)) ||
+			    (t->schedule == RM_SCHED_INTERLEAVED &&
+			     f->ls % t->vchunks) ||
+			    rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e,
+					     NULL))
+				continue;
+			if (e.fits)
+				return true;
+			if (!*miss || e.mem_peak < near->mem_peak) {
+				*near = e;
+				near->recompute = t->recompute;
+				*miss = true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * What fits at micro-batch b fits at b/2: the checks that pass at b pass
+ * at b/2 (the batch splits into more micro-batches), and no variant's
+ * peak grows when b halves: activations, logits and the work buffer go
+ * as b, the micro-batches in flight as min(k, m) (rmi_inflight), so in
+ * flight x b does not grow when m doubles and b halves; weights and
+ * optimizer state stay. So the largest micro-batch that fits is looked
+ * for from the top, and the rest are known. Where none fits, the scan
+ * the reference makes (from 1 up, to the first that misses memory)
+ * finds why.
+ */
 void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
 {
 	memset(out, 0, sizeof(*out));
-	unsigned allowed = q->o->schedules ? q->o->schedules :
-			   MEGATRON_SCHEDULES;
-	unsigned recomputes = q->o->recomputes ? q->o->recomputes :
-			      1u << q->t->recompute;
-	uint32_t pp = l->size[RM_AXIS_PP];
-	uint32_t ls = largest_stage(q->m, q->t, pp);
-	rm_train t = *q->t;
-	t.recompute_layers = 0;
-	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
+	fitting f = { .q = q, .l = l, .t = *q->t,
+		      .allowed = q->o->schedules ? q->o->schedules :
+				 MEGATRON_SCHEDULES,
+		      .recomputes = q->o->recomputes ? q->o->recomputes :
+				    1u << q->t->recompute,
+		      .pp = l->size[RM_AXIS_PP] };
+	f.ls = largest_stage(q->m, q->t, f.pp);
+	f.t.recompute_layers = 0;
+	int top = -1;
+	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
 		out->nmb++;
-		t.micro_batch = mb;
-		/* as best_schedule tries them: the first variant that fits
-		 * settles the micro-batch; else the one nearest to fitting
-		 * (the first of equals) is what the report would list */
-		rm_estimate e, near = { 0 };
-		bool fit = false, miss = false;
-		/* full recomputation under 1f1b keeps the least: when it
-		 * fits, that settles the micro-batch at once */
-		if ((recomputes & (1u << RM_RECOMPUTE_FULL)) &&
-		    (allowed & (1u << RM_SCHED_1F1B))) {
-			t.recompute = RM_RECOMPUTE_FULL;
-			sched_variant(0, pp, ls, &t);
-			fit = !rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL) &&
-			      e.fits;
+		top++;
+	}
+	rm_estimate near;
+	bool miss;
+	for (int k = top; k >= 0; k--) {
+		if (mb_fits(&f, 1u << k, true, &near, &miss)) {
+			out->mask = (2u << k) - 1;
+			return;
 		}
-		for (int r = 0; r <= RM_RECOMPUTE_FULL && !fit; r++) {
-			if (!(recomputes & (1u << r)))
-				continue;
-			t.recompute = (rm_recompute)r;
-			for (uint32_t i = 0; !fit && sched_variant(i, pp, ls, &t);
-			     i++) {
-				if (!(allowed & (1u << t.schedule)) ||
-				    (t.schedule == RM_SCHED_INTERLEAVED &&
-				     ls % t.vchunks) ||
-				    rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
-					continue;
-				fit = e.fits;
-				if (!fit && (!miss || e.mem_peak < near.mem_peak)) {
-					near = e;
-					near.recompute = t.recompute;
-					miss = true;
-				}
-			}
-		}
-		if (fit) {
-			out->mask |= 1u << k;
-			continue;
-		}
-		if (!miss || out->mask)
-			continue;
-		if (!out->mem) {
-			out->mem = true;
-			out->mem_mb = mb;
-			out->near = near;
-		}
-		if (above_floor(&near)) {
-			/* as rmi_best_micro_batch: counted, not priced */
-			for (mb *= 2; mb <= q->max_mb; mb *= 2)
-				out->nmb++;
+		if (miss && above_floor(&near))
 			break;
-		}
+	}
+	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
+		if (mb_fits(&f, mb, false, &near, &miss) || !miss)
+			continue;
+		out->mem = true;
+		out->mem_mb = mb;
+		out->near = near;
+		/* what misses memory at mb misses it above mb too */
+		break;
 	}
 }
