@@ -12,7 +12,8 @@
 #   bench_import   site import of a 4,096-host, 8-rail ibnetdiscover capture
 # then the planner's property test at 10 times make check's size and
 # bench_baselines.py (the plan priced against the baselines on 20 trees).
-BENCH_HDRS := bench/bench_clock.h bench/bench_map.h tests/unit/fixture.h tests/unit/xorshift.h
+BENCH_HDRS := bench/bench_clock.h bench/bench_map.h tests/unit/fixture.h tests/unit/xorshift.h \
+	      tests/unit/model/suggest_exact.h
 
 define bench_bin
 BENCH_BINS += $(BUILD)/bench/$(1)

@@ -43,7 +43,9 @@ static size_t rank_of(const rm_suggestion *s, const char *lay)
 }
 
 /* Its rank with the published run's batch and/or sharding over a's
- * training settings; 0 when unranked or the run fails. */
+ * training settings; 0 when unranked or the run fails. The search ranks
+ * only as far as the report reaches (rm_suggestion_count), so `lay` is
+ * the layout compared: it is then ranked wherever it falls. */
 static size_t rank_with(const rmc_model_args *a, const rm_suggest_options *o,
 			const char *lay, const char *batch,
 			const char *sharding)
@@ -54,8 +56,14 @@ static size_t rank_with(const rmc_model_args *a, const rm_suggest_options *o,
 	if ((batch && rm_train_set(&t, "batch", batch, &e)) ||
 	    (sharding && rm_train_set(&t, "sharding", sharding, &e)))
 		return 0;
+	rm_layout l;
+	rm_suggest_options o2 = *o;
+	if (rm_layout_parse(lay, &l, &e) ||
+	    rm_layout_resolve(&l, a->gpus, true, &e))
+		return 0;
+	o2.around = &l;
 	rm_suggestion *s = NULL;
-	if (rm_suggest(&a->model, &a->hw, &t, o, &s, &e))
+	if (rm_suggest(&a->model, &a->hw, &t, &o2, &s, &e))
 		return 0;
 	size_t r = rank_of(s, lay);
 	rm_suggestion_free(s);
@@ -88,6 +96,9 @@ static void published_defaults(const rmc_model_args *a,
 	if (!lay || a->batch_given || a->sharding_given)
 		return;
 	size_t r = rank_of(s, lay);
+	/* compared with another layout (--around), s may stop short of it */
+	if (!r && !o->around_source)
+		r = rank_with(a, o, lay, NULL, NULL);
 	if (r && r <= 3)
 		return;
 	char now[24], both[24], b[24], sh[24];

@@ -1071,7 +1071,9 @@ typedef struct rm_suggest_options {
 /* The layouts `rankmap suggest` ranks, with the compared one and its
  * neighbours; opaque. */
 typedef struct rm_suggestion rm_suggestion;
-/* How many valid layouts were ranked; the i-th fastest (0-based) as
+/* How many valid layouts were ranked: every one as fast as the slowest
+ * the report shows (its top rows, those within 5 % of #1, the compared
+ * layout), not every layout that fits; the i-th fastest (0-based) as
  * `tp=8,pp=16,dp=128` into buf (returns strlen or needed), and its price
  * (owned by the suggestion; NULL past the end). */
 size_t rm_suggestion_count(const rm_suggestion *s);

@@ -151,6 +151,21 @@ uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
 	return (uint32_t)(base + (k >= from && k < from + extra));
 }
 
+uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
+{
+	if (p <= 1)
+		return m->layers;
+	/* rmi_stage_layers' stages: the first and last where set apart,
+	 * the rest base or base + 1 layers (one of them base + 1 when
+	 * any does not divide) */
+	uint32_t f = t->first_layers, l = t->last_layers;
+	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
+	uint64_t rest = (uint64_t)m->layers - f - l;
+	uint32_t ls = n ? (uint32_t)(rest / n + (rest % n != 0)) : 0;
+	ls = f > ls ? f : ls;
+	return l > ls ? l : ls;
+}
+
 void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		 rm_estimate *e)
 {

@@ -53,6 +53,9 @@ RMI_HIDDEN void rmi_fp8_explain(rm_buf *b, const rm_hw *hw,
 /* Layers on pipeline stage i of p (first/last may be set apart). */
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);
+/* The most layers any of p stages holds: rmi_stage_layers' largest. */
+RMI_HIDDEN uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t,
+				      uint32_t p);
 
 /* Mixture of experts and MLA (model_preset.c): the MoE layers among the
  * model's; Q,K,V projection parameters of a layer and the output
@@ -124,6 +127,11 @@ RMI_HIDDEN void rmi_model_memory(const rm_model *m, const rm_hw *hw,
 RMI_HIDDEN void rmi_group_link(const rm_hw *hw, const rm_train *t,
 			       uint64_t stride, uint64_t n, char link[32],
 			       double *gbps);
+/* The data-parallel traffic's exposed seconds: `seconds` of it, less
+ * what hides behind e's backward and forward (the window its sharding
+ * gives). */
+RMI_HIDDEN double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
+				 double seconds);
 /* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
 RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
 				   const rm_train *t, rm_estimate *e);
@@ -278,6 +286,19 @@ RMI_HIDDEN rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
 					   const rm_suggest_options *o,
 					   bool reference, rm_suggestion **out,
 					   rm_error *err);
+/* The layout's checks and the memory of rmi_estimate_run alone
+ * (mem_peak, fits and what they are made of; no time) for a model and
+ * hardware already checked (rm_model_check, rm_hw_check): suggest asks
+ * whether a variant fits before it runs the time model on it. */
+RMI_HIDDEN rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
+				      const rm_train *t,
+				      const rm_layout *layout,
+				      rm_estimate *out, rm_error *err);
+/* The rest of rmi_estimate_memo: the time of e, which rmi_estimate_mem
+ * filled with t, l and its memory. */
+RMI_HIDDEN void rmi_estimate_time(const rm_model *m, const rm_hw *hw,
+				  const rm_train *t, rmi_ep_memo *memo,
+				  rm_estimate *e);
 /* rmi_estimate_run with the EP links taken from (or put into) memo;
  * memo NULL: found afresh, as rmi_estimate_run does. */
 RMI_HIDDEN rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* model_mem.c - memory per GPU: parameter state, activations, logits. */
+/* model_mem.c - memory per GPU: parameter state, activations, logits;
+ * and an estimate's first half, the layout's checks and its memory
+ * (rmi_estimate_mem), which model_time.c's time completes. */
 #include "model/model_int.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Mixed-precision Adam (ZeRO paper, sec. 3.1): bf16 weights (2 bytes),
  * gradients (grad_bytes), fp32 master weights + momentum + variance (12);
@@ -24,7 +27,9 @@ double rmi_routed_share(const rm_model *m, const rm_layout *l)
 {
 	double d, r;
 	rmi_layer_split(m, &d, &r);
-	double g = rmi_layer_gpu(m, l);
+	/* rmi_layer_gpu's sum, without splitting the layer again */
+	double g = d / l->size[RM_AXIS_TP] +
+		   r / ((double)rm_layout_ep(l) * rm_layout_etp(l));
 	return g > 0 ? r / ((double)rm_layout_ep(l) * rm_layout_etp(l)) / g : 0;
 }
 
@@ -263,4 +268,135 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	}
 	e->mem_peak = fmax(e->mem_first, e->mem_last);
 	e->fits = e->mem_peak <= e->hbm;
+}
+
+static rm_status check_layout(const rm_model *m, const rm_train *t,
+			      const rm_layout *l, uint64_t *seqs, rm_error *err)
+{
+	uint64_t world = rm_layout_world(l);
+	if (l->dp_auto || world == 0 || world > RM_MAX_WORLD)
+		return rmi_err(err, RM_EINPUT,
+			       "layout must be resolved to at most %u GPUs",
+			       RM_MAX_WORLD);
+	for (int a = 0; a < RM_NAXES; a++)
+		if (l->size[a] == 0)
+			return rmi_err(err, RM_EINPUT, "%s=0 in the layout",
+				       rm_axis_name((rm_axis)a));
+	/* ep is carved out of dp (Megatron-Core): size[EP] can be 1 with
+	 * ep > 1, so ask for the degree */
+	if (!m->experts && (rm_layout_ep(l) > 1 || (l->etp && l->etp !=
+						      l->size[RM_AXIS_TP])))
+		return rmi_err(err, RM_EUNSUPPORTED,
+			       "ep=%u, etp=%u: expert parallelism needs a "
+			       "mixture-of-experts model; this model is dense",
+			       rm_layout_ep(l), rm_layout_etp(l));
+	if (m->experts && m->experts % rm_layout_ep(l))
+		return rmi_err(err, RM_EINPUT,
+			       "ep=%u does not divide the %u experts",
+			       rm_layout_ep(l), m->experts);
+	if (m->experts && m->expert_ffn % rm_layout_etp(l))
+		return rmi_err(err, RM_EINPUT,
+			       "etp=%u does not divide the expert FFN of %u",
+			       rm_layout_etp(l), m->expert_ffn);
+	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
+	uint32_t cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
+	if (m->heads % tp)
+		return rmi_err(err, RM_EINPUT,
+			       "tp=%u does not divide the %u attention heads",
+			       tp, m->heads);
+	if (pp > m->layers)
+		return rmi_err(err, RM_EINPUT,
+			       "pp=%u is more stages than the %u layers", pp,
+			       m->layers);
+	uint32_t seq = rmi_seq(m, t);
+	if (seq % cp)
+		return rmi_err(err, RM_EINPUT,
+			       "cp=%u does not divide the sequence of %u tokens",
+			       cp, seq);
+	if (t->batch_tokens % seq)
+		return rmi_err(err, RM_EINPUT,
+			       "batch of %llu tokens is not a whole number of "
+			       "%u-token sequences",
+			       (unsigned long long)t->batch_tokens, seq);
+	*seqs = t->batch_tokens / seq;
+	uint64_t per = (uint64_t)dp * t->micro_batch;
+	if (*seqs % per)
+		return rmi_err(err, RM_EINPUT,
+			       "%llu sequences per step do not split into dp=%u "
+			       "x micro-batch=%u",
+			       (unsigned long long)*seqs, dp, t->micro_batch);
+	uint64_t mbs = *seqs / per;
+	uint32_t fl = t->first_layers, ll = t->last_layers;
+	if (pp > 1 && ((uint64_t)fl + ll > m->layers ||
+		       (pp == 2 && fl && ll && fl + ll != m->layers) ||
+		       (pp > 2 && rmi_stage_layers(m, t, pp, 1) == 0)))
+		return rmi_err(err, RM_EINPUT,
+			       "first_layers=%u and last_layers=%u leave no "
+			       "even share of the %u layers for the other %u "
+			       "stages", fl, ll, m->layers, pp - 2);
+	uint32_t ls = 0;
+	for (uint32_t i = 0; i < pp; i++) {
+		uint32_t n = rmi_stage_layers(m, t, pp, i);
+		ls = n > ls ? n : ls;
+	}
+	rm_schedule sc = t->schedule;
+	if (sc != RM_SCHED_1F1B && pp < 2)
+		return rmi_err(err, RM_EINPUT, "schedule %s needs pp >= 2",
+			       rm_schedule_name(sc));
+	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV) {
+		uint32_t v = sc == RM_SCHED_ZBV ? 2 : t->vchunks;
+		/* Megatron-Core splits every stage into v equal chunks. The
+		 * even split is its account_for_embedding/loss_in_pipeline_
+		 * split: embedding and loss take a layer's slot, so the first
+		 * and last stage's first and last chunk are a layer short.
+		 * first_layers/last_layers are its num_layers_in_first/last_
+		 * pipeline_stage, which v must divide as well. */
+		if (ls % v)
+			return rmi_err(err, RM_EINPUT,
+				       "%u chunks per GPU do not divide the %u "
+				       "layers of a stage", v, ls);
+		if ((fl && fl % v) || (ll && ll % v))
+			return rmi_err(err, RM_EINPUT,
+				       "%u chunks per GPU do not divide the %u "
+				       "layers of the %s stage", v, fl && fl % v ?
+				       fl : ll, fl && fl % v ? "first" : "last");
+	}
+	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV ||
+	    sc == RM_SCHED_ZBH2) {
+		/* the bubble formulas hold for m >= p (Narayanan sec. 2.2) */
+		uint64_t need = pp;
+		if (mbs < need)
+			return rmi_err(err, RM_EINPUT,
+				       "schedule %s needs at least %llu "
+				       "micro-batches per step, the batch gives %llu",
+				       rm_schedule_name(sc),
+				       (unsigned long long)need,
+				       (unsigned long long)mbs);
+	}
+	return RM_OK;
+}
+
+rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
+			   const rm_train *t, const rm_layout *l,
+			   rm_estimate *e, rm_error *err)
+{
+	memset(e, 0, sizeof(*e));
+	uint64_t seqs = 0;
+	rm_status st = check_layout(m, t, l, &seqs, err);
+	if (st)
+		return st;
+	e->layout = *l;
+	e->schedule = t->schedule;
+	e->recompute = t->recompute;
+	e->recompute_layers = t->recompute == RM_RECOMPUTE_FULL ?
+			      t->recompute_layers : 0;
+	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
+		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
+	e->micro_batch = t->micro_batch;
+	e->gpus = rm_layout_world(l);
+	e->seqs = seqs;
+	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
+	e->layers_stage = rmi_largest_stage(m, t, l->size[RM_AXIS_PP]);
+	rmi_model_memory(m, hw, t, e);
+	return RM_OK;
 }

@@ -63,7 +63,7 @@ bool rmi_suggest_layout_ep(rm_layout *l, uint32_t tp, uint32_t cp,
 
 /* Fastest first; on a tie (same time to 1e-6) the simpler layout: fewer
  * CP ranks, then fewer stages, then less TP, then smaller micro-batches. */
-static int by_time(const void *a, const void *b)
+int rmi_by_time(const void *a, const void *b)
 {
 	const rm_estimate *x = &((const rm_candidate *)a)->est;
 	const rm_estimate *y = &((const rm_candidate *)b)->est;
@@ -76,15 +76,15 @@ static int by_time(const void *a, const void *b)
 	return (x->micro_batch > y->micro_batch) - (x->micro_batch < y->micro_batch);
 }
 
-static int by_mem(const void *a, const void *b)
+int rmi_by_mem(const void *a, const void *b)
 {
 	const rm_candidate *x = a, *y = b;
 	double dx = x->est.mem_peak - x->est.hbm, dy = y->est.mem_peak - y->est.hbm;
 	return dx < dy ? -1 : dx > dy;
 }
 
-static bool push(rm_candidate **v, size_t *n, size_t *cap,
-		 const rm_candidate *c)
+bool rmi_suggest_push(rm_candidate **v, size_t *n, size_t *cap,
+		      const rm_candidate *c)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
@@ -98,10 +98,13 @@ static bool push(rm_candidate **v, size_t *n, size_t *cap,
 	return true;
 }
 
-/* The suggestion being filled and its arrays' capacities. */
+/* The suggestion being filled and its arrays' capacities; the layouts
+ * enumerated, when they are priced after (lay, nlay, lcap). */
 typedef struct found {
 	rm_suggestion *s;
 	size_t cap, rcap;
+	rm_layout *lay;
+	size_t nlay, lcap;
 } found;
 
 /* Layout l at its best micro-batch: ranked when one fits, kept among the
@@ -110,16 +113,34 @@ typedef struct found {
 static bool file_layout(const rmi_search *q, const rm_layout *l, found *f)
 {
 	rm_suggestion *s = f->s;
+	if (!q->reference) {
+		if (f->nlay == f->lcap) {
+			size_t nc = f->lcap ? f->lcap * 2 : 256;
+			rm_layout *nv = realloc(f->lay, nc * sizeof(*nv));
+			if (!nv)
+				return false;
+			f->lay = nv;
+			f->lcap = nc;
+		}
+		f->lay[f->nlay++] = *l;
+		return true;
+	}
 	rm_candidate best = { 0 };
 	bool mem = false;
-	if (rmi_best_micro_batch(q, q->hw, l, &best, &mem, &s->considered))
-		return push(&s->ranked, &s->nranked, &f->cap, &best);
+	size_t before = s->considered;
+	bool ok = rmi_best_micro_batch(q, q->hw, l, &best, &mem,
+				       &s->considered);
+	s->priced += s->considered - before;
+	if (ok) {
+		s->nfit++;
+		return rmi_suggest_push(&s->ranked, &s->nranked, &f->cap, &best);
+	}
 	if (!mem) {
 		s->rejected_other++;
 		return true;
 	}
 	s->rejected_mem++;
-	return push(&s->rejected, &s->nrejected, &f->rcap, &best);
+	return rmi_suggest_push(&s->rejected, &s->nrejected, &f->rcap, &best);
 }
 
 /* Every pp dividing what tp x cp leave (up to one layer a stage), dp the
@@ -203,16 +224,16 @@ static rm_status search_init(rmi_search *q, const rm_model *m,
  * more. */
 static rm_status rank(const rmi_search *q, rm_suggestion *s, rm_error *err)
 {
-	if (!s->nranked)
+	if (!s->nfit)
 		return rmi_err(err, RM_ERULE,
 			       "no layout of %llu GPUs fits %s on %s with these "
 			       "settings (try sharding=zero1, recompute=full or "
 			       "more GPUs)",
 			       (unsigned long long)q->gpus, q->m->name,
 			       q->hw->name);
-	qsort(s->ranked, s->nranked, sizeof(*s->ranked), by_time);
+	qsort(s->ranked, s->nranked, sizeof(*s->ranked), rmi_by_time);
 	if (s->nrejected)
-		qsort(s->rejected, s->nrejected, sizeof(*s->rejected), by_mem);
+		qsort(s->rejected, s->nrejected, sizeof(*s->rejected), rmi_by_mem);
 	s->base = s->ranked[0];
 	s->base_rank = 1;
 	if (q->o->around) {
@@ -249,8 +270,10 @@ rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
 	found f = { .s = calloc(1, sizeof(*f.s)) };
 	if (!f.s)
 		return rmi_err(err, RM_ENOMEM, "out of memory");
-	st = enumerate(&q, &f) ? rank(&q, f.s, err) :
-	     rmi_err(err, RM_ENOMEM, "out of memory");
+	bool ok = enumerate(&q, &f) &&
+		  (reference || rmi_suggest_ordered(&q, f.lay, f.nlay, f.s));
+	free(f.lay);
+	st = ok ? rank(&q, f.s, err) : rmi_err(err, RM_ENOMEM, "out of memory");
 	if (st) {
 		rm_suggestion_free(f.s);
 		return st;

@@ -52,6 +52,45 @@ RMI_HIDDEN bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 				     const rm_layout *l, rm_candidate *best,
 				     bool *mem, size_t *considered);
 
+/* What memory alone says of a layout at each micro-batch (1, 2, 4 ..
+ * max_mb), found without its time: which fit, and when none does,
+ * whether memory is why (the reference's rmi_best_micro_batch's *mem)
+ * and the variant nearest to fitting at the first micro-batch it
+ * misses, with its memory only. */
+typedef struct rmi_fit {
+	unsigned mask;               /* bit k: micro-batch 2^k fits */
+	size_t nmb;                  /* micro-batches counted */
+	bool mem;
+	uint32_t mem_mb;
+	rm_estimate near;
+} rmi_fit;
+RMI_HIDDEN void rmi_fit_scan(const rmi_search *q, const rm_layout *l,
+			     rmi_fit *out);
+/* rmi_best_micro_batch of a layout that fits at the micro-batches in
+ * mask, which are all it prices (counted in *priced), each variant's
+ * time only where its memory fits; memo: l's EP links. */
+RMI_HIDDEN bool rmi_price_fitting(const rmi_search *q, const rm_layout *l,
+				  unsigned mask, rmi_ep_memo *memo,
+				  rm_candidate *best, size_t *priced);
+/* A lower bound of l's step time at any micro-batch in mask, schedule
+ * and recomputation (model_suggest_bound.c); memo: l's EP links. */
+RMI_HIDDEN double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
+				    unsigned mask, rmi_ep_memo *memo);
+/* EP links as fast as any of q's hardware: a floor with them (memo)
+ * bounds the floor with the layout's own. */
+RMI_HIDDEN void rmi_suggest_fast_links(const rmi_search *q,
+				       rmi_ep_memo *memo);
+/* model_suggest_order.c: the search that times only what the report
+ * can show, cheapest bound first (s->ranked then holds those). */
+RMI_HIDDEN bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay,
+				    size_t n, rm_suggestion *s);
+/* model_suggest.c: the ranking's orders, and c appended to v (n of
+ * cap); false: out of memory. */
+RMI_HIDDEN int rmi_by_time(const void *a, const void *b);
+RMI_HIDDEN int rmi_by_mem(const void *a, const void *b);
+RMI_HIDDEN bool rmi_suggest_push(rm_candidate **v, size_t *n, size_t *cap,
+				 const rm_candidate *c);
+
 /* model_suggest_around.c: s->base becomes o->around, ranked or priced
  * apart, with how much memory holds it back (s->unbounded). */
 RMI_HIDDEN rm_status rmi_suggest_around(const rmi_search *q,

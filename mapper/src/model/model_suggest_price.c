@@ -57,12 +57,7 @@ static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 static uint32_t largest_stage(const rm_model *m, const rm_train *t,
 			      uint32_t pp)
 {
-	uint32_t ls = 0;
-	for (uint32_t i = 0; i < pp; i++) {
-		uint32_t n = rmi_stage_layers(m, t, pp, i);
-		ls = n > ls ? n : ls;
-	}
-	return ls;
+	return rmi_largest_stage(m, t, pp);
 }
 
 /* What rmi_best_schedule keeps between variants: the fastest valid one
@@ -72,6 +67,9 @@ typedef struct pricing {
 	rm_candidate *out;
 	rmi_ep_memo *memo;
 	bool found, mem;
+	/* the micro-batch is known to fit: a variant that does not is
+	 * not timed, found from its memory alone (rmi_estimate_mem) */
+	bool fit_first;
 	uint32_t mb, ls;
 } pricing;
 
@@ -100,7 +98,13 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	memset(&e, 0, sizeof(e));
 	rm_error err = { 0 };
 	t->recompute_layers = 0;
-	if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
+	if (p->fit_first) {
+		/* a variant that fits is what this micro-batch returns, so
+		 * one that does not (or is invalid) changes nothing */
+		if (rmi_estimate_mem(m, hw, t, l, &e, NULL) || !e.fits)
+			return;
+		rmi_estimate_time(m, hw, t, p->memo, &e);
+	} else if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
 		if (!p->found && !p->mem)
 			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
 				 err.msg);
@@ -130,7 +134,7 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 static bool best_schedule(const rm_model *m, const rm_hw *hw,
 			  const rm_train *base, const rm_layout *l, uint32_t mb,
 			  unsigned allowed, unsigned recomputes,
-			  rmi_ep_memo *memo, rm_candidate *out)
+			  rmi_ep_memo *memo, bool fit_first, rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
@@ -141,6 +145,7 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 		recomputes = 1u << base->recompute;
 	uint32_t pp = l->size[RM_AXIS_PP];
 	pricing p = { .out = out, .memo = memo, .mb = mb,
+		      .fit_first = fit_first,
 		      .ls = largest_stage(m, base, pp) };
 	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
 		if (!(recomputes & (1u << r)))
@@ -165,7 +170,7 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 {
 	rmi_ep_memo memo = { 0 };
 	return best_schedule(m, hw, base, l, mb, allowed, recomputes, &memo,
-			     out);
+			     false, out);
 }
 
 /* Weights, gradients and optimizer state of the fullest stage, with the
@@ -195,7 +200,7 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 			++*considered;
 		if (!best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
 				   q->o->recomputes, q->reference ? NULL : &memo,
-				   &c)) {
+				   false, &c)) {
 			if (!c.est.fits && c.est.mem_peak > 0 && !mem_seen &&
 			    !any) {
 				*best = c;
@@ -219,4 +224,131 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 	if (mem)
 		*mem = mem_seen;
 	return any;
+}
+
+bool rmi_price_fitting(const rmi_search *q, const rm_layout *l, unsigned mask,
+		       rmi_ep_memo *memo, rm_candidate *best, size_t *priced)
+{
+	bool any = false;
+	rm_candidate c;
+	for (uint32_t mb = 1, k = 0; mb <= q->max_mb; mb *= 2, k++) {
+		if (!(mask & (1u << k)))
+			continue;
+		++*priced;
+		if (!best_schedule(q->m, q->hw, q->t, l, mb, q->o->schedules,
+				   q->o->recomputes, memo, true, &c))
+			continue;
+		if (!any || c.est.t_step < best->est.t_step)
+			*best = c;
+		any = true;
+	}
+	return any;
+}
+
+/* The variants of a fit scan, and the settings they share. */
+typedef struct fitting {
+	const rmi_search *q;
+	const rm_layout *l;
+	unsigned allowed, recomputes;
+	uint32_t pp, ls;
+	rm_train t;
+} fitting;
+
+/* Whether a variant of f->l fits at micro-batch mb, tried as
+ * best_schedule tries them: the first that fits settles it; else
+ * *near is the one nearest to fitting (the first of equals; *miss when
+ * any was valid), what the report would list. With `hopeless`, a
+ * first try above the memory floor ends it (*miss, *near that try). */
+static bool mb_fits(fitting *f, uint32_t mb, bool hopeless,
+		    rm_estimate *near, bool *miss)
+{
+	rm_train *t = &f->t;
+	rm_estimate e;
+	t->micro_batch = mb;
+	*miss = false;
+	/* full recomputation under 1f1b keeps the least: when it fits,
+	 * that settles the micro-batch at once */
+	if ((f->recomputes & (1u << RM_RECOMPUTE_FULL)) &&
+	    (f->allowed & (1u << RM_SCHED_1F1B))) {
+		t->recompute = RM_RECOMPUTE_FULL;
+		sched_variant(0, f->pp, f->ls, t);
+		if (!rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e, NULL)) {
+			if (e.fits)
+				return true;
+			if (hopeless && above_floor(&e)) {
+				*near = e;
+				*miss = true;
+				return false;
+			}
+		}
+	}
+	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
+		if (!(f->recomputes & (1u << r)))
+			continue;
+		t->recompute = (rm_recompute)r;
+		for (uint32_t i = 0; sched_variant(i, f->pp, f->ls, t); i++) {
+			if (!(f->allowed & (1u << t->schedule)) ||
+			    (t->schedule == RM_SCHED_INTERLEAVED &&
+			     f->ls % t->vchunks) ||
+			    rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e,
+					     NULL))
+				continue;
+			if (e.fits)
+				return true;
+			if (!*miss || e.mem_peak < near->mem_peak) {
+				*near = e;
+				near->recompute = t->recompute;
+				*miss = true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * What fits at micro-batch b fits at b/2: the checks that pass at b pass
+ * at b/2 (the batch splits into more micro-batches), and no variant's
+ * peak grows when b halves: activations, logits and the work buffer go
+ * as b, the micro-batches in flight as min(k, m) (rmi_inflight), so in
+ * flight x b does not grow when m doubles and b halves; weights and
+ * optimizer state stay. So the largest micro-batch that fits is looked
+ * for from the top, and the rest are known. Where none fits, the scan
+ * the reference makes (from 1 up, to the first that misses memory)
+ * finds why.
+ */
+void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
+{
+	memset(out, 0, sizeof(*out));
+	fitting f = { .q = q, .l = l, .t = *q->t,
+		      .allowed = q->o->schedules ? q->o->schedules :
+				 MEGATRON_SCHEDULES,
+		      .recomputes = q->o->recomputes ? q->o->recomputes :
+				    1u << q->t->recompute,
+		      .pp = l->size[RM_AXIS_PP] };
+	f.ls = largest_stage(q->m, q->t, f.pp);
+	f.t.recompute_layers = 0;
+	int top = -1;
+	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
+		out->nmb++;
+		top++;
+	}
+	rm_estimate near;
+	bool miss;
+	for (int k = top; k >= 0; k--) {
+		if (mb_fits(&f, 1u << k, true, &near, &miss)) {
+			out->mask = (2u << k) - 1;
+			return;
+		}
+		if (miss && above_floor(&near))
+			break;
+	}
+	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
+		if (mb_fits(&f, mb, false, &near, &miss) || !miss)
+			continue;
+		out->mem = true;
+		out->mem_mb = mb;
+		out->near = near;
+		/* what misses memory at mb misses it above mb too */
+		break;
+	}
 }

@@ -96,7 +96,7 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_buf_puts(b, "],\n \"needs\": {\"settings\": ");
 		rm_buf_json_str(b, s->needs_what);
 		rm_buf_printf(b, ", \"base_rank\": %zu, \"ranked\": %zu, \"base\": ",
-			       n->base_rank, n->nranked);
+			       n->base_rank, n->nfit);
 		cand_json(b, &n->base);
 		rm_buf_puts(b, ", \"best\": ");
 		cand_json(b, &n->ranked[0]);
@@ -129,7 +129,7 @@ static void put_needs(rm_buf *b, const rm_suggestion *s)
 		       "%s\n", lay, s->needs_what);
 	rm_buf_printf(b, "  then it fits (%.1f GiB) and ranks #%zu of the %zu "
 		       "layouts that fit so, %.3f s per step", n->base.est.mem_peak /
-		       RMI_GIB, n->base_rank, n->nranked, n->base.est.t_step);
+		       RMI_GIB, n->base_rank, n->nfit, n->base.est.t_step);
 	if (n->base_rank == 1)
 		rm_buf_puts(b, "\n");
 	else
@@ -183,7 +183,7 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 			t->seq_parallel ? "on" : "off", k.tp_overlap, hw->name,
 			k.gemm_eff,
 			k.gemm_dim0, k.attn_eff, k.hbm_eff, k.nvlink_eff, k.net_eff,
-			s->considered, s->nranked, s->rejected_mem,
+			s->considered, s->nfit, s->rejected_mem,
 			s->rejected_other, m->experts ? "ep, " : "");
 		rm_buf_puts(&b, "  rank   layout                      mb schedule       recompute     m   step s   vs #1 bubble   MFU  peak GiB\n");
 		for (size_t i = 0; i < top; i++) {

@@ -61,25 +61,44 @@ static uint64_t units(uint64_t stride, uint64_t n, uint64_t span)
  * below[0]: the NVLink domains the group spans, below[i+1] the units of
  * tier i.
  */
+/* snprintf(dst, n, "%s%s%s", a, b, c) without its cost (NULL: none):
+ * suggest times a layout at every variant it tries, and formatting
+ * these names was a sixth of its time. */
+static void put_name3(char *dst, size_t n, const char *a, const char *b,
+		      const char *c)
+{
+	const char *part[3] = { a, b, c };
+	size_t k = 0;
+	for (int i = 0; i < 3; i++)
+		for (const char *p = part[i]; p && *p && k + 1 < n; p++)
+			dst[k++] = *p;
+	dst[k] = '\0';
+}
+
+static void put_name(char *dst, size_t n, const char *a, const char *b)
+{
+	put_name3(dst, n, a, b, NULL);
+}
+
 static void walk_tiers(const rm_hw *hw, const rm_train *t, uint64_t n,
 		       const uint64_t *below, char link[32], double *gbps)
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
 	if (below[0] <= 1) {
-		snprintf(link, 32, "nvlink");
+		put_name(link, 32, "nvlink", NULL);
 		*gbps = hw->nvlink_gbytes_per_s * c.nvlink_eff;
 		return;
 	}
 	double bw = hw->nic_gbytes_per_s * c.net_eff;
-	snprintf(link, 32, "network");
+	put_name(link, 32, "network", NULL);
 	for (size_t i = 0; i < hw->ntiers; i++) {
 		const rm_hw_tier *tr = &hw->tier[i];
 		double share = tr->oversubscription * (double)below[i] / (double)n;
 		double tb = tr->gbytes_per_s * c.net_eff / (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
-		snprintf(link, 32, "%s", tr->name);
+		put_name(link, 32, tr->name, NULL);
 		if (below[i + 1] <= 1)
 			break;
 	}
@@ -110,7 +129,7 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 {
 	c->used = true;
 	c->group = group;
-	snprintf(c->collective, sizeof(c->collective), "%s", coll);
+	put_name(c->collective, sizeof(c->collective), coll, NULL);
 	c->bytes = bytes;
 	c->calls = calls;
 	uint64_t stride = stride_of(l, place), n = l->size[place];
@@ -223,9 +242,9 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_axis_cost *c = &e->axis[RM_AXIS_EP];
 	c->used = true;
 	c->group = (uint32_t)ep;
-	snprintf(c->collective, sizeof(c->collective), "%s",
+	put_name(c->collective, sizeof(c->collective),
 		 etp > 1 ? "all-to-all x4 + etp gathers" :
-		 "all-to-all dispatch+combine x4");
+		 "all-to-all dispatch+combine x4", NULL);
 	c->bytes = per * unit * (ep - 1) / ep * n *
 		   rmi_ep_bytes_factor(t, rmi_full_share(t, e->layers_stage));
 	c->calls = per * n;
@@ -253,6 +272,33 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		memcpy(c->etp_link, memo->etp_link, sizeof(c->etp_link));
 		c->etp_gbps = memo->etp_gbps;
 	}
+}
+
+double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
+		      double seconds)
+{
+	double mb = (double)e->m, ls = e->layers_stage;
+	/* Gradients of a stage are final once its last micro-batch's
+	 * backward runs: that backward is the window to hide in.
+	 * Sharded gradients (zero2, fsdp) are reduce-scattered after
+	 * every micro-batch's backward, each behind its own. */
+	double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
+		t->sharding == RM_SHARD_ZERO2 ?
+		fmin(e->t_compute, mb * ls * e->t_bwd) : ls * e->t_bwd;
+	/* the distributed optimizer's all-gather of the updated weights
+	 * (rmi_param_bytes per parameter: 2, or 1 with fp8_params) runs
+	 * in the next step's forward, chunk by chunk, as Megatron's
+	 * --overlap-param-gather does; the reduce-scatter keeps the
+	 * backward */
+	bool zero = t->sharding == RM_SHARD_ZERO1 ||
+		    t->sharding == RM_SHARD_ZERO2;
+	double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
+		    t->grad_bytes;
+	double pb = rmi_param_bytes(t);
+	double ag = zero ? seconds * pb / (rs + pb) : 0;
+	double fwd = ls * e->t_fwd * mb;
+	return fmax(0, seconds - ag - t->dp_overlap * window) +
+	       fmax(0, ag - t->dp_overlap * fwd);
 }
 
 /* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
@@ -285,29 +331,8 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		cp->exposed = fmax(0, cp->seconds - t_attn);
 	}
 	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
-	if (dp->used) {
-		/* Gradients of a stage are final once its last micro-batch's
-		 * backward runs: that backward is the window to hide in.
-		 * Sharded gradients (zero2, fsdp) are reduce-scattered after
-		 * every micro-batch's backward, each behind its own. */
-		double window = t->sharding == RM_SHARD_FSDP ? e->t_compute :
-			t->sharding == RM_SHARD_ZERO2 ?
-			fmin(e->t_compute, mb * ls * e->t_bwd) : ls * e->t_bwd;
-		/* the distributed optimizer's all-gather of the updated bf16
-		 * weights (2 bytes per parameter of its bytes) runs in the next
-		 * step's forward, chunk by chunk, as Megatron's
-		 * --overlap-param-gather does; the reduce-scatter keeps the
-		 * backward */
-		bool zero = t->sharding == RM_SHARD_ZERO1 ||
-			    t->sharding == RM_SHARD_ZERO2;
-		double rs = t->sharding == RM_SHARD_ZERO2 ? t->grad_bytes * mb :
-			    t->grad_bytes;
-		double pb = rmi_param_bytes(t);
-		double ag = zero ? dp->seconds * pb / (rs + pb) : 0;
-		double fwd = ls * e->t_fwd * mb;
-		dp->exposed = fmax(0, dp->seconds - ag - t->dp_overlap * window) +
-			      fmax(0, ag - t->dp_overlap * fwd);
-	}
+	if (dp->used)
+		dp->exposed = rmi_dp_exposed(t, e, dp->seconds);
 	rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
 	if (ep->used) {
 		/* the all-to-alls (and ETP's gathers) block the layer that
@@ -329,112 +354,6 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rmi_goodput(t, e);
 }
 
-static rm_status check_layout(const rm_model *m, const rm_train *t,
-			      const rm_layout *l, uint64_t *seqs, rm_error *err)
-{
-	uint64_t world = rm_layout_world(l);
-	if (l->dp_auto || world == 0 || world > RM_MAX_WORLD)
-		return rmi_err(err, RM_EINPUT,
-			       "layout must be resolved to at most %u GPUs",
-			       RM_MAX_WORLD);
-	for (int a = 0; a < RM_NAXES; a++)
-		if (l->size[a] == 0)
-			return rmi_err(err, RM_EINPUT, "%s=0 in the layout",
-				       rm_axis_name((rm_axis)a));
-	/* ep is carved out of dp (Megatron-Core): size[EP] can be 1 with
-	 * ep > 1, so ask for the degree */
-	if (!m->experts && (rm_layout_ep(l) > 1 || (l->etp && l->etp !=
-						      l->size[RM_AXIS_TP])))
-		return rmi_err(err, RM_EUNSUPPORTED,
-			       "ep=%u, etp=%u: expert parallelism needs a "
-			       "mixture-of-experts model; this model is dense",
-			       rm_layout_ep(l), rm_layout_etp(l));
-	if (m->experts && m->experts % rm_layout_ep(l))
-		return rmi_err(err, RM_EINPUT,
-			       "ep=%u does not divide the %u experts",
-			       rm_layout_ep(l), m->experts);
-	if (m->experts && m->expert_ffn % rm_layout_etp(l))
-		return rmi_err(err, RM_EINPUT,
-			       "etp=%u does not divide the expert FFN of %u",
-			       rm_layout_etp(l), m->expert_ffn);
-	uint32_t tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
-	uint32_t cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
-	if (m->heads % tp)
-		return rmi_err(err, RM_EINPUT,
-			       "tp=%u does not divide the %u attention heads",
-			       tp, m->heads);
-	if (pp > m->layers)
-		return rmi_err(err, RM_EINPUT,
-			       "pp=%u is more stages than the %u layers", pp,
-			       m->layers);
-	uint32_t seq = rmi_seq(m, t);
-	if (seq % cp)
-		return rmi_err(err, RM_EINPUT,
-			       "cp=%u does not divide the sequence of %u tokens",
-			       cp, seq);
-	if (t->batch_tokens % seq)
-		return rmi_err(err, RM_EINPUT,
-			       "batch of %llu tokens is not a whole number of "
-			       "%u-token sequences",
-			       (unsigned long long)t->batch_tokens, seq);
-	*seqs = t->batch_tokens / seq;
-	uint64_t per = (uint64_t)dp * t->micro_batch;
-	if (*seqs % per)
-		return rmi_err(err, RM_EINPUT,
-			       "%llu sequences per step do not split into dp=%u "
-			       "x micro-batch=%u",
-			       (unsigned long long)*seqs, dp, t->micro_batch);
-	uint64_t mbs = *seqs / per;
-	uint32_t fl = t->first_layers, ll = t->last_layers;
-	if (pp > 1 && ((uint64_t)fl + ll > m->layers ||
-		       (pp == 2 && fl && ll && fl + ll != m->layers) ||
-		       (pp > 2 && rmi_stage_layers(m, t, pp, 1) == 0)))
-		return rmi_err(err, RM_EINPUT,
-			       "first_layers=%u and last_layers=%u leave no "
-			       "even share of the %u layers for the other %u "
-			       "stages", fl, ll, m->layers, pp - 2);
-	uint32_t ls = 0;
-	for (uint32_t i = 0; i < pp; i++) {
-		uint32_t n = rmi_stage_layers(m, t, pp, i);
-		ls = n > ls ? n : ls;
-	}
-	rm_schedule sc = t->schedule;
-	if (sc != RM_SCHED_1F1B && pp < 2)
-		return rmi_err(err, RM_EINPUT, "schedule %s needs pp >= 2",
-			       rm_schedule_name(sc));
-	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV) {
-		uint32_t v = sc == RM_SCHED_ZBV ? 2 : t->vchunks;
-		/* Megatron-Core splits every stage into v equal chunks. The
-		 * even split is its account_for_embedding/loss_in_pipeline_
-		 * split: embedding and loss take a layer's slot, so the first
-		 * and last stage's first and last chunk are a layer short.
-		 * first_layers/last_layers are its num_layers_in_first/last_
-		 * pipeline_stage, which v must divide as well. */
-		if (ls % v)
-			return rmi_err(err, RM_EINPUT,
-				       "%u chunks per GPU do not divide the %u "
-				       "layers of a stage", v, ls);
-		if ((fl && fl % v) || (ll && ll % v))
-			return rmi_err(err, RM_EINPUT,
-				       "%u chunks per GPU do not divide the %u "
-				       "layers of the %s stage", v, fl && fl % v ?
-				       fl : ll, fl && fl % v ? "first" : "last");
-	}
-	if (sc == RM_SCHED_INTERLEAVED || sc == RM_SCHED_ZBV ||
-	    sc == RM_SCHED_ZBH2) {
-		/* the bubble formulas hold for m >= p (Narayanan sec. 2.2) */
-		uint64_t need = pp;
-		if (mbs < need)
-			return rmi_err(err, RM_EINPUT,
-				       "schedule %s needs at least %llu "
-				       "micro-batches per step, the batch gives %llu",
-				       rm_schedule_name(sc),
-				       (unsigned long long)need,
-				       (unsigned long long)mbs);
-	}
-	return RM_OK;
-}
-
 rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_layout *l,
 			  rm_estimate *e, rm_error *err)
@@ -450,30 +369,20 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 	rm_status st = rm_model_check(m, err);
 	if (!st)
 		st = rm_hw_check(hw, err);
-	uint64_t seqs = 0;
 	if (!st)
-		st = check_layout(m, t, l, &seqs, err);
-	if (st)
-		return st;
-	e->layout = *l;
-	e->schedule = t->schedule;
-	e->recompute = t->recompute;
-	e->recompute_layers = t->recompute == RM_RECOMPUTE_FULL ?
-			      t->recompute_layers : 0;
-	e->vchunks = t->schedule == RM_SCHED_INTERLEAVED ? t->vchunks :
-		     t->schedule == RM_SCHED_ZBV ? 2 : 1;
-	e->micro_batch = t->micro_batch;
-	e->gpus = rm_layout_world(l);
-	e->seqs = seqs;
+		st = rmi_estimate_mem(m, hw, t, l, e, err);
+	if (!st)
+		rmi_estimate_time(m, hw, t, memo, e);
+	return st;
+}
+
+void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		       rmi_ep_memo *memo, rm_estimate *e)
+{
+	const rm_layout *l = &e->layout;
+	uint64_t seqs = e->seqs;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	double cp = l->size[RM_AXIS_CP], dp = rm_layout_dp(l);
-	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
-	e->layers_stage = 0;
-	for (uint32_t i = 0; i < l->size[RM_AXIS_PP]; i++) {
-		uint32_t n = rmi_stage_layers(m, t, l->size[RM_AXIS_PP], i);
-		e->layers_stage = n > e->layers_stage ? n : e->layers_stage;
-	}
-	rmi_model_memory(m, hw, t, e);
 
 	/* model FLOPs: PaLM appendix B, 6N + 12*L*H*Q*T per token; N is
 	 * what one token uses (a MoE model's active parameters, its router
@@ -586,8 +495,8 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 		e->axis[RM_AXIS_DP].overlappable = true;
 	}
 	rmi_estimate_times(m, hw, t, e);
-	snprintf(e->note, sizeof(e->note),
-		 "no fabric given: ideal nesting assumed (axes packed in the "
-		 "layout's order, innermost first, on %s's tiers)", hw->name);
-	return RM_OK;
+	put_name3(e->note, sizeof(e->note),
+		  "no fabric given: ideal nesting assumed (axes packed in the "
+		  "layout's order, innermost first, on ", hw->name,
+		  "'s tiers)");
 }

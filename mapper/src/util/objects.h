@@ -196,7 +196,12 @@ struct rm_candidate {
 
 struct rm_suggestion {
 	rm_candidate *ranked;        /* valid, fastest first */
+	/* the rows ranked: every valid layout as fast as anything the
+	 * report places (its top rows, those within 5 % of #1, the
+	 * compared layout); the search prices no slower one */
 	size_t nranked;
+	size_t nfit;                 /* the layouts that fit: nranked or more */
+	size_t priced;               /* layout x micro-batch pairs timed */
 	rm_candidate base;           /* #1, or opts.around at its best */
 	size_t base_rank;            /* 1-based place of base; 0 = not ranked */
 	rm_candidate neighbour[12];  /* of base */
