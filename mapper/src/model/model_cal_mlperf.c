@@ -452,7 +452,18 @@ static rm_status ml_run(const ml_log *g, const rm_train *t, const rm_layout *l,
 /* What the log says that the model does not price: a warning each. */
 static rm_status ml_unpriced(ml_log *g, rm_cal_step *out, rm_error *err)
 {
-	rm_status st = rmi_cal_unpriced(&g->args, "", out, err);
+	/* an mllog log names no fp8 keys; a log that does gets them
+	 * priced as the other readers do */
+	rmi_cal_run r;
+	memset(&r, 0, sizeof(r));
+	rm_status st = rmi_cal_unpriced(&g->args, "", &r, out, err);
+	if (!st && r.fp8)
+		st = rm_train_set(&out->train, "fp8", r.fp8, err);
+	if (!st && r.fp8 && r.fp8_recipe)
+		st = rm_train_set(&out->train, "fp8_recipe", r.fp8_recipe, err);
+	if (!st && r.fp8)
+		st = rm_train_set(&out->train, "fp8_params",
+				  r.fp8_params ? "on" : "off", err);
 	if (st)
 		return st;
 	const char *lora = rmi_cal_val(&g->args, "lora_rank");
@@ -466,9 +477,9 @@ static rm_status ml_unpriced(ml_log *g, rm_cal_step *out, rm_error *err)
 	/* an mllog log says nothing of the GEMMs' precision */
 	if (!rmi_cal_get(&g->args, "fp8") && !rmi_cal_get(&g->args, "fp8_format"))
 		rmi_cal_note(out, true, "%s: an MLPerf log does not say the "
-			     "GEMM precision: priced as BF16; a run in FP8 (as "
-			     "NVIDIA's LLM submissions' config files set) makes "
-			     "gemm_eff take FP8's speed", g->f);
+			     "GEMM precision: priced as BF16 unless --set fp8=hybrid "
+			     "(as NVIDIA's LLM submissions' config files set)",
+			     g->f);
 	return RM_OK;
 }
 
