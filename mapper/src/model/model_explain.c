@@ -374,9 +374,9 @@ bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	if (i >= 4 + 6)
 		return false;
 	if (i == 0) { v.schedule = RM_SCHED_1F1B; *formula = "(p-1)/m"; }
-	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)(F+B-W)/m"; }
-	else if (i == 2) { v.schedule = RM_SCHED_ZBH2; *formula = "(p-1)(F+B-2W)/m"; }
-	else if (i == 3) { v.schedule = RM_SCHED_ZBV; *formula = "(p-1)(F+B-2W)/2m"; }
+	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)(F+B-W)/((F+B+W)m)"; }
+	else if (i == 2) { v.schedule = RM_SCHED_ZBH2; *formula = "(p-1)max(0,F+B-2W)/((F+B+W)m)"; }
+	else if (i == 3) { v.schedule = RM_SCHED_ZBV; *formula = "(p-1)max(0,F+B-2W)/(2(F+B+W)m)"; }
 	else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 3); *formula = "(p-1)/(v*m)"; }
 	v.vchunks = vc;
 	if (vc > 1)
@@ -416,7 +416,7 @@ static void put_bubble(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_printf(b, "  F, B, W per layer (forward; input gradient + recompute; weight gradient): %.4f, %.4f, %.4f ms\n",
 		       1e3 * e->t_fwd, 1e3 * (e->t_bwd - e->t_wgrad + e->t_recomp),
 		       1e3 * e->t_wgrad);
-	rm_buf_printf(b, "  schedule         formula            fraction  bubble s  step s    MFU  peak GiB\n");
+	rm_buf_printf(b, "  schedule         formula                              fraction  bubble s  step s    MFU  peak GiB\n");
 	char name[24];
 	const char *f;
 	bool chosen;
@@ -426,11 +426,11 @@ static void put_bubble(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		if (i >= 4 && xe.code && (1u << (i - 3)) > e->layers_stage)
 			continue;
 		if (xe.code) {
-			rm_buf_printf(b, "  %c %-14s %-18s not here: %s\n",
+			rm_buf_printf(b, "  %c %-14s %-36s not here: %s\n",
 				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
-		rm_buf_printf(b, "  %c %-14s %-18s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+		rm_buf_printf(b, "  %c %-14s %-36s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
 			       chosen ? '*' : ' ', name, f, x.bubble_frac,
 			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
 			       x.fits ? "" : " does not fit");
