@@ -523,9 +523,17 @@ static void put_order(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_estimate x;
 		if (rmi_estimate_run(m, hw, t, &s, &x, NULL))
 			continue;
-		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
+		/* a swap under the model's 1 % resolution does not justify
+		 * the order: the rule above does, and the line says so */
+		bool tie = rmi_tie(x.t_step, e->t_step);
+		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s, %+.2f %%)%s; "
+			       "%s moves %s -> %s, %s moves %s -> %s\n",
 			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
-			       x.t_step - e->t_step, rm_axis_name(a0),
+			       x.t_step - e->t_step,
+			       100 * (x.t_step - e->t_step) / e->t_step,
+			       tie ? ": tie within 1 %, this order is the rule's, "
+				     "not the price's" : "",
+			       rm_axis_name(a0),
 			       e->axis[a0].link, x.axis[a0].link,
 			       rm_axis_name(a1), e->axis[a1].link,
 			       x.axis[a1].link);

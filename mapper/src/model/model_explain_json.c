@@ -204,8 +204,9 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),
 			       rm_axis_name(l->nest[pos[k + 1]]));
 		json_num(b, "step_seconds", x.t_step, true);
-		json_num(b, "delta_seconds", x.t_step - e->t_step, false);
-		rm_buf_puts(b, "}");
+		json_num(b, "delta_seconds", x.t_step - e->t_step, true);
+		rm_buf_printf(b, "\"tie\": %s}",
+			       rmi_tie(x.t_step, e->t_step) ? "true" : "false");
 		first_row = false;
 	}
 	rm_buf_puts(b, "],\n ");

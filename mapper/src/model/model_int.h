@@ -7,6 +7,15 @@
 
 #define RMI_GIB 1073741824.0
 
+/* The model's resolution (docs/explain.md, "Accuracy"): two step times
+ * closer than 1 % of the reference are a tie, and are printed as one. */
+#define RMI_TIE 0.01
+static inline bool rmi_tie(double t, double ref)
+{
+	double d = t - ref;
+	return (d < 0 ? -d : d) <= RMI_TIE * ref;
+}
+
 /* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
  * net_eff, tp_overlap), where they came from: model_preset.c and
  * docs/explain.md. */
