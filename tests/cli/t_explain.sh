@@ -131,6 +131,21 @@ has suggest_tie_neighbour "$OUT" '^  pp x2 .* tie within 1 % \(\+0\.[0-9] %\): \
 hasnt suggest_tie_far "$OUT" '^  tp x2 .* tie within'
 run explain_405b_json_tie 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128 --format json
 json_holds explain_405b_json_tie_swaps 'd["swaps"][1]["tie"] and not d["swaps"][0]["tie"]'
+# a token budget (issue 40.4): Meta's run on 15.6T tokens is 929,832
+# steps of 16M, 3.80e25 FLOPs as 6N (Meta: 3.8e25), 75.6 days at 7.023 s
+meta=(--model llama3-405b --layout 8x16x128 --batch 16M --schedule interleaved:4 --sharding zero2)
+run explain_tokens 0 "$RANKMAP" explain "${meta[@]}" --tokens 15.6T
+has explain_tokens_flops "$OUT" '= 4\.1154e\+25 \(attention whole\); causal 3\.9571e\+25; 6N alone 3\.7988e\+25$'
+has explain_tokens_steps "$OUT" '^  steps = tokens / batch = 1\.56e\+13 / 16777216 = 929832$'
+has explain_tokens_days "$OUT" '^  at 7\.023 s per step: [0-9]+ s = 75\.6 days of training'
+has explain_tokens_wall "$OUT" 'effective training fraction 84\.8% \(goodput above\): 89\.2 days'
+run explain_tokens_json 0 "$RANKMAP" explain "${meta[@]}" --tokens 15.6T --format json
+json_holds explain_tokens_json_budget 'round(d["budget"]["steps"])==929832 and abs(d["budget"]["flops_6n"]/3.7988e25-1)<1e-3'
+run explain_notokens 0 "$RANKMAP" explain "${meta[@]}"
+hasnt explain_notokens_budget "$OUT" 'training budget'
+run explain_tokens_bad 2 "$RANKMAP" explain "${meta[@]}" --tokens 15.6X
+has explain_tokens_bad_msg "$ERR" "tokens='15\.6X': expected a token count"
+run suggest_tokens 2 "$RANKMAP" suggest --model llama3-8b --gpus 8 --tokens 1T
 # a model file that only borrows the preset's name is not Meta's model
 printf 'name: llama3-405b\nlayers: 8\nhidden: 4096\nffn: 14336\nheads: 32\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/fake405.yaml"
 run suggest_fake 0 "$RANKMAP" suggest --model "$T/fake405.yaml" --batch 4M --gpus 16384 --top 3

@@ -568,6 +568,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 		put_axes(&b, hw, t, e);
 		put_bubble(&b, m, hw, t, e);
 		put_step(&b, hw, t, e);
+		rmi_put_budget(&b, m, t, e);
 		put_order(&b, m, hw, t, e);
 	} else {
 		return rmi_err(err, RM_EUNSUPPORTED,

@@ -215,6 +215,7 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "mfu_causal", e->mfu_causal, true);
 	rm_buf_puts(b, "\"mfu_convention\": \"non-causal\", ");
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
+	rmi_budget_json(b, m, t, e);
 	rm_buf_puts(b, "\"goodput\": {");
 	json_num(b, "interruptions_per_day", e->fails_per_day, true);
 	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);

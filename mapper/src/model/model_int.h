@@ -134,6 +134,12 @@ RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
 RMI_HIDDEN void rmi_explain_json_head(rm_buf *b, const char *schema,
 				      const rm_model *m, const rm_hw *hw,
 				      const rm_estimate *e);
+/* A token budget (t->tokens; nothing when 0): total FLOPs, steps and
+ * days, as text and as a JSON member ending ", " (model_budget.c). */
+RMI_HIDDEN void rmi_put_budget(rm_buf *b, const rm_model *m,
+			       const rm_train *t, const rm_estimate *e);
+RMI_HIDDEN void rmi_budget_json(rm_buf *b, const rm_model *m,
+				const rm_train *t, const rm_estimate *e);
 /* The explain report as JSON. */
 RMI_HIDDEN void rmi_explain_json(rm_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,
