@@ -190,6 +190,7 @@ static const struct {
 } site_cases[] = {
 	{ "mosaic", "@128", { "gemm_eff", "hbm_eff", NULL }, 6, 12 },
 	{ "mtnlg", "@2240", { "gemm_eff", NULL, NULL }, 1, 2 },
+	{ "nemotron4", "@1536", { "gemm_eff", NULL, NULL }, 1, 2 },
 };
 
 static const char *row_name(const fit_source *s, size_t j)
