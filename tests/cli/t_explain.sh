@@ -142,10 +142,19 @@ has explain_tokens_wall "$OUT" 'effective training fraction 84\.8% \(goodput abo
 run explain_tokens_json 0 "$RANKMAP" explain "${meta[@]}" --tokens 15.6T --format json
 json_holds explain_tokens_json_budget 'round(d["budget"]["steps"])==929832 and abs(d["budget"]["flops_6n"]/3.7988e25-1)<1e-3'
 run explain_notokens 0 "$RANKMAP" explain "${meta[@]}"
+cp "$OUT" "$T/meta.txt"
 hasnt explain_notokens_budget "$OUT" 'training budget'
 run explain_tokens_bad 2 "$RANKMAP" explain "${meta[@]}" --tokens 15.6X
 has explain_tokens_bad_msg "$ERR" "tokens='15\.6X': expected a token count"
 run suggest_tokens 2 "$RANKMAP" suggest --model llama3-8b --gpus 8 --tokens 1T
+# at scale (issue 40.2): latency per call off NVLink, stragglers as the
+# expected max of 16,384 normal draws (sqrt(2 ln N) = 4.41), data; all 0
+# by default, so the default step is unchanged (7.023 s)
+has explain_scale_zero "$T/meta.txt" 'stragglers jitter 0 x sqrt\(2 ln 16384\) x \(path \+ bubble\) = 0\.000 s; data loading data_s 0\.000 s'
+run explain_scale 0 "$RANKMAP" explain "${meta[@]}" --set coll_base_us=10 --set coll_hop_us=1 --set jitter=0.01 --set data_s=0.05
+has explain_scale_lat "$OUT" '^  critical path: .* \+ latency 0\.001 = 4\.289 s$'
+has explain_scale_jit "$OUT" 'stragglers jitter 0\.01 x sqrt\(2 ln 16384\) x \(path \+ bubble\) = 0\.233 s; data loading data_s 0\.050 s'
+has explain_scale_step "$OUT" '^  step 7\.310 s;'
 # a model file that only borrows the preset's name is not Meta's model
 printf 'name: llama3-405b\nlayers: 8\nhidden: 4096\nffn: 14336\nheads: 32\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/fake405.yaml"
 run suggest_fake 0 "$RANKMAP" suggest --model "$T/fake405.yaml" --batch 4M --gpus 16384 --top 3

@@ -443,16 +443,19 @@ static void put_step(rm_buf *b, const rm_hw *hw, const rm_train *t,
 {
 	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
 		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed +
-		      e->axis[RM_AXIS_EP].exposed;
+		      e->axis[RM_AXIS_EP].exposed + e->t_lat_path;
 	rm_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f",
 		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
 		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed);
 	if (e->axis[RM_AXIS_EP].used)
 		rm_buf_printf(b, " + ep %.3f", e->axis[RM_AXIS_EP].exposed);
+	if (e->t_lat_path > 0)
+		rm_buf_printf(b, " + latency %.3f", e->t_lat_path);
 	rm_buf_printf(b, " = %.3f s\n", path);
 	rm_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
 		       e->bubble_frac, path, e->t_bubble,
 		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
+	rmi_put_scale(b, t, e);
 	rm_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n",
 		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
 		       100 * e->mfu, e->tokens_per_s);

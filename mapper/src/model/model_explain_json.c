@@ -216,6 +216,12 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_puts(b, "\"mfu_convention\": \"non-causal\", ");
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
 	rmi_budget_json(b, m, t, e);
+	rm_buf_puts(b, "\"at_scale\": {");
+	json_num(b, "latency_seconds", e->t_lat, true);
+	json_num(b, "latency_path_seconds", e->t_lat_path, true);
+	json_num(b, "straggler_seconds", e->t_jitter, true);
+	json_num(b, "data_seconds", e->t_data, false);
+	rm_buf_puts(b, "}, ");
 	rm_buf_puts(b, "\"goodput\": {");
 	json_num(b, "interruptions_per_day", e->fails_per_day, true);
 	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);

@@ -140,6 +140,14 @@ RMI_HIDDEN void rmi_put_budget(rm_buf *b, const rm_model *m,
 			       const rm_train *t, const rm_estimate *e);
 RMI_HIDDEN void rmi_budget_json(rm_buf *b, const rm_model *m,
 				const rm_train *t, const rm_estimate *e);
+/* At scale (model_scale.c): the latency of the collectives off NVLink
+ * (dp: DP's, else the blocking axes'; *calls their count), the
+ * stragglers' factor jitter x sqrt(2 ln gpus), and the explain lines. */
+RMI_HIDDEN double rmi_coll_latency(const rm_train *t, const rm_estimate *e,
+				   bool dp, double *calls);
+RMI_HIDDEN double rmi_straggle(const rm_train *t, uint64_t gpus);
+RMI_HIDDEN void rmi_put_scale(rm_buf *b, const rm_train *t,
+			      const rm_estimate *e);
 /* The explain report as JSON. */
 RMI_HIDDEN void rmi_explain_json(rm_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,

@@ -77,6 +77,10 @@ static int fit_load(void)
 	return 0;
 }
 
+/* Settings every pricing adds after `set` (key, value pairs, NULL-ended;
+ * test_scale.c fits the terms of "Running at scale" through it). */
+static const char *fit_extra[9];
+
 /* Price a source with `set` (key, value pairs, NULL-ended). tp_overlap
  * is not set on every row: only the rows run with TP overlap hide it (a
  * row's overlap column is a fact of its run). */
@@ -91,6 +95,10 @@ static int fit_price(fit_source *s, const rm_hw *hw, const char *const *set)
 		}
 		rest[n++] = set[k];
 		rest[n++] = set[k + 1];
+	}
+	for (size_t k = 0; fit_extra[k] && n + 2 < 32; k += 2) {
+		rest[n++] = fit_extra[k];
+		rest[n++] = fit_extra[k + 1];
 	}
 	rest[n] = NULL;
 	return s->pub ? pub_price(s->p, s->n, hw, rest, &s->mean, &s->max) :
