@@ -48,7 +48,7 @@ _rankmap()
 		--no-site-config" ;;
 	node) opts="--hwloc-xml --site --format --ranks --nccl-topo --timing" ;;
 	explain) opts="--model --layout --gpus --hw --batch --seq --micro-batch
-		--schedule --recompute --sharding --set --format --nodes
+		--schedule --recompute --sharding --tokens --set --format --nodes
 		--nodes-file --topology --partition --site --no-site-config
 		--gpus-per-node --order --allow-missing --baseline --map
 		--assignment" ;;

@@ -12,7 +12,7 @@ static void help(FILE *f)
 	fputs("usage: rankmap explain --model M --layout L [--gpus N] [--hw H]\n"
 	      "         [--batch TOKENS] [--seq N] [--micro-batch N]\n"
 	      "         [--schedule S] [--recompute R] [--sharding S]\n"
-	      "         [--set KEY=VALUE]... [--format text|json]\n\n"
+	      "         [--tokens N] [--set KEY=VALUE]... [--format text|json]\n\n"
 	      "  --model M        llama3-8b, llama3-70b, llama3-405b, gpt3-175b;\n"
 	      "                   mixture of experts: mixtral-8x7b, mixtral-8x22b,\n"
 	      "                   deepseek-v3, qwen3-235b-a22b, llama4-maverick;\n"
@@ -29,6 +29,8 @@ static void help(FILE *f)
 	      "  --recompute R    none, selective (default), full\n"
 	      "  --sharding S     none, zero1 (default: Megatron's distributed\n"
 	      "                   optimizer), zero2, fsdp\n"
+	      "  --tokens N       a training budget, K/M/G/T = 1e3/1e6/1e9/1e12\n"
+	      "                   (15.6T): total FLOPs, steps and days\n"
 	      "  --set KEY=VALUE  grad_bytes (4), flash (on), seq_parallel (on),\n"
 	      "                   first_layers, last_layers (an even share),\n"
 	      "                   recompute_layers (full on K layers per chunk),\n"
@@ -39,6 +41,8 @@ static void help(FILE *f)
 	      "                   fp8 (off; hybrid, e4m3), fp8_recipe (delayed;\n"
 	      "                   current, mxfp8, nvfp4), fp8_params (off),\n"
 	      "                   fp8_dispatch (off), fp8_eff (the GPU's);\n"
+	      "                   at scale (0): coll_base_us, coll_hop_us, jitter,\n"
+	      "                   data_s;\n"
 	      "                   the GPU's calibration: gemm_eff,\n"
 	      "                   gemm_dim0, attn_eff, hbm_eff, nvlink_eff, net_eff\n"
 	      "  --nodes HOSTLIST, --nodes-file F, --topology F, --site F,\n"
@@ -89,16 +93,17 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* The options the model commands add to the shared ones: the model and
  * its run (M_RUN: explain, suggest, check), the GPU count (M_GPUS: not
- * check, whose map has one) and those only suggest has; all take a
- * value. */
-enum { M_RUN = 1, M_GPUS = 2, M_SUGGEST = 4 };
+ * check, whose map has one), those only suggest has and those only
+ * explain has (M_EXPLAIN: a token budget); all take a value. */
+enum { M_RUN = 1, M_GPUS = 2, M_SUGGEST = 4, M_EXPLAIN = 8 };
 static const rmc_optdef model_opts[] = {
 	{ "--model", true, M_RUN, 0 }, { "--hw", true, M_RUN, 0 },
 	{ "--hardware", true, M_RUN, 0 }, { "--gpus", true, M_GPUS, 0 },
 	{ "--set", true, M_RUN, 0 }, { "--batch", true, M_RUN, 0 },
 	{ "--seq", true, M_RUN, 0 }, { "--micro-batch", true, M_RUN, 0 },
 	{ "--schedule", true, M_RUN, 0 }, { "--recompute", true, M_RUN, 0 },
-	{ "--sharding", true, M_RUN, 0 }, { "--top", true, M_SUGGEST, 0 },
+	{ "--sharding", true, M_RUN, 0 }, { "--tokens", true, M_EXPLAIN, 0 },
+	{ "--top", true, M_SUGGEST, 0 },
 	{ "--max-cp", true, M_SUGGEST, 0 }, { "--max-mb", true, M_SUGGEST, 0 },
 	{ "--around", true, M_SUGGEST, 0 },
 	{ "--schedules", true, M_SUGGEST, 0 },
@@ -108,7 +113,7 @@ static const rmc_optdef model_opts[] = {
 const rmc_train_opt rmc_train_opts[] = {
 	{ "--batch", "batch" }, { "--seq", "seq" }, { "--micro-batch", "mb" },
 	{ "--schedule", "schedule" }, { "--recompute", "recompute" },
-	{ "--sharding", "sharding" }, { NULL, NULL },
+	{ "--sharding", "sharding" }, { "--tokens", "tokens" }, { NULL, NULL },
 };
 
 static int own_opt(rmc_model_args *a, bool suggest, const char *name,
@@ -214,7 +219,8 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 	const char *name = cmd == RMC_SUGGEST ? "suggest" :
 			   cmd == RMC_CHECK ? "check" : "explain";
 	unsigned own = M_RUN | (cmd == RMC_CHECK ? 0 : M_GPUS) |
-		       (suggest ? M_SUGGEST : 0);
+		       (suggest ? M_SUGGEST : 0) |
+		       (cmd == RMC_EXPLAIN ? M_EXPLAIN : 0);
 	for (int i = 1; i < argc; i++) {
 		/* the shared options first: -h and --help are none of them */
 		int r = rmc_opt(&a->common, mask, argc, argv, &i);

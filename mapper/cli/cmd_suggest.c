@@ -106,10 +106,19 @@ static void published_defaults(const rmc_model_args *a,
 	rank_text(both, sizeof(both), rank_with(a, o, lay, batch, sharding));
 	rank_text(b, sizeof(b), rank_with(a, o, lay, batch, NULL));
 	rank_text(sh, sizeof(sh), rank_with(a, o, lay, NULL, sharding));
-	printf("\n%s is %s on the defaults; with its published run's batch and "
-	       "sharding (--batch %s --sharding %s) it is %s (the batch alone: "
-	       "%s, the sharding alone: %s)\n",
-	       lay, now, batch, sharding, both, b, sh);
+	static const char *const shard[] = { "none", "zero1", "zero2", "fsdp" };
+	unsigned k = (unsigned)a->train.sharding;
+	char def[24];
+	snprintf(def, sizeof(def), "%llu", (unsigned long long)a->train.batch_tokens);
+	if (a->train.batch_tokens % (1u << 20) == 0)
+		snprintf(def, sizeof(def), "%lluM",
+			 (unsigned long long)(a->train.batch_tokens >> 20));
+	printf("\n%s is %s on the defaults, which keep it out of the top three: "
+	       "batch %s (published %s) and sharding %s (published %s); with "
+	       "both as published (--batch %s --sharding %s) it is %s (the "
+	       "batch alone: %s, the sharding alone: %s)\n",
+	       lay, now, def, batch, k < 4 ? shard[k] : "?", sharding, batch,
+	       sharding, both, b, sh);
 }
 
 int rmc_suggest(int argc, char **argv)

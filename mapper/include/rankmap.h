@@ -894,7 +894,7 @@ typedef enum rm_sharding {
 	RM_SHARD_FSDP
 } rm_sharding;
 
-#define RM_TRAIN_VERSION 3
+#define RM_TRAIN_VERSION 4
 typedef struct rm_train {
 	unsigned version;            /* RM_TRAIN_VERSION (rm_train_init) */
 	uint64_t batch_tokens;       /* global batch per step */
@@ -937,6 +937,17 @@ typedef struct rm_train {
 				      * (--fp8-param-gather) */
 	bool fp8_dispatch;           /* MoE dispatch all-to-all in FP8 */
 	double fp8_eff;              /* override of rm_hw.fp8_eff; 0 = its */
+	/* Version 4: what production adds (docs/explain.md, "Running at
+	 * scale") and a token budget. */
+	double coll_base_us;         /* latency of each blocking collective
+				      * call off NVLink, microseconds */
+	double coll_hop_us;          /* and of each of its ring steps */
+	double jitter;               /* per-GPU step-time spread (standard
+				      * deviation / mean); the step waits for
+				      * the slowest of N */
+	double data_s;               /* data loading exposed per step, s */
+	double tokens;               /* training budget in tokens; 0 = none
+				      * (explain: total compute and days) */
 } rm_train;
 
 /* Presets: "llama3-8b", "llama3-70b", "llama3-405b", "gpt3-175b";
@@ -974,7 +985,9 @@ rm_status rm_train_init(rm_train *t, unsigned version);
  * recompute_layers,
  * last_layers, fail_per_gpu_day, ckpt_write_s, restart_s, moe_overlap,
  * moe_imbalance, fp8 (off, hybrid, e4m3), fp8_recipe (delayed, current,
- * mxfp8, nvfp4), fp8_params, fp8_dispatch, fp8_eff. */
+ * mxfp8, nvfp4), fp8_params, fp8_dispatch, fp8_eff;
+ * version 4: coll_base_us, coll_hop_us, jitter, data_s,
+ * tokens (15.6T = 15.6e12: decimal K/M/G/T). */
 rm_status rm_train_set(rm_train *t, const char *key, const char *value,
 		       rm_error *err);
 

@@ -38,10 +38,16 @@ has explain_405b_tp "$OUT" '^  tp +8 .* nvlink +292 '
 has explain_405b_dp "$OUT" '^  dp +128 .*overlaps'
 has explain_405b_1f1b "$OUT" '1f1b +\(p-1\)/m +0\.9375'
 has explain_405b_il8 "$OUT" 'interleaved:8 +\(p-1\)/\(v\*m\) +0\.1172'
-has explain_405b_zb "$OUT" 'zb-h1 +\(p-1\)\(F\+B-W\)/m'
+has explain_405b_zb "$OUT" 'zb-h1 +\(p-1\)\(F\+B-W\)/\(\(F\+B\+W\)m\) +0\.'
+# the zero-bubble labels carry the /(F+B+W) their fractions use
+has explain_405b_zbv "$OUT" 'zb-v +\(p-1\)max\(0,F\+B-2W\)/\(2\(F\+B\+W\)m\)'
 has explain_405b_goodput "$OUT" '7\.76 per day \(MTBF 3\.09 h\)'
 has explain_405b_swap "$OUT" 'swap tp<->pp: .*tp moves nvlink -> '
 has explain_405b_note "$OUT" 'ideal nesting assumed'
+# pp<->dp costs +0.075 s (0.55 %), under the model's 1 % resolution: a
+# tie, not a reason for the order (issue 40.4); tp<->pp is no tie
+has explain_405b_swap_tie "$OUT" '^  swap pp<->dp: step [0-9.]+ s \(\+0\.0[0-9]+ s, \+0\.[0-9]+ %\): tie within 1 %, this order is the rule.s, not the price.s; '
+hasnt explain_405b_swap_notie "$OUT" 'swap tp<->pp: .*tie within'
 # the memory floor: pp 8's 16-layer stage holds 95 GiB of state alone,
 # pp 16 fits, and this layout sits at it; tp fills the NVLink domain
 has explain_405b_floor "$OUT" '^  so pp >= 16: with fewer stages the weights, gradients and optimizer state alone exceed HBM; this layout.s pp 16 is at the floor$'
@@ -101,7 +107,7 @@ rank_in() { # LAYOUT FILE: the layout's row number in a --top 400 table
 	awk -v l="$1" '$2 == l && $1 ~ /^[0-9]+$/ { print "#" $1; exit }' "$2"
 }
 run suggest_defaults 0 "$RANKMAP" suggest --model llama3-405b --gpus 16384 --top 400
-line=$(grep '^tp=8,pp=16,dp=128 is #[0-9]* on the defaults; with its published run' "$OUT")
+line=$(grep '^tp=8,pp=16,dp=128 is #[0-9]* on the defaults, which keep it out of the top three: batch 4M (published 16M) and sharding zero1 (published zero2); with both as published' "$OUT")
 [ -n "$line" ] && pass suggest_defaults_line || fail suggest_defaults_line "$(tail -3 "$OUT")"
 now=$(echo "$line" | sed -n 's/^[^ ]* is \(#[0-9]*\) on the defaults.*/\1/p')
 [ "$now" = "$(rank_in tp=8,pp=16,dp=128 "$OUT")" ] && pass "suggest_defaults_now ($now)" || fail suggest_defaults_now "$now vs $(rank_in tp=8,pp=16,dp=128 "$OUT")"
@@ -116,8 +122,39 @@ for v in "both:--batch 16M --sharding zero2" "batch:--batch 16M" "sharding:--sha
 	sharding) said=$(echo "$line" | sed -n 's/.*the sharding alone: \(#[0-9]*\)).*/\1/p') ;;
 	esac
 	[ -n "$got" ] && [ "$said" = "$got" ] && pass "suggest_defaults_${k}_rank ($got)" || fail "suggest_defaults_${k}_rank" "said $said, suggest gives $got"
-	hasnt "suggest_defaults_${k}_quiet" "$OUT" 'on the defaults; with its published run'
+	hasnt "suggest_defaults_${k}_quiet" "$OUT" 'on the defaults, which keep it out'
 done
+# a neighbour within 1 % of the compared layout is a tie, said before the
+# reason it lost (Llama 3 405B on 2,048 GPUs: pp x2 is +0.6 %)
+run suggest_tie 0 "$RANKMAP" suggest --model llama3-405b --gpus 2048 --batch 16M --top 1
+has suggest_tie_neighbour "$OUT" '^  pp x2 .* tie within 1 % \(\+0\.[0-9] %\): \+[0-9.]+ s per step; most of it '
+hasnt suggest_tie_far "$OUT" '^  tp x2 .* tie within'
+run explain_405b_json_tie 0 "$RANKMAP" explain "${case405[@]}" "${classic[@]}" --layout 8x16x128 --format json
+json_holds explain_405b_json_tie_swaps 'd["swaps"][1]["tie"] and not d["swaps"][0]["tie"]'
+# a token budget (issue 40.4): Meta's run on 15.6T tokens is 929,832
+# steps of 16M, 3.80e25 FLOPs as 6N (Meta: 3.8e25), 75.6 days at 7.023 s
+meta=(--model llama3-405b --layout 8x16x128 --batch 16M --schedule interleaved:4 --sharding zero2)
+run explain_tokens 0 "$RANKMAP" explain "${meta[@]}" --tokens 15.6T
+has explain_tokens_flops "$OUT" '= 4\.1154e\+25 \(attention whole\); causal 3\.9571e\+25; 6N alone 3\.7988e\+25$'
+has explain_tokens_steps "$OUT" '^  steps = tokens / batch = 1\.56e\+13 / 16777216 = 929832$'
+has explain_tokens_days "$OUT" '^  at 7\.023 s per step: [0-9]+ s = 75\.6 days of training'
+has explain_tokens_wall "$OUT" 'effective training fraction 84\.8% \(goodput above\): 89\.2 days'
+run explain_tokens_json 0 "$RANKMAP" explain "${meta[@]}" --tokens 15.6T --format json
+json_holds explain_tokens_json_budget 'round(d["budget"]["steps"])==929832 and abs(d["budget"]["flops_6n"]/3.7988e25-1)<1e-3'
+run explain_notokens 0 "$RANKMAP" explain "${meta[@]}"
+cp "$OUT" "$T/meta.txt"
+hasnt explain_notokens_budget "$OUT" 'training budget'
+run explain_tokens_bad 2 "$RANKMAP" explain "${meta[@]}" --tokens 15.6X
+has explain_tokens_bad_msg "$ERR" "tokens='15\.6X': expected a token count"
+run suggest_tokens 2 "$RANKMAP" suggest --model llama3-8b --gpus 8 --tokens 1T
+# at scale (issue 40.2): latency per call off NVLink, stragglers as the
+# expected max of 16,384 normal draws (sqrt(2 ln N) = 4.41), data; all 0
+# by default, so the default step is unchanged (7.023 s)
+has explain_scale_zero "$T/meta.txt" 'stragglers jitter 0 x sqrt\(2 ln 16384\) x \(path \+ bubble\) = 0\.000 s; data loading data_s 0\.000 s'
+run explain_scale 0 "$RANKMAP" explain "${meta[@]}" --set coll_base_us=10 --set coll_hop_us=1 --set jitter=0.01 --set data_s=0.05
+has explain_scale_lat "$OUT" '^  critical path: .* \+ latency 0\.001 = 4\.289 s$'
+has explain_scale_jit "$OUT" 'stragglers jitter 0\.01 x sqrt\(2 ln 16384\) x \(path \+ bubble\) = 0\.233 s; data loading data_s 0\.050 s'
+has explain_scale_step "$OUT" '^  step 7\.310 s;'
 # a model file that only borrows the preset's name is not Meta's model
 printf 'name: llama3-405b\nlayers: 8\nhidden: 4096\nffn: 14336\nheads: 32\nkv_heads: 8\nvocab: 128256\nseq_len: 8192\n' >"$T/fake405.yaml"
 run suggest_fake 0 "$RANKMAP" suggest --model "$T/fake405.yaml" --batch 4M --gpus 16384 --top 3

@@ -14,7 +14,8 @@
 static const size_t train_sizes[] = {
 	[1] = offsetof(rm_train, moe_overlap),
 	[2] = offsetof(rm_train, fp8),
-	[3] = sizeof(rm_train),
+	[3] = offsetof(rm_train, coll_base_us),
+	[4] = sizeof(rm_train),
 };
 
 static const size_t suggest_sizes[] = {

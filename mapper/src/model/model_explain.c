@@ -383,9 +383,9 @@ bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	if (i >= 4 + 6)
 		return false;
 	if (i == 0) { v.schedule = RM_SCHED_1F1B; *formula = "(p-1)/m"; }
-	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)(F+B-W)/m"; }
-	else if (i == 2) { v.schedule = RM_SCHED_ZBH2; *formula = "(p-1)(F+B-2W)/m"; }
-	else if (i == 3) { v.schedule = RM_SCHED_ZBV; *formula = "(p-1)(F+B-2W)/2m"; }
+	else if (i == 1) { v.schedule = RM_SCHED_ZBH1; *formula = "(p-1)(F+B-W)/((F+B+W)m)"; }
+	else if (i == 2) { v.schedule = RM_SCHED_ZBH2; *formula = "(p-1)max(0,F+B-2W)/((F+B+W)m)"; }
+	else if (i == 3) { v.schedule = RM_SCHED_ZBV; *formula = "(p-1)max(0,F+B-2W)/(2(F+B+W)m)"; }
 	else { v.schedule = RM_SCHED_INTERLEAVED; vc = 1u << (i - 3); *formula = "(p-1)/(v*m)"; }
 	v.vchunks = vc;
 	if (vc > 1)
@@ -425,7 +425,7 @@ static void put_bubble(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	rm_buf_printf(b, "  F, B, W per layer (forward; input gradient + recompute; weight gradient): %.4f, %.4f, %.4f ms\n",
 		       1e3 * e->t_fwd, 1e3 * (e->t_bwd - e->t_wgrad + e->t_recomp),
 		       1e3 * e->t_wgrad);
-	rm_buf_printf(b, "  schedule         formula            fraction  bubble s  step s    MFU  peak GiB\n");
+	rm_buf_printf(b, "  schedule         formula                              fraction  bubble s  step s    MFU  peak GiB\n");
 	char name[24];
 	const char *f;
 	bool chosen;
@@ -435,11 +435,11 @@ static void put_bubble(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		if (i >= 4 && xe.code && (1u << (i - 3)) > e->layers_stage)
 			continue;
 		if (xe.code) {
-			rm_buf_printf(b, "  %c %-14s %-18s not here: %s\n",
+			rm_buf_printf(b, "  %c %-14s %-36s not here: %s\n",
 				       chosen ? '*' : ' ', name, f, xe.msg);
 			continue;
 		}
-		rm_buf_printf(b, "  %c %-14s %-18s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
+		rm_buf_printf(b, "  %c %-14s %-36s %8.4f %9.3f %7.3f %5.1f%% %8.1f%s\n",
 			       chosen ? '*' : ' ', name, f, x.bubble_frac,
 			       x.t_bubble, x.t_step, 100 * x.mfu, GIB(x.mem_peak),
 			       x.fits ? "" : " does not fit");
@@ -452,16 +452,19 @@ static void put_step(rm_buf *b, const rm_hw *hw, const rm_train *t,
 {
 	double path = e->t_compute + e->axis[RM_AXIS_TP].exposed +
 		      e->axis[RM_AXIS_CP].exposed + e->axis[RM_AXIS_PP].exposed +
-		      e->axis[RM_AXIS_EP].exposed;
+		      e->axis[RM_AXIS_EP].exposed + e->t_lat_path;
 	rm_buf_printf(b, "step\n  critical path: compute %.3f + tp %.3f + cp %.3f + pp %.3f",
 		       e->t_compute, e->axis[RM_AXIS_TP].exposed,
 		       e->axis[RM_AXIS_CP].exposed, e->axis[RM_AXIS_PP].exposed);
 	if (e->axis[RM_AXIS_EP].used)
 		rm_buf_printf(b, " + ep %.3f", e->axis[RM_AXIS_EP].exposed);
+	if (e->t_lat_path > 0)
+		rm_buf_printf(b, " + latency %.3f", e->t_lat_path);
 	rm_buf_printf(b, " = %.3f s\n", path);
 	rm_buf_printf(b, "  bubble %.4f x %.3f = %.3f s; dp exposed %.3f s; optimizer %.3f s\n",
 		       e->bubble_frac, path, e->t_bubble,
 		       e->axis[RM_AXIS_DP].exposed, e->t_optim);
+	rmi_put_scale(b, t, e);
 	rm_buf_printf(b, "  step %.3f s; MFU = %.4e / (%.3f x %.4g) = %.1f%%; %.0f tokens/s\n",
 		       e->t_step, e->flops_gpu, e->t_step, hw->peak_flops,
 		       100 * e->mfu, e->tokens_per_s);
@@ -532,9 +535,17 @@ static void put_order(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_estimate x;
 		if (rmi_estimate_run(m, hw, t, &s, &x, NULL))
 			continue;
-		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s); %s moves %s -> %s, %s moves %s -> %s\n",
+		/* a swap under the model's 1 % resolution does not justify
+		 * the order: the rule above does, and the line says so */
+		bool tie = rmi_tie(x.t_step, e->t_step);
+		rm_buf_printf(b, "  swap %s<->%s: step %.3f s (%+.3f s, %+.2f %%)%s; "
+			       "%s moves %s -> %s, %s moves %s -> %s\n",
 			       rm_axis_name(a0), rm_axis_name(a1), x.t_step,
-			       x.t_step - e->t_step, rm_axis_name(a0),
+			       x.t_step - e->t_step,
+			       100 * (x.t_step - e->t_step) / e->t_step,
+			       tie ? ": tie within 1 %, this order is the rule's, "
+				     "not the price's" : "",
+			       rm_axis_name(a0),
 			       e->axis[a0].link, x.axis[a0].link,
 			       rm_axis_name(a1), e->axis[a1].link,
 			       x.axis[a1].link);
@@ -571,6 +582,7 @@ rm_status rm_estimate_write(const rm_model *m, const rm_hw *hw,
 		put_axes(&b, hw, t, e);
 		put_bubble(&b, m, hw, t, e);
 		put_step(&b, hw, t, e);
+		rmi_put_budget(&b, m, t, e);
 		put_order(&b, m, hw, t, e);
 	} else {
 		return rmi_err(err, RM_EUNSUPPORTED,

@@ -211,8 +211,9 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 			       first_row ? "" : ",", rm_axis_name(l->nest[pos[k]]),
 			       rm_axis_name(l->nest[pos[k + 1]]));
 		json_num(b, "step_seconds", x.t_step, true);
-		json_num(b, "delta_seconds", x.t_step - e->t_step, false);
-		rm_buf_puts(b, "}");
+		json_num(b, "delta_seconds", x.t_step - e->t_step, true);
+		rm_buf_printf(b, "\"tie\": %s}",
+			       rmi_tie(x.t_step, e->t_step) ? "true" : "false");
 		first_row = false;
 	}
 	rm_buf_puts(b, "],\n ");
@@ -221,6 +222,13 @@ void rmi_explain_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 	json_num(b, "mfu_causal", e->mfu_causal, true);
 	rm_buf_puts(b, "\"mfu_convention\": \"non-causal\", ");
 	json_num(b, "tokens_per_s", e->tokens_per_s, true);
+	rmi_budget_json(b, m, t, e);
+	rm_buf_puts(b, "\"at_scale\": {");
+	json_num(b, "latency_seconds", e->t_lat, true);
+	json_num(b, "latency_path_seconds", e->t_lat_path, true);
+	json_num(b, "straggler_seconds", e->t_jitter, true);
+	json_num(b, "data_seconds", e->t_data, false);
+	rm_buf_puts(b, "}, ");
 	rm_buf_puts(b, "\"goodput\": {");
 	json_num(b, "interruptions_per_day", e->fails_per_day, true);
 	json_num(b, "checkpoint_interval_s", e->ckpt_interval_s, true);

@@ -7,6 +7,15 @@
 
 #define RMI_GIB 1073741824.0
 
+/* The model's resolution (docs/explain.md, "Accuracy"): two step times
+ * closer than 1 % of the reference are a tie, and are printed as one. */
+#define RMI_TIE 0.01
+static inline bool rmi_tie(double t, double ref)
+{
+	double d = t - ref;
+	return (d < 0 ? -d : d) <= RMI_TIE * ref;
+}
+
 /* Calibrations (gemm_eff, gemm_dim0, attn_eff, hbm_eff, nvlink_eff,
  * net_eff, tp_overlap), where they came from: model_preset.c and
  * docs/explain.md. */
@@ -150,6 +159,20 @@ RMI_HIDDEN unsigned rmi_used_nest(const rm_layout *l, unsigned pos[RM_NAXES]);
 RMI_HIDDEN void rmi_explain_json_head(rm_buf *b, const char *schema,
 				      const rm_model *m, const rm_hw *hw,
 				      const rm_estimate *e);
+/* A token budget (t->tokens; nothing when 0): total FLOPs, steps and
+ * days, as text and as a JSON member ending ", " (model_budget.c). */
+RMI_HIDDEN void rmi_put_budget(rm_buf *b, const rm_model *m,
+			       const rm_train *t, const rm_estimate *e);
+RMI_HIDDEN void rmi_budget_json(rm_buf *b, const rm_model *m,
+				const rm_train *t, const rm_estimate *e);
+/* At scale (model_scale.c): the latency of the collectives off NVLink
+ * (dp: DP's, else the blocking axes'; *calls their count), the
+ * stragglers' factor jitter x sqrt(2 ln gpus), and the explain lines. */
+RMI_HIDDEN double rmi_coll_latency(const rm_train *t, const rm_estimate *e,
+				   bool dp, double *calls);
+RMI_HIDDEN double rmi_straggle(const rm_train *t, uint64_t gpus);
+RMI_HIDDEN void rmi_put_scale(rm_buf *b, const rm_train *t,
+			      const rm_estimate *e);
 /* The explain report as JSON. */
 RMI_HIDDEN void rmi_explain_json(rm_buf *b, const rm_model *m,
 				 const rm_hw *hw, const rm_train *t,

@@ -151,6 +151,16 @@ static void why_lost(const rm_hw *hw, const rm_estimate *w,
 {
 	loss p = biggest_loss(w, n);
 	double dt = n->t_step - w->t_step;
+	/* closer than the model's resolution: a tie, said before the
+	 * reason so that the reason is not read as a verdict */
+	if (rmi_tie(n->t_step, w->t_step)) {
+		int o = snprintf(out, sz, "tie within 1 %% (%+.1f %%): ",
+				 100 * dt / w->t_step);
+		if (o < 0 || (size_t)o >= sz)
+			return;
+		out += o;
+		sz -= (size_t)o;
+	}
 	if (dt <= 0) {
 		snprintf(out, sz, "%.2f s per step faster: it beats the layout "
 			 "it is a neighbour of", -dt);

@@ -197,8 +197,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		/* the model is good to a few per cent (docs/explain.md,
 		 * "Accuracy"): closer than 1 % is a tie, said so */
 		size_t tie = 1;
-		while (tie < s->nranked && s->ranked[tie].est.t_step <=
-		       1.01 * s->ranked[0].est.t_step)
+		while (tie < s->nranked && rmi_tie(s->ranked[tie].est.t_step,
+						   s->ranked[0].est.t_step))
 			tie++;
 		if (tie > 1)
 			rm_buf_printf(&b, "  #1 to #%zu are within 1 %% of each other: "

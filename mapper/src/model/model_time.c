@@ -342,12 +342,18 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			       ep->etp_bytes / (ep->etp_gbps * 1e9) : 0;
 		ep->exposed = (1 - t->moe_overlap) * ep->seconds;
 	}
+	/* at scale (model_scale.c): latency, stragglers, data */
+	e->t_lat_path = rmi_coll_latency(t, e, false, NULL);
+	e->t_lat = e->t_lat_path + rmi_coll_latency(t, e, true, NULL);
 	double path = e->t_compute + tpc->exposed + cp->exposed +
-		      e->axis[RM_AXIS_PP].exposed + ep->exposed;
+		      e->axis[RM_AXIS_PP].exposed + ep->exposed + e->t_lat_path;
 	e->bubble_frac = rmi_bubble_frac(e->schedule, e->vchunks,
 					 e->layout.size[RM_AXIS_PP], mb, e);
 	e->t_bubble = e->bubble_frac * path;
-	e->t_step = path + e->t_bubble + dp->exposed + e->t_optim;
+	e->t_jitter = rmi_straggle(t, e->gpus) * (path + e->t_bubble);
+	e->t_data = t->data_s;
+	e->t_step = path + e->t_bubble + dp->exposed + e->t_optim +
+		    (e->t_lat - e->t_lat_path) + e->t_jitter + e->t_data;
 	e->mfu = e->flops_gpu / (e->t_step * hw->peak_flops);
 	e->mfu_causal = e->mfu * e->flops_token_causal / e->flops_token;
 	e->tokens_per_s = (double)e->seqs * rmi_seq(m, t) / e->t_step;

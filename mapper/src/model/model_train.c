@@ -2,6 +2,7 @@
 /* model_train.c - training assumptions: defaults and key=value settings. */
 #include "model/model_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -228,6 +229,14 @@ static bool set_real(rm_train *t, const char *key, const char *v,
 		  frac0 },
 		{ "moe_imbalance", offsetof(rm_train, moe_imbalance), 1, 64,
 		  true, "a factor in [1, 64]" },
+		{ "coll_base_us", offsetof(rm_train, coll_base_us), 0, 1e6,
+		  true, "microseconds in [0, 1e6]" },
+		{ "coll_hop_us", offsetof(rm_train, coll_hop_us), 0, 1e6,
+		  true, "microseconds in [0, 1e6]" },
+		{ "jitter", offsetof(rm_train, jitter), 0, 1, true,
+		  "a spread (standard deviation / mean) in [0, 1]" },
+		{ "data_s", offsetof(rm_train, data_s), 0, 1e6, true,
+		  "seconds in [0, 1e6]" },
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		if (strcmp(key, f[i].key))
@@ -256,17 +265,51 @@ static const rmi_word sharding_words[] = {
 	{ "zero3", RM_SHARD_FSDP }, { NULL, 0 }
 };
 
+/* A token budget: a decimal count with an optional decimal suffix
+ * (15.6T = 15.6e12 tokens, as budgets are quoted), at least 1. */
+static bool parse_tokens(const char *s, double *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	static const char sfx[] = "KMGT";
+	const char *k = *end ? strchr(sfx, toupper((unsigned char)*end)) : NULL;
+	if (k) {
+		v *= pow(1e3, (double)(k - sfx + 1));
+		end++;
+	}
+	if (errno || end == s || *end || !isfinite(v) || v < 1 || v > 1e18)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The first version that has a key's field (1: every version). */
+static unsigned key_version(const char *key)
+{
+	static const char *const v4[] = { "coll_base_us", "coll_hop_us",
+					  "jitter", "data_s", "tokens" };
+	if (!strncmp(key, "moe_", 4))
+		return 2;
+	if (!strncmp(key, "fp8", 3))
+		return 3;
+	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
+		if (!strcmp(key, v4[i]))
+			return 4;
+	return 1;
+}
+
 rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 		       rm_error *err)
 {
-	/* a caller built against version 1 sets the fields it has */
-	if (t && t->version == 1 && (!strncmp(key ? key : "", "moe_", 4) ||
-				     !strncmp(key ? key : "", "fp8", 3)))
+	/* a caller built against an older version sets the fields it has */
+	unsigned kv = key_version(key ? key : "");
+	if (t && t->version >= 1 && t->version < kv)
 		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
-			       "1 has no such field (version 2 does)", key);
-	if (t && t->version == 2 && !strncmp(key ? key : "", "fp8", 3))
-		return rmi_err(err, RM_EUNSUPPORTED, "%s: an rm_train of version "
-			       "2 has no such field (version 3 does)", key);
+			       "%u has no such field (version %u does)", key,
+			       t->version, kv);
 	if (!t || t->version < 1 || t->version > RM_TRAIN_VERSION)
 		return rmi_err(err, RM_EUNSUPPORTED, "rm_train version %u: "
 			       "set it with rm_train_init",
@@ -323,6 +366,11 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			t->first_layers = (uint32_t)n;
 		else
 			t->last_layers = (uint32_t)n;
+	} else if (!strcmp(key, "tokens")) {
+		if (!parse_tokens(v, &x))
+			return bad(err, key, v, "a token count >= 1 (15.6T = "
+				   "15.6e12; K/M/G/T decimal)");
+		t->tokens = x;
 	} else if (!strcmp(key, "mem_reserve_gib")) {
 		if (!parse_real(v, 0, 1e6, &x))
 			return bad(err, key, v, "GiB in [0, 1e6]");
@@ -338,7 +386,8 @@ rm_status rm_train_set(rm_train *t, const char *key, const char *v,
 			       "first_layers, last_layers, fail_per_gpu_day, "
 			       "ckpt_write_s, restart_s, moe_overlap, "
 			       "moe_imbalance, fp8, fp8_recipe, fp8_params, "
-			       "fp8_dispatch, fp8_eff)",
+			       "fp8_dispatch, fp8_eff, coll_base_us, "
+			       "coll_hop_us, jitter, data_s, tokens)",
 			       rm_quote(key, strlen(key), q, sizeof(q)));
 	}
 	return RM_OK;

@@ -162,6 +162,9 @@ struct rm_estimate {
 	rm_axis_cost axis[RM_NAXES];
 	double bubble_frac;          /* bubble / ideal time */
 	double t_bubble;
+	/* at scale (model_scale.c): collective latency (of it on the
+	 * critical path), stragglers, data loading */
+	double t_lat, t_lat_path, t_jitter, t_data;
 	/* mfu counts attention whole (non-causal: 12 L a hd s FLOPs per
 	 * token, as Megatron-LM and PaLM do); mfu_causal counts what the GPU
 	 * runs with a causal mask, half of it (flops_token_causal) */

@@ -255,7 +255,7 @@ static void abi(void)
 	CHECK(rm_estimate_run(&m, &hw, &t2, &l, &e, &err) == RM_OK);
 	rm_train t3;
 	CHECK(rm_train_init(&t3, RM_TRAIN_VERSION) == RM_OK);
-	CHECK(t3.version == 3 && t3.fp8 == RM_FP8_OFF);
+	CHECK(t3.version == RM_TRAIN_VERSION && t3.fp8 == RM_FP8_OFF);
 	CHECK(rm_train_set(&t3, "moe_overlap", "0.5", &err) == RM_OK);
 	rm_estimate *f = NULL;
 	CHECK(rm_estimate_run(&m, &hw, &t3, &l, &f, &err) == RM_OK);
