@@ -314,6 +314,7 @@ static double key_of(const rm_hw *h, const char *key)
 	       !strcmp(key, "attn_eff") ? h->attn_eff :
 	       !strcmp(key, "hbm_eff") ? h->hbm_eff :
 	       !strcmp(key, "gemm_dim0") ? h->gemm_dim0 :
+	       !strcmp(key, "fp8_eff") ? h->fp8_eff :
 	       !strcmp(key, "nvlink_eff") ? h->nvlink_eff : h->net_eff;
 }
 

@@ -156,6 +156,8 @@ static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
  * the reference prices them; the rest keep their memory alone. */
 static void price_rejects(const rmi_search *q, rm_suggestion *s)
 {
+	if (!s->nrejected)      /* rejected may be NULL: qsort wants an array */
+		return;
 	qsort(s->rejected, s->nrejected, sizeof(*s->rejected), rmi_by_mem);
 	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
 		rm_candidate *c = &s->rejected[i];
