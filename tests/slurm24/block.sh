@@ -107,6 +107,39 @@ inside tp16-in-block "$OUT" "pp dp ep" 64 16
 run tp8-ep2 0 srun -N8 --ntasks-per-node=8 --parallel-layout=tp=8,ep=2,pp=2,dp=4 sh -c "$S"
 inside tp8-ep2-tpxep-in-block "$OUT" "pp edp" 64 16
 
+# ---- a drained tray in each block (issue 35): node4 and node8 out, six
+# nodes left, three per block. tp=8,ep=2,dp=6 makes three expert blocks
+# of two nodes: two fit whole, one must be cut; TP never leaves a block.
+# EP becomes a scored goal here (the domains cannot hold every expert
+# block), so the step runs and the map says what was cut.
+scontrol update NodeName=node4,node8 State=DRAIN Reason=tray >/dev/null 2>&1
+for t in $(seq 1 50); do
+	[ "$(sinfo -h -N -t drain -o %N | sort -u | wc -l)" -eq 2 ] && break
+	sleep 0.2
+done
+cat >"$D/out/drained.sh" <<EOF2
+#!/bin/sh
+$S
+if [ "\$SLURM_PROCID" -eq 0 ]; then grep -o '"ep_split": *[0-9]*' "\$RANKMAP_MAP" || echo "no ep_split in \$RANKMAP_MAP"; fi
+exit 0
+EOF2
+run drained-tp8-ep2 0 srun -N6 --ntasks-per-node=8 --parallel-layout=tp=8,ep=2,pp=1,dp=6 \
+	sh "$D/out/drained.sh"
+inside drained-tp8-in-block "$OUT" "pp dp" 48 8
+# the expert blocks (tasks agreeing on pp and edp) that span two blocks
+cut=$(awk 'NR == FNR { blk[$1] = $2; next }
+	$1 == "T" { split($5, p, "="); split($7, e, "="); k = p[2] "," e[2]
+		if (!(k in b)) { b[k] = blk[$2]; n++ } else if (b[k] != blk[$2]) c[k] = 1 }
+	END { m = 0; for (k in c) m++; print m " of " n }' "$D/out/node-block.txt" "$OUT")
+[ "$cut" = "1 of 3" ] && pass drained-ep-cut-1-of-3 || fail drained-ep-cut-1-of-3 "cut $cut: $(head -c 400 "$OUT")"
+# the map counts EP groups (one per TP rank: 8 in a cut expert block)
+has drained-map-says-8-cut "$OUT" '"ep_split": *8$'
+scontrol update NodeName=node4,node8 State=RESUME >/dev/null 2>&1
+for t in $(seq 1 50); do
+	[ -z "$(sinfo -h -N -t drain -o %N)" ] && break
+	sleep 0.2
+done
+
 # ---- --segment over two half-busy blocks: node1-2 and node5-6 are taken
 sbatch -w 'node[1-2]' -N2 -o /dev/null --wrap 'sleep 300' >/dev/null
 sbatch -w 'node[5-6]' -N2 -o /dev/null --wrap 'sleep 300' >/dev/null
