@@ -129,26 +129,30 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	return fwd * (1.0 + rmi_full_share(t, e->layers_stage)) + bwd;
 }
 
-uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
-			  uint32_t i)
+void rmi_stages_of(const rm_model *m, const rm_train *t, uint32_t p,
+		   rmi_stages *s)
 {
-	if (p <= 1)
-		return m->layers;
-	uint32_t f = t->first_layers, l = t->last_layers;
-	if (i == 0 && f)
-		return f;
-	if (i == p - 1 && l)
-		return l;
+	*s = (rmi_stages){ .p = p, .layers = m->layers,
+			   .f = t->first_layers, .l = t->last_layers };
 	/* the rest shared evenly by the stages not set apart; what does not
 	 * divide goes to the middle ones, so the first and last stage (which
 	 * also hold the embedding and the head) get fewer, as Llama 3 did */
-	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
-	uint64_t rest = (uint64_t)m->layers - f - l;
-	if (n == 0)
-		return 0;
-	uint64_t k = i - lo, base = rest / n, extra = rest % n;
-	uint64_t from = (n - extra) / 2;
-	return (uint32_t)(base + (k >= from && k < from + extra));
+	s->lo = s->f ? 1 : 0;
+	s->n = p - s->lo - (s->l ? 1 : 0);
+	uint64_t rest = (uint64_t)m->layers - s->f - s->l;
+	if (p <= 1 || s->n == 0)
+		return;
+	s->base = rest / s->n;
+	s->extra = rest % s->n;
+	s->from = (s->n - s->extra) / 2;
+}
+
+uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
+			  uint32_t i)
+{
+	rmi_stages s;
+	rmi_stages_of(m, t, p, &s);
+	return rmi_stage_at(&s, i);
 }
 
 uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
@@ -158,12 +162,11 @@ uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
 	/* rmi_stage_layers' stages: the first and last where set apart,
 	 * the rest base or base + 1 layers (one of them base + 1 when
 	 * any does not divide) */
-	uint32_t f = t->first_layers, l = t->last_layers;
-	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
-	uint64_t rest = (uint64_t)m->layers - f - l;
-	uint32_t ls = n ? (uint32_t)(rest / n + (rest % n != 0)) : 0;
-	ls = f > ls ? f : ls;
-	return l > ls ? l : ls;
+	rmi_stages s;
+	rmi_stages_of(m, t, p, &s);
+	uint32_t ls = s.n ? (uint32_t)(s.base + (s.extra != 0)) : 0;
+	ls = s.f > ls ? s.f : ls;
+	return s.l > ls ? s.l : ls;
 }
 
 void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
@@ -243,13 +246,15 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 
 	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
 	uint32_t p = l->size[RM_AXIS_PP];
-	e->layers_first = rmi_stage_layers(m, t, p, 0);
-	e->layers_last = rmi_stage_layers(m, t, p, p - 1);
+	rmi_stages sl;
+	rmi_stages_of(m, t, p, &sl);
+	e->layers_first = rmi_stage_at(&sl, 0);
+	e->layers_last = rmi_stage_at(&sl, p - 1);
 	double first = e->layers_first * layer + e->t_embed;
 	double last = e->layers_last * layer + e->t_head;
 	double sum = 0, worst = p > 1 ? fmax(first, last) : first + e->t_head;
 	for (uint32_t i = 0; i < p; i++) {
-		double st = rmi_stage_layers(m, t, p, i) * layer;
+		double st = rmi_stage_at(&sl, i) * layer;
 		if (i == 0)
 			st += e->t_embed;
 		if (i == p - 1)

@@ -62,6 +62,28 @@ RMI_HIDDEN void rmi_fp8_explain(rm_buf *b, const rm_hw *hw,
 /* Layers on pipeline stage i of p (first/last may be set apart). */
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);
+/* The same for every stage of p, its divisions done once: the memory
+ * and compute of an estimate walk all its stages (rmi_stages_of, then
+ * rmi_stage_at per stage). */
+typedef struct {
+	uint32_t p, layers, f, l, lo, n;
+	uint64_t base, extra, from;
+} rmi_stages;
+RMI_HIDDEN void rmi_stages_of(const rm_model *m, const rm_train *t,
+			      uint32_t p, rmi_stages *s);
+static inline uint32_t rmi_stage_at(const rmi_stages *s, uint32_t i)
+{
+	if (s->p <= 1)
+		return s->layers;
+	if (i == 0 && s->f)
+		return s->f;
+	if (i == s->p - 1 && s->l)
+		return s->l;
+	if (s->n == 0)
+		return 0;
+	uint64_t k = i - s->lo;
+	return (uint32_t)(s->base + (k >= s->from && k < s->from + s->extra));
+}
 /* The most layers any of p stages holds: rmi_stage_layers' largest. */
 RMI_HIDDEN uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t,
 				      uint32_t p);
