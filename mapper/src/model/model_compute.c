@@ -42,8 +42,8 @@ static double gemm_s(const rmi_cal *c, double peak, double m, double n,
  * them.
  */
 enum { LIN_QKV, LIN_PROJ, LIN_FC1, LIN_FC2, NLIN };
-static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
-		    double shape[NLIN][3])
+static void linears(const rm_model *m, const rm_train *t, const rmi_shape *ks,
+		    const rm_estimate *e, double shape[NLIN][3])
 {
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
@@ -52,10 +52,10 @@ static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
 	 * (the busiest GPU's share, rmi_routed_factor), averaged over the
 	 * layers; MLA's Q, K, V projections as one GEMM of their width */
 	double h = m->hidden, hd = m->head_dim;
-	double f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double f = rmi_shape_ffn(ks, m, t);
 	double q = rmi_attn_out_dim(m);
 	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
-	double qkv = m->kv_lora_rank ? rmi_attn_in_params(m) / h / tp :
+	double qkv = m->kv_lora_rank ? ks->attn_in / h / tp :
 		     q / tp + 2.0 * kvh * hd;
 	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
 	const double s[NLIN][3] = {
@@ -95,7 +95,7 @@ static void gemm3(const rmi_cal *c, double peak, double m, double n, double k,
  * bulk kernels take from the GEMM beside them (16 by default) are not.
  */
 double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		      const rm_estimate *e, double unit)
+		      const rmi_shape *ks, const rm_estimate *e, double unit)
 {
 	rmi_cal c;
 	double peak;
@@ -104,7 +104,7 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double tp = e->layout.size[RM_AXIS_TP];
 	double g[NLIN][3];           /* forward, input and weight gradient */
 	double sh[NLIN][3];
-	linears(m, t, e, sh);
+	linears(m, t, ks, e, sh);
 	for (int i = 0; i < NLIN; i++) {
 		g[i][0] = g[i][1] = g[i][2] = 0;
 		double fl = 0;
@@ -170,7 +170,7 @@ uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
 }
 
 void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		 rm_estimate *e)
+		 const rmi_shape *ks, rm_estimate *e)
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
@@ -178,12 +178,12 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double peak = hw->peak_flops, bw = hw->hbm_gbytes_per_s * 1e9 * c.hbm_eff;
 	double s = rmi_seq(m, t), b = e->micro_batch, T = b * s / cp;
-	double h = m->hidden, f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double h = m->hidden, f = rmi_shape_ffn(ks, m, t);
 	double hqk, hv;
 	rmi_head_dims(m, &hqk, &hv);
 	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
 	double sh[NLIN][3];
-	linears(m, t, e, sh);
+	linears(m, t, ks, e, sh);
 	/* the linears in FP8 where fp8 is on (model_fp8.c), the rest BF16 */
 	rmi_cal lc = c;
 	double lpeak;
@@ -269,8 +269,9 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 
 	/* Adam step, memory-bound: per parameter it updates, read the gradient,
 	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
-	double P = rmi_params_peak(m, e);
-	double d = rmi_shard_eff(m, l);
+	double lg, d;
+	rmi_layer_costs(ks, l, &lg, &d, NULL);
+	double P = rmi_params_peak_at(e, lg);
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
 	e->t_optim = upd * (24.0 + rmi_param_bytes(t) + t->grad_bytes) / bw;
 }
