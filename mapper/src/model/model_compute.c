@@ -42,8 +42,8 @@ static double gemm_s(const rmi_cal *c, double peak, double m, double n,
  * them.
  */
 enum { LIN_QKV, LIN_PROJ, LIN_FC1, LIN_FC2, NLIN };
-static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
-		    double shape[NLIN][3])
+static void linears(const rm_model *m, const rm_train *t, const rmi_shape *ks,
+		    const rm_estimate *e, double shape[NLIN][3])
 {
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
@@ -52,10 +52,10 @@ static void linears(const rm_model *m, const rm_train *t, const rm_estimate *e,
 	 * (the busiest GPU's share, rmi_routed_factor), averaged over the
 	 * layers; MLA's Q, K, V projections as one GEMM of their width */
 	double h = m->hidden, hd = m->head_dim;
-	double f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double f = rmi_shape_ffn(ks, m, t);
 	double q = rmi_attn_out_dim(m);
 	double kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
-	double qkv = m->kv_lora_rank ? rmi_attn_in_params(m) / h / tp :
+	double qkv = m->kv_lora_rank ? ks->attn_in / h / tp :
 		     q / tp + 2.0 * kvh * hd;
 	double fc1 = (m->swiglu ? 2.0 : 1.0) * f / tp;
 	const double s[NLIN][3] = {
@@ -95,7 +95,7 @@ static void gemm3(const rmi_cal *c, double peak, double m, double n, double k,
  * bulk kernels take from the GEMM beside them (16 by default) are not.
  */
 double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		      const rm_estimate *e, double unit)
+		      const rmi_shape *ks, const rm_estimate *e, double unit)
 {
 	rmi_cal c;
 	double peak;
@@ -104,7 +104,7 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double tp = e->layout.size[RM_AXIS_TP];
 	double g[NLIN][3];           /* forward, input and weight gradient */
 	double sh[NLIN][3];
-	linears(m, t, e, sh);
+	linears(m, t, ks, e, sh);
 	for (int i = 0; i < NLIN; i++) {
 		g[i][0] = g[i][1] = g[i][2] = 0;
 		double fl = 0;
@@ -129,26 +129,30 @@ double rmi_tp_exposed(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	return fwd * (1.0 + rmi_full_share(t, e->layers_stage)) + bwd;
 }
 
-uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
-			  uint32_t i)
+void rmi_stages_of(const rm_model *m, const rm_train *t, uint32_t p,
+		   rmi_stages *s)
 {
-	if (p <= 1)
-		return m->layers;
-	uint32_t f = t->first_layers, l = t->last_layers;
-	if (i == 0 && f)
-		return f;
-	if (i == p - 1 && l)
-		return l;
+	*s = (rmi_stages){ .p = p, .layers = m->layers,
+			   .f = t->first_layers, .l = t->last_layers };
 	/* the rest shared evenly by the stages not set apart; what does not
 	 * divide goes to the middle ones, so the first and last stage (which
 	 * also hold the embedding and the head) get fewer, as Llama 3 did */
-	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
-	uint64_t rest = (uint64_t)m->layers - f - l;
-	if (n == 0)
-		return 0;
-	uint64_t k = i - lo, base = rest / n, extra = rest % n;
-	uint64_t from = (n - extra) / 2;
-	return (uint32_t)(base + (k >= from && k < from + extra));
+	s->lo = s->f ? 1 : 0;
+	s->n = p - s->lo - (s->l ? 1 : 0);
+	uint64_t rest = (uint64_t)m->layers - s->f - s->l;
+	if (p <= 1 || s->n == 0)
+		return;
+	s->base = rest / s->n;
+	s->extra = rest % s->n;
+	s->from = (s->n - s->extra) / 2;
+}
+
+uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t, uint32_t p,
+			  uint32_t i)
+{
+	rmi_stages s;
+	rmi_stages_of(m, t, p, &s);
+	return rmi_stage_at(&s, i);
 }
 
 uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
@@ -158,16 +162,15 @@ uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t, uint32_t p)
 	/* rmi_stage_layers' stages: the first and last where set apart,
 	 * the rest base or base + 1 layers (one of them base + 1 when
 	 * any does not divide) */
-	uint32_t f = t->first_layers, l = t->last_layers;
-	uint32_t lo = f ? 1 : 0, n = p - lo - (l ? 1 : 0);
-	uint64_t rest = (uint64_t)m->layers - f - l;
-	uint32_t ls = n ? (uint32_t)(rest / n + (rest % n != 0)) : 0;
-	ls = f > ls ? f : ls;
-	return l > ls ? l : ls;
+	rmi_stages s;
+	rmi_stages_of(m, t, p, &s);
+	uint32_t ls = s.n ? (uint32_t)(s.base + (s.extra != 0)) : 0;
+	ls = s.f > ls ? s.f : ls;
+	return s.l > ls ? s.l : ls;
 }
 
 void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		 rm_estimate *e)
+		 const rmi_shape *ks, rm_estimate *e)
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
@@ -175,12 +178,12 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double peak = hw->peak_flops, bw = hw->hbm_gbytes_per_s * 1e9 * c.hbm_eff;
 	double s = rmi_seq(m, t), b = e->micro_batch, T = b * s / cp;
-	double h = m->hidden, f = rmi_ffn_width(m, rmi_routed_factor(m, t));
+	double h = m->hidden, f = rmi_shape_ffn(ks, m, t);
 	double hqk, hv;
 	rmi_head_dims(m, &hqk, &hv);
 	double fwd = 0, dgrad = 0, wgrad = 0, flops = 0;
 	double sh[NLIN][3];
-	linears(m, t, e, sh);
+	linears(m, t, ks, e, sh);
 	/* the linears in FP8 where fp8 is on (model_fp8.c), the rest BF16 */
 	rmi_cal lc = c;
 	double lpeak;
@@ -243,13 +246,15 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 
 	double layer = e->t_fwd + e->t_bwd + e->t_recomp;
 	uint32_t p = l->size[RM_AXIS_PP];
-	e->layers_first = rmi_stage_layers(m, t, p, 0);
-	e->layers_last = rmi_stage_layers(m, t, p, p - 1);
+	rmi_stages sl;
+	rmi_stages_of(m, t, p, &sl);
+	e->layers_first = rmi_stage_at(&sl, 0);
+	e->layers_last = rmi_stage_at(&sl, p - 1);
 	double first = e->layers_first * layer + e->t_embed;
 	double last = e->layers_last * layer + e->t_head;
 	double sum = 0, worst = p > 1 ? fmax(first, last) : first + e->t_head;
 	for (uint32_t i = 0; i < p; i++) {
-		double st = rmi_stage_layers(m, t, p, i) * layer;
+		double st = rmi_stage_at(&sl, i) * layer;
 		if (i == 0)
 			st += e->t_embed;
 		if (i == p - 1)
@@ -264,8 +269,9 @@ void rmi_compute(const rm_model *m, const rm_hw *hw, const rm_train *t,
 
 	/* Adam step, memory-bound: per parameter it updates, read the gradient,
 	 * read and write fp32 master, m and v (24 B), write bf16 weights (2) */
-	double P = rmi_params_peak(m, e);
-	double d = rmi_shard_eff(m, l);
+	double lg, d;
+	rmi_layer_costs(ks, l, &lg, &d, NULL);
+	double P = rmi_params_peak_at(e, lg);
 	double upd = t->sharding == RM_SHARD_NONE ? P : P / d;
 	e->t_optim = upd * (24.0 + rmi_param_bytes(t) + t->grad_bytes) / bw;
 }

@@ -408,7 +408,7 @@ bool rmi_variant(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			memcpy(x->axis[a].link, e->axis[a].link,
 			       sizeof(x->axis[a].link));
 		}
-	rmi_estimate_times(m, hw, &v, x);
+	rmi_estimate_times(m, hw, &v, NULL, x);
 	return true;
 }
 

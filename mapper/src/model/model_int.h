@@ -32,16 +32,35 @@ typedef struct {
 RMI_HIDDEN void rmi_cal_of(const rm_hw *hw, const rm_train *t, rmi_cal *c);
 /* The share of TP traffic hidden in force (the train's, else the GPU's). */
 RMI_HIDDEN double rmi_tp_overlap(const rm_hw *hw, const rm_train *t);
+/* What an estimate derives from the model alone, whatever the layout:
+ * a search prices thousands of variants of one model, and deriving
+ * these again for each (MLA's projections, the MoE FFN widths, the
+ * layer's split) was a seventh of a MoE search. ffn_routed is the width
+ * at `factor`, the routed factor (rmi_routed_factor) of the train it
+ * was made with; a train with another is derived again. */
+typedef struct rmi_shape {
+	double dense, routed;        /* rmi_layer_split */
+	double attn_in;              /* rmi_attn_in_params */
+	double ffn_act;              /* rmi_ffn_width as rmi_act_layer's */
+	double ffn_one;              /* rmi_ffn_width(m, 1) */
+	double factor, ffn_routed;
+} rmi_shape;
+RMI_HIDDEN void rmi_shape_of(const rm_model *m, const rm_train *t,
+			     rmi_shape *k);
+/* k's ffn_routed where t's routed factor is k's, else derived. */
+RMI_HIDDEN double rmi_shape_ffn(const rmi_shape *k, const rm_model *m,
+				const rm_train *t);
 /* TP traffic exposed per layer and micro-batch under Transformer Engine's
  * userbuffers overlap, `unit` the seconds of one all-gather or
  * reduce-scatter (model_compute.c says what hides behind what). */
 RMI_HIDDEN double rmi_tp_exposed(const rm_model *m, const rm_hw *hw,
-				 const rm_train *t, const rm_estimate *e,
-				 double unit);
+				 const rm_train *t, const rmi_shape *k,
+				 const rm_estimate *e, double unit);
 /* Fill the compute part of `e` (layout, m, layers set): per-layer GEMM,
  * attention and elementwise times, head, optimizer, slowest stage. */
 RMI_HIDDEN void rmi_compute(const rm_model *m, const rm_hw *hw,
-			    const rm_train *t, rm_estimate *e);
+			    const rm_train *t, const rmi_shape *k,
+			    rm_estimate *e);
 /* Young/Daly checkpoint interval and goodput for e's GPUs and step. */
 RMI_HIDDEN void rmi_goodput(const rm_train *t, rm_estimate *e);
 /* FP8 (model_fp8.c). */
@@ -62,6 +81,28 @@ RMI_HIDDEN void rmi_fp8_explain(rm_buf *b, const rm_hw *hw,
 /* Layers on pipeline stage i of p (first/last may be set apart). */
 RMI_HIDDEN uint32_t rmi_stage_layers(const rm_model *m, const rm_train *t,
 				     uint32_t p, uint32_t i);
+/* The same for every stage of p, its divisions done once: the memory
+ * and compute of an estimate walk all its stages (rmi_stages_of, then
+ * rmi_stage_at per stage). */
+typedef struct {
+	uint32_t p, layers, f, l, lo, n;
+	uint64_t base, extra, from;
+} rmi_stages;
+RMI_HIDDEN void rmi_stages_of(const rm_model *m, const rm_train *t,
+			      uint32_t p, rmi_stages *s);
+static inline uint32_t rmi_stage_at(const rmi_stages *s, uint32_t i)
+{
+	if (s->p <= 1)
+		return s->layers;
+	if (i == 0 && s->f)
+		return s->f;
+	if (i == s->p - 1 && s->l)
+		return s->l;
+	if (s->n == 0)
+		return 0;
+	uint64_t k = i - s->lo;
+	return (uint32_t)(s->base + (k >= s->from && k < s->from + s->extra));
+}
 /* The most layers any of p stages holds: rmi_stage_layers' largest. */
 RMI_HIDDEN uint32_t rmi_largest_stage(const rm_model *m, const rm_train *t,
 				      uint32_t p);
@@ -97,6 +138,11 @@ RMI_HIDDEN double rmi_layer_gpu(const rm_model *m, const rm_layout *l);
  * its dense part over dp_shard x cp, the routed experts' over edp: the
  * weighted harmonic mean of both (rmi_shard_group for a dense model). */
 RMI_HIDDEN double rmi_shard_eff(const rm_model *m, const rm_layout *l);
+/* rmi_layer_gpu, rmi_shard_eff and rmi_routed_share of l (each may be
+ * NULL) from the layer's split in k, as an estimate needs them. */
+struct rmi_shape;
+RMI_HIDDEN void rmi_layer_costs(const struct rmi_shape *k, const rm_layout *l,
+				double *layer, double *shard, double *rho);
 /* An all-to-all's bandwidth where `off` of its peers are beyond the NVLink
  * domain, reached at net_gbps (model_time.c). */
 RMI_HIDDEN double rmi_a2a_gbps(const rm_hw *hw, const rm_train *t, double off,
@@ -128,7 +174,8 @@ RMI_HIDDEN double rmi_act_layer(const rm_model *m, rm_recompute r, double b,
 				double s, double t);
 /* Fill the memory part of `e` (layout, m, layers_stage already set). */
 RMI_HIDDEN void rmi_model_memory(const rm_model *m, const rm_hw *hw,
-				 const rm_train *t, rm_estimate *e);
+				 const rm_train *t, const rmi_shape *k,
+				 rm_estimate *e);
 /*
  * Where a group of `n` ranks spaced `stride` apart (ideal packing) lands:
  * the link name and the effective bandwidth of its slowest hop.
@@ -143,9 +190,12 @@ RMI_HIDDEN double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
 				 double seconds);
 /* Seconds, exposure, bubble, step time and MFU from e's bytes and links. */
 RMI_HIDDEN void rmi_estimate_times(const rm_model *m, const rm_hw *hw,
-				   const rm_train *t, rm_estimate *e);
+				   const rm_train *t, const rmi_shape *k,
+				   rm_estimate *e);
 /* Parameters on the fullest GPU: the first, the last or a middle stage. */
 RMI_HIDDEN double rmi_params_peak(const rm_model *m, const rm_estimate *e);
+/* The same with one layer's parameters on a GPU (rmi_layer_gpu) known. */
+RMI_HIDDEN double rmi_params_peak_at(const rm_estimate *e, double layer);
 /* Schedule variant i (0 1f1b, 1 zb-h1, 2 zb-h2, 3 zb-v, 4.. interleaved
  * 2, 4, 8 ...) of e, on e's links; false past the list (model_explain.c). */
 RMI_HIDDEN bool rmi_variant(const rm_model *m, const rm_hw *hw,
@@ -316,17 +366,21 @@ RMI_HIDDEN rm_status rmi_suggest_reference(const rm_model *m, const rm_hw *hw,
 RMI_HIDDEN rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 				      const rm_train *t,
 				      const rm_layout *layout,
+				      const rmi_shape *k,
 				      rm_estimate *out, rm_error *err);
 /* The rest of rmi_estimate_memo: the time of e, which rmi_estimate_mem
  * filled with t, l and its memory. */
 RMI_HIDDEN void rmi_estimate_time(const rm_model *m, const rm_hw *hw,
-				  const rm_train *t, rmi_ep_memo *memo,
-				  rm_estimate *e);
+				  const rm_train *t, const rmi_shape *k,
+				  rmi_ep_memo *memo, rm_estimate *e);
 /* rmi_estimate_run with the EP links taken from (or put into) memo;
- * memo NULL: found afresh, as rmi_estimate_run does. */
+ * memo NULL: found afresh, as rmi_estimate_run does. k (here and in
+ * the two above, rmi_estimate_times too) is m's shape (rmi_shape_of);
+ * NULL: derived for this call. */
 RMI_HIDDEN rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 				       const rm_train *t,
 				       const rm_layout *layout,
+				       const rmi_shape *k,
 				       rmi_ep_memo *memo, rm_estimate *out,
 				       rm_error *err);
 RMI_HIDDEN rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,

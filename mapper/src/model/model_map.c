@@ -276,7 +276,7 @@ rm_status rmi_estimate_map(const rm_model *m, const rm_hw *hw,
 	free(h);
 	if (st)
 		return st;
-	rmi_estimate_times(m, hw, t, e);
+	rmi_estimate_times(m, hw, t, NULL, e);
 	note_links(hw, t, map, fabric, e->note, sizeof(e->note));
 	/* an EP group cut across domains pays the network on its
 	 * all-to-all; say how many the placement could not keep */

@@ -15,35 +15,65 @@ double rmi_shard_group(const rm_layout *l)
 	return (double)rm_layout_dp_shard(l) * l->size[RM_AXIS_CP];
 }
 
-double rmi_layer_gpu(const rm_model *m, const rm_layout *l)
+/* rmi_layer_gpu, rmi_routed_share and rmi_shard_eff of a layer split
+ * (rmi_layer_split) already made: an estimate needs all three, and
+ * split the layer six times over for them. */
+static double layer_gpu_of(double d, double r, const rm_layout *l)
 {
-	double d, r;
-	rmi_layer_split(m, &d, &r);
 	return d / l->size[RM_AXIS_TP] +
 	       r / ((double)rm_layout_ep(l) * rm_layout_etp(l));
 }
 
-double rmi_routed_share(const rm_model *m, const rm_layout *l)
+static double routed_share_of(double d, double r, const rm_layout *l)
 {
-	double d, r;
-	rmi_layer_split(m, &d, &r);
-	/* rmi_layer_gpu's sum, without splitting the layer again */
-	double g = d / l->size[RM_AXIS_TP] +
-		   r / ((double)rm_layout_ep(l) * rm_layout_etp(l));
+	double g = layer_gpu_of(d, r, l);
 	return g > 0 ? r / ((double)rm_layout_ep(l) * rm_layout_etp(l)) / g : 0;
 }
 
 /* Megatron-Core's distributed optimizer shards the routed experts over
  * the expert data-parallel group (edp = tp x cp x dp / (etp x ep)), the
  * rest over dp x cp; under HSDP both over their shard part. */
-double rmi_shard_eff(const rm_model *m, const rm_layout *l)
+static double shard_eff_of(double d, double r, const rm_layout *l)
 {
-	double d = rmi_shard_group(l), rho = rmi_routed_share(m, l);
+	double g = rmi_shard_group(l), rho = routed_share_of(d, r, l);
 	if (rho <= 0)
-		return d;
+		return g;
 	double edp = (double)rm_layout_edp(l) * rm_layout_dp_shard(l) /
 		     rm_layout_dp(l);
-	return 1.0 / ((1 - rho) / d + rho / (edp >= 1 ? edp : 1));
+	return 1.0 / ((1 - rho) / g + rho / (edp >= 1 ? edp : 1));
+}
+
+double rmi_layer_gpu(const rm_model *m, const rm_layout *l)
+{
+	double d, r;
+	rmi_layer_split(m, &d, &r);
+	return layer_gpu_of(d, r, l);
+}
+
+double rmi_routed_share(const rm_model *m, const rm_layout *l)
+{
+	double d, r;
+	rmi_layer_split(m, &d, &r);
+	return routed_share_of(d, r, l);
+}
+
+double rmi_shard_eff(const rm_model *m, const rm_layout *l)
+{
+	double d, r;
+	rmi_layer_split(m, &d, &r);
+	return shard_eff_of(d, r, l);
+}
+
+void rmi_layer_costs(const rmi_shape *k, const rm_layout *l, double *layer,
+		     double *shard, double *rho)
+{
+	double d = k->dense, r = k->routed;
+	if (layer)
+		*layer = layer_gpu_of(d, r, l);
+	if (shard)
+		*shard = shard_eff_of(d, r, l);
+	if (rho)
+		*rho = routed_share_of(d, r, l);
 }
 
 void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
@@ -79,14 +109,11 @@ void rmi_bytes_per_param(rm_sharding s, double grad_bytes, double d,
  * scores add 5as/h (Korthikanti); full recomputation keeps the layer
  * input, 2 per token. Dropout goes with the GPT-style flag `bias`.
  */
-double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
-		     double t)
+/* f: the FFN width (rmi_shape's ffn_act) */
+static double act_layer(const rm_model *m, double f, rm_recompute r,
+			double b, double s, double t)
 {
-	/* a MoE layer keeps the FFN tensors of each token's top_k routed
-	 * and its shared experts (capacity-padded), averaged over layers */
-	double h = m->hidden, f = rmi_ffn_width(m, m->capacity > 0 ?
-						  m->capacity : 1.0);
-	double hd = m->head_dim;
+	double h = m->hidden, hd = m->head_dim;
 	double q = m->heads * hd, kv = m->kv_heads * hd;
 	double drop = m->bias ? h : 0.0;
 	double per = 4.0 * h + 2.0 * (q + 2.0 * kv) + 2.0 * q + drop +
@@ -101,6 +128,15 @@ double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
 		return sb * 2.0 * h;
 	}
 	return 0;
+}
+
+double rmi_act_layer(const rm_model *m, rm_recompute r, double b, double s,
+		     double t)
+{
+	/* a MoE layer keeps the FFN tensors of each token's top_k routed
+	 * and its shared experts (capacity-padded), averaged over layers */
+	return act_layer(m, rmi_ffn_width(m, m->capacity > 0 ? m->capacity :
+					  1.0), r, b, s, t);
 }
 
 /*
@@ -152,25 +188,32 @@ static double deferred_w(rm_schedule s, double p, double m)
 
 double rmi_params_peak(const rm_model *m, const rm_estimate *e)
 {
-	double mid = e->layers_stage * rmi_layer_gpu(m, &e->layout);
+	return rmi_params_peak_at(e, rmi_layer_gpu(m, &e->layout));
+}
+
+double rmi_params_peak_at(const rm_estimate *e, double layer)
+{
+	double mid = e->layers_stage * layer;
 	return fmax(fmax(e->params_first, e->params_last), mid);
 }
 
 void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		      rm_estimate *e)
+		      const rmi_shape *ks, rm_estimate *e)
 {
 	const rm_layout *l = &e->layout;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
 	double cp = l->size[RM_AXIS_CP];
-	double d = rmi_shard_eff(m, l);
+	double d, layer;
+	rmi_layer_costs(ks, l, &layer, &d, NULL);
 	double s = rmi_seq(m, t) / cp, b = e->micro_batch;
-	double layer = rmi_layer_gpu(m, l);
 	double head = rmi_model_edge_params(m, false);
 	if (m->tied_embeddings && pp > 1)
 		head += (double)m->vocab * m->hidden;   /* the head's own copy */
 	uint32_t p = l->size[RM_AXIS_PP];
-	double lf = rmi_stage_layers(m, t, p, 0);
-	double ll = rmi_stage_layers(m, t, p, p - 1);
+	rmi_stages sl;
+	rmi_stages_of(m, t, p, &sl);
+	double lf = rmi_stage_at(&sl, 0);
+	double ll = rmi_stage_at(&sl, p - 1);
 	e->params_first = lf * layer + rmi_model_edge_params(m, true) / tp;
 	e->params_last = ll * layer + head / tp;
 	if (pp <= 1)
@@ -208,22 +251,24 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			 RM_RECOMPUTE_SELECTIVE : t->recompute;
 	if (t->flash && r == RM_RECOMPUTE_NONE)
 		r = RM_RECOMPUTE_SELECTIVE;
-	double kept = rmi_act_layer(m, r, b, s, tp);
+	double kept = act_layer(m, ks->ffn_act, r, b, s, tp);
 	if (!t->seq_parallel)
 		kept += 10.0 * s * b * m->hidden * (1.0 - 1.0 / tp);
-	e->act_layer = full * rmi_act_layer(m, RM_RECOMPUTE_FULL, b, s, tp) +
+	e->act_layer = full * act_layer(m, ks->ffn_act, RM_RECOMPUTE_FULL, b,
+					s, tp) +
 		       (1.0 - full) * kept;
 	/* deferred W passes keep their linears' output gradients (bf16) */
 	double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
 	double outg = 2.0 * b * s * (q + 2 * kv + 2.0 * m->hidden +
 				     (m->swiglu ? 2.0 : 1.0) *
-				     rmi_ffn_width(m, 1.0)) / tp;
+				     ks->ffn_one) / tp;
 	e->inflight_w = deferred_w(e->schedule, pp, (double)e->m);
 	double wmem = e->inflight_w * e->layers_stage * outg;
 	/* Full recomputation rebuilds one layer at a time for its backward
 	 * (attention through a fused kernel: no s*s scores kept). */
 	e->act_work = t->recompute == RM_RECOMPUTE_FULL ?
-		      rmi_act_layer(m, RM_RECOMPUTE_SELECTIVE, b, s, tp) : 0;
+		      act_layer(m, ks->ffn_act, RM_RECOMPUTE_SELECTIVE, b, s,
+				tp) : 0;
 	/* bf16 logits plus the fp32 copy the loss is computed in */
 	e->logits = b * s * m->vocab / tp * 6.0;
 	e->reserve = t->mem_reserve_bytes;
@@ -243,8 +288,18 @@ void rmi_model_memory(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->inflight_first = rmi_inflight(e->schedule, e->vchunks, pp, mf, 0);
 	e->act_first = e->inflight_first * lf * e->act_layer + wmem;
 	e->mem_first = state_first + e->act_first + e->act_work + e->reserve;
+	/* A middle stage holds no more than an earlier one of as many
+	 * layers: what it keeps in flight (rmi_inflight) never grows with
+	 * its rank. So only the first of each size (they have two, base
+	 * and base + 1) can be the fullest; skipping the rest saves a
+	 * ninth of the memory's instructions in a MoE search. */
+	double seen[2] = { -1, -1 };
+	unsigned ns = 0;
 	for (uint32_t i = 1; i + 1 < p; i++) {
-		double n = rmi_stage_layers(m, t, p, i);
+		double n = rmi_stage_at(&sl, i);
+		if (n == seen[0] || n == seen[1])
+			continue;
+		seen[ns++ & 1] = n;
 		double k = rmi_inflight(e->schedule, e->vchunks, pp, mf, i);
 		double mem = n * layer * bp + gathered + k * n * e->act_layer +
 			     fixed;
@@ -334,11 +389,9 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 			       "first_layers=%u and last_layers=%u leave no "
 			       "even share of the %u layers for the other %u "
 			       "stages", fl, ll, m->layers, pp - 2);
-	uint32_t ls = 0;
-	for (uint32_t i = 0; i < pp; i++) {
-		uint32_t n = rmi_stage_layers(m, t, pp, i);
-		ls = n > ls ? n : ls;
-	}
+	/* the fullest stage without a walk over them all: suggest checks
+	 * every variant of thousands of layouts, some of 61 stages */
+	uint32_t ls = rmi_largest_stage(m, t, pp);
 	rm_schedule sc = t->schedule;
 	if (sc != RM_SCHED_1F1B && pp < 2)
 		return rmi_err(err, RM_EINPUT, "schedule %s needs pp >= 2",
@@ -378,7 +431,7 @@ static rm_status check_layout(const rm_model *m, const rm_train *t,
 
 rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 			   const rm_train *t, const rm_layout *l,
-			   rm_estimate *e, rm_error *err)
+			   const rmi_shape *k, rm_estimate *e, rm_error *err)
 {
 	memset(e, 0, sizeof(*e));
 	uint64_t seqs = 0;
@@ -397,6 +450,11 @@ rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 	e->seqs = seqs;
 	e->m = seqs / (rm_layout_dp(l) * (uint64_t)t->micro_batch);
 	e->layers_stage = rmi_largest_stage(m, t, l->size[RM_AXIS_PP]);
-	rmi_model_memory(m, hw, t, e);
+	rmi_shape own;
+	if (!k) {
+		rmi_shape_of(m, t, &own);
+		k = &own;
+	}
+	rmi_model_memory(m, hw, t, k, e);
 	return RM_OK;
 }

@@ -227,6 +227,22 @@ void rmi_layer_split(const rm_model *m, double *dense, double *routed)
 	*routed = r * k;
 }
 
+void rmi_shape_of(const rm_model *m, const rm_train *t, rmi_shape *k)
+{
+	rmi_layer_split(m, &k->dense, &k->routed);
+	k->attn_in = rmi_attn_in_params(m);
+	k->ffn_act = rmi_ffn_width(m, m->capacity > 0 ? m->capacity : 1.0);
+	k->ffn_one = rmi_ffn_width(m, 1.0);
+	k->factor = rmi_routed_factor(m, t);
+	k->ffn_routed = rmi_ffn_width(m, k->factor);
+}
+
+double rmi_shape_ffn(const rmi_shape *k, const rm_model *m, const rm_train *t)
+{
+	double f = rmi_routed_factor(m, t);
+	return f == k->factor ? k->ffn_routed : rmi_ffn_width(m, f);
+}
+
 /* Layouts as their authors trained the model, for suggest to place (it
  * prints where they rank and what they need). */
 static const struct {

@@ -210,6 +210,7 @@ static rm_status search_init(rmi_search *q, const rm_model *m,
 			   .seq = rmi_seq(m, t), .max_cp = o->max_cp,
 			   .max_mb = o->max_mb ? o->max_mb : 8,
 			   .max_tp = hw->nvl_domain * 4 };
+	rmi_shape_of(m, t, &q->shape);
 	/* CP as far as the sequence allows: each rank keeps two causal halves
 	 * of at least 128 tokens (Megatron needs s % 2cp == 0) */
 	if (!q->max_cp)

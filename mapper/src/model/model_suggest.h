@@ -21,6 +21,9 @@ typedef struct rmi_search {
 	uint64_t gpus;
 	uint32_t seq;
 	uint32_t max_cp, max_mb, max_tp;
+	/* m's shape with t, derived once for every estimate of the search
+	 * (the reference derives it afresh for each) */
+	rmi_shape shape;
 	/* price every pair from scratch, no shortcut: the reference the
 	 * tests hold the shortcuts to (rmi_suggest_reference) */
 	bool reference;

@@ -72,9 +72,11 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 		if (first) {
 			/* 1f1b takes any micro-batch that splits the
 			 * batch, which every variant that fits needs */
-			if (rmi_estimate_mem(q->m, q->hw, &t, l, &e, NULL))
+			if (rmi_estimate_mem(q->m, q->hw, &t, l, &q->shape,
+					     &e, NULL))
 				return 0;
-			rmi_estimate_time(q->m, q->hw, &t, memo, &e);
+			rmi_estimate_time(q->m, q->hw, &t, &q->shape, memo,
+					  &e);
 			const rm_axis_cost *a = e.axis;
 			comm = (a[RM_AXIS_TP].used ?
 				(1 - o) * a[RM_AXIS_TP].seconds : 0) +
@@ -88,7 +90,7 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			 * which no micro-batch changes, and these */
 			e.micro_batch = mb;
 			e.m = e.seqs / (rm_layout_dp(l) * (uint64_t)mb);
-			rmi_compute(q->m, q->hw, &t, &e);
+			rmi_compute(q->m, q->hw, &t, &q->shape, &e);
 		}
 		double dp = dps > 0 ? rmi_dp_exposed(&t, &e, dps) : 0;
 		double f = (e.t_compute + comm) *

@@ -30,8 +30,8 @@ static bool sched_variant(uint32_t i, uint32_t pp, uint32_t ls, rm_train *t)
  * rest selective - Megatron's --recompute-num-layers, which counts in each
  * model chunk: with v chunks a stage recomputes a multiple of v. */
 static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
-			const rm_layout *l, uint32_t ls, rmi_ep_memo *memo,
-			rm_estimate *best)
+			const rm_layout *l, uint32_t ls, const rmi_shape *ks,
+			rmi_ep_memo *memo, rm_estimate *best)
 {
 	ls /= rmi_chunks(t);           /* layers of one chunk */
 	uint32_t lo = 1, hi = ls;      /* hi fits (all layers) */
@@ -39,14 +39,16 @@ static void fewest_full(const rm_model *m, const rm_hw *hw, rm_train *t,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		t->recompute_layers = mid;
-		if (!rmi_estimate_memo(m, hw, t, l, memo, &x, NULL) && x.fits)
+		if (!rmi_estimate_memo(m, hw, t, l, ks, memo, &x, NULL) &&
+		    x.fits)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	if (hi < ls) {
 		t->recompute_layers = hi;
-		if (!rmi_estimate_memo(m, hw, t, l, memo, &x, NULL) && x.fits)
+		if (!rmi_estimate_memo(m, hw, t, l, ks, memo, &x, NULL) &&
+		    x.fits)
 			*best = x;
 	}
 	t->recompute_layers = 0;
@@ -66,6 +68,7 @@ static uint32_t largest_stage(const rm_model *m, const rm_train *t,
 typedef struct pricing {
 	rm_candidate *out;
 	rmi_ep_memo *memo;
+	const rmi_shape *shape;      /* the search's, or NULL */
 	bool found, mem;
 	/* the micro-batch is known to fit: a variant that does not is
 	 * not timed, found from its memory alone (rmi_estimate_mem) */
@@ -101,17 +104,19 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 	if (p->fit_first) {
 		/* a variant that fits is what this micro-batch returns, so
 		 * one that does not (or is invalid) changes nothing */
-		if (rmi_estimate_mem(m, hw, t, l, &e, NULL) || !e.fits)
+		if (rmi_estimate_mem(m, hw, t, l, p->shape, &e, NULL) ||
+		    !e.fits)
 			return;
-		rmi_estimate_time(m, hw, t, p->memo, &e);
-	} else if (rmi_estimate_memo(m, hw, t, l, p->memo, &e, &err)) {
+		rmi_estimate_time(m, hw, t, p->shape, p->memo, &e);
+	} else if (rmi_estimate_memo(m, hw, t, l, p->shape, p->memo, &e,
+				     &err)) {
 		if (!p->found && !p->mem)
 			snprintf(p->out->why, sizeof(p->out->why), "%.250s",
 				 err.msg);
 		return;
 	}
 	if (t->recompute == RM_RECOMPUTE_FULL && e.fits && p->ls > 1)
-		fewest_full(m, hw, t, l, p->ls, p->memo, &e);
+		fewest_full(m, hw, t, l, p->ls, p->shape, p->memo, &e);
 	e.recompute = t->recompute;
 	if (!e.fits) {
 		if (!p->found && (!p->mem || e.mem_peak < p->out->est.mem_peak)) {
@@ -134,7 +139,8 @@ static void price_variant(const rm_model *m, const rm_hw *hw, rm_train *t,
 static bool best_schedule(const rm_model *m, const rm_hw *hw,
 			  const rm_train *base, const rm_layout *l, uint32_t mb,
 			  unsigned allowed, unsigned recomputes,
-			  rmi_ep_memo *memo, bool fit_first, rm_candidate *out)
+			  const rmi_shape *ks, rmi_ep_memo *memo,
+			  bool fit_first, rm_candidate *out)
 {
 	rm_train t = *base;
 	t.micro_batch = mb;
@@ -144,7 +150,7 @@ static bool best_schedule(const rm_model *m, const rm_hw *hw,
 	if (!recomputes)
 		recomputes = 1u << base->recompute;
 	uint32_t pp = l->size[RM_AXIS_PP];
-	pricing p = { .out = out, .memo = memo, .mb = mb,
+	pricing p = { .out = out, .memo = memo, .shape = ks, .mb = mb,
 		      .fit_first = fit_first,
 		      .ls = largest_stage(m, base, pp) };
 	for (int r = 0; r <= RM_RECOMPUTE_FULL; r++) {
@@ -169,8 +175,8 @@ bool rmi_best_schedule(const rm_model *m, const rm_hw *hw,
 		       unsigned allowed, unsigned recomputes, rm_candidate *out)
 {
 	rmi_ep_memo memo = { 0 };
-	return best_schedule(m, hw, base, l, mb, allowed, recomputes, &memo,
-			     false, out);
+	return best_schedule(m, hw, base, l, mb, allowed, recomputes, NULL,
+			     &memo, false, out);
 }
 
 /* Weights, gradients and optimizer state of the fullest stage, with the
@@ -199,7 +205,9 @@ bool rmi_best_micro_batch(const rmi_search *q, const rm_hw *hw,
 		if (considered)
 			++*considered;
 		if (!best_schedule(q->m, hw, q->t, l, mb, q->o->schedules,
-				   q->o->recomputes, q->reference ? NULL : &memo,
+				   q->o->recomputes,
+				   q->reference ? NULL : &q->shape,
+				   q->reference ? NULL : &memo,
 				   false, &c)) {
 			if (!c.est.fits && c.est.mem_peak > 0 && !mem_seen &&
 			    !any) {
@@ -236,7 +244,7 @@ bool rmi_price_fitting(const rmi_search *q, const rm_layout *l, unsigned mask,
 			continue;
 		++*priced;
 		if (!best_schedule(q->m, q->hw, q->t, l, mb, q->o->schedules,
-				   q->o->recomputes, memo, true, &c))
+				   q->o->recomputes, &q->shape, memo, true, &c))
 			continue;
 		if (!any || c.est.t_step < best->est.t_step)
 			*best = c;
@@ -272,7 +280,8 @@ static bool mb_fits(fitting *f, uint32_t mb, bool hopeless,
 	    (f->allowed & (1u << RM_SCHED_1F1B))) {
 		t->recompute = RM_RECOMPUTE_FULL;
 		sched_variant(0, f->pp, f->ls, t);
-		if (!rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e, NULL)) {
+		if (!rmi_estimate_mem(f->q->m, f->q->hw, t, f->l,
+				      &f->q->shape, &e, NULL)) {
 			if (e.fits)
 				return true;
 			if (hopeless && above_floor(&e)) {
@@ -290,8 +299,8 @@ static bool mb_fits(fitting *f, uint32_t mb, bool hopeless,
 			if (!(f->allowed & (1u << t->schedule)) ||
 			    (t->schedule == RM_SCHED_INTERLEAVED &&
 			     f->ls % t->vchunks) ||
-			    rmi_estimate_mem(f->q->m, f->q->hw, t, f->l, &e,
-					     NULL))
+			    rmi_estimate_mem(f->q->m, f->q->hw, t, f->l,
+					     &f->q->shape, &e, NULL))
 				continue;
 			if (e.fits)
 				return true;

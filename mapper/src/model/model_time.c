@@ -69,9 +69,16 @@ static void put_name3(char *dst, size_t n, const char *a, const char *b,
 {
 	const char *part[3] = { a, b, c };
 	size_t k = 0;
-	for (int i = 0; i < 3; i++)
-		for (const char *p = part[i]; p && *p && k + 1 < n; p++)
-			dst[k++] = *p;
+	/* whole parts at a time: the note every estimate ends with is
+	 * some 130 bytes, and copied byte by byte it was a tenth of a
+	 * MoE search's instructions */
+	for (int i = 0; i < 3 && k + 1 < n; i++) {
+		if (!part[i])
+			continue;
+		size_t len = strnlen(part[i], n - 1 - k);
+		memcpy(dst + k, part[i], len);
+		k += len;
+	}
 	dst[k] = '\0';
 }
 
@@ -303,7 +310,7 @@ double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
 
 /* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
 void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
-			rm_estimate *e)
+			const rmi_shape *ks, rm_estimate *e)
 {
 	double mb = (double)e->m, ls = e->layers_stage;
 	for (int a = 0; a < RM_NAXES; a++) {
@@ -321,7 +328,12 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		 * the rest is exposed. Without sequence parallelism nothing
 		 * hides: Megatron-LM refuses --tp-comm-overlap then. */
 		double unit = tpc->seconds / tpc->calls;
-		double te = rmi_tp_exposed(m, hw, t, e, unit) * ls * mb;
+		rmi_shape own;
+		if (!ks) {
+			rmi_shape_of(m, t, &own);
+			ks = &own;
+		}
+		double te = rmi_tp_exposed(m, hw, t, ks, e, unit) * ls * mb;
 		tpc->exposed = (1 - o) * tpc->seconds + o * fmin(te, tpc->seconds);
 	}
 	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
@@ -364,27 +376,38 @@ rm_status rmi_estimate_run(const rm_model *m, const rm_hw *hw,
 			  const rm_train *t, const rm_layout *l,
 			  rm_estimate *e, rm_error *err)
 {
-	return rmi_estimate_memo(m, hw, t, l, NULL, e, err);
+	return rmi_estimate_memo(m, hw, t, l, NULL, NULL, e, err);
 }
 
 rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 			    const rm_train *t, const rm_layout *l,
-			    rmi_ep_memo *memo, rm_estimate *e, rm_error *err)
+			    const rmi_shape *ks, rmi_ep_memo *memo,
+			    rm_estimate *e, rm_error *err)
 {
 	memset(e, 0, sizeof(*e));
 	rm_status st = rm_model_check(m, err);
 	if (!st)
 		st = rm_hw_check(hw, err);
+	rmi_shape own;
+	if (!st && !ks) {            /* once for both halves */
+		rmi_shape_of(m, t, &own);
+		ks = &own;
+	}
 	if (!st)
-		st = rmi_estimate_mem(m, hw, t, l, e, err);
+		st = rmi_estimate_mem(m, hw, t, l, ks, e, err);
 	if (!st)
-		rmi_estimate_time(m, hw, t, memo, e);
+		rmi_estimate_time(m, hw, t, ks, memo, e);
 	return st;
 }
 
 void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       rmi_ep_memo *memo, rm_estimate *e)
+		       const rmi_shape *ks, rmi_ep_memo *memo, rm_estimate *e)
 {
+	rmi_shape own;
+	if (!ks) {
+		rmi_shape_of(m, t, &own);
+		ks = &own;
+	}
 	const rm_layout *l = &e->layout;
 	uint64_t seqs = e->seqs;
 	double tp = l->size[RM_AXIS_TP], pp = l->size[RM_AXIS_PP];
@@ -404,7 +427,7 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	e->flops_step = e->flops_token * tokens;
 	e->flops_gpu = e->flops_step / (double)e->gpus;
 	e->t_peak = e->flops_gpu / hw->peak_flops;
-	rmi_compute(m, hw, t, e);
+	rmi_compute(m, hw, t, ks, e);
 	/* what the hardware runs per token: the same plus recomputation */
 	double fs = rmi_full_share(t, e->layers_stage);
 	e->hw_flops_token = e->flops_token + fs * (2.0 * N + attn / 3.0);
@@ -458,10 +481,11 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	/* the routed experts' gradients reduce over their own data-parallel
 	 * group (edp, Megatron-Core's expert data parallel), the rest over
 	 * dp x cp: f weighs (k-1)/k of each by its share of the GPU's */
-	double rho = rmi_routed_share(m, l), edp = rm_layout_edp(l);
+	double rho, lg, edp = rm_layout_edp(l);
+	rmi_layer_costs(ks, l, &lg, NULL, &rho);
 	double f = (1 - rho) * (d - 1) / d + (edp > 0 ? rho * (edp - 1) / edp : 0);
 	if (d > 1 || f > 0) {
-		double P = rmi_params_peak(m, e), pb = rmi_param_bytes(t);
+		double P = rmi_params_peak_at(e, lg), pb = rmi_param_bytes(t);
 		double bytes, calls;
 		const char *coll;
 		switch (t->sharding) {
@@ -500,7 +524,7 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			 bytes, calls);
 		e->axis[RM_AXIS_DP].overlappable = true;
 	}
-	rmi_estimate_times(m, hw, t, e);
+	rmi_estimate_times(m, hw, t, ks, e);
 	put_name3(e->note, sizeof(e->note),
 		  "no fabric given: ideal nesting assumed (axes packed in the "
 		  "layout's order, innermost first, on ", hw->name,
