@@ -81,6 +81,9 @@ typedef struct attempt {
 	size_t len;
 	int64_t answer_by;
 	char why[ANSWER_MSG_MAX + 128];   /* why this try did not count */
+	/* the last unauthenticated answer: the one failure worth naming
+	 * when a later try only finds the impostor's socket closed */
+	char forged[ANSWER_MSG_MAX + 128];
 } attempt;
 
 /* 1: done (RMN_OK or an authentic refusal in *st), 0: try again
@@ -127,6 +130,7 @@ static int read_answer(attempt *t, int fd, const rmni_bind *b,
 		else
 			snprintf(t->why, sizeof(t->why),
 				 "an unauthenticated answer (%s)", why);
+		memcpy(t->forged, t->why, sizeof(t->forged));
 		if (t->o->log) {
 			char line[sizeof(t->why) + 400];
 			snprintf(line, sizeof(line),
@@ -275,7 +279,8 @@ rmn_status rmni_exchange_peer(const rmn_exchange_opts *o, rmni_auth *a,
 				o->nranks);
 	return rmni_err(err, RMN_EAUTH,
 			"rank %u: no authentic rank 0 at %s within %.1f s "
-			"(authentication: %s); last: %s",
+			"(authentication: %s); %s: %s",
 			o->rank, where, o->timeout_ms / 1000.0,
-			rmni_auth_name(a->mode), t.why);
+			rmni_auth_name(a->mode), t.forged[0] ? "got" : "last",
+			t.forged[0] ? t.forged : t.why);
 }
