@@ -65,7 +65,7 @@ typedef struct rmi_fit {
 	size_t nmb;                  /* micro-batches counted */
 	bool mem;
 	uint32_t mem_mb;
-	rm_estimate near;
+	rm_estimate near;            /* set only where mem is */
 } rmi_fit;
 RMI_HIDDEN void rmi_fit_scan(const rmi_search *q, const rm_layout *l,
 			     rmi_fit *out);
