@@ -65,7 +65,7 @@ typedef struct rmi_fit {
 	size_t nmb;                  /* micro-batches counted */
 	bool mem;
 	uint32_t mem_mb;
-	rm_estimate near;
+	rm_estimate near;            /* set only where mem is */
 } rmi_fit;
 RMI_HIDDEN void rmi_fit_scan(const rmi_search *q, const rm_layout *l,
 			     rmi_fit *out);
@@ -75,10 +75,27 @@ RMI_HIDDEN void rmi_fit_scan(const rmi_search *q, const rm_layout *l,
 RMI_HIDDEN bool rmi_price_fitting(const rmi_search *q, const rm_layout *l,
 				  unsigned mask, rmi_ep_memo *memo,
 				  rm_candidate *best, size_t *priced);
+/* The micro-batches whose floor terms a layout keeps between its two
+ * floors: 1 .. 8, the default max_mb; above, the floor recomputes. */
+#define RMI_BOUND_MBS 4
+/* What a layout's first floor (the fastest EP links) keeps of each
+ * micro-batch: its terms but the communication, which rmi_compute does
+ * not read. The second floor (the layout's own EP links) changes the EP
+ * exposure only, so it takes them rather than run rmi_compute again at
+ * each smaller micro-batch; where the largest one's compute, optimizer
+ * step or DP tail came out otherwise, it recomputes them all. */
+typedef struct rmi_bound_keep {
+	bool set;
+	double dps;                       /* the DP tail they were taken with */
+	double compute[RMI_BOUND_MBS], bubble[RMI_BOUND_MBS],
+	       dp[RMI_BOUND_MBS], optim[RMI_BOUND_MBS];
+} rmi_bound_keep;
 /* A lower bound of l's step time at any micro-batch in mask, schedule
- * and recomputation (model_suggest_bound.c); memo: l's EP links. */
+ * and recomputation (model_suggest_bound.c); memo: l's EP links. keep
+ * (may be NULL): filled where unset, taken from where set. */
 RMI_HIDDEN double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
-				    unsigned mask, rmi_ep_memo *memo);
+				    unsigned mask, rmi_ep_memo *memo,
+				    rmi_bound_keep *keep);
 /* EP links as fast as any of q's hardware: a floor with them (memo)
  * bounds the floor with the layout's own. */
 RMI_HIDDEN void rmi_suggest_fast_links(const rmi_search *q,

@@ -49,7 +49,7 @@ static double least_bubble(unsigned allowed, uint32_t pp, uint32_t ls,
  * which recomputation lengthens; not counted then).
  */
 double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
-			 unsigned mask, rmi_ep_memo *memo)
+			 unsigned mask, rmi_ep_memo *memo, rmi_bound_keep *keep)
 {
 	rm_train t = *q->t;
 	t.recompute = RM_RECOMPUTE_NONE;
@@ -64,6 +64,10 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 	double lo = HUGE_VAL, comm = 0, dps = 0;
 	rm_estimate e;
 	bool first = true;
+	/* a micro-batch past keep's arrays: every term from scratch */
+	if (mask >> RMI_BOUND_MBS)
+		keep = NULL;
+	bool take = keep && keep->set;
 	for (int k = 31; k >= 0; k--) {
 		uint32_t mb = 1u << k;
 		if (!(mask & (1u << k)) || mb > q->max_mb)
@@ -85,6 +89,16 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			dps = tail && a[RM_AXIS_DP].used ?
 			      a[RM_AXIS_DP].seconds : 0;
 			first = false;
+			/* the kept terms hold while the largest micro-batch's
+			 * compute and DP tail are as they were kept */
+			take = take && keep->dps == dps &&
+			       keep->compute[k] == e.t_compute &&
+			       keep->optim[k] == e.t_optim;
+		} else if (take) {
+			double f = (keep->compute[k] + comm) * keep->bubble[k] +
+				   keep->dp[k] + keep->optim[k];
+			lo = f < lo ? f : lo;
+			continue;
 		} else {
 			/* the compute reads the layout's parameters,
 			 * which no micro-batch changes, and these */
@@ -93,11 +107,20 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			rmi_compute(q->m, q->hw, &t, &q->shape, &e);
 		}
 		double dp = dps > 0 ? rmi_dp_exposed(&t, &e, dps) : 0;
-		double f = (e.t_compute + comm) *
-			   (1 + least_bubble(allowed, l->size[RM_AXIS_PP],
-					     e.layers_stage, (double)e.m)) +
-			   dp + e.t_optim;
+		double b = 1 + least_bubble(allowed, l->size[RM_AXIS_PP],
+					    e.layers_stage, (double)e.m);
+		double f = (e.t_compute + comm) * b + dp + e.t_optim;
 		lo = f < lo ? f : lo;
+		if (keep && !keep->set) {
+			keep->compute[k] = e.t_compute;
+			keep->bubble[k] = b;
+			keep->dp[k] = dp;
+			keep->optim[k] = e.t_optim;
+		}
+	}
+	if (keep && !keep->set && lo < HUGE_VAL) {
+		keep->dps = dps;
+		keep->set = true;
 	}
 	return lo;
 }

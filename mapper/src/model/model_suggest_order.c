@@ -22,6 +22,7 @@ typedef struct item {
 	unsigned mask;
 	bool own;                    /* bound with its own EP links */
 	rmi_ep_memo memo;            /* those links, once found */
+	rmi_bound_keep keep;         /* the first floor's terms, for the second */
 } item;
 
 static bool before(const item *x, const item *y)
@@ -136,7 +137,8 @@ static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
 			memset(x, 0, sizeof(*x));
 			x->idx = i;
 			x->mask = f.mask;
-			x->bound = rmi_suggest_bound(q, &lay[i], f.mask, &fast);
+			x->bound = rmi_suggest_bound(q, &lay[i], f.mask, &fast,
+						     &x->keep);
 		} else if (!f.mem) {
 			s->rejected_other++;
 		} else {
@@ -189,7 +191,8 @@ bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay, size_t n,
 			if (!x->own) {
 				x->bound = rmi_suggest_bound(q, &lay[x->idx],
 							     x->mask,
-							     &x->memo);
+							     &x->memo,
+							     &x->keep);
 				x->own = true;
 				sift_down(it, ni, 0);
 				continue;

@@ -327,7 +327,13 @@ static bool mb_fits(fitting *f, uint32_t mb, bool hopeless,
  */
 void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
 {
-	memset(out, 0, sizeof(*out));
+	/* near is the scratch of the variants missed, read only where mem
+	 * says so: clearing or copying its 2 kB for each of a MoE model's
+	 * thousands of layouts cost more than the few that miss use */
+	out->mask = 0;
+	out->nmb = 0;
+	out->mem = false;
+	out->mem_mb = 0;
 	fitting f = { .q = q, .l = l, .t = *q->t,
 		      .allowed = q->o->schedules ? q->o->schedules :
 				 MEGATRON_SCHEDULES,
@@ -341,22 +347,20 @@ void rmi_fit_scan(const rmi_search *q, const rm_layout *l, rmi_fit *out)
 		out->nmb++;
 		top++;
 	}
-	rm_estimate near;
 	bool miss;
 	for (int k = top; k >= 0; k--) {
-		if (mb_fits(&f, 1u << k, true, &near, &miss)) {
+		if (mb_fits(&f, 1u << k, true, &out->near, &miss)) {
 			out->mask = (2u << k) - 1;
 			return;
 		}
-		if (miss && above_floor(&near))
+		if (miss && above_floor(&out->near))
 			break;
 	}
 	for (uint32_t mb = 1; mb <= q->max_mb; mb *= 2) {
-		if (mb_fits(&f, mb, false, &near, &miss) || !miss)
+		if (mb_fits(&f, mb, false, &out->near, &miss) || !miss)
 			continue;
 		out->mem = true;
 		out->mem_mb = mb;
-		out->near = near;
 		/* what misses memory at mb misses it above mb too */
 		break;
 	}
