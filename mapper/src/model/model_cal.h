@@ -85,6 +85,10 @@ typedef struct {
 RMI_HIDDEN rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
 				      rmi_cal_run *r, rm_cal_step *s,
 				      rm_error *err);
+/* The FP8 settings rmi_cal_unpriced read into r, set on t (nothing
+ * where the log said none). */
+RMI_HIDDEN rm_status rmi_cal_run_fp8(const rmi_cal_run *r, rm_train *t,
+				     rm_error *err);
 /* Check the architecture against m and fill out's model, train, layout
  * (Megatron-Core nests tp-cp-dp-pp) and what (`fw`: the framework). */
 RMI_HIDDEN rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw,

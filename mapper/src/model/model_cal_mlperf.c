@@ -457,13 +457,8 @@ static rm_status ml_unpriced(ml_log *g, rm_cal_step *out, rm_error *err)
 	rmi_cal_run r;
 	memset(&r, 0, sizeof(r));
 	rm_status st = rmi_cal_unpriced(&g->args, "", &r, out, err);
-	if (!st && r.fp8)
-		st = rm_train_set(&out->train, "fp8", r.fp8, err);
-	if (!st && r.fp8 && r.fp8_recipe)
-		st = rm_train_set(&out->train, "fp8_recipe", r.fp8_recipe, err);
-	if (!st && r.fp8)
-		st = rm_train_set(&out->train, "fp8_params",
-				  r.fp8_params ? "on" : "off", err);
+	if (!st)
+		st = rmi_cal_run_fp8(&r, &out->train, err);
 	if (st)
 		return st;
 	const char *lora = rmi_cal_val(&g->args, "lora_rank");

@@ -233,6 +233,19 @@ rm_status rmi_cal_unpriced(const rmi_cal_args *a, const char *pre,
 	return RM_OK;
 }
 
+rm_status rmi_cal_run_fp8(const rmi_cal_run *r, rm_train *t, rm_error *err)
+{
+	rm_status st = RM_OK;
+	if (r->fp8)
+		st = rm_train_set(t, "fp8", r->fp8, err);
+	if (!st && r->fp8 && r->fp8_recipe)
+		st = rm_train_set(t, "fp8_recipe", r->fp8_recipe, err);
+	if (!st && r->fp8)
+		st = rm_train_set(t, "fp8_params", r->fp8_params ? "on" : "off",
+				  err);
+	return st;
+}
+
 rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw, const char *f,
 			   const rm_model *m, rm_cal_step *out, rm_error *err)
 {
@@ -280,13 +293,8 @@ rm_status rmi_cal_run_step(const rmi_cal_run *r, const char *fw, const char *f,
 	if (!st)
 		st = rm_train_set(t, "tp_overlap", r->tp_overlap ? "1" : "0",
 				  err);
-	if (!st && r->fp8)
-		st = rm_train_set(t, "fp8", r->fp8, err);
-	if (!st && r->fp8 && r->fp8_recipe)
-		st = rm_train_set(t, "fp8_recipe", r->fp8_recipe, err);
-	if (!st && r->fp8)
-		st = rm_train_set(t, "fp8_params", r->fp8_params ? "on" : "off",
-				  err);
+	if (!st)
+		st = rmi_cal_run_fp8(r, t, err);
 	snprintf(b, sizeof(b), "interleaved:%u", r->vpp);
 	if (!st && r->vpp > 1)
 		st = rm_train_set(t, "schedule", b, err);

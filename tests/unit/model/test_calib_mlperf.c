@@ -237,6 +237,42 @@ static void parallelism_keys_fit(void)
 	free(text);
 }
 
+#define REC_FP8                                                            \
+	":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": "   \
+	"\"POINT_IN_TIME\", \"key\": \"fp8\", \"value\": \"hybrid\"}\n"     \
+	":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": "   \
+	"\"POINT_IN_TIME\", \"key\": \"fp8_recipe\", \"value\": "          \
+	"\"tensorwise\"}\n"                                                 \
+	":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": "   \
+	"\"POINT_IN_TIME\", \"key\": \"fp8_params\", \"value\": true}\n"
+
+/* A log that names its FP8 settings is priced in FP8, as a Megatron or
+ * NeMo log is, and is not warned about as BF16. */
+static void fp8_keys(void)
+{
+	rm_model m;
+	CHECK_INT(rm_model_preset("llama3-8b", &m, NULL), RM_OK);
+	char *text = ml_log(5.0, REC_FP8);
+	rm_train run;
+	rm_train_init(&run, RM_TRAIN_VERSION);
+	static rm_cal_step st;
+	rm_error err;
+	CHECK_INT(rm_cal_mlperf_log(text, strlen(text), "ml.log", &m, &run, NULL,
+				    &st, &err), RM_OK);
+	free(text);
+	CHECK_INT(st.train.fp8, RM_FP8_HYBRID);
+	CHECK_INT(st.train.fp8_recipe, RM_FP8_CURRENT);
+	CHECK(st.train.fp8_params);
+	CHECK(!said(&st, true, "does not say the GEMM precision"));
+	/* without the keys: BF16, and said */
+	text = ml_log(5.0, "");
+	CHECK_INT(rm_cal_mlperf_log(text, strlen(text), "ml.log", &m, &run, NULL,
+				    &st, &err), RM_OK);
+	free(text);
+	CHECK_INT(st.train.fp8, RM_FP8_OFF);
+	CHECK(said(&st, true, "does not say the GEMM precision"));
+}
+
 #define REC(key, value)                                                    \
 	":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": "  \
 	"\"POINT_IN_TIME\", \"key\": \"" key "\", \"value\": " value "}\n"
@@ -345,6 +381,7 @@ int main(void)
 	RUN("calib_mlperf", llama405b_v51);
 	RUN("calib_mlperf", lora_v40);
 	RUN("calib_mlperf", parallelism_keys_fit);
+	RUN("calib_mlperf", fp8_keys);
 	RUN("calib_mlperf", hostile);
 	TEST_EXIT();
 }
