@@ -308,16 +308,6 @@ static int measure(const cal_args *a, const rm_model *m, rm_cal_step *steps,
 	return -1;
 }
 
-static double key_of(const rm_hw *h, const char *key)
-{
-	return !strcmp(key, "gemm_eff") ? h->gemm_eff :
-	       !strcmp(key, "attn_eff") ? h->attn_eff :
-	       !strcmp(key, "hbm_eff") ? h->hbm_eff :
-	       !strcmp(key, "gemm_dim0") ? h->gemm_dim0 :
-	       !strcmp(key, "fp8_eff") ? h->fp8_eff :
-	       !strcmp(key, "nvlink_eff") ? h->nvlink_eff : h->net_eff;
-}
-
 int rmc_calibrate(int argc, char **argv)
 {
 	static cal_args a;
@@ -385,8 +375,8 @@ int rmc_calibrate(int argc, char **argv)
 	for (size_t k = 0; k < fit.nkeys; k++) {
 		const char *key = fit.keys[k];
 		nstep += strcmp(key, "nvlink_eff") && strcmp(key, "net_eff");
-		printf("  %-10s %.4g (%s %.4g)\n", key, key_of(&fit.hw, key),
-		       preset ? "preset" : "was", key_of(&base, key));
+		printf("  %-10s %.4g (%s %.4g)\n", key, rm_cal_key_value(&fit.hw, key),
+		       preset ? "preset" : "was", rm_cal_key_value(&base, key));
 	}
 	puts("residuals (model with the fit / measured - 1)");
 	for (size_t i = 0; i < ns; i++)

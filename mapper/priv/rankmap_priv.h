@@ -349,6 +349,9 @@ typedef struct rm_cal_fit {
 rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 		       const rm_cal_link *links, size_t nl,
 		       const char *const *fit, rm_cal_fit *out, rm_error *err);
+/* A calibration key's value in h (gemm_eff, fp8_eff, nvlink_eff, ...,
+ * as rm_cal_fit.keys names them); 0 for a key it does not know. */
+double rm_cal_key_value(const rm_hw *h, const char *key);
 /* The fit as a hardware file, with the measurements, residuals, notes
  * and warnings as comments: `base: NAME` and the fitted keys when the
  * fit started from preset NAME; when `base` is NULL (it started from a

@@ -289,7 +289,7 @@ rm_status rm_calibrate(const rm_hw *base, const rm_cal_step *steps, size_t ns,
 	return rm_hw_check(&out->hw, err);
 }
 
-static double key_value(const rm_hw *h, const char *key)
+double rm_cal_key_value(const rm_hw *h, const char *key)
 {
 	if (!strcmp(key, "nvlink_eff"))
 		return h->nvlink_eff;
@@ -334,7 +334,7 @@ static void write_full(rm_buf *b, const rm_cal_fit *f)
 		for (size_t k = 0; k < f->nkeys; k++)
 			fitted |= !strcmp(f->keys[k], cal[i]);
 		rm_buf_printf(b, fitted ? "%s: %.4g\n" : "%s: %.12g\n", cal[i],
-			       key_value(h, cal[i]));
+			       rm_cal_key_value(h, cal[i]));
 	}
 	rm_buf_puts(b, "tiers:\n");
 	for (size_t i = 0; i < h->ntiers; i++) {
@@ -383,7 +383,7 @@ rm_status rm_cal_write(const rm_cal_fit *f, const char *base,
 		rm_buf_puts(&b, "\n");
 		for (size_t k = 0; k < f->nkeys; k++)
 			rm_buf_printf(&b, "%s: %.4g\n", f->keys[k],
-				       key_value(&f->hw, f->keys[k]));
+				       rm_cal_key_value(&f->hw, f->keys[k]));
 	} else {
 		write_full(&b, f);
 	}
