@@ -373,6 +373,12 @@ RMI_HIDDEN rm_status rmi_estimate_mem(const rm_model *m, const rm_hw *hw,
 RMI_HIDDEN void rmi_estimate_time(const rm_model *m, const rm_hw *hw,
 				  const rm_train *t, const rmi_shape *k,
 				  rmi_ep_memo *memo, rm_estimate *e);
+/* rmi_estimate_time up to what a floor reads: the compute and the axes'
+ * seconds (CP and EP also exposed), bit for bit as it; no names, no
+ * TP or DP overlap, no step (model_suggest_bound.c). */
+RMI_HIDDEN void rmi_estimate_floor(const rm_model *m, const rm_hw *hw,
+				   const rm_train *t, const rmi_shape *k,
+				   rmi_ep_memo *memo, rm_estimate *e);
 /* rmi_estimate_run with the EP links taken from (or put into) memo;
  * memo NULL: found afresh, as rmi_estimate_run does. k (here and in
  * the two above, rmi_estimate_times too) is m's shape (rmi_shape_of);

@@ -79,8 +79,8 @@ double rmi_suggest_bound(const rmi_search *q, const rm_layout *l,
 			if (rmi_estimate_mem(q->m, q->hw, &t, l, &q->shape,
 					     &e, NULL))
 				return 0;
-			rmi_estimate_time(q->m, q->hw, &t, &q->shape, memo,
-					  &e);
+			rmi_estimate_floor(q->m, q->hw, &t, &q->shape, memo,
+					   &e);
 			const rm_axis_cost *a = e.axis;
 			comm = (a[RM_AXIS_TP].used ?
 				(1 - o) * a[RM_AXIS_TP].seconds : 0) +

@@ -92,20 +92,24 @@ static void walk_tiers(const rm_hw *hw, const rm_train *t, uint64_t n,
 {
 	rmi_cal c;
 	rmi_cal_of(hw, t, &c);
+	/* link NULL: the bandwidth alone (a floor's, which names nothing) */
 	if (below[0] <= 1) {
-		put_name(link, 32, "nvlink", NULL);
+		if (link)
+			put_name(link, 32, "nvlink", NULL);
 		*gbps = hw->nvlink_gbytes_per_s * c.nvlink_eff;
 		return;
 	}
 	double bw = hw->nic_gbytes_per_s * c.net_eff;
-	put_name(link, 32, "network", NULL);
+	if (link)
+		put_name(link, 32, "network", NULL);
 	for (size_t i = 0; i < hw->ntiers; i++) {
 		const rm_hw_tier *tr = &hw->tier[i];
 		double share = tr->oversubscription * (double)below[i] / (double)n;
 		double tb = tr->gbytes_per_s * c.net_eff / (share > 1 ? share : 1);
 		if (tb < bw)
 			bw = tb;
-		put_name(link, 32, tr->name, NULL);
+		if (link)
+			put_name(link, 32, tr->name, NULL);
 		if (below[i + 1] <= 1)
 			break;
 	}
@@ -130,17 +134,20 @@ static uint64_t stride_of(const rm_layout *l, rm_axis a)
 	return s;
 }
 
+/* coll NULL: nothing named (a floor, model_suggest_bound.c) */
 static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 		     const rm_layout *l, rm_axis place, uint32_t group,
 		     const char *coll, double bytes, double calls)
 {
 	c->used = true;
 	c->group = group;
-	put_name(c->collective, sizeof(c->collective), coll, NULL);
+	if (coll)
+		put_name(c->collective, sizeof(c->collective), coll, NULL);
 	c->bytes = bytes;
 	c->calls = calls;
 	uint64_t stride = stride_of(l, place), n = l->size[place];
-	rmi_group_link(hw, t, stride, n, c->link, &c->gbytes_per_s);
+	rmi_group_link(hw, t, stride, n, coll ? c->link : NULL,
+		       &c->gbytes_per_s);
 	/* a ring over k units has k hops leaving them */
 	uint64_t kn = units(stride, n, hw->nvl_domain);
 	uint64_t kl = hw->ntiers ? units(stride, n, hw->tier[0].span_gpus) : kn;
@@ -153,12 +160,15 @@ static void axis_set(rm_axis_cost *c, const rm_hw *hw, const rm_train *t,
 static uint64_t spread(const uint64_t *pos, uint32_t n, uint64_t span,
 		       double *apart)
 {
-	uint64_t k = 0, same = 0, run = 0;
+	uint64_t k = 0, same = 0, run = 0, end = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (i && pos[i] / span == pos[i - 1] / span) {
+		/* sorted: a member before the unit's end is in it (one
+		 * division per unit, not two per member) */
+		if (i && pos[i] < end) {
 			run++;
 			continue;
 		}
+		end = (pos[i] / span + 1) * span;
 		same += run * (run - 1);
 		run = 1;
 		k++;
@@ -236,7 +246,8 @@ double rmi_a2a_gbps(const rm_hw *hw, const rm_train *t, double off,
  * gathered over the etp group before it and reduce-scattered after it.
  */
 static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       const rm_layout *l, rmi_ep_memo *memo, rm_estimate *e)
+		       const rm_layout *l, rmi_ep_memo *memo, bool named,
+		       rm_estimate *e)
 {
 	double tp = l->size[RM_AXIS_TP], cp = l->size[RM_AXIS_CP];
 	double ep = rm_layout_ep(l), etp = rm_layout_etp(l);
@@ -249,9 +260,10 @@ static void ep_traffic(const rm_model *m, const rm_hw *hw, const rm_train *t,
 	rm_axis_cost *c = &e->axis[RM_AXIS_EP];
 	c->used = true;
 	c->group = (uint32_t)ep;
-	put_name(c->collective, sizeof(c->collective),
-		 etp > 1 ? "all-to-all x4 + etp gathers" :
-		 "all-to-all dispatch+combine x4", NULL);
+	if (named)
+		put_name(c->collective, sizeof(c->collective),
+			 etp > 1 ? "all-to-all x4 + etp gathers" :
+			 "all-to-all dispatch+combine x4", NULL);
 	c->bytes = per * unit * (ep - 1) / ep * n *
 		   rmi_ep_bytes_factor(t, rmi_full_share(t, e->layers_stage));
 	c->calls = per * n;
@@ -308,9 +320,10 @@ double rmi_dp_exposed(const rm_train *t, const rm_estimate *e,
 	       fmax(0, ag - t->dp_overlap * fwd);
 }
 
-/* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
-void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
-			const rmi_shape *ks, rm_estimate *e)
+/* Seconds from bytes and bandwidth, and what CP and EP leave exposed:
+ * all of each axis a floor reads (TP's and DP's overlaps it bounds
+ * itself). */
+static void axis_times(const rm_train *t, rm_estimate *e)
 {
 	double mb = (double)e->m, ls = e->layers_stage;
 	for (int a = 0; a < RM_NAXES; a++) {
@@ -320,6 +333,29 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		c->seconds = c->bytes / (c->gbytes_per_s * 1e9);
 		c->exposed = c->seconds;
 	}
+	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
+	if (cp->used) {
+		/* ring attention hides behind the attention it feeds */
+		double t_attn = e->t_attn * 3.5 * ls * mb;
+		cp->exposed = fmax(0, cp->seconds - t_attn);
+	}
+	rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
+	if (ep->used) {
+		/* the all-to-alls (and ETP's gathers) block the layer that
+		 * waits for its tokens unless a schedule hides them behind
+		 * another micro-batch's compute (moe_overlap) */
+		ep->seconds += ep->etp_bytes > 0 ?
+			       ep->etp_bytes / (ep->etp_gbps * 1e9) : 0;
+		ep->exposed = (1 - t->moe_overlap) * ep->seconds;
+	}
+}
+
+/* Seconds from bytes and bandwidth; what hides, what is exposed; step. */
+void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
+			const rmi_shape *ks, rm_estimate *e)
+{
+	double mb = (double)e->m, ls = e->layers_stage;
+	axis_times(t, e);
 	rm_axis_cost *tpc = &e->axis[RM_AXIS_TP];
 	double o = rmi_tp_overlap(hw, t);
 	if (tpc->used && t->seq_parallel && o > 0 && tpc->calls > 0) {
@@ -337,23 +373,10 @@ void rmi_estimate_times(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		tpc->exposed = (1 - o) * tpc->seconds + o * fmin(te, tpc->seconds);
 	}
 	rm_axis_cost *cp = &e->axis[RM_AXIS_CP];
-	if (cp->used) {
-		/* ring attention hides behind the attention it feeds */
-		double t_attn = e->t_attn * 3.5 * ls * mb;
-		cp->exposed = fmax(0, cp->seconds - t_attn);
-	}
 	rm_axis_cost *dp = &e->axis[RM_AXIS_DP];
 	if (dp->used)
 		dp->exposed = rmi_dp_exposed(t, e, dp->seconds);
 	rm_axis_cost *ep = &e->axis[RM_AXIS_EP];
-	if (ep->used) {
-		/* the all-to-alls (and ETP's gathers) block the layer that
-		 * waits for its tokens unless a schedule hides them behind
-		 * another micro-batch's compute (moe_overlap) */
-		ep->seconds += ep->etp_bytes > 0 ?
-			       ep->etp_bytes / (ep->etp_gbps * 1e9) : 0;
-		ep->exposed = (1 - t->moe_overlap) * ep->seconds;
-	}
 	/* at scale (model_scale.c): latency, stragglers, data */
 	e->t_lat_path = rmi_coll_latency(t, e, false, NULL);
 	e->t_lat = e->t_lat_path + rmi_coll_latency(t, e, true, NULL);
@@ -400,8 +423,12 @@ rm_status rmi_estimate_memo(const rm_model *m, const rm_hw *hw,
 	return st;
 }
 
-void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
-		       const rmi_shape *ks, rmi_ep_memo *memo, rm_estimate *e)
+/* floor: only what rmi_suggest_bound reads (the compute, the axes'
+ * seconds and CP's and EP's exposure), nothing named: suggest takes a
+ * floor of every layout that fits, most of them never timed. */
+static void estimate_time(const rm_model *m, const rm_hw *hw,
+			  const rm_train *t, const rmi_shape *ks,
+			  rmi_ep_memo *memo, bool floor, rm_estimate *e)
 {
 	rmi_shape own;
 	if (!ks) {
@@ -453,7 +480,7 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 			per *= 0.5 + 0.5 * (L - nm) / L;
 		double bytes = per * 2.0 * b * sl * h * (tp - 1) / tp * ls * mb;
 		axis_set(&e->axis[RM_AXIS_TP], hw, t, l, RM_AXIS_TP,
-			 (uint32_t)tp, t->seq_parallel ?
+			 (uint32_t)tp, floor ? NULL : t->seq_parallel ?
 			 "all-gather+reduce-scatter" : "all-reduce", bytes,
 			 per * ls * mb);
 	}
@@ -465,18 +492,20 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		double per = 3.0 + full;
 		double bytes = per * blk * (cp - 1) * ls * mb;
 		axis_set(&e->axis[RM_AXIS_CP], hw, t, l, RM_AXIS_CP,
-			 (uint32_t)cp, "ring send/recv of K,V", bytes,
+			 (uint32_t)cp, floor ? NULL : "ring send/recv of K,V",
+			 bytes,
 			 per * (cp - 1) * ls * mb);
 		e->axis[RM_AXIS_CP].overlappable = true;
 	}
 	if (pp > 1) {
 		double bytes = 2.0 * (2.0 * b * sl * h / tp) * mb * e->vchunks;
 		axis_set(&e->axis[RM_AXIS_PP], hw, t, l, RM_AXIS_PP,
-			 (uint32_t)pp, "send/recv activations", bytes,
+			 (uint32_t)pp, floor ? NULL : "send/recv activations",
+			 bytes,
 			 2.0 * mb * e->vchunks);
 	}
 	if (m->experts && (rm_layout_ep(l) > 1 || rm_layout_etp(l) > 1))
-		ep_traffic(m, hw, t, l, memo, e);
+		ep_traffic(m, hw, t, l, memo, !floor, e);
 	double d = dp * cp;
 	/* the routed experts' gradients reduce over their own data-parallel
 	 * group (edp, Megatron-Core's expert data parallel), the rest over
@@ -520,13 +549,29 @@ void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
 		rm_axis g = l->size[RM_AXIS_DP] > 1 ? RM_AXIS_DP :
 			    l->size[RM_AXIS_EP] > 1 ? RM_AXIS_EP :
 			    cp > 1 ? RM_AXIS_CP : RM_AXIS_DP;
-		axis_set(&e->axis[RM_AXIS_DP], hw, t, l, g, (uint32_t)d, coll,
-			 bytes, calls);
+		axis_set(&e->axis[RM_AXIS_DP], hw, t, l, g, (uint32_t)d,
+			 floor ? NULL : coll, bytes, calls);
 		e->axis[RM_AXIS_DP].overlappable = true;
+	}
+	if (floor) {
+		axis_times(t, e);
+		return;
 	}
 	rmi_estimate_times(m, hw, t, ks, e);
 	put_name3(e->note, sizeof(e->note),
 		  "no fabric given: ideal nesting assumed (axes packed in the "
 		  "layout's order, innermost first, on ", hw->name,
 		  "'s tiers)");
+}
+
+void rmi_estimate_time(const rm_model *m, const rm_hw *hw, const rm_train *t,
+		       const rmi_shape *ks, rmi_ep_memo *memo, rm_estimate *e)
+{
+	estimate_time(m, hw, t, ks, memo, false, e);
+}
+
+void rmi_estimate_floor(const rm_model *m, const rm_hw *hw, const rm_train *t,
+			const rmi_shape *ks, rmi_ep_memo *memo, rm_estimate *e)
+{
+	estimate_time(m, hw, t, ks, memo, true, e);
 }
