@@ -12,6 +12,7 @@
 #include "model/model_suggest.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,18 +31,19 @@ static bool before(const item *x, const item *y)
 	return x->bound != y->bound ? x->bound < y->bound : x->idx < y->idx;
 }
 
-/* A binary heap of items, least floor on top. */
-static void sift_down(item *h, size_t n, size_t i)
+/* A binary heap of places in it[], least floor on top: an item is some
+ * 300 bytes, and moving them was a thirtieth of a MoE search's time. */
+static void sift_down(const item *it, uint32_t *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, m = i;
-		if (l < n && before(&h[l], &h[m]))
+		if (l < n && before(&it[h[l]], &it[h[m]]))
 			m = l;
-		if (l + 1 < n && before(&h[l + 1], &h[m]))
+		if (l + 1 < n && before(&it[h[l + 1]], &it[h[m]]))
 			m = l + 1;
 		if (m == i)
 			return;
-		item x = h[i];
+		uint32_t x = h[i];
 		h[i] = h[m];
 		h[m] = x;
 		i = m;
@@ -174,27 +176,32 @@ bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay, size_t n,
 {
 	size_t k = q->o->top ? q->o->top : 10, ni = 0, nt = 0;
 	item *it = malloc((n ? n : 1) * sizeof(*it));
+	uint32_t *h = malloc((n ? n : 1) * sizeof(*h));
 	timed *got = malloc((n ? n : 1) * sizeof(*got));
 	cutoff cut = { .t = malloc(k * sizeof(double)), .k = k,
 		       .floor = around_floor(q) };
-	bool ok = it && got && cut.t && scan(q, lay, n, s, it, &ni);
+	/* places in it[] are uint32_t: the search's layouts, far fewer */
+	bool ok = n <= UINT32_MAX && it && h && got && cut.t &&
+		  scan(q, lay, n, s, it, &ni);
 	if (ok) {
+		for (size_t j = 0; j < ni; j++)
+			h[j] = (uint32_t)j;
 		for (size_t j = ni / 2; j-- > 0;)
-			sift_down(it, ni, j);
+			sift_down(it, h, ni, j);
 		/* a layout whose floor is past the cut cannot be in the
 		 * report; the margin keeps any layout not timed more than
 		 * 1e-6 (by_time's tie) behind every row kept below. The
 		 * floor with the fastest links comes first; the layout's
 		 * own links raise it before it is timed. */
-		while (ni && it[0].bound <= cut_of(&cut) * (1 + 1e-4)) {
-			item *x = &it[0];
+		while (ni && it[h[0]].bound <= cut_of(&cut) * (1 + 1e-4)) {
+			item *x = &it[h[0]];
 			if (!x->own) {
 				x->bound = rmi_suggest_bound(q, &lay[x->idx],
 							     x->mask,
 							     &x->memo,
 							     &x->keep);
 				x->own = true;
-				sift_down(it, ni, 0);
+				sift_down(it, h, ni, 0);
 				continue;
 			}
 			timed *g = &got[nt];
@@ -202,8 +209,8 @@ bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay, size_t n,
 			bool ok2 = rmi_price_fitting(q, &lay[g->idx], x->mask,
 						     &x->memo, &g->c,
 						     &s->priced);
-			it[0] = it[--ni];
-			sift_down(it, ni, 0);
+			h[0] = h[--ni];
+			sift_down(it, h, ni, 0);
 			if (!ok2)
 				continue;
 			cut_add(&cut, g->c.est.t_step);
@@ -224,6 +231,7 @@ bool rmi_suggest_ordered(const rmi_search *q, const rm_layout *lay, size_t n,
 		price_rejects(q, s);
 	}
 	free(it);
+	free(h);
 	free(got);
 	free(cut.t);
 	return ok;
