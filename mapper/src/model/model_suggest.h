@@ -3,8 +3,9 @@
  * model_suggest.h - what the three parts of `suggest` share: the search's
  * bounds (model_suggest.c enumerates the layouts within them), pricing one
  * layout (model_suggest_price.c) and the compared layout with its
- * neighbours (model_suggest_around.c). Only these files include it; the
- * folder's header stays model_int.h.
+ * neighbours (model_suggest_around.c), and the search's order, floor and
+ * report (model_suggest_order.c, _bound.c, _text.c). Only these files
+ * include it; the folder's header stays model_int.h.
  */
 #ifndef RM_MODEL_SUGGEST_H
 #define RM_MODEL_SUGGEST_H
@@ -78,6 +79,8 @@ RMI_HIDDEN bool rmi_price_fitting(const rmi_search *q, const rm_layout *l,
 /* The micro-batches whose floor terms a layout keeps between its two
  * floors: 1 .. 8, the default max_mb; above, the floor recomputes. */
 #define RMI_BOUND_MBS 4
+/* The rejects a report lists: the nearest to fitting memory. */
+#define RMI_REJECTS_SHOWN 5
 /* What a layout's first floor (the fastest EP links) keeps of each
  * micro-batch: its terms but the communication, which rmi_compute does
  * not read. The second floor (the layout's own EP links) changes the EP

@@ -121,12 +121,35 @@ static double around_floor(const rmi_search *q)
 	return f;
 }
 
-/* Memory of every layout: counted, the rejects kept (their memory is
- * all their order needs), those that fit with their floor in it. */
+/* c among the RMI_REJECTS_SHOWN nearest to fitting kept in s->rejected
+ * (room for them made by the caller), in rmi_by_mem's order, the first
+ * of equals first: the rows a stable sort of all of them puts on top,
+ * which is what the reference lists. A MoE search rejects some 800
+ * layouts, and keeping (and sorting) all of them was 4 % of its time. */
+static void keep_reject(rm_suggestion *s, const rm_candidate *c)
+{
+	size_t n = s->nrejected, i = n;
+	while (i > 0 && rmi_by_mem(c, &s->rejected[i - 1]) < 0)
+		i--;
+	if (i == RMI_REJECTS_SHOWN)
+		return;
+	if (n == RMI_REJECTS_SHOWN)
+		n--;                        /* the last one drops out */
+	memmove(&s->rejected[i + 1], &s->rejected[i],
+		(n - i) * sizeof(*s->rejected));
+	s->rejected[i] = *c;
+	s->nrejected = n + 1;
+}
+
+/* Memory of every layout: counted, the nearest rejects kept (their
+ * memory is all their order needs), those that fit with their floor in
+ * it. */
 static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
 		 rm_suggestion *s, item *it, size_t *ni)
 {
-	size_t rcap = 0;
+	s->rejected = malloc(RMI_REJECTS_SHOWN * sizeof(*s->rejected));
+	if (!s->rejected)
+		return false;
 	rmi_ep_memo fast;
 	rmi_suggest_fast_links(q, &fast);
 	for (size_t i = 0; i < n; i++) {
@@ -145,25 +168,27 @@ static bool scan(const rmi_search *q, const rm_layout *lay, size_t n,
 			s->rejected_other++;
 		} else {
 			s->rejected_mem++;
+			/* most rejects are not among the nearest: their
+			 * estimate is copied only when one is */
+			if (s->nrejected == RMI_REJECTS_SHOWN &&
+			    f.near.mem_peak - f.near.hbm >=
+			    s->rejected[RMI_REJECTS_SHOWN - 1].est.mem_peak -
+			    s->rejected[RMI_REJECTS_SHOWN - 1].est.hbm)
+				continue;
 			rm_candidate c;
 			memset(&c, 0, sizeof(c));
 			c.est = f.near;
-			if (!rmi_suggest_push(&s->rejected, &s->nrejected,
-					      &rcap, &c))
-				return false;
+			keep_reject(s, &c);
 		}
 	}
 	return true;
 }
 
-/* The rejects the report lists (the five nearest to fitting) priced as
- * the reference prices them; the rest keep their memory alone. */
+/* The rejects the report lists (the five nearest to fitting, in order)
+ * priced as the reference prices them. */
 static void price_rejects(const rmi_search *q, rm_suggestion *s)
 {
-	if (!s->nrejected)      /* rejected may be NULL: qsort wants an array */
-		return;
-	qsort(s->rejected, s->nrejected, sizeof(*s->rejected), rmi_by_mem);
-	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
+	for (size_t i = 0; i < s->nrejected; i++) {
 		rm_candidate *c = &s->rejected[i];
 		rm_layout l = c->est.layout;
 		rmi_best_schedule(q->m, q->hw, q->t, &l, c->est.micro_batch,

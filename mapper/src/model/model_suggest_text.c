@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* model_suggest_text.c - the suggest report (text table or JSON). */
 #include "model/model_int.h"
+#include "model/model_suggest.h"
 
 #include <math.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static void put_json(rm_buf *b, const rm_model *m, const rm_hw *hw,
 		rm_buf_puts(b, "]}");
 	}
 	rm_buf_puts(b, s->needs ? ",\n \"rejected\": [" : "],\n \"rejected\": [");
-	for (size_t i = 0; i < s->nrejected && i < 5; i++) {
+	for (size_t i = 0; i < s->nrejected && i < RMI_REJECTS_SHOWN; i++) {
 		rm_buf_puts(b, i ? ",\n  " : "\n  ");
 		rm_candidate c = s->rejected[i];
 		snprintf(c.why, sizeof(c.why), "short by %.1f GiB",
@@ -255,7 +256,8 @@ rm_status rm_suggestion_write(const rm_model *m, const rm_hw *hw,
 		}
 		if (s->nrejected) {
 			rm_buf_puts(&b, "\nclosest layouts that do not fit memory\n");
-			for (size_t i = 0; i < s->nrejected && i < 5; i++) {
+			for (size_t i = 0; i < s->nrejected &&
+					   i < RMI_REJECTS_SHOWN; i++) {
 				const rm_estimate *e = &s->rejected[i].est;
 				char lay[96];
 				rm_layout_format(&e->layout, lay, sizeof(lay));
