@@ -103,6 +103,18 @@ has check-csv-msg "$ERR" 'text, json, html or svg'
 run unknown-format 2 "$RANKMAP" plan "${P[@]}" --format png
 has unknown-format-msg "$ERR" "unknown format 'png'.*html, svg"
 
+# Where NVLink domains cannot hold every EP group, the header says how
+# many are cut, as `check` does (docs/placement.md's racks of 17, 17 and
+# 9 trays: 1 of 21), in the "cut" style, and a fabric where every group
+# fits has no such line.
+G="$RM_ROOT/site/gb200-nvl72/site.yaml"
+run ep-cut-svg 0 "$RANKMAP" plan --layout tp=1,ep=8,dp=auto --site "$G" \
+	--nodes 'nvl0[1-2]n[01-17],nvl03n[01-09]' --format svg -o epcut.svg
+has ep-cut-line epcut.svg 'class="cut"[^>]*>CUT +EP groups cut across NVLink domains: 1 of 21<'
+run ep-whole-svg 0 "$RANKMAP" plan --layout tp=1,ep=8,dp=auto --site "$G" \
+	--nodes 'nvl0[1-2]n[01-18]' --format svg -o epwhole.svg
+hasnt ep-whole-no-line epwhole.svg 'EP groups cut across'
+
 # docs/picture.md's size table is a test: its 16,384-GPU row is what this
 # version writes for that case, within 3 % (the 131,072-GPU row takes a
 # minute of a 2-core machine and is left to `make bench`).

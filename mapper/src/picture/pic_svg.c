@@ -88,7 +88,8 @@ static void rule_line(rm_buf *b, double *y, rm_buf *l, const char *what,
 static unsigned head_lines(const rmi_pic *p)
 {
 	const rm_report *r = &p->m->report;
-	return 7 + !!p->est + r->cp_must + r->ep_must + !!r->ep_groups;
+	return 7 + !!p->est + r->cp_must + r->ep_must + r->ep_scored +
+	       !!r->ep_groups;
 }
 
 static double head_height(const rmi_pic *v, const rmi_pic *base,
@@ -126,6 +127,15 @@ static void head(rm_buf *b, const rmi_pic *p, const char *name,
 	if (r->ep_must)
 		rule_line(b, &y, &l, "EP", r->ep_split,
 			  m->world / m->layout.size[RM_AXIS_EP]);
+	/* where the domains cannot hold every EP group, cut groups are
+	 * counted as `check` counts them: a cost, not a broken rule */
+	if (r->ep_scored) {
+		rm_buf_printf(&l, "%s  EP groups cut across NVLink domains: "
+			       "%llu of %llu", r->ep_split ? "CUT " : "PASS",
+			       (unsigned long long)r->ep_split,
+			       (unsigned long long)r->ep_groups);
+		head_line(b, &y, r->ep_split ? "cut" : "pass", &l);
+	}
 	rm_buf_printf(&l, "all must-rules hold: %s", r->must_ok ? "yes" : "no");
 	head_line(b, &y, r->must_ok ? "pass" : "fail", &l);
 	rm_buf_printf(&l, "pipeline: %llu of %llu neighbour pairs cross a leaf "
@@ -277,6 +287,7 @@ rm_status rmi_pic_svg(const rmi_pic *v, const rmi_pic *base,
 		     "<style>text{font-family:sans-serif;font-size:12px;"
 		     "fill:#222}.h{font-size:15px;font-weight:bold}"
 		     ".pass{fill:#17692c}.price{font-weight:bold}.fail{fill:#b00020;font-weight:bold}"
+		     ".cut{fill:#9a5b00;font-weight:bold}"
 		     ".t{font-size:11px;fill:#555}.l{font-size:9px;fill:#555}"
 		     ".top{fill:#f4f4f4;stroke:#999}.leaf{fill:#fff;"
 		     "stroke:#bbb}.dom{fill:none;stroke:#7b3fb5;"
