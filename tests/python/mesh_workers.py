@@ -6,11 +6,13 @@ that kind. Prints PASS:/FAIL: lines.
 
 usage: mesh_workers.py NAME MAP.json
 """
+import datetime
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 
 import torch
 import torch.distributed as dist
@@ -23,7 +25,10 @@ def worker(rank, world, port, path):
     # Debian builds torch without libuv, which TCPStore asks for by default.
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
                       USE_LIBUV="0")
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # 8 processes on a loaded 2-core make check were once slow enough
+    # for two to give up: a generous timeout, the store's and gloo's
+    dist.init_process_group("gloo", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=300))
     m = Map.load(path)
     mesh = device_mesh(m, device_type="cpu")
     bad = []
@@ -46,14 +51,23 @@ def main():
         port = s.getsockname()[1]
     # Processes of their own, not multiprocessing: the root's private
     # /dev has no /dev/shm for its semaphores.
+    # stderr to files: a pipe nobody reads yet could stall a worker the
+    # others wait for
+    errf = [tempfile.TemporaryFile(mode="w+") for _ in range(m.world_size)]
     procs = [subprocess.Popen([sys.executable, __file__, "--worker", str(r),
                                str(m.world_size), str(port), path],
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=errf[r],
+                              text=True)
              for r in range(m.world_size)]
-    got, codes = [], []
-    for p in procs:
-        out, _ = p.communicate(timeout=180)
+    got, codes, errs = [], [], []
+    for p, f in zip(procs, errf):
+        out, _ = p.communicate(timeout=400)
         codes.append(p.returncode)
+        if p.returncode:
+            # a failing worker's own last words, not only its status
+            f.seek(0)
+            errs.append(f.read().strip().splitlines()[-1:] or [""])
+        f.close()
         for line in out.splitlines():
             if line.startswith("["):
                 r, n, c, bad = json.loads(line)
@@ -62,7 +76,8 @@ def main():
     fails = [b for _, _, _, bad in got for b in bad]
     fails += ["rank %d: dims %s, want %s" % (r, n, names)
               for r, n, _, _ in got if n != names]
-    fails += ["worker exit %s" % c for c in codes if c]
+    fails += ["worker exit %s (%s)" % (c, e[0])
+              for c, e in zip([c for c in codes if c], errs)]
     if len(got) != m.world_size:
         fails.append("%d of %d workers reported" % (len(got), m.world_size))
     if fails:
