@@ -281,6 +281,9 @@ const char *rm_site_path(const rm_site *s);
 const char *rm_site_name(const rm_site *s);          /* NULL: none */
 uint32_t rm_site_gpus_per_node(const rm_site *s);   /* 0: not set */
 const char *rm_site_order(const rm_site *s);         /* "": nesting order */
+/* defaults.hw: a name of rm_hw_presets (never a file path), for
+ * rm_hw_preset; "": not set, the program's own default. */
+const char *rm_site_hw(const rm_site *s);
 rm_enforce rm_site_enforce(const rm_site *s);      /* RM_ENFORCE_WARN */
 int64_t rm_site_max_pp_crossings(const rm_site *s);  /* -1: no limit */
 bool rm_site_allow_missing_nodes(const rm_site *s);

@@ -212,19 +212,63 @@ static rm_status check_order(ctx *c, const rmi_ynode *n, const char *o)
 	}
 }
 
+/*
+ * defaults.hw names a preset of rm_hw_presets and nothing else: the SPANK
+ * plugin reads site files too, possibly as root, and a hardware file path
+ * here would make it open whatever file an admin's typo names. Aliases
+ * (`h100`) are refused too, so that the file says what the reports print.
+ */
+static rm_status check_hw(ctx *c, const rmi_ynode *n, const char *hw)
+{
+	char list[256] = "", q[160];
+	size_t len = 0, k;
+	for (k = 0; rm_hw_presets[k]; k++)
+		if (strcmp(hw, rm_hw_presets[k]) == 0)
+			return RM_OK;
+	for (size_t i = 0; i < k && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					!i ? "" : i + 1 < k ? ", " : " or ",
+					rm_hw_presets[i]);
+	/* what rm_hw_get would take for a file: say where it goes */
+	size_t hl = strlen(hw);
+	bool file = strchr(hw, '/') ||
+		    (hl > 5 && !strcmp(hw + hl - 5, ".yaml")) ||
+		    (hl > 4 && !strcmp(hw + hl - 4, ".yml")) ||
+		    (hl > 5 && !strcmp(hw + hl - 5, ".json"));
+	return rmi_site_bad(c, n,
+			    "defaults.hw must be a hardware preset (%s), got "
+			    "%s%s",
+			    list, rm_quote(hw, hl, q, sizeof(q)),
+			    file ? ": a hardware file is given with --hw, not "
+				   "in a site file"
+				 : "");
+}
+
 static rm_status parse_defaults(ctx *c, const rmi_ynode *m)
 {
-	static const char *const keys[] = {"order", NULL};
+	static const char *const keys[] = {"order", "hw", NULL};
 	rm_status st = rmi_y_keys(m, c->file, "defaults", keys, c->err);
 	const rmi_ynode *o = rmi_y_get(m, "order");
+	const rmi_ynode *h = rmi_y_get(m, "hw");
 	const char *t;
-	if (st || !o)
+	if (st)
 		return st;
-	if ((st = rmi_site_text(c, o, "defaults.order", sizeof(c->s->order) - 1,
-				&t)) ||
-	    (st = check_order(c, o, t)))
-		return st;
-	memcpy(c->s->order, t, o->len + 1);
+	if (o) {
+		if ((st = rmi_site_text(c, o, "defaults.order",
+					sizeof(c->s->order) - 1, &t)) ||
+		    (st = check_order(c, o, t)))
+			return st;
+		memcpy(c->s->order, t, o->len + 1);
+	}
+	if (h) {
+		/* Longer than any preset, so that a near miss is told the
+		 * presets rather than a length; the copy is of a preset,
+		 * which unit/site checks fits. */
+		if ((st = rmi_site_text(c, h, "defaults.hw", 128, &t)) ||
+		    (st = check_hw(c, h, t)))
+			return st;
+		snprintf(c->s->hw, sizeof(c->s->hw), "%s", t);
+	}
 	return RM_OK;
 }
 

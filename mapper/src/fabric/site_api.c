@@ -33,7 +33,7 @@ void rm_site_free(rm_site *s)
 	free(s);
 }
 
-/* The strings a NULL site has: none, and no default --order. */
+/* The strings a NULL site has: none, and no default --order or --hw. */
 const char *rm_site_path(const rm_site *s)
 {
 	return s ? s->path : NULL;
@@ -47,6 +47,11 @@ const char *rm_site_name(const rm_site *s)
 const char *rm_site_order(const rm_site *s)
 {
 	return s ? s->order : "";
+}
+
+const char *rm_site_hw(const rm_site *s)
+{
+	return s ? s->hw : "";
 }
 
 const char *rm_site_topology(const rm_site *s)

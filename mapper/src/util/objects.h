@@ -28,6 +28,7 @@ struct rm_site {
 	rm_tier tier[RM_MAX_TIERS];  /* innermost (nvlink) first */
 	size_t ntiers;
 	char order[64];              /* default --order; "" = nesting order */
+	char hw[32];                 /* default --hw, a preset; "" = the CLI's */
 	rm_enforce enforce;
 	int64_t max_pp_crossings;    /* -1 = no limit */
 	/* three-level trees: which pipeline crossings the planner avoids

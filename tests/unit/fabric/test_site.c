@@ -30,7 +30,7 @@ static const char FULL[] =
 	"  - {name: nvlink, bandwidth_gbs: 900}\n"
 	"  - {name: leaf, bandwidth_gbs: 50}\n"
 	"  - {name: spine, bandwidth_gbs: 50, oversubscription: 1.5}\n"
-	"defaults: {order: megatron}\n"
+	"defaults: {order: megatron, hw: gb200-nvl72}\n"
 	"policy: {enforce: strict, max_pp_crossings: 4, missing_nodes: own-leaf,\n"
 	"         crossings: pods-first}\n"
 	"nccl:\n"
@@ -67,6 +67,8 @@ static void full_file(void)
 	CHECK(s.tier[0].oversubscription == 0.0);
 	CHECK(s.tier[2].oversubscription == 1.5);
 	CHECK_STR(s.order, "megatron");
+	CHECK_STR(s.hw, "gb200-nvl72");
+	CHECK_STR(rm_site_hw(&s), "gb200-nvl72");
 	CHECK_INT(s.enforce, RM_ENFORCE_STRICT);
 	CHECK_INT(s.max_pp_crossings, 4);
 	CHECK(s.allow_missing_nodes);
@@ -98,6 +100,9 @@ static void defaults(void)
 	CHECK(!s.allow_missing_nodes);
 	CHECK_INT(s.cross_policy, RM_CROSS_CHEAPEST);
 	CHECK_STR(s.order, "");
+	CHECK_STR(s.hw, "");
+	CHECK_STR(rm_site_hw(&s), "");
+	CHECK_STR(rm_site_hw(NULL), "");
 	CHECK(s.topology == NULL && s.name == NULL && s.hwloc_xml == NULL);
 	CHECK_INT(s.ntiers + s.nunits + s.n_nccl + s.n_nvl_groups, 0);
 	rmi_site_clear(&s);
@@ -212,6 +217,55 @@ static void enum_errors(void)
 	CHECK_INT(s.enforce, RM_ENFORCE_OFF);
 	CHECK_STR(s.order, "tp-dp-pp");
 	rmi_site_clear(&s);
+}
+
+/* defaults.hw: every preset is read back whole (the site keeps it in a
+ * fixed buffer), anything else is refused where it is written, with the
+ * presets listed - a path above all, as the plugin may read the file as
+ * root. */
+static void hw_default(void)
+{
+	for (size_t i = 0; rm_hw_presets[i]; i++) {
+		char t[128];
+		snprintf(t, sizeof(t), HEAD "defaults:\n  hw: %s\n",
+			 rm_hw_presets[i]);
+		rm_site s;
+		CHECK_INT(rmi_site_parse(t, strlen(t), "s.yaml", &s, &E),
+			  RM_OK);
+		CHECK_STR(rm_site_hw(&s), rm_hw_presets[i]);
+		rmi_site_clear(&s);
+	}
+	refused(HEAD "defaults: {hw: b300}\n", "s.yaml:2:16:",
+		"defaults.hw must be a hardware preset (a100-sxm-80gb, "
+		"h100-sxm-80gb, h200, gb200-nvl72, gb200-nvl36x2 or "
+		"gb300-nvl72), got 'b300'");
+	/* aliases rm_hw_preset takes are not names the file may use */
+	refused(HEAD "defaults: {hw: h100}\n", "s.yaml:2:16:", "got 'h100'");
+	refused(HEAD "defaults: {hw: GB200-NVL72}\n", "s.yaml:2:16:",
+		"must be a hardware preset");
+	refused(HEAD "defaults: {hw: ./gb200.yaml}\n", "s.yaml:2:16:",
+		"got './gb200.yaml': a hardware file is given with --hw, not "
+		"in a site file");
+	refused(HEAD "defaults:\n  hw: /etc/shadow\n", "s.yaml:3:7:",
+		"got '/etc/shadow': a hardware file");
+	refused(HEAD "defaults: {hw: [gb200-nvl72]}\n", "s.yaml:2:16:",
+		"defaults.hw must be a single value, not a list");
+	refused(HEAD "defaults: {hw: {name: gb200-nvl72}}\n", "s.yaml:2:16:",
+		"defaults.hw must be a single value");
+	refused(HEAD "defaults: {hw: 200}\n", "s.yaml:2:16:",
+		"got '200'");
+	refused(HEAD "defaults: {hw: ~}\n", "s.yaml:2:16:",
+		"defaults.hw has no value");
+	refused(HEAD "defaults: {hw: \"gb200\\tnvl72\"}\n", "s.yaml:2:16:",
+		"control characters");
+	char big[300];
+	int n = snprintf(big, sizeof(big), HEAD "defaults: {hw: ");
+	memset(big + n, 'x', 200);
+	snprintf(big + n + 200, sizeof(big) - (size_t)n - 200, "}\n");
+	refused(big, "s.yaml:2:16:",
+		"defaults.hw must be 1 to 128 characters long, got 200");
+	refused(HEAD "defaults: {hw: gb200-nvl72, gpu: gb200}\n",
+		"s.yaml:2:29:", "unknown key 'gpu' in defaults (known: order, hw)");
 }
 
 static void nccl_env_errors(void)
@@ -567,6 +621,7 @@ int main(void)
 	RUN("site", type_errors);
 	RUN("site", range_errors);
 	RUN("site", enum_errors);
+	RUN("site", hw_default);
 	RUN("site", nccl_env_errors);
 	RUN("site", membership_errors);
 	RUN("site", load_file);
