@@ -118,7 +118,7 @@ static int foreign(const rmc_opts *o, rmc_inputs *in, const rm_map *m)
 /* Each map priced by one model (check --model); est[1 + i] is baseline
  * i's. */
 typedef struct priced {
-	const rmc_model_args *a;     /* NULL: no --model */
+	rmc_model_args *a;           /* NULL: no --model */
 	rm_estimate *est[1 + RM_BASELINE_COUNT];   /* NULL: not priced */
 	char by[160];                /* "llama3-405b on h100-sxm-80gb" */
 } priced;
@@ -325,6 +325,8 @@ static int check(const rmc_opts *o, rmc_inputs *in, priced *p)
 		return rmc_usage("--layout and --order go with "
 				 "--assignment (a map file has its own)");
 	int rc = rmc_load_fabric(o, in);
+	if (!rc && p->a)
+		rc = rmc_model_site_hw(p->a, in->site);
 	if (rc)
 		return rc;
 	rm_map *m = NULL;

@@ -17,8 +17,9 @@ static void help(FILE *f)
 	      "                   mixture of experts: mixtral-8x7b, mixtral-8x22b,\n"
 	      "                   deepseek-v3, qwen3-235b-a22b, llama4-maverick;\n"
 	      "                   or a model YAML file\n"
-	      "  --hw H           h100-sxm-80gb (default), a100-sxm-80gb, h200,\n"
-	      "                   gb200-nvl72 or a hardware YAML file\n"
+	      "  --hw H           h100-sxm-80gb, a100-sxm-80gb, h200, gb200-nvl72\n"
+	      "                   or a hardware YAML file (default: the site's\n"
+	      "                   defaults.hw, else h100-sxm-80gb)\n"
 	      "  --layout L       8x16x128 (TP x PP x DP) or tp=8,cp=2,pp=16,dp=auto;\n"
 	      "                   experts: tp=2,ep=8,etp=1,pp=4,dp=auto\n"
 	      "  --gpus N         GPU count (default: the layout's product)\n"
@@ -203,6 +204,14 @@ static unsigned common_mask(rmc_model_cmd cmd)
 	}
 }
 
+/* What prices until a site says otherwise (rmc_model_site_hw): --hw, else
+ * the default. Loaded while parsing, so a bad --hw is told before any
+ * fabric is read. */
+static const char *hw_spec(const rmc_model_args *a)
+{
+	return a->hw_spec ? a->hw_spec : RMC_DEFAULT_HW;
+}
+
 int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 		    rmc_model_args *a, void (*h)(FILE *))
 {
@@ -212,7 +221,7 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 	a->hw = (rm_hw)RM_HW_INIT;
 	rm_train_init(&a->train, RM_TRAIN_VERSION);
 	rmc_opts_init(&a->common);
-	a->hw_spec = "h100-sxm-80gb";
+	a->hw_spec = NULL;
 	rm_error e;
 	memset(&e, 0, sizeof(e));
 	unsigned mask = common_mask(cmd);
@@ -246,7 +255,7 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 		/* check parses its own formats and loads its own inputs */
 		return a->model_spec && (rm_model_get(a->model_spec, &a->model,
 						      &e) ||
-					 rm_hw_get(a->hw_spec, &a->hw, &e))
+					 rm_hw_get(hw_spec(a), &a->hw, &e))
 			       ? fail(&e) : -1;
 	if (!a->model_spec)
 		return rmc_usage("--model is required (e.g. --model "
@@ -262,9 +271,26 @@ int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 		    (a->fmt != RM_FMT_TEXT && a->fmt != RM_FMT_JSON)))
 		return bad("--format", fmt, "expected text or json");
 	if (rm_model_get(a->model_spec, &a->model, &e) ||
-	    rm_hw_get(a->hw_spec, &a->hw, &e))
+	    rm_hw_get(hw_spec(a), &a->hw, &e))
 		return fail(&e);
 	return -1;
+}
+
+int rmc_model_site_hw(rmc_model_args *a, const rm_site *site)
+{
+	const char *hw = rm_site_hw(site);
+	if (a->hw_spec || !hw[0])
+		return RMC_OK;
+	rm_error e;
+	memset(&e, 0, sizeof(e));
+	/* A preset only, never rm_hw_get: the site's value is a name the
+	 * site reader checked, not a path to open. */
+	rm_hw h = RM_HW_INIT;
+	if (rm_hw_preset(hw, &h, &e))
+		return rmc_usage("%s: defaults.hw: %s", rm_site_path(site),
+				 e.msg);
+	a->hw = h;
+	return RMC_OK;
 }
 
 /* The map file (--map) or user's assignment (--assignment) to price. */
@@ -335,7 +361,9 @@ static int with_map(rmc_model_args *a, priced *p)
 	rm_map *given = NULL, *plan = NULL, *base[RM_BASELINE_COUNT] = { 0 };
 	unsigned nb = o->baseline ? o->nbaseline : 0;
 	int rc;
-	if ((rc = rmc_load_fabric(o, &in)) || (rc = rmc_load_layout(o, &in)) ||
+	if ((rc = rmc_load_fabric(o, &in)) ||
+	    (rc = rmc_model_site_hw(a, in.site)) ||
+	    (rc = rmc_load_layout(o, &in)) ||
 	    (rc = rmc_load_nodes(o, &in, !file)))
 		goto out;
 	if (file && ((rc = given_map(o, &in, &given)) ||

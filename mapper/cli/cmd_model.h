@@ -14,7 +14,8 @@ typedef struct rmc_model_args {
 	rm_train train;
 	rm_format fmt;
 	rmc_opts common;             /* --layout, --nodes, --topology, --site ... */
-	const char *model_spec, *hw_spec, *around;
+	const char *model_spec, *around;
+	const char *hw_spec;         /* --hw; NULL: the site's, else the default */
 	uint64_t gpus;
 	uint32_t top, max_cp, max_mb;
 	unsigned schedules;          /* suggest: bits 1 << rm_schedule */
@@ -39,8 +40,12 @@ typedef struct rmc_train_opt {
 extern const rmc_train_opt rmc_train_opts[];
 
 /* Parse the command line; returns -1 to go on, else the exit code.
- * a->model_spec stays NULL when RMC_CHECK is given no --model. */
+ * a->model_spec stays NULL when RMC_CHECK is given no --model. a->hw is
+ * --hw's, else RMC_DEFAULT_HW's. */
 int rmc_model_parse(int argc, char **argv, rmc_model_cmd cmd,
 		    rmc_model_args *a, void (*help)(FILE *));
+/* Once the site is known (NULL: none): without --hw, its defaults.hw
+ * replaces a->hw. RMC_OK, else the exit code. */
+int rmc_model_site_hw(rmc_model_args *a, const rm_site *site);
 
 #endif

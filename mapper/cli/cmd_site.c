@@ -126,6 +126,9 @@ static void site_settings(report *r, const rm_site *s, uint32_t gpn)
 	const char *order = rm_site_order(s);
 	setting(r, "defaults.order", "%s",
 		order[0] ? order : "(none: the layout's nesting order)");
+	const char *hw = rm_site_hw(s);
+	setting(r, "defaults.hw", "%s",
+		hw[0] ? hw : "(none: --hw, else " RMC_DEFAULT_HW ")");
 	setting(r, "policy.enforce", "%s", enforce_name(rm_site_enforce(s)));
 	int64_t max_pp = rm_site_max_pp_crossings(s);
 	if (max_pp < 0)

@@ -146,6 +146,10 @@ void rmc_order_warning(const rmc_inputs *in, int rc);
 /* A whole number in [lo, hi], digits only (no sign, no spaces). */
 bool rmc_parse_num(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
+/* The hardware priced without --hw and without a site's defaults.hw
+ * (explain, check --model, suggest; site validate names it). */
+#define RMC_DEFAULT_HW "h100-sxm-80gb"
+
 /* "rankmap <cmd>: <message>" on stderr; the exit code for the error's class
  * (a must-rule that cannot hold is 1, everything else 2). */
 int rmc_fail(const rm_error *e);

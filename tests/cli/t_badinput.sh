@@ -48,6 +48,26 @@ printf 'schema: rankmap-site/1\ngpus_per_node: 4\ncolour: blue\n' >site.yaml
 bad site-key "site.yaml:3:1" "$RANKMAP" plan --site site.yaml --layout 4x2x2 --nodes 'n[1-8]'
 printf 'schema: rankmap-site/1\ngpus_per_node: [4\n' >site2.yaml
 bad site-syntax "site2.yaml:[0-9]+:[0-9]+" "$RANKMAP" plan --site site2.yaml --layout 4x2x2 --nodes 'n[1-8]'
+# defaults.hw: a preset name only (the plugin may read the file as root),
+# refused at load by every command that reads the site, presets listed.
+hw_site() { printf 'schema: rankmap-site/1\ngpus_per_node: 4\ndefaults:\n  hw: %s\n' "$1" >"$2"; }
+hw_site b300 hw1.yaml
+bad site-hw-unknown "hw1.yaml:4:7: defaults.hw must be a hardware preset \(a100-sxm-80gb, h100-sxm-80gb, h200, gb200-nvl72, gb200-nvl36x2 or gb300-nvl72\), got 'b300'$" \
+	"$RANKMAP" explain --model llama3-8b --site hw1.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
+bad site-hw-unknown-plan "hw1.yaml:4:7: defaults.hw" "$RANKMAP" plan --site hw1.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
+bad site-hw-unknown-validate "hw1.yaml:4:7: defaults.hw" "$RANKMAP" site validate hw1.yaml
+hw_site /etc/passwd hw2.yaml
+bad site-hw-path "hw2.yaml:4:7: .*got '/etc/passwd': a hardware file is given with --hw, not in a site file" \
+	"$RANKMAP" explain --model llama3-8b --site hw2.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
+hw_site '[gb200-nvl72]' hw3.yaml
+bad site-hw-list "hw3.yaml:4:7: defaults.hw must be a single value" \
+	"$RANKMAP" explain --model llama3-8b --site hw3.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
+hw_site "{name: gb200-nvl72}" hw4.yaml
+bad site-hw-map "hw4.yaml:4:7: defaults.hw must be a single value" \
+	"$RANKMAP" check --assignment /dev/null --model llama3-8b --site hw4.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
+hw_site "$(printf 'gb200-nvl72%.0s' {1..20})" hw5.yaml
+bad site-hw-long "hw5.yaml:4:7: defaults.hw must be 1 to 128 characters long, got 220" \
+	"$RANKMAP" explain --model llama3-8b --site hw5.yaml --topology topo.conf --layout 4x2x1 --nodes 'n[1-2]'
 
 # Map files.
 "$RANKMAP" plan "${P[@]}" --layout 4x2x2 --nodes 'n[1-8]' --format json -o map.json

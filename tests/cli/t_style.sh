@@ -105,6 +105,7 @@ run site-ok 0 "$RANKMAP" site validate site.yaml
 has site-ok-gpn "$OUT" '^  gpus_per_node +4$'
 has site-ok-fabric "$OUT" '^  fabric +4 nodes \(16 GPUs\), 2 switches: 1 leaves, 2 levels'
 has site-ok-order "$OUT" '^  defaults.order +\(none: the layout.s nesting order\)'
+has site-ok-hw "$OUT" '^  defaults.hw +\(none: --hw, else h100-sxm-80gb\)$'
 has site-ok-digest "$OUT" '^  fabric sha256 +[0-9a-f]{64}$'
 has site-ok-result "$OUT" '^result: valid, 0 warnings, 0 problems$'
 {
