@@ -320,4 +320,35 @@ run explain_base_layout 2 "$RANKMAP" explain --model llama3-70b --batch 6M \
 	--nodes 'nvl0[1-3]n[01-17]' --baseline sorted
 has explain_base_layout_names "$ERR" 'the sorted baseline has layout tp=8,dp=25, the plan tp=8,dp=24: only maps of one layout compare'
 hasnt explain_base_layout_null "$ERR" '\(null\)'
+
+# The site's defaults.hw prices a job without --hw (the shipped GB200
+# NVL72 site names its GPU); --hw wins over it; a site without one (the
+# lab names no GPU) and no site at all price the CLI's h100-sxm-80gb.
+G=$RM_ROOT/site/gb200-nvl72/site.yaml
+nvl8=(--model deepseek-v3 --layout tp=1,ep=8,pp=8,dp=auto --nodes 'nvl0[1-8]n[01-16]')
+run site_hw 0 "$RANKMAP" explain "${nvl8[@]}" --site "$G"
+has site_hw_header "$OUT" '^rankmap explain: deepseek-v3 on 512 x gb200-nvl72, layout tp=1,ep=8,pp=8,dp=64$'
+has site_hw_hbm "$OUT" 'HBM 173\.2 GiB'
+hasnt site_hw_quiet "$ERR" 'hw'
+run site_hw_json 0 "$RANKMAP" explain "${nvl8[@]}" --site "$G" --format json
+json_holds site_hw_json_name 'd["hardware"] == "gb200-nvl72"'
+run site_hw_given 0 "$RANKMAP" explain "${nvl8[@]}" --site "$G" --hw gb300-nvl72
+has site_hw_given_header "$OUT" '^rankmap explain: deepseek-v3 on 512 x gb300-nvl72, '
+printf 'base: gb200-nvl72\nname: own-gb200\n' >"$T/own.yaml"
+run site_hw_file 0 "$RANKMAP" explain "${nvl8[@]}" --site "$G" --hw "$T/own.yaml"
+has site_hw_file_header "$OUT" ' on 512 x own-gb200, '
+run site_hw_unset 0 "$RANKMAP" explain --model llama3-8b --layout 8x2x1 \
+	--order megatron --site "$RM_ROOT/site/lab/site.yaml" --nodes 'node[1-2]'
+has site_hw_unset_header "$OUT" '^rankmap explain: llama3-8b on 16 x h100-sxm-80gb, '
+run site_hw_none 0 "$RANKMAP" explain --model llama3-8b --layout 8x2x1
+has site_hw_none_header "$OUT" ' on 16 x h100-sxm-80gb, '
+# check --model prices with the same hardware as explain.
+run site_hw_plan 0 "$RANKMAP" plan --layout tp=4,pp=4,dp=auto --site "$G" \
+	--nodes 'nvl0[1-2]n[01-16]' --format json -o "$T/nvl.json"
+run site_hw_check 0 "$RANKMAP" check --map "$T/nvl.json" --site "$G" \
+	--nodes 'nvl0[1-2]n[01-16]' --model llama3-8b
+has site_hw_check_by "$OUT" '^priced by llama3-8b on gb200-nvl72: '
+run site_hw_check_given 0 "$RANKMAP" check --map "$T/nvl.json" --site "$G" \
+	--nodes 'nvl0[1-2]n[01-16]' --model llama3-8b --hw h100-sxm-80gb
+has site_hw_check_given_by "$OUT" '^priced by llama3-8b on h100-sxm-80gb: '
 finish

@@ -62,6 +62,17 @@ plan_on dgx-superpod-h100 8x4x4 'dgx[001-016]'
 plan_on gb200-nvl72 8x2x9 'nvl[01-02]n[01-18]'
 plan_on lab 8x4x4 'node[1-16]'
 
+# The GPU each site prices without --hw (defaults.hw): set where the
+# site's own comments name the GPU, unset in the lab, which names none.
+hw_of() {
+	run "$1/hw" 0 "$RANKMAP" site validate "site/$1/site.yaml"
+	has "$1/hw-says" "$OUT" "^  defaults.hw +$2\$"
+}
+hw_of llama3-roce h100-sxm-80gb
+hw_of dgx-superpod-h100 h100-sxm-80gb
+hw_of gb200-nvl72 gb200-nvl72
+hw_of lab '\(none: --hw, else h100-sxm-80gb\)'
+
 # A site file's mistakes come back as file:line:col through the CLI.
 cat >"$TMPD/bad.yaml" <<'YAML'
 schema: rankmap-site/1

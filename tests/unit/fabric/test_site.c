@@ -557,6 +557,7 @@ static void llama3_roce(const rm_fabric *f, const rm_site *s)
 	CHECK_INT(f->ntiers, 4);
 	CHECK(f->tier[3].oversubscription == 7.0);
 	CHECK_INT(f->ndomain, 0);
+	CHECK_STR(rm_site_hw(s), "h100-sxm-80gb");
 }
 
 static void superpod_h100(const rm_fabric *f, const rm_site *s)
@@ -569,6 +570,7 @@ static void superpod_h100(const rm_fabric *f, const rm_site *s)
 	n = node(f, "dgx127");
 	CHECK(n && n->unit == 3 && n->leaf >= 0);
 	CHECK_INT(s->n_nic_exclude, 4);
+	CHECK_STR(rm_site_hw(s), "h100-sxm-80gb");
 }
 
 static void gb200_nvl72(const rm_fabric *f, const rm_site *s)
@@ -580,13 +582,16 @@ static void gb200_nvl72(const rm_fabric *f, const rm_site *s)
 	const rmi_fnode *n = node(f, "nvl03n18");
 	CHECK(n && n->domain >= 0 && n->unit == 0);
 	CHECK_INT(f->rails, 4);
+	CHECK_STR(rm_site_hw(s), "gb200-nvl72");
 }
 
+/* The lab names no GPU, so it sets none: the CLI's default prices. */
 static void lab(const rm_fabric *f, const rm_site *s)
 {
 	CHECK_INT(f->nnode, 16);
 	CHECK_INT(leaves(f), 3);
 	CHECK(s->allow_missing_nodes);
+	CHECK_STR(rm_site_hw(s), "");
 }
 
 /* Each site the project ships (site/) loads, applies to its topology and
