@@ -31,6 +31,16 @@ for f in docs/plugin.md pkg/man/rankmap.1.scd; do
 		pass "$f/old-rule"
 	fi
 done
+# docs/explain.md's hardware table has a row for every preset the CLI
+# knows (the list its refusal of an unknown name gives), and no other.
+hw_known=$("$RANKMAP" explain --model llama3-8b --hw no-such-gpu --layout 8x1x1 2>&1 |
+	sed -n 's/.*(known: \(.*\); or a .yaml file).*/\1/p' | tr -d ',')
+hw_rows=$(awk '/^\| preset \| HBM \|/ {t=1; next} t && /^\|---/ {next}
+	t && /^\|/ {split($0, c, "|"); gsub(/ /, "", c[2]); print c[2]; next}
+	t {exit}' docs/explain.md | sort | tr '\n' ' ')
+hw_want=$(echo $hw_known | tr ' ' '\n' | sort | tr '\n' ' ')
+[ -n "$hw_known" ] && [ "$hw_rows" = "$hw_want" ] && pass explain-hw-table ||
+	fail explain-hw-table "table rows: $hw_rows; presets: $hw_want"
 # docs/explain.md works out GPU-hours per day by hand beside the output it
 # shows: the formula must give the printed figure.
 got=$(python3 - docs/explain.md <<'PY'
