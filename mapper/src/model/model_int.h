@@ -426,6 +426,11 @@ RMI_HIDDEN rm_status rmi_model_get(const char *spec, rm_model *out,
 				   rm_error *err);
 RMI_HIDDEN rm_status rmi_hw_get(const char *spec, rm_hw *out,
 				rm_error *err);
+/* rm_hw_presets for a message, joined by ", " and `last` before the
+ * final one: the list rmi_hw_preset's refusal gives, which was written
+ * out by hand and had to be kept in step with the table. (site.c builds
+ * its own: the fabric layer comes before the model's.) */
+RMI_HIDDEN void rmi_hw_preset_names(char *buf, size_t n, const char *last);
 RMI_HIDDEN rm_status rmi_hw_preset(const char *name, rm_hw *out,
 				   rm_error *err);
 RMI_HIDDEN rm_status rmi_model_upgrade(const rm_model *in, rm_model *out,

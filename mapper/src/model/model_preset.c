@@ -463,11 +463,23 @@ rm_status rmi_hw_preset(const char *name, rm_hw *out, rm_error *err)
 		out->fp8_eff = r->peak8 > 0 ? RMI_H100_FP8_EFF : 0;
 		return RM_OK;
 	}
+	char known[256];
+	rmi_hw_preset_names(known, sizeof(known), ", ");
 	return rmi_err(err, RM_ENOTFOUND,
-		       "unknown hardware preset %s (known: a100-sxm-80gb, "
-		       "h100-sxm-80gb, h200, gb200-nvl72, gb200-nvl36x2, "
-		       "gb300-nvl72; or a .yaml file)",
-		       rm_quote(name, strlen(name), q, sizeof(q)));
+		       "unknown hardware preset %s (known: %s; or a .yaml file)",
+		       rm_quote(name, strlen(name), q, sizeof(q)), known);
+}
+
+void rmi_hw_preset_names(char *buf, size_t n, const char *last)
+{
+	size_t k = 0, len = 0;
+	while (rm_hw_presets[k])
+		k++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s",
+					!i ? "" : i + 1 < k ? ", " : last,
+					rm_hw_presets[i]);
 }
 
 rm_status rm_model_check(const rm_model *m, rm_error *err)
