@@ -60,8 +60,21 @@ def main():
                               text=True)
              for r in range(m.world_size)]
     got, codes, errs = [], [], []
+    # RM_MESH_TIMEOUT: t_torch2.sh's own check of the hung-worker path
+    limit = float(os.environ.get("RM_MESH_TIMEOUT", "400"))
     for p, f in zip(procs, errf):
-        out, _ = p.communicate(timeout=400)
+        try:
+            out, _ = p.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            # a hung worker: none may outlive the suite (the others
+            # would wait on it in the root for ever)
+            for q in procs:
+                q.kill()
+            for q in procs:
+                q.wait()
+            print("FAIL: %s: torch %s: a worker hung past %g s" %
+                  (name, torch.__version__, limit))
+            return 1
         codes.append(p.returncode)
         if p.returncode:
             # a failing worker's own last words, not only its status

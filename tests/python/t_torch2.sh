@@ -34,4 +34,16 @@ for spec in "megatron tp=2,cp=2,pp=2 megatron" \
 	echo "$out" | grep -E '^(PASS|FAIL|SKIP): ' || fail "$1" "$(echo "$out" | tail -5)"
 	echo "$out" | grep -q '^PASS: ' || T_FAILS=$((T_FAILS + 1))
 done
+# A worker that hangs (here: a limit shorter than any start-up) is
+# reported, and no worker of the run is left behind in the root.
+out=$(RM_MESH_TIMEOUT=0.2 "$IN" slurm26 env RM_MESH_TIMEOUT=0.2 \
+	PYTHONPATH="$RM_ROOT/python" python3 "$RM_ROOT/tests/python/mesh_workers.py" \
+	"torch2/hang" "$W/megatron.json" 2>&1)
+if echo "$out" | grep -q '^FAIL: torch2/hang: .*a worker hung past 0.2 s'; then
+	pass hang-reported
+else
+	fail hang-reported "$(echo "$out" | tail -3)"
+fi
+left=$(pgrep -f "mesh_workers.py --worker .* $W/megatron.json" || true)
+[ -z "$left" ] && pass hang-nothing-left || fail hang-nothing-left "workers still running: $left"
 finish
